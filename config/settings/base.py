@@ -1,0 +1,139 @@
+"""Settings shared by every environment; every value comes from the environment (django-environ)."""
+
+from pathlib import Path
+
+import django_stubs_ext
+import environ
+
+# Lets admin and queryset classes be subscripted for type checking (ModelAdmin[Article]).
+django_stubs_ext.monkeypatch()
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+
+env = environ.Env()
+# `make run` / `make test` write the addresses of the services they started here; real env vars win.
+environ.Env.read_env(BASE_DIR / ".run" / "services.env", overwrite=False)
+
+DEBUG = env.bool("DEBUG", default=False)
+SECRET_KEY = env("SECRET_KEY", default="insecure-local-development-key-do-not-use-in-production")
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "django_htmx",
+    "template_partials",
+    "ninja",
+    "garden",
+    "verifier",
+    "dashboard",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# Embedded PostgreSQL (pgserver) listens here when DATABASE_URL is not set; see config/devstack.py.
+EMBEDDED_POSTGRES_PORT = env.int("EMBEDDED_POSTGRES_PORT", default=54329)
+DATABASES = {
+    "default": env.db(
+        "DATABASE_URL", default=f"postgres://postgres@127.0.0.1:{EMBEDDED_POSTGRES_PORT}/groundwork"
+    ),
+}
+# Reconnect transparently after a PostgreSQL restart instead of failing the next request.
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = env("REDIS_URL", default="redis://127.0.0.1:6379/0")
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-gb"
+TIME_ZONE = env("TIME_ZONE", default="UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / ".run" / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+
+# --- Celery -------------------------------------------------------------------------------------
+CELERY_BROKER_URL = env("CELERY_BROKER_URL", default=REDIS_URL)
+CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default=REDIS_URL)
+CELERY_TASK_ACKS_LATE = True
+# A task whose worker died is redelivered rather than dropped.
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=120)
+CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=150)
+# Unacknowledged tasks come back after this long (must exceed the task time limit).
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=300)}
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_EXPIRES = 3600
+
+# --- Questions, retrieval and synthesis ----------------------------------------------------------
+QUESTION_MAX_CHARS = env.int("QUESTION_MAX_CHARS", default=2000)
+# Calibrated on the golden set with `python manage.py calibrate_retrieval`; see README.
+RETRIEVAL_VECTOR_THRESHOLD = env.float("RETRIEVAL_VECTOR_THRESHOLD", default=0.38)
+RETRIEVAL_TEXT_THRESHOLD = env.float("RETRIEVAL_TEXT_THRESHOLD", default=0.90)
+RETRIEVAL_MAX_ARTICLES = env.int("RETRIEVAL_MAX_ARTICLES", default=5)
+RETRIEVAL_MAX_SOURCES = env.int("RETRIEVAL_MAX_SOURCES", default=8)
+# pgvector HNSW search breadth: higher is more exact and slower.
+RETRIEVAL_EF_SEARCH = env.int("RETRIEVAL_EF_SEARCH", default=80)
+
+# --- Anthropic (optional: without a key the local extractive synthesiser answers) ---------------
+ANTHROPIC_API_KEY = env("ANTHROPIC_API_KEY", default="")
+ANTHROPIC_BASE_URL = env("ANTHROPIC_BASE_URL", default=None)
+CLAUDE_ANSWER_MODEL = env("CLAUDE_ANSWER_MODEL", default="claude-sonnet-5-5")
+CLAUDE_JUROR_MODEL = env("CLAUDE_JUROR_MODEL", default="claude-haiku-5-5")
+CLAUDE_TIEBREAKER_MODEL = env("CLAUDE_TIEBREAKER_MODEL", default="claude-opus-5-5")
+CLAUDE_TIMEOUT_SECONDS = env.float("CLAUDE_TIMEOUT_SECONDS", default=30.0)
+CLAUDE_MAX_RETRIES = env.int("CLAUDE_MAX_RETRIES", default=2)
+CLAUDE_ANSWER_MAX_TOKENS = env.int("CLAUDE_ANSWER_MAX_TOKENS", default=700)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
+    "loggers": {"httpx": {"level": "WARNING"}, "sentence_transformers": {"level": "WARNING"}},
+}

@@ -1,0 +1,31 @@
+"""Production settings: refuse to start without a real SECRET_KEY or with DEBUG on; strict security headers."""
+
+import os
+
+from django.core.exceptions import ImproperlyConfigured
+
+from config.settings.base import *  # noqa: F403
+from config.settings.base import env
+
+if not os.environ.get("SECRET_KEY"):
+    raise ImproperlyConfigured("SECRET_KEY must be set in the environment for production.")
+if env.bool("DEBUG", default=False):
+    raise ImproperlyConfigured("DEBUG must be off in production.")
+
+DEBUG = False
+SECRET_KEY = env("SECRET_KEY")
+
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+SECURE_HSTS_PRELOAD = True
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SESSION_COOKIE_SECURE = True
+CSRF_COOKIE_SECURE = True
+X_FRAME_OPTIONS = "DENY"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}

@@ -1,0 +1,13 @@
+"""Settings for the test suite: the real PostgreSQL and Redis, a fast password hasher."""
+
+from config.settings.base import *  # noqa: F403
+
+DEBUG = False
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Tests must never reach a real Anthropic endpoint; tests that need Claude start a local fake server.
+ANTHROPIC_API_KEY = ""
+ANTHROPIC_BASE_URL = None
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}

@@ -1,0 +1,68 @@
+"""`python manage.py ask "QUESTION" [--json] [--wait]`: the whole flow from the command line."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from dashboard.asking import ask
+from dashboard.presenters import answer_payload
+from garden import selectors
+from garden.answering import QuestionError
+from verifier.models import Verification
+
+
+class Command(BaseCommand):
+    help = "Ask the garden a question and print the answer, its sources and the pre-flight check."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("question")
+        parser.add_argument("--json", action="store_true", dest="as_json", help="Print the answer as JSON.")
+        parser.add_argument("--wait", action="store_true", help="Wait for the verification to finish.")
+        parser.add_argument("--timeout", type=float, default=120.0, help="Seconds --wait waits at most.")
+
+    def handle(
+        self, *args: Any, question: str, as_json: bool, wait: bool, timeout: float, **options: Any
+    ) -> None:
+        try:
+            answer = ask(question)
+        except QuestionError as error:
+            raise CommandError(error.message) from None
+        if wait:
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                verification = Verification.objects.filter(answer=answer).first()
+                if verification is None or verification.finished:
+                    break
+                time.sleep(0.5)
+        loaded = selectors.answer_get(answer.pk)
+        assert loaded is not None
+        payload = answer_payload(loaded)
+        if as_json:
+            self.stdout.write(_dumps(payload))
+            return
+        self._print(payload)
+
+    def _print(self, payload: dict[str, Any]) -> None:
+        preflight = payload["preflight"]
+        self.stdout.write(
+            f"[pre-flight: {preflight['domain']}, {preflight['risk']} risk] {preflight['suggestion']}"
+        )
+        if payload["refused"]:
+            self.stdout.write(f"RETRIEVAL REFUSED: {payload['refusal_reason']}")
+        if payload["error"]:
+            self.stdout.write(f"ERROR: {payload['error']}")
+        self.stdout.write("")
+        self.stdout.write(payload["answer"])
+        if payload["citations"]:
+            self.stdout.write("")
+            for citation in payload["citations"]:
+                self.stdout.write(f"[{citation['number']}] {citation['title']} ({citation['article']})")
+        self.stdout.write(f"\nverification: {payload['verification']['status'] or 'none'}")
+
+
+def _dumps(payload: dict[str, Any]) -> str:
+    return json.dumps(payload, indent=2, ensure_ascii=False)

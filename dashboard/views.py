@@ -1,0 +1,101 @@
+"""Reader pages: ask, the answer with its sources and verdict, articles and topics."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+from django_htmx.middleware import HtmxDetails
+
+from dashboard.asking import ask
+from dashboard.forms import AskForm
+from garden import selectors
+from garden.answering import QuestionError
+from garden.models import Article, Question, Topic
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+@require_http_methods(["GET", "POST"])
+def ask_page(request: HtmxHttpRequest) -> HttpResponse:
+    """The question box. A POST answers at once; htmx swaps the answer in, without JavaScript we redirect."""
+    form = AskForm(request.POST or None)
+    error = ""
+    if request.method == "POST":
+        try:
+            answer = ask(request.POST.get("question"), request.user)
+        except QuestionError as problem:
+            error = problem.message
+        else:
+            if request.htmx:
+                loaded = selectors.answer_get(answer.pk)
+                response = render(request, "dashboard/answer.html#answer", {"answer": loaded})
+                response["HX-Push-Url"] = answer.get_absolute_url()
+                return response
+            return redirect(answer)
+        if request.htmx:
+            return render(request, "dashboard/ask.html#ask-error", {"error": error}, status=422)
+    recent = Question.objects.select_related("answer").filter(answer__isnull=False)[:8]
+    return render(
+        request,
+        "dashboard/ask.html",
+        {"form": form, "error": error, "recent": recent},
+        status=422 if error else 200,
+    )
+
+
+@require_GET
+def answer_page(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
+    answer = selectors.answer_get(answer_id)
+    if answer is None:
+        raise Http404("No such answer.")
+    return render(request, "dashboard/answer.html", {"answer": answer, "form": AskForm()})
+
+
+@require_GET
+def verdict_partial(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
+    """The verdict panel alone; it keeps polling itself until the verification has finished."""
+    answer = selectors.answer_get(answer_id)
+    if answer is None:
+        raise Http404("No such answer.")
+    if not request.htmx:
+        return redirect(answer)
+    return render(request, "dashboard/answer.html#verdict", {"answer": answer})
+
+
+@require_GET
+def article_list(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "dashboard/article_list.html",
+        {"articles": selectors.article_list(), "topics": Topic.objects.all()},
+    )
+
+
+@require_GET
+def article_page(request: HttpRequest, slug: str) -> HttpResponse:
+    article = get_object_or_404(Article.objects.prefetch_related("topics", "themes"), slug=slug)
+    revision_param = request.GET.get("revision")
+    revision_id = int(revision_param) if revision_param and revision_param.isdigit() else None
+    revision = selectors.article_revision(article, revision_id)
+    if revision is None:
+        raise Http404("No such revision of this article.")
+    return render(
+        request,
+        "dashboard/article.html",
+        {
+            "article": article,
+            "revision": revision,
+            "chunks": selectors.revision_chunks(revision),
+            "revisions": article.revisions.all(),
+            "backlinks": selectors.article_backlinks(article),
+        },
+    )
+
+
+@require_GET
+def topic_page(request: HttpRequest, slug: str) -> HttpResponse:
+    topic = get_object_or_404(Topic, slug=slug)
+    return render(request, "dashboard/topic.html", {"topic": topic, "articles": topic.articles.all()})

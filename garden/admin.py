@@ -1,0 +1,84 @@
+"""Garden content is editable here: articles with their revisions, topics and themes."""
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from garden import services
+from garden.models import Answer, Article, ArticleRevision, Question, Theme, Topic
+
+
+@admin.register(Topic)
+class TopicAdmin(admin.ModelAdmin[Topic]):
+    list_display = ["title", "slug"]
+    search_fields = ["title", "slug", "aliases"]
+    prepopulated_fields = {"slug": ["title"]}
+
+
+@admin.register(Theme)
+class ThemeAdmin(admin.ModelAdmin[Theme]):
+    list_display = ["title", "slug"]
+    search_fields = ["title", "slug"]
+    prepopulated_fields = {"slug": ["title"]}
+
+
+class RevisionInline(admin.TabularInline[ArticleRevision, Article]):
+    model = ArticleRevision
+    fields = ["date", "title", "superseded", "created_at"]
+    readonly_fields = ["date", "title", "superseded", "created_at"]
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+
+@admin.register(Article)
+class ArticleAdmin(admin.ModelAdmin[Article]):
+    list_display = ["title", "slug", "updated_at"]
+    search_fields = ["title", "slug"]
+    filter_horizontal = ["topics", "themes"]
+    inlines = [RevisionInline]
+
+
+@admin.register(ArticleRevision)
+class ArticleRevisionAdmin(admin.ModelAdmin[ArticleRevision]):
+    """Saving an edited body creates a new current revision (the old one is kept, superseded)."""
+
+    list_display = ["article", "date", "superseded", "created_at"]
+    list_filter = ["superseded"]
+    search_fields = ["article__slug", "title", "body"]
+    readonly_fields = ["article", "content_hash", "superseded", "superseded_at", "source_path", "created_at"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def save_model(self, request: HttpRequest, obj: ArticleRevision, form: Any, change: bool) -> None:
+        services.revision_create(
+            article=obj.article, title=obj.title, body=obj.body, date=obj.date, source_path="admin"
+        )
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ArticleRevision]:
+        return super().get_queryset(request).select_related("article")
+
+
+@admin.register(Question)
+class QuestionAdmin(admin.ModelAdmin[Question]):
+    list_display = ["text", "preflight_domain", "preflight_risk", "created_at"]
+    list_filter = ["preflight_risk", "preflight_domain"]
+    search_fields = ["text"]
+
+
+@admin.register(Answer)
+class AnswerAdmin(admin.ModelAdmin[Answer]):
+    list_display = ["question", "generator", "model", "cost_usd", "latency_ms", "created_at"]
+    list_filter = ["generator"]
+    readonly_fields = [
+        "question",
+        "generator",
+        "model",
+        "input_tokens",
+        "output_tokens",
+        "cost_usd",
+        "latency_ms",
+    ]

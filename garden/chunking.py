@@ -1,0 +1,186 @@
+"""Splitting article bodies into sentences and chunks, keeping character offsets into the original text.
+
+Every span `(start, end)` satisfies `text[start:end] == piece`, so any quote can be mapped back to its place.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Abbreviations after which a full stop does not end a sentence.
+ABBREVIATIONS = frozenset(
+    [
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "prof",
+        "st",
+        "no",
+        "nos",
+        "vs",
+        "etc",
+        "e.g",
+        "i.e",
+        "approx",
+        "ca",
+        "cf",
+        "fig",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "mt",
+        "ft",
+        "lt",
+        "col",
+        "gen",
+        "capt",
+        "sgt",
+        "rev",
+        "hon",
+        "jr",
+        "sr",
+        "co",
+        "ltd",
+        "inc",
+        "corp",
+        "dept",
+        "est",
+        "max",
+        "min",
+        "u.s",
+        "u.k",
+        "a.m",
+        "p.m",
+    ]
+)
+_SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s+|$)")
+_CITATION_AFTER = re.compile(r"(\s*\[\d+\])+")
+TARGET_CHUNK_CHARS = 600
+MAX_CHUNK_CHARS = 900
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+
+    def of(self, text: str) -> str:
+        return text[self.start : self.end]
+
+
+def _is_abbreviation(text: str, dot: int) -> bool:
+    """True when the full stop at `dot` closes an abbreviation, an initial or a decimal number."""
+    word_start = dot
+    while word_start > 0 and not text[word_start - 1].isspace() and text[word_start - 1] not in "([\"'":
+        word_start -= 1
+    word = text[word_start:dot].lower()
+    if word in ABBREVIATIONS or word.rstrip(".") in ABBREVIATIONS:
+        return True
+    if len(word) == 1 and word.isalpha():  # an initial such as "J. Smith"
+        return True
+    following = text[dot + 1 : dot + 3]
+    return bool(following[:1].isdigit())  # "3.5" never reaches here, but "No. 7" style does
+
+
+def _trimmed(text: str, start: int, end: int) -> Span | None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return Span(start, end) if end > start else None
+
+
+def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
+    """Sentences of `text[start:end]`; a trailing `[n]` citation stays with the sentence before it."""
+    end = len(text) if end is None else end
+    spans: list[Span] = []
+    for line_match in re.finditer(r"[^\n]+", text[start:end]):
+        line_start, line_end = start + line_match.start(), start + line_match.end()
+        cursor = line_start
+        for match in _SENTENCE_END.finditer(text, line_start, line_end):
+            stop = match.end()
+            single_dot = match.group().startswith(".") and len(match.group().rstrip("\"'”’)]")) == 1
+            if single_dot and _is_abbreviation(text, match.start()):
+                continue
+            next_char = text[stop : stop + 2].strip()[:1]
+            if next_char and next_char.islower():
+                continue
+            citation = _CITATION_AFTER.match(text, stop, line_end)
+            if citation:
+                stop = citation.end()
+            span = _trimmed(text, cursor, stop)
+            if span:
+                spans.append(span)
+            cursor = stop
+        span = _trimmed(text, cursor, line_end)
+        if span:
+            spans.append(span)
+    return spans
+
+
+def paragraph_spans(text: str) -> list[Span]:
+    """Blocks separated by blank lines."""
+    spans = []
+    for match in re.finditer(r"\S(?:.|\n(?![ \t]*\n))*", text):
+        span = _trimmed(text, match.start(), match.end())
+        if span:
+            spans.append(span)
+    return spans
+
+
+def _is_heading(text: str, span: Span) -> bool:
+    return span.of(text).startswith("#") and "\n" not in span.of(text)
+
+
+def chunk_spans(text: str) -> list[Span]:
+    """Chunks of about TARGET_CHUNK_CHARS: whole paragraphs merged, a long paragraph split at sentences.
+
+    A heading is never left alone at the end of a chunk: it starts the chunk of the text it heads.
+    """
+    pieces: list[Span] = []
+    for paragraph in paragraph_spans(text):
+        if paragraph.end - paragraph.start <= MAX_CHUNK_CHARS:
+            pieces.append(paragraph)
+            continue
+        group_start = group_end = None
+        for sentence in sentence_spans(text, paragraph.start, paragraph.end):
+            if (
+                group_start is not None
+                and group_end is not None
+                and sentence.end - group_start > TARGET_CHUNK_CHARS
+            ):
+                pieces.append(Span(group_start, group_end))
+                group_start = None
+            group_start = sentence.start if group_start is None else group_start
+            group_end = sentence.end
+        if group_start is not None and group_end is not None:
+            pieces.append(Span(group_start, group_end))
+
+    chunks: list[Span] = []
+    current: Span | None = None
+    heading_only = False
+    for piece in pieces:
+        is_heading = _is_heading(text, piece)
+        if current is not None and (
+            heading_only or (not is_heading and piece.end - current.start <= TARGET_CHUNK_CHARS)
+        ):
+            current = Span(current.start, piece.end)
+            heading_only = heading_only and is_heading
+            continue
+        if current is not None:
+            chunks.append(current)
+        current, heading_only = piece, is_heading
+    if current is not None:
+        chunks.append(current)
+    return chunks

@@ -1,0 +1,58 @@
+"""The golden question set: questions with categories and the articles that answer them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+OUT_OF_SCOPE = "out_of_scope"
+CATEGORIES = (
+    "single_fact",
+    "synthesis",
+    "numbers_dates",
+    "comparison",
+    "outdated",
+    OUT_OF_SCOPE,
+    "adversarial",
+)
+DEFAULT_FILE = Path(__file__).resolve().parent / "sample" / "golden.yaml"
+
+
+@dataclass(frozen=True)
+class GoldenQuestion:
+    id: str
+    category: str
+    question: str
+    expected_articles: tuple[str, ...]
+    answer: str | None = None
+    kind: str | None = None
+
+    @property
+    def in_scope(self) -> bool:
+        return self.category != OUT_OF_SCOPE
+
+
+def golden_load(path: Path = DEFAULT_FILE) -> list[GoldenQuestion]:
+    """Read a golden set file; raises ValueError naming the entry that is malformed."""
+    entries = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    questions = []
+    for number, entry in enumerate(entries, start=1):
+        if (
+            not isinstance(entry, dict)
+            or not entry.get("question")
+            or entry.get("category") not in CATEGORIES
+        ):
+            raise ValueError(f"{path}: entry {number} needs a 'question' and a 'category' in {CATEGORIES}")
+        questions.append(
+            GoldenQuestion(
+                id=str(entry.get("id") or number),
+                category=entry["category"],
+                question=str(entry["question"]),
+                expected_articles=tuple(entry.get("expected_articles") or ()),
+                answer=None if entry.get("answer") is None else str(entry["answer"]),
+                kind=entry.get("kind"),
+            )
+        )
+    return questions

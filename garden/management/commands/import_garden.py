@@ -1,0 +1,56 @@
+"""`python manage.py import_garden PATH [PATH ...]`: import folders of Markdown articles, in order."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from garden.services import garden_import
+
+
+class Command(BaseCommand):
+    help = "Import Markdown articles (YAML front matter) from one or more folders; a changed file gets a new revision."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "paths", nargs="+", type=Path, help="Folders (or single .md files), imported in order."
+        )
+        parser.add_argument("--no-progress", action="store_true", help="Do not draw a progress bar.")
+
+    def handle(self, *args: Any, paths: list[Path], no_progress: bool, **options: Any) -> None:
+        for path in paths:
+            if not path.exists():
+                raise CommandError(f"{path}: no such file or folder")
+        bar: tqdm[Any] | None = None
+
+        def start(total: int) -> None:
+            nonlocal bar
+            if bar is not None:
+                bar.close()
+            bar = tqdm(
+                total=total,
+                unit="chunk",
+                desc="Embedding",
+                disable=no_progress or total == 0,
+                file=sys.stderr,
+            )
+
+        def advance(count: int) -> None:
+            if bar is not None:
+                bar.update(count)
+
+        report = garden_import(paths, on_start=start, on_progress=advance)
+        if bar is not None:
+            bar.close()
+        self.stdout.write(
+            f"Imported {report.created} new and {report.revised} revised articles, {report.unchanged} unchanged; "
+            f"{report.chunks} chunks in {report.seconds:.1f}s ({report.chunks_per_second:.1f} chunks/s)."
+        )
+        for name, reason in report.failures:
+            self.stderr.write(f"FAILED {name}: {reason}")
+        if report.failures:
+            raise CommandError(f"{len(report.failures)} file(s) could not be imported; the others were.")

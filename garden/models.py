@@ -1,0 +1,264 @@
+"""The knowledge garden (articles, revisions, chunks, topics, themes, links) and the questions asked of it."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.db import models
+from django.urls import reverse
+from pgvector.django import HnswIndex, VectorField
+
+from garden.embeddings import DIMENSIONS
+
+
+class Topic(models.Model):
+    """A subject an article is about; its title and aliases are matched against questions."""
+
+    slug = models.SlugField(max_length=100, unique=True)
+    title = models.CharField(max_length=200)
+    aliases = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+
+    class Meta:
+        ordering = ["title"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("dashboard:topic", args=[self.slug])
+
+
+class Theme(models.Model):
+    """A broad theme across articles; its keywords are matched against questions."""
+
+    slug = models.SlugField(max_length=100, unique=True)
+    title = models.CharField(max_length=200)
+    keywords = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+
+    class Meta:
+        ordering = ["title"]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Article(models.Model):
+    """A page of the garden. Its text lives in revisions; exactly one revision is current."""
+
+    slug = models.SlugField(max_length=200, unique=True)
+    title = models.CharField(max_length=300)
+    topics = models.ManyToManyField(Topic, related_name="articles", blank=True)
+    themes = models.ManyToManyField(Theme, related_name="articles", blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["title"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("dashboard:article", args=[self.slug])
+
+    @property
+    def current_revision(self) -> ArticleRevision | None:
+        return self.revisions.filter(superseded=False).first()
+
+
+class ArticleRevision(models.Model):
+    """One version of an article's Markdown body. Older versions are kept, marked superseded."""
+
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="revisions")
+    title = models.CharField(max_length=300)
+    body = models.TextField()
+    content_hash = models.CharField(max_length=64)
+    date = models.DateField(null=True, blank=True, help_text="The date the front matter gives this version.")
+    source_path = models.CharField(max_length=500, blank=True)
+    superseded = models.BooleanField(default=False)
+    superseded_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["article"],
+                condition=models.Q(superseded=False),
+                name="one_current_revision_per_article",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        state = "superseded" if self.superseded else "current"
+        return f"{self.article.slug} @ {self.date or self.created_at:%Y-%m-%d} ({state})"
+
+
+class Chunk(models.Model):
+    """A passage of a revision: `revision.body[start:end] == text`, with its embedding and search vector."""
+
+    revision = models.ForeignKey(ArticleRevision, on_delete=models.CASCADE, related_name="chunks")
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="chunks")
+    ordinal = models.PositiveIntegerField()
+    text = models.TextField()
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    # Mirrors `not revision.superseded` so retrieval searches only current text through a partial index.
+    is_current = models.BooleanField(default=True)
+    embedding = VectorField(dimensions=DIMENSIONS)
+    search_vector = models.GeneratedField(
+        expression=SearchVector("text", config="english"),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+
+    class Meta:
+        ordering = ["revision", "ordinal"]
+        indexes = [
+            HnswIndex(
+                name="chunk_embedding_hnsw",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+                condition=models.Q(is_current=True),
+            ),
+            GinIndex(fields=["search_vector"], name="chunk_search_gin", condition=models.Q(is_current=True)),
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["revision", "ordinal"], name="unique_chunk_ordinal"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.article.slug} #{self.ordinal}"
+
+    @property
+    def anchor(self) -> str:
+        return f"chunk-{self.pk}"
+
+
+class Link(models.Model):
+    """A `[[wikilink]]` from one article to another (the target may not exist yet)."""
+
+    source = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="links_out")
+    target_slug = models.SlugField(max_length=200)
+    target = models.ForeignKey(
+        Article, on_delete=models.SET_NULL, null=True, blank=True, related_name="links_in"
+    )
+    text = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["source", "target_slug"], name="unique_link")]
+
+    def __str__(self) -> str:
+        return f"{self.source.slug} -> {self.target_slug}"
+
+
+class Risk(models.TextChoices):
+    HIGH = "HIGH", "High"
+    MEDIUM = "MEDIUM", "Medium"
+    LOW = "LOW", "Low"
+
+
+class Question(models.Model):
+    """A question as asked, with the pre-flight classification shown beside its answer."""
+
+    text = models.TextField()
+    asked_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    preflight_domain = models.CharField(max_length=30)
+    preflight_risk = models.CharField(max_length=10, choices=Risk.choices)
+    preflight_suggestion = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.text[:80]
+
+
+class Retrieval(models.Model):
+    """What retrieval found for a question, and whether the refusal gate refused it."""
+
+    question = models.OneToOneField(Question, on_delete=models.CASCADE, related_name="retrieval")
+    topics = models.ManyToManyField(Topic, blank=True)
+    themes = models.ManyToManyField(Theme, blank=True)
+    refused = models.BooleanField(default=False)
+    refusal_reason = models.CharField(max_length=300, blank=True)
+    latency_ms = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"retrieval for question {self.question_id}"
+
+
+class RetrievedArticle(models.Model):
+    """An article retrieval counted for a question, with its scores."""
+
+    retrieval = models.ForeignKey(Retrieval, on_delete=models.CASCADE, related_name="articles")
+    article = models.ForeignKey(Article, on_delete=models.CASCADE)
+    rank = models.PositiveIntegerField()
+    score = models.FloatField()
+    vector_score = models.FloatField()
+    text_score = models.FloatField()
+
+    class Meta:
+        ordering = ["rank"]
+
+    def __str__(self) -> str:
+        return f"#{self.rank} {self.article_id} ({self.score:.3f})"
+
+
+class Generator(models.TextChoices):
+    CLAUDE = "claude", "Claude"
+    EXTRACTIVE = "extractive", "Local extractive synthesiser"
+    REFUSAL = "refusal", "Retrieval refused"
+
+
+class Answer(models.Model):
+    """The answer given to a question, with what it cost. `error` is set when synthesis failed."""
+
+    question = models.OneToOneField(Question, on_delete=models.CASCADE, related_name="answer")
+    text = models.TextField(blank=True)
+    generator = models.CharField(max_length=20, choices=Generator.choices)
+    model = models.CharField(max_length=100, blank=True)
+    error = models.TextField(blank=True)
+    input_tokens = models.PositiveIntegerField(default=0)
+    output_tokens = models.PositiveIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=10, decimal_places=6, default=0)
+    latency_ms = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"answer {self.pk} to {self.question}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("dashboard:answer", args=[self.pk])
+
+    @property
+    def refused(self) -> bool:
+        return self.generator == Generator.REFUSAL
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.error)
+
+
+class AnswerSource(models.Model):
+    """Source `[number]` as given to synthesis: a chunk of a specific revision."""
+
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="sources")
+    number = models.PositiveIntegerField()
+    chunk = models.ForeignKey(Chunk, on_delete=models.PROTECT, related_name="+")
+    score = models.FloatField()
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [models.UniqueConstraint(fields=["answer", "number"], name="unique_source_number")]
+
+    def __str__(self) -> str:
+        return f"[{self.number}] {self.chunk}"

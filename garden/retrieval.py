@@ -1,0 +1,251 @@
+"""Hybrid retrieval: pgvector cosine over chunk embeddings, PostgreSQL full-text search, topic and theme signals.
+
+Nearest-neighbour search always returns something, so a vector hit only counts above its calibrated threshold;
+a full-text hit likewise. The refusal gate (`garden.answering`) refuses when topics, articles and themes are all
+empty.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+from django.conf import settings
+from django.db import connection, transaction
+
+from garden import embeddings
+from garden.models import Article, Theme, Topic
+
+CANDIDATES = 40
+SOURCES_PER_ARTICLE = 3
+TEXT_WEIGHT = 0.5
+TOPIC_BOOST = 0.05
+_LEXEME = re.compile(r"[\w.-]+")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    vector: float
+    text: float
+
+    @classmethod
+    def from_settings(cls) -> Thresholds:
+        return cls(vector=settings.RETRIEVAL_VECTOR_THRESHOLD, text=settings.RETRIEVAL_TEXT_THRESHOLD)
+
+
+@dataclass(frozen=True)
+class ChunkHit:
+    chunk_id: int
+    article_id: int
+    vector_score: float
+    text_score: float
+
+    @property
+    def score(self) -> float:
+        return self.vector_score + TEXT_WEIGHT * self.text_score
+
+    def counts(self, thresholds: Thresholds) -> bool:
+        """Whether this hit is strong enough to let the question past the refusal gate."""
+        return self.vector_score >= thresholds.vector or self.text_score >= thresholds.text
+
+
+@dataclass(frozen=True)
+class ArticleHit:
+    article_id: int
+    score: float
+    vector_score: float
+    text_score: float
+
+
+@dataclass
+class RetrievalResult:
+    topic_ids: list[int] = field(default_factory=list)
+    theme_ids: list[int] = field(default_factory=list)
+    articles: list[ArticleHit] = field(default_factory=list)
+    sources: list[ChunkHit] = field(default_factory=list)
+    latency_ms: int = 0
+
+    @property
+    def empty(self) -> bool:
+        """True when the refusal gate must refuse: no topic, no article and no theme."""
+        return not (self.topic_ids or self.articles or self.theme_ids)
+
+
+def _phrase_pattern(phrases: Iterable[str]) -> re.Pattern[str] | None:
+    cleaned = sorted({p.strip().lower() for p in phrases if p and p.strip()}, key=len, reverse=True)
+    if not cleaned:
+        return None
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(p) for p in cleaned) + r")(?!\w)", re.IGNORECASE)
+
+
+def matched_topics(question: str) -> list[int]:
+    """Topics whose title or any alias appears in the question as whole words."""
+    found = []
+    for topic_id, title, aliases in Topic.objects.values_list("id", "title", "aliases"):
+        pattern = _phrase_pattern([title, *aliases])
+        if pattern and pattern.search(question):
+            found.append(topic_id)
+    return found
+
+
+def matched_themes(question: str) -> list[int]:
+    """Themes any of whose keywords appears in the question as whole words."""
+    found = []
+    for theme_id, keywords in Theme.objects.values_list("id", "keywords"):
+        pattern = _phrase_pattern(keywords)
+        if pattern and pattern.search(question):
+            found.append(theme_id)
+    return found
+
+
+def question_lexemes(question: str) -> list[str]:
+    """The question's distinct search lexemes, stemmed and without stop words, as PostgreSQL sees them."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT tsvector_to_array(to_tsvector('english', %s))", [question])
+        row = cursor.fetchone()
+    return [lexeme for lexeme in (row[0] if row else []) if _LEXEME.fullmatch(lexeme)]
+
+
+def vector_candidates(
+    vector: npt.NDArray[np.float32], limit: int = CANDIDATES
+) -> list[tuple[int, int, float]]:
+    """(chunk id, article id, cosine similarity) of the nearest current chunks, through the HNSW index."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL hnsw.ef_search = %s", [max(settings.RETRIEVAL_EF_SEARCH, limit)])
+        cursor.execute(
+            "SELECT id, article_id, 1 - (embedding <=> %s::vector) FROM garden_chunk "
+            "WHERE is_current ORDER BY embedding <=> %s::vector LIMIT %s",
+            [_literal(vector), _literal(vector), limit],
+        )
+        return [(int(a), int(b), float(c)) for a, b, c in cursor.fetchall()]
+
+
+def text_candidates(question: str, limit: int = CANDIDATES) -> list[tuple[int, int, float]]:
+    """(chunk id, article id, coverage) of the best full-text matches among current chunks.
+
+    Chunks matching any lexeme are ranked with `ts_rank_cd`; the score of each is the share of the question's
+    lexemes it contains, so a chunk that shares one common word with an unrelated question scores low.
+    """
+    lexemes = question_lexemes(question)
+    if not lexemes:
+        return []
+    query = " | ".join(f"'{lexeme}'" for lexeme in lexemes)
+    matched = " + ".join(["(c.search_vector @@ to_tsquery('simple', %s))::int"] * len(lexemes))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, article_id, ({matched})::float / %s FROM ("
+            "  SELECT c.id, c.article_id, c.search_vector FROM garden_chunk c, to_tsquery('simple', %s) q"
+            "  WHERE c.is_current AND c.search_vector @@ q ORDER BY ts_rank_cd(c.search_vector, q) DESC LIMIT %s"
+            ") c",
+            [*(f"'{lexeme}'" for lexeme in lexemes), len(lexemes), query, limit],
+        )
+        return sorted(((int(a), int(b), float(c)) for a, b, c in cursor.fetchall()), key=lambda r: -r[2])
+
+
+def _literal(vector: npt.NDArray[np.float32]) -> str:
+    return "[" + ",".join(f"{x:.7f}" for x in vector.tolist()) + "]"
+
+
+@dataclass
+class Candidates:
+    """Everything retrieval found for a question before thresholds are applied."""
+
+    topic_ids: list[int]
+    theme_ids: list[int]
+    hits: list[ChunkHit]
+    topic_article_ids: set[int]
+    vector: npt.NDArray[np.float32]
+
+
+def gather(question: str, vector: npt.NDArray[np.float32] | None = None) -> Candidates:
+    """Topics, themes and candidate chunks (vector and full-text), each with both scores, best first."""
+    if vector is None:
+        vector = embeddings.embed_one(question)
+    topic_ids, theme_ids = matched_topics(question), matched_themes(question)
+    hits: dict[int, ChunkHit] = {}
+    for chunk_id, article_id, similarity in vector_candidates(vector):
+        hits[chunk_id] = ChunkHit(chunk_id, article_id, similarity, 0.0)
+    text_hits = text_candidates(question)
+    similarities = _similarities([chunk_id for chunk_id, _, _ in text_hits if chunk_id not in hits], vector)
+    for chunk_id, article_id, coverage in text_hits:
+        vector_score = hits[chunk_id].vector_score if chunk_id in hits else similarities.get(chunk_id, 0.0)
+        hits[chunk_id] = ChunkHit(chunk_id, article_id, vector_score, coverage)
+    topic_article_ids = (
+        set(Article.objects.filter(topics__in=topic_ids).values_list("id", flat=True)) if topic_ids else set()
+    )
+    ranked = sorted(
+        hits.values(), key=lambda h: h.score + TOPIC_BOOST * (h.article_id in topic_article_ids), reverse=True
+    )
+    return Candidates(topic_ids, theme_ids, ranked, topic_article_ids, vector)
+
+
+def select(
+    candidates: Candidates, thresholds: Thresholds, *, max_articles: int, max_sources: int
+) -> RetrievalResult:
+    """Apply the thresholds: the counted articles (best first) and the chunks to give synthesis as sources."""
+    result = RetrievalResult(topic_ids=candidates.topic_ids, theme_ids=candidates.theme_ids)
+    best: dict[int, ChunkHit] = {}
+    for hit in candidates.hits:
+        if hit.counts(thresholds) and hit.article_id not in best:
+            best[hit.article_id] = hit
+    result.articles = [
+        ArticleHit(a, h.score, h.vector_score, h.text_score) for a, h in list(best.items())[:max_articles]
+    ]
+    # Sources come from counted articles; when only topics matched, from the articles of those topics.
+    allowed = {a.article_id for a in result.articles} or candidates.topic_article_ids
+    per_article: dict[int, int] = {}
+    for hit in candidates.hits:
+        if len(result.sources) >= max_sources:
+            break
+        if hit.article_id in allowed and per_article.get(hit.article_id, 0) < SOURCES_PER_ARTICLE:
+            per_article[hit.article_id] = per_article.get(hit.article_id, 0) + 1
+            result.sources.append(hit)
+    return result
+
+
+def retrieve(
+    question: str,
+    *,
+    vector: npt.NDArray[np.float32] | None = None,
+    thresholds: Thresholds | None = None,
+) -> RetrievalResult:
+    """Topics, themes, counted articles (best first) and the chunks to give synthesis as numbered sources."""
+    began = time.perf_counter()
+    candidates = gather(question, vector)
+    result = select(
+        candidates,
+        thresholds or Thresholds.from_settings(),
+        max_articles=settings.RETRIEVAL_MAX_ARTICLES,
+        max_sources=settings.RETRIEVAL_MAX_SOURCES,
+    )
+    if not result.sources and candidates.topic_article_ids:
+        result.sources = _topic_sources(
+            candidates.topic_article_ids, candidates.vector, settings.RETRIEVAL_MAX_SOURCES
+        )
+    result.latency_ms = round((time.perf_counter() - began) * 1000)
+    return result
+
+
+def _similarities(chunk_ids: Sequence[int], vector: npt.NDArray[np.float32]) -> dict[int, float]:
+    if not chunk_ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT id, 1 - (embedding <=> %s::vector) FROM garden_chunk WHERE id = ANY(%s)",
+            [_literal(vector), list(chunk_ids)],
+        )
+        return {int(a): float(b) for a, b in cursor.fetchall()}
+
+
+def _topic_sources(article_ids: set[int], vector: npt.NDArray[np.float32], limit: int) -> list[ChunkHit]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT id, article_id, 1 - (embedding <=> %s::vector) AS s FROM garden_chunk "
+            "WHERE is_current AND article_id = ANY(%s) ORDER BY s DESC LIMIT %s",
+            [_literal(vector), list(article_ids), limit],
+        )
+        return [ChunkHit(int(a), int(b), float(c), 0.0) for a, b, c in cursor.fetchall()]

@@ -1,0 +1,49 @@
+"""Reads of the garden shaped for pages and the API."""
+
+from __future__ import annotations
+
+from django.db.models import Count, Prefetch, QuerySet
+
+from garden.models import Answer, AnswerSource, Article, ArticleRevision, Chunk, RetrievedArticle
+
+
+def answer_get(answer_id: int) -> Answer | None:
+    """An answer with its question, retrieval, retrieved articles and numbered sources loaded."""
+    return (
+        Answer.objects.select_related("question__retrieval")
+        .prefetch_related(
+            Prefetch("sources", AnswerSource.objects.select_related("chunk__article", "chunk__revision")),
+            Prefetch(
+                "question__retrieval__articles",
+                RetrievedArticle.objects.select_related("article").order_by("rank"),
+            ),
+            "question__retrieval__topics",
+            "question__retrieval__themes",
+        )
+        .filter(pk=answer_id)
+        .first()
+    )
+
+
+def article_list() -> QuerySet[Article]:
+    return (
+        Article.objects.prefetch_related("topics")
+        .annotate(revision_count=Count("revisions"))
+        .order_by("title")
+    )
+
+
+def article_revision(article: Article, revision_id: int | None) -> ArticleRevision | None:
+    """The requested revision of an article, or its current one."""
+    revisions = article.revisions.all()
+    if revision_id is not None:
+        return revisions.filter(pk=revision_id).first()
+    return revisions.filter(superseded=False).first()
+
+
+def revision_chunks(revision: ArticleRevision) -> QuerySet[Chunk]:
+    return revision.chunks.order_by("ordinal")
+
+
+def article_backlinks(article: Article) -> QuerySet[Article]:
+    return Article.objects.filter(links_out__target=article).distinct().order_by("title")

@@ -1,0 +1,213 @@
+"""Writes to the garden: importing articles, creating revisions, asking questions."""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.db import transaction
+from django.utils import timezone
+
+from garden import embeddings
+from garden.chunking import chunk_spans
+from garden.importer import (
+    ArticleFileError,
+    ParsedArticle,
+    Vocabulary,
+    article_files,
+    parse_article_file,
+    read_vocabulary,
+    slugify,
+)
+from garden.models import Article, ArticleRevision, Chunk, Link, Theme, Topic
+
+Progress = Callable[[int], None]
+
+
+@dataclass
+class ImportReport:
+    created: int = 0
+    revised: int = 0
+    unchanged: int = 0
+    chunks: int = 0
+    embed_seconds: float = 0.0
+    seconds: float = 0.0
+    failures: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def chunks_per_second(self) -> float:
+        return self.chunks / self.seconds if self.seconds else 0.0
+
+
+@dataclass
+class _Pending:
+    parsed: ParsedArticle
+    spans: list[tuple[int, int]]
+    vectors: list[list[float]] = field(default_factory=list)
+
+
+def _embedding_input(title: str, text: str) -> str:
+    # The title gives a passage its context ("It opened in 1889" says nothing without it).
+    return f"{title}: {text}"
+
+
+def vocabulary_apply(vocabulary: Vocabulary) -> None:
+    for slug, spec in vocabulary.topics.items():
+        spec = spec or {}
+        Topic.objects.update_or_create(
+            slug=slugify(slug),
+            defaults={
+                "title": spec.get("title") or slug.replace("-", " ").title(),
+                "aliases": [str(a) for a in spec.get("aliases") or []],
+            },
+        )
+    for slug, spec in vocabulary.themes.items():
+        spec = spec or {}
+        Theme.objects.update_or_create(
+            slug=slugify(slug),
+            defaults={
+                "title": spec.get("title") or slug.replace("-", " ").title(),
+                "keywords": [str(k) for k in spec.get("keywords") or []],
+            },
+        )
+
+
+def _needs_revision(parsed: ParsedArticle) -> bool:
+    # A text imported before (current or superseded) is not imported again, so re-importing an older
+    # snapshot after a newer one never turns the clock back.
+    return not ArticleRevision.objects.filter(
+        article__slug=parsed.slug, content_hash=parsed.content_hash
+    ).exists()
+
+
+@transaction.atomic
+def _article_write(pending: _Pending) -> bool:
+    """Store one article's new revision with its chunks and links, all or nothing. True when it is new."""
+    parsed = pending.parsed
+    article, created = Article.objects.get_or_create(slug=parsed.slug, defaults={"title": parsed.title})
+    article.title = parsed.title
+    article.save()
+    topics = [
+        Topic.objects.get_or_create(slug=s, defaults={"title": s.replace("-", " ").title()})[0]
+        for s in parsed.topics
+    ]
+    themes = [
+        Theme.objects.get_or_create(slug=s, defaults={"title": s.replace("-", " ").title()})[0]
+        for s in parsed.themes
+    ]
+    article.topics.set(topics)
+    article.themes.set(themes)
+    revision = _revision_store(
+        article, parsed.title, parsed.body, parsed.date, parsed.path, parsed.content_hash
+    )
+    Chunk.objects.bulk_create(
+        Chunk(
+            revision=revision,
+            article=article,
+            ordinal=i,
+            text=parsed.body[start:end],
+            start=start,
+            end=end,
+            embedding=vector,
+        )
+        for i, ((start, end), vector) in enumerate(zip(pending.spans, pending.vectors, strict=True))
+    )
+    article.links_out.all().delete()
+    Link.objects.bulk_create(
+        Link(
+            source=article,
+            target_slug=slug,
+            text=text[:300],
+            target=Article.objects.filter(slug=slug).first(),
+        )
+        for slug, text in parsed.links
+    )
+    Link.objects.filter(target_slug=article.slug, target__isnull=True).update(target=article)
+    return created
+
+
+def _revision_store(
+    article: Article, title: str, body: str, date: datetime.date | None, source_path: str, content_hash: str
+) -> ArticleRevision:
+    now = timezone.now()
+    previous = list(article.revisions.select_for_update().filter(superseded=False))
+    ArticleRevision.objects.filter(pk__in=[r.pk for r in previous]).update(superseded=True, superseded_at=now)
+    Chunk.objects.filter(revision__in=previous).update(is_current=False)
+    return ArticleRevision.objects.create(
+        article=article, title=title, body=body, date=date, source_path=source_path, content_hash=content_hash
+    )
+
+
+@transaction.atomic
+def revision_create(
+    *, article: Article, title: str, body: str, date: datetime.date | None = None, source_path: str = ""
+) -> ArticleRevision:
+    """A new current revision of `article` (e.g. edited in admin): the old one is kept, superseded."""
+    spans = [(s.start, s.end) for s in chunk_spans(body)]
+    vectors = embeddings.embed([_embedding_input(title, body[a:b]) for a, b in spans])
+    revision = _revision_store(
+        article, title, body, date, source_path, hashlib.sha256(f"{title}\n{body}".encode()).hexdigest()
+    )
+    Chunk.objects.bulk_create(
+        Chunk(revision=revision, article=article, ordinal=i, text=body[a:b], start=a, end=b, embedding=v)
+        for i, ((a, b), v) in enumerate(zip(spans, vectors, strict=True))
+    )
+    return revision
+
+
+def garden_import(
+    folders: Sequence[Path],
+    *,
+    on_start: Callable[[int], None] | None = None,
+    on_progress: Progress | None = None,
+) -> ImportReport:
+    """Import folders of Markdown articles in order; a changed article gets a new revision.
+
+    Files whose exact text was imported before (current or superseded revision) are skipped. A file that cannot be imported is reported with its
+    reason and the rest still import. Each article is written in its own transaction, so an interrupted
+    import never leaves a half-written article.
+    """
+    report = ImportReport()
+    began = time.perf_counter()
+    for folder in folders:
+        try:
+            vocabulary_apply(read_vocabulary(folder))
+        except ArticleFileError as error:
+            report.failures.append((str(folder), str(error)))
+        pending: list[_Pending] = []
+        for path in article_files(folder):
+            try:
+                parsed = parse_article_file(path)
+            except ArticleFileError as error:
+                report.failures.append((str(path), str(error)))
+                continue
+            if _needs_revision(parsed):
+                pending.append(_Pending(parsed, [(s.start, s.end) for s in chunk_spans(parsed.body)]))
+            else:
+                report.unchanged += 1
+        texts = [_embedding_input(p.parsed.title, p.parsed.body[a:b]) for p in pending for a, b in p.spans]
+        if on_start:
+            on_start(len(texts))
+        embed_began = time.perf_counter()
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), embeddings.BATCH_SIZE):
+            batch = texts[start : start + embeddings.BATCH_SIZE]
+            vectors.extend(embeddings.embed(batch).tolist())
+            if on_progress:
+                on_progress(len(batch))
+        report.embed_seconds += time.perf_counter() - embed_began
+        offset = 0
+        for item in pending:
+            item.vectors = vectors[offset : offset + len(item.spans)]
+            offset += len(item.spans)
+            if _article_write(item):
+                report.created += 1
+            else:
+                report.revised += 1
+            report.chunks += len(item.spans)
+    report.seconds = time.perf_counter() - began
+    return report

@@ -1,0 +1,38 @@
+"""Answer synthesis from numbered sources: Claude when an API key is set, else the local extractive synthesiser."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """Source `[number]` as the synthesiser sees it."""
+
+    number: int
+    title: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Synthesis:
+    text: str
+    generator: str
+    model: str = ""
+    error: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: Decimal = Decimal(0)
+    latency_ms: int = 0
+
+
+def synthesize(question: str, sources: Sequence[SourceText]) -> Synthesis:
+    """Answer `question` from `sources`, citing them as [n]. Never raises for an API failure: see `error`."""
+    from garden.synthesis import claude, extractive
+
+    config = claude.claude_config()
+    if config is not None:
+        return claude.synthesize(question, sources, config)
+    return extractive.synthesize(question, sources)

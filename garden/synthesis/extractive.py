@@ -1,0 +1,168 @@
+"""The local extractive synthesiser: the answer is the source sentences that best answer the question.
+
+Sentences are copied verbatim (bullet markers aside) and each carries the `[n]` of its source, so every claim
+can be checked against its passage. No model is called beyond the local embedding model.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from garden import embeddings
+from garden.chunking import sentence_spans
+from garden.models import Generator
+from garden.synthesis import SourceText, Synthesis
+
+MAX_SENTENCES = 3
+MIN_SCORE = 0.25
+LEXICAL_WEIGHT = 0.35
+NOTHING_DIRECT = (
+    "The garden has articles near this question, but no passage in them answers it directly. "
+    "The retrieved sources are listed below."
+)
+_BULLET = re.compile(r"^(?:[-*+]\s+|\d+[.)]\s+|#+\s+|>\s*)")
+_CONTENT_WORD = re.compile(r"[a-z0-9£$][a-z0-9.,£$%-]*[a-z0-9%]|[a-z0-9]")
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "from",
+        "by",
+        "with",
+        "and",
+        "or",
+        "but",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "do",
+        "does",
+        "did",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "much",
+        "many",
+        "there",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "its",
+        "as",
+        "about",
+        "into",
+        "than",
+        "then",
+        "so",
+        "if",
+        "can",
+        "could",
+        "would",
+        "should",
+        "will",
+        "shall",
+        "may",
+        "might",
+        "must",
+        "have",
+        "has",
+        "had",
+        "not",
+        "no",
+        "any",
+        "all",
+        "each",
+        "every",
+        "one",
+        "our",
+        "your",
+        "their",
+        "his",
+        "her",
+        "me",
+        "my",
+        "we",
+        "you",
+        "they",
+        "i",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    number: int
+    text: str
+    position: int
+
+
+def content_words(text: str) -> set[str]:
+    return {w.strip(".,") for w in _CONTENT_WORD.findall(text.lower())} - STOP_WORDS
+
+
+def _candidates(sources: Sequence[SourceText]) -> list[_Candidate]:
+    found = []
+    for source in sources:
+        for position, span in enumerate(sentence_spans(source.text)):
+            sentence = _BULLET.sub("", span.of(source.text)).strip()
+            if source.text[span.start] == "#" or len(sentence) < 25 or "|" in sentence:
+                continue
+            found.append(_Candidate(source.number, sentence, position))
+    return found
+
+
+def _with_citation(sentence: str, number: int) -> str:
+    sentence = sentence.rstrip()
+    end = sentence[-1] if sentence[-1] in ".!?" else "."
+    body = sentence[:-1] if sentence[-1] in ".!?" else sentence
+    return f"{body} [{number}]{end}"
+
+
+def synthesize(question: str, sources: Sequence[SourceText]) -> Synthesis:
+    began = time.perf_counter()
+    candidates = _candidates(sources)
+    if not candidates:
+        return Synthesis(
+            NOTHING_DIRECT, Generator.EXTRACTIVE, latency_ms=round((time.perf_counter() - began) * 1000)
+        )
+    vectors = embeddings.embed([question, *(c.text for c in candidates)])
+    semantic = vectors[1:] @ vectors[0]
+    asked = content_words(question)
+    lexical = np.array([len(asked & content_words(c.text)) / max(len(asked), 1) for c in candidates])
+    scores = semantic + LEXICAL_WEIGHT * lexical
+    chosen: list[int] = []
+    for index in np.argsort(-scores):
+        if scores[index] < MIN_SCORE or len(chosen) == MAX_SENTENCES:
+            break
+        if any(float(vectors[1 + index] @ vectors[1 + other]) > 0.9 for other in chosen):
+            continue
+        chosen.append(int(index))
+    if not chosen:
+        text = NOTHING_DIRECT
+    else:
+        text = " ".join(_with_citation(candidates[i].text, candidates[i].number) for i in chosen)
+    return Synthesis(text, Generator.EXTRACTIVE, latency_ms=round((time.perf_counter() - began) * 1000))

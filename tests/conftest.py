@@ -1,0 +1,37 @@
+"""Shared fixtures: the real PostgreSQL (pytest-django's test database) and Redis; the sample garden."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from django.core.management import call_command
+
+if TYPE_CHECKING:
+    from tests.fakes.messages_api import FakeMessagesAPI
+
+pytest_plugins = ["tests.fakes.messages_api"]
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+SAMPLE_FOLDERS = [BASE_DIR / "garden" / "sample" / "earlier", BASE_DIR / "garden" / "sample" / "articles"]
+GOLDEN_FILE = BASE_DIR / "garden" / "sample" / "golden.yaml"
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker: pytest.FixtureRequest) -> Iterator[None]:
+    """The test database holds the sample garden, imported once per run through the real import command."""
+    with django_db_blocker.unblock():  # type: ignore[attr-defined]
+        call_command("import_garden", *map(str, SAMPLE_FOLDERS), "--no-progress", verbosity=0)
+    yield
+
+
+@pytest.fixture
+def claude(settings: pytest.FixtureRequest, fake_messages_api: FakeMessagesAPI) -> FakeMessagesAPI:
+    """Claude configured (a key is set), pointed at the local fake Messages API, with fast timeouts."""
+    settings.ANTHROPIC_API_KEY = "sk-ant-test-not-a-real-key-0000"  # type: ignore[attr-defined]
+    settings.ANTHROPIC_BASE_URL = fake_messages_api.base_url  # type: ignore[attr-defined]
+    settings.CLAUDE_TIMEOUT_SECONDS = 2.0  # type: ignore[attr-defined]
+    settings.CLAUDE_MAX_RETRIES = 2  # type: ignore[attr-defined]
+    return fake_messages_api

@@ -1,0 +1,56 @@
+"""The JSON API and the `ask` command give the same answer shape and the same clear errors."""
+
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from garden.answering import EMPTY_QUESTION
+
+pytestmark = pytest.mark.django_db
+
+IN_SCOPE = "When did Ashcombe station reopen?"
+OUT_OF_SCOPE = "How do I bake sourdough bread at home?"
+
+
+def test_post_ask_then_get_the_answer(client):
+    response = client.post("/api/ask", {"question": IN_SCOPE}, content_type="application/json")
+    body = response.json()
+    assert response.status_code == 200
+    assert body["refused"] is False and body["answer"] and body["sources"]
+    assert {"article", "title", "score"} <= set(body["sources"][0])
+    assert body["preflight"]["risk"] == "HIGH" and body["preflight"]["domain"] == "factual"
+    assert body["verification"]["status"] == "pending"
+
+    again = client.get(f"/api/answers/{body['answer_id']}")
+    assert again.status_code == 200 and again.json()["answer"] == body["answer"]
+
+
+def test_api_refusal_and_errors(client):
+    refused = client.post("/api/ask", {"question": OUT_OF_SCOPE}, content_type="application/json").json()
+    assert refused["refused"] is True and refused["refusal_reason"] and refused["sources"] == []
+    empty = client.post("/api/ask", {"question": "  "}, content_type="application/json")
+    assert empty.status_code == 400 and empty.json() == {"error": EMPTY_QUESTION}
+    long = client.post("/api/ask", {"question": "y" * 2001}, content_type="application/json")
+    assert long.status_code == 400 and "2,000" in long.json()["error"]
+    assert client.get("/api/answers/987654").status_code == 404
+
+
+def test_openapi_schema_describes_the_endpoints(client):
+    schema = client.get("/api/openapi.json").json()
+    assert "/api/ask" in schema["paths"] and "/api/answers/{answer_id}" in schema["paths"]
+
+
+def test_ask_command_prints_the_documented_json(capsys):
+    call_command("ask", IN_SCOPE, "--json")
+    payload = json.loads(capsys.readouterr().out)
+    assert {"question_id", "refused", "refusal_reason", "answer", "sources", "preflight"} <= set(payload)
+    assert {"domain", "risk", "suggestion"} <= set(payload["preflight"])
+    assert payload["refused"] is False
+
+
+def test_ask_command_refuses_empty_and_over_long_questions():
+    with pytest.raises(CommandError, match=EMPTY_QUESTION):
+        call_command("ask", "")
+    with pytest.raises(CommandError, match="2,000 characters"):
+        call_command("ask", "z" * 2001)

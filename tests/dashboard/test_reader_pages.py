@@ -1,0 +1,100 @@
+"""What a reader sees: the ask page, the answer with linked citations, the refusal banner, articles."""
+
+import pytest
+from django.urls import reverse
+
+from garden.answering import EMPTY_QUESTION
+from garden.models import Answer, Article, ArticleRevision
+
+pytestmark = pytest.mark.django_db
+
+IN_SCOPE = "How long is the Harrowden Viaduct and how many arches does it have?"
+OUT_OF_SCOPE = "What is the boiling point of ethanol at sea level?"
+
+
+def test_ask_page_has_a_question_box_that_works_with_and_without_htmx(client):
+    page = client.get(reverse("dashboard:ask"))
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert 'name="question"' in html and 'hx-post="/"' in html and 'action="/"' in html
+    assert "/static/django_htmx/htmx-2.min.js" in html  # bundled with django-htmx, no CDN
+
+
+def test_asking_without_javascript_redirects_to_the_answer_page(client):
+    response = client.post(reverse("dashboard:ask"), {"question": IN_SCOPE})
+    answer = Answer.objects.get()
+    assert response.status_code == 302 and response["Location"] == answer.get_absolute_url()
+
+    page = client.get(answer.get_absolute_url()).content.decode()
+    first = answer.sources.get(number=1)
+    assert IN_SCOPE in page
+    assert f'href="/articles/{first.chunk.article.slug}/#chunk-{first.chunk_id}"' in page
+    assert "Pre-flight" in page and "HIGH risk" in page
+    assert f'hx-get="/answers/{answer.pk}/verdict/"' in page and "Waiting for the judge" in page
+    assert "Sources retrieved" in page
+
+
+def test_asking_with_htmx_swaps_in_the_answer_fragment(client):
+    response = client.post(reverse("dashboard:ask"), {"question": IN_SCOPE}, headers={"HX-Request": "true"})
+    html = response.content.decode()
+    answer = Answer.objects.get()
+    assert response.status_code == 200 and response["HX-Push-Url"] == answer.get_absolute_url()
+    assert f'id="answer-{answer.pk}"' in html and "<html" not in html
+
+
+def test_an_out_of_scope_question_shows_the_refusal_banner(client):
+    response = client.post(reverse("dashboard:ask"), {"question": OUT_OF_SCOPE}, follow=True)
+    html = response.content.decode()
+    assert "Retrieval refused." in html and "No model was called." in html
+    assert "Nothing to check" in html
+
+
+@pytest.mark.parametrize("question", ["", "x" * 2001])
+def test_an_empty_or_over_long_question_gets_a_clear_error_in_the_page(client, question):
+    response = client.post(reverse("dashboard:ask"), {"question": question})
+    html = response.content.decode()
+    assert response.status_code == 422
+    assert (EMPTY_QUESTION if not question else "limited to 2,000 characters") in html
+    htmx = client.post(reverse("dashboard:ask"), {"question": question}, headers={"HX-Request": "true"})
+    assert htmx.status_code == 422 and 'role="alert"' in htmx.content.decode()
+    assert not Answer.objects.exists()
+
+
+def test_the_verdict_fragment_polls_until_the_verification_finishes(client):
+    client.post(reverse("dashboard:ask"), {"question": IN_SCOPE})
+    answer = Answer.objects.get()
+    fragment = client.get(reverse("dashboard:verdict", args=[answer.pk]), headers={"HX-Request": "true"})
+    assert 'hx-trigger="every 2s"' in fragment.content.decode()
+    answer.verification.status = "done"
+    answer.verification.save()
+    fragment = client.get(reverse("dashboard:verdict", args=[answer.pk]), headers={"HX-Request": "true"})
+    assert "hx-trigger" not in fragment.content.decode()
+
+
+def test_an_article_with_html_renders_it_as_inert_text(client):
+    article = Article.objects.create(slug="inert", title="Inert")
+    ArticleRevision.objects.create(article=article, title="Inert", body="x", content_hash="x")
+    from garden.services import revision_create
+
+    revision_create(
+        article=article,
+        title="Inert",
+        body='Hello <script>alert("pwned")</script> and '
+        '<img src=x onerror="alert(1)"> and [[station-ashcombe|Ashcombe]].',
+    )
+    html = client.get(article.get_absolute_url()).content.decode()
+    assert "<script>alert" not in html and "<img" not in html
+    assert "&lt;script&gt;alert" in html
+    assert 'href="/articles/station-ashcombe/"' in html
+
+
+def test_an_old_revision_is_shown_marked_superseded(client):
+    revision = ArticleRevision.objects.filter(superseded=True).select_related("article").first()
+    assert revision is not None
+    html = client.get(f"{revision.article.get_absolute_url()}?revision={revision.pk}").content.decode()
+    assert "Superseded revision" in html
+
+
+def test_unknown_pages_are_404(client):
+    assert client.get("/articles/no-such-article/").status_code == 404
+    assert client.get("/answers/999999/").status_code == 404

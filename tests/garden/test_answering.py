@@ -1,0 +1,101 @@
+"""The flow of one question: the refusal gate, synthesis by Claude or the local synthesiser, failures stored."""
+
+import re
+from decimal import Decimal
+
+import pytest
+
+from garden import claude as claude_module
+from garden.answering import EMPTY_QUESTION, REFUSAL_TEXT, QuestionError, question_ask
+from garden.models import Answer, Generator, Retrieval
+from tests.fakes import messages_api as fake
+
+pytestmark = pytest.mark.django_db
+
+IN_SCOPE = "How long is the Harrowden Viaduct and how many arches does it have?"
+OUT_OF_SCOPE = "What is the boiling point of ethanol at sea level?"
+
+
+def test_out_of_scope_question_is_refused_without_calling_any_model(claude):
+    answer = question_ask(text=OUT_OF_SCOPE)
+
+    assert answer.refused and answer.text == REFUSAL_TEXT
+    retrieval = Retrieval.objects.get(question=answer.question)
+    assert retrieval.refused and retrieval.refusal_reason
+    assert not retrieval.topics.exists() and not retrieval.themes.exists() and not retrieval.articles.exists()
+    assert (answer.input_tokens, answer.output_tokens, answer.cost_usd) == (0, 0, Decimal(0))
+    assert claude.request_count == 0
+
+
+def test_in_scope_question_is_answered_by_claude_from_numbered_sources(claude):
+    claude.reply_text("The viaduct is long [1].", input_tokens=900, output_tokens=40)
+
+    answer = question_ask(text=IN_SCOPE)
+
+    assert answer.generator == Generator.CLAUDE and answer.text == "The viaduct is long [1]."
+    assert (answer.input_tokens, answer.output_tokens) == (900, 40)
+    assert answer.cost_usd > 0
+    assert answer.sources.count() >= 1
+    sent = claude.requests[0]["body"]
+    prompt = sent["messages"][0]["content"]
+    first = answer.sources.get(number=1).chunk
+    assert '<source number="1"' in prompt and first.text in prompt
+    assert IN_SCOPE in prompt
+    assert "[n]" in sent["system"]
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "message", "requests"),
+    [
+        (fake.status(429, headers={"retry-after": "0"}), claude_module.RATE_LIMITED_MESSAGE, 2),
+        (fake.status(500), claude_module.SERVER_ERROR_MESSAGE, 2),
+        (fake.delay(5.0), claude_module.TIMEOUT_MESSAGE, 2),
+        # A readable-but-broken 200 is not transient: retrying would only spend tokens again.
+        (fake.malformed(b'{"id": "msg_1", "content": [tru'), claude_module.MALFORMED_MESSAGE, 1),
+    ],
+    ids=["rate-limited", "server-error", "timeout", "malformed"],
+)
+def test_an_api_failure_is_stored_with_a_clear_message(claude, settings, behaviour, message, requests):
+    settings.CLAUDE_TIMEOUT_SECONDS = 0.5
+    settings.CLAUDE_MAX_RETRIES = 1
+    claude.set_default(behaviour)
+
+    answer = question_ask(text=IN_SCOPE)
+
+    stored = Answer.objects.get(pk=answer.pk)
+    assert stored.error == message and stored.text == ""
+    assert stored.sources.exists()
+    assert claude.request_count == requests  # transient failures: the first try and one retry with backoff
+
+
+def test_retries_recover_from_a_transient_rate_limit(claude):
+    claude.status(429, headers={"retry-after": "0"}).reply_text("It is 230 m long [1].")
+    answer = question_ask(text=IN_SCOPE)
+    assert answer.text == "It is 230 m long [1]." and not answer.error
+    assert claude.request_count == 2
+
+
+def test_without_a_key_the_local_synthesiser_answers_with_verbatim_cited_sentences(fake_messages_api):
+    answer = question_ask(text=IN_SCOPE)
+
+    assert answer.generator == Generator.EXTRACTIVE and not answer.error
+    sources = {s.number: s.chunk.text for s in answer.sources.all()}
+    cited = re.findall(r"(.+?) \[(\d+)\][.!?]", answer.text)
+    assert cited
+    for sentence, number in cited:
+        assert sentence.strip().lstrip("- ") in sources[int(number)]
+    assert fake_messages_api.request_count == 0
+
+
+@pytest.mark.parametrize("text", ["", "   ", None])
+def test_an_empty_question_is_rejected(text):
+    with pytest.raises(QuestionError) as problem:
+        question_ask(text=text)
+    assert problem.value.message == EMPTY_QUESTION
+
+
+def test_an_over_long_question_is_rejected_with_its_length():
+    with pytest.raises(QuestionError) as problem:
+        question_ask(text="x" * 2001)
+    assert "2,000 characters" in problem.value.message and "2,001" in problem.value.message
+    assert not Answer.objects.exists()

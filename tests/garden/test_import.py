@@ -1,0 +1,114 @@
+"""Importing a folder of Markdown: revisions, idempotence, bad files reported while the rest import."""
+
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from garden.models import Article, ArticleRevision, Chunk, Link, Theme, Topic
+
+pytestmark = pytest.mark.django_db
+
+GOOD = """---
+title: "Quarry siding"
+topics: [quarry-siding, sidings]
+themes: [permanent-way]
+date: 2025-02-01
+---
+## The siding
+
+The quarry siding at km 9.4 was laid in 1912 and is 210 m long. It joins [[test-signal-box|the signal box]].
+
+It was relaid by volunteers in 2019.
+"""
+SECOND = """---
+title: "Test signal box"
+topics: [sidings]
+---
+The test signal box has 18 levers and controls the [[quarry-siding]].
+"""
+VOCABULARY = """topics:
+  quarry-siding: {title: "Quarry siding", aliases: ["quarry spur"]}
+themes:
+  permanent-way: {title: "Permanent way", keywords: ["sleepers", "ballast"]}
+"""
+
+
+def write_garden(folder: Path, files: dict[str, bytes | str]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, content in files.items():
+        data = content.encode() if isinstance(content, str) else content
+        (folder / name).write_bytes(data)
+    return folder
+
+
+def test_import_creates_articles_chunks_links_topics_and_themes(tmp_path, capsys):
+    folder = write_garden(
+        tmp_path / "g", {"quarry-siding.md": GOOD, "test-signal-box.md": SECOND, "_garden.yaml": VOCABULARY}
+    )
+    call_command("import_garden", str(folder), "--no-progress")
+
+    article = Article.objects.get(slug="quarry-siding")
+    revision = article.current_revision
+    assert revision is not None and str(revision.date) == "2025-02-01"
+    for chunk in Chunk.objects.filter(revision=revision):
+        assert revision.body[chunk.start : chunk.end] == chunk.text
+        assert len(chunk.embedding) == 384
+    assert Topic.objects.get(slug="quarry-siding").aliases == ["quarry spur"]
+    assert Theme.objects.get(slug="permanent-way").keywords == ["sleepers", "ballast"]
+    assert set(article.topics.values_list("slug", flat=True)) == {"quarry-siding", "sidings"}
+    link = Link.objects.get(source=article, target_slug="test-signal-box")
+    assert link.target == Article.objects.get(slug="test-signal-box")
+    assert Link.objects.get(source__slug="test-signal-box").target == article
+    assert "chunks/s" in capsys.readouterr().out
+
+
+def test_reimport_is_idempotent_and_a_changed_file_makes_a_new_revision(tmp_path, capsys):
+    folder = write_garden(tmp_path / "g", {"quarry-siding.md": GOOD})
+    call_command("import_garden", str(folder), "--no-progress")
+    call_command("import_garden", str(folder), "--no-progress")
+    assert ArticleRevision.objects.filter(article__slug="quarry-siding").count() == 1
+    assert "1 unchanged" in capsys.readouterr().out
+
+    write_garden(folder, {"quarry-siding.md": GOOD.replace("210 m long", "240 m long")})
+    call_command("import_garden", str(folder), "--no-progress")
+    revisions = ArticleRevision.objects.filter(article__slug="quarry-siding").order_by("created_at")
+    assert [r.superseded for r in revisions] == [True, False]
+    assert "210 m" in revisions[0].body and "240 m" in revisions[1].body
+    old_chunks = Chunk.objects.filter(revision=revisions[0])
+    assert old_chunks.exists() and not old_chunks.filter(is_current=True).exists()
+
+
+def test_bad_files_are_reported_by_name_and_reason_while_the_rest_import(tmp_path, capsys):
+    folder = write_garden(
+        tmp_path / "g",
+        {
+            "quarry-siding.md": GOOD,
+            "broken-yaml.md": "---\ntitle: [unclosed\n---\nBody text.\n",
+            "latin1.md": "---\ntitle: Café\n---\nCaf\xe9 au lait.\n".encode("latin-1"),
+            "empty-body.md": "---\ntitle: Nothing here\n---\n\n",
+            "no-title.md": "---\ntopics: [x]\n---\nSome text.\n",
+        },
+    )
+    with pytest.raises(CommandError, match="4 file"):
+        call_command("import_garden", str(folder), "--no-progress")
+    errors = capsys.readouterr().err
+    assert "broken-yaml.md: front matter is not valid YAML" in errors
+    assert "latin1.md: not valid UTF-8" in errors
+    assert "empty-body.md: the article has no body" in errors
+    assert "no-title.md: front matter has no 'title'" in errors
+    assert Article.objects.filter(slug="quarry-siding").exists()
+    assert not Article.objects.filter(slug__in=["broken-yaml", "latin1", "empty-body", "no-title"]).exists()
+
+
+def test_a_missing_folder_is_a_clear_error(tmp_path):
+    with pytest.raises(CommandError, match="no such file or folder"):
+        call_command("import_garden", str(tmp_path / "nowhere"))
+
+
+def test_sample_garden_keeps_superseded_revisions():
+    """The sample garden ships older revisions of some articles; they are kept and marked superseded."""
+    superseded = ArticleRevision.objects.filter(superseded=True)
+    assert superseded.values("article").distinct().count() >= 3
+    for revision in superseded:
+        assert revision.article.current_revision is not None

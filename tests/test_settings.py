@@ -1,0 +1,36 @@
+"""Production settings refuse to start without a SECRET_KEY or with DEBUG on."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def run_check(**env: str) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DEBUG"}}
+    environment.update(DJANGO_SETTINGS_MODULE="config.settings.production", **env)
+    return subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=BASE_DIR,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_production_refuses_to_start_without_a_secret_key():
+    result = run_check()
+    assert result.returncode != 0 and "SECRET_KEY must be set" in result.stderr
+
+
+def test_production_refuses_to_start_with_debug_on():
+    result = run_check(SECRET_KEY="x" * 60 + "-production-secret-key-value", DEBUG="true")
+    assert result.returncode != 0 and "DEBUG must be off" in result.stderr
+
+
+def test_production_settings_pass_the_deployment_checks():
+    result = run_check(SECRET_KEY="a-long-random-production-secret-key-0123456789-abcdefghijklmnop")
+    assert result.returncode == 0, result.stderr + result.stdout

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class VerifierConfig(AppConfig):
+    name = "verifier"
+    verbose_name = "Claim verification"
