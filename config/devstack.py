@@ -210,7 +210,8 @@ def services() -> Iterator[dict[str, str]]:
         if not os.environ.get("DATABASE_URL"):
             postgres = EmbeddedPostgres(int(os.environ.get("EMBEDDED_POSTGRES_PORT", "54329")))
             postgres.start()
-            stops.append(postgres.stop)
+            if postgres.started:
+                stops.append(postgres.stop)
             env["DATABASE_URL"] = postgres.url
         if not os.environ.get("REDIS_URL"):
             if port_answers("127.0.0.1", 6379):
@@ -219,7 +220,8 @@ def services() -> Iterator[dict[str, str]]:
             else:
                 redis = EmbeddedRedis()
                 redis.start()
-                stops.append(redis.stop)
+                if redis.process is not None:
+                    stops.append(redis.stop)
                 env["REDIS_URL"] = redis.url
         check_redis(env["REDIS_URL"])
         RUN_DIR.mkdir(exist_ok=True)

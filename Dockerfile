@@ -1,0 +1,10 @@
+# Image for compose.yaml: the app with its CPU-only dependencies and the embedding model (shipped in a wheel).
+FROM python:3.11-slim
+WORKDIR /app
+ENV PYTHONUNBUFFERED=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+COPY pyproject.toml ./
+# torch first and pinned, so the CPU build is used rather than a multi-GB CUDA one.
+RUN pip install "torch==2.13.0" && pip install -e .
+COPY . .
+RUN DJANGO_SETTINGS_MODULE=config.settings.production SECRET_KEY=build-only python manage.py collectstatic --noinput
+EXPOSE 8000

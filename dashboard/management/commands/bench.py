@@ -1,0 +1,49 @@
+"""`python manage.py bench`: benchmark figures as JSON, measured in a scratch database that is dropped after."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandParser
+from django.db import connection
+
+from garden import bench
+from garden.golden import DEFAULT_FILE, golden_load
+
+SAMPLE = [
+    Path(settings.BASE_DIR) / "garden" / "sample" / "earlier",
+    Path(settings.BASE_DIR) / "garden" / "sample" / "articles",
+]
+
+
+class Command(BaseCommand):
+    help = (
+        "Print benchmark medians as JSON (import, query embedding, retrieval at 1k/10k/100k chunks, refusal)."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--runs", type=int, default=5, help="Repeated runs; medians are reported.")
+        parser.add_argument("--sizes", type=int, nargs="+", default=list(bench.SIZES))
+
+    def handle(self, *args: Any, runs: int, sizes: list[int], **options: Any) -> None:
+        questions = golden_load(DEFAULT_FILE)
+        in_scope = [q for q in questions if q.in_scope]
+        out_of_scope = [q for q in questions if not q.in_scope]
+        original = connection.settings_dict["NAME"]
+        # Its own scratch database, so a benchmark never collides with a test run.
+        connection.settings_dict["TEST"]["NAME"] = f"{original}_bench"
+        connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+        try:
+            report = {
+                "runs": runs,
+                "import": bench.bench_import(SAMPLE),
+                "query_embedding": bench.bench_query_embedding([q.question for q in questions], runs),
+                "retrieval": bench.bench_retrieval(in_scope, runs, sizes),
+                "refusal_decision": bench.bench_refusal(out_of_scope, runs),
+            }
+        finally:
+            connection.creation.destroy_test_db(original, verbosity=0)
+        self.stdout.write(json.dumps(report, indent=2))

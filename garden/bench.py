@@ -1,0 +1,173 @@
+"""Benchmarks of the garden: import throughput, query embedding, retrieval at 1k/10k/100k chunks, the refusal gate.
+
+Run inside a scratch database (`python manage.py bench` creates and drops one). Timings on shared machines are
+noisy, so each figure is a median over repeated runs, and HNSW retrieval is compared with an exact NumPy scan
+of the same vectors measured in the same run.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+from django.db import connection
+
+from garden import embeddings
+from garden.golden import GoldenQuestion
+from garden.models import Article, ArticleRevision, Chunk
+from garden.retrieval import CANDIDATES, Thresholds, gather, retrieve, select, vector_candidates
+from garden.services import garden_import
+
+SIZES = (1_000, 10_000, 100_000)
+T = TypeVar("T")
+NOISE = 0.35
+
+
+def _timed(fn: Callable[..., T], *args: Any) -> tuple[float, T]:
+    """Milliseconds `fn(*args)` took, and what it returned."""
+    began = time.perf_counter()
+    result = fn(*args)
+    return (time.perf_counter() - began) * 1000, result
+
+
+def _exact_top(matrix: npt.NDArray[np.float32], vector: npt.NDArray[np.float32]) -> npt.NDArray[np.intp]:
+    """Row numbers of the CANDIDATES most similar rows, best first: the exact answer HNSW approximates."""
+    similarities = matrix @ vector
+    top = np.argpartition(-similarities, min(CANDIDATES, len(similarities) - 1))[:CANDIDATES]
+    return top[np.argsort(-similarities[top])]
+
+
+def _hybrid(question: str, vector: npt.NDArray[np.float32], thresholds: Thresholds) -> bool:
+    return select(gather(question, vector), thresholds, max_articles=5, max_sources=8).empty
+
+
+def _percentiles(samples: Sequence[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return {"p50_ms": round(statistics.median(ordered), 2), "p95_ms": round(p95, 2)}
+
+
+def _median_of_runs(runs: Sequence[dict[str, float]]) -> dict[str, float]:
+    return {key: round(statistics.median(run[key] for run in runs), 2) for key in runs[0]}
+
+
+def bench_import(folders: Sequence[Path]) -> dict[str, Any]:
+    report = garden_import(folders)
+    return {
+        "articles": report.created + report.revised,
+        "chunks": report.chunks,
+        "seconds": round(report.seconds, 2),
+        "chunks_per_second": round(report.chunks_per_second, 1),
+    }
+
+
+def bench_query_embedding(questions: Sequence[str], runs: int) -> dict[str, float]:
+    embeddings.embed_one("warm up")
+    samples = [_timed(embeddings.embed_one, q)[0] for _ in range(runs) for q in questions]
+    return _percentiles(samples)
+
+
+def _fill_to(size: int, rng: np.random.Generator) -> None:
+    """Add synthetic current chunks (perturbed copies of real ones) until the garden holds `size`."""
+    have = Chunk.objects.filter(is_current=True).count()
+    if have >= size:
+        return
+    real = list(Chunk.objects.filter(is_current=True).values_list("text", "embedding"))
+    article, _ = Article.objects.get_or_create(slug="bench-synthetic", defaults={"title": "Synthetic"})
+    revision = ArticleRevision.objects.filter(article=article, superseded=False).first()
+    if revision is None:
+        revision = ArticleRevision.objects.create(
+            article=article, title="Synthetic", body="", content_hash="bench"
+        )
+    ordinal = Chunk.objects.filter(revision=revision).count()
+    # Building the HNSW index once over all rows is far faster than growing it row by row.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_get_indexdef('chunk_embedding_hnsw'::regclass)")
+        index_definition = cursor.fetchone()[0]
+        cursor.execute("DROP INDEX chunk_embedding_hnsw")
+    batch: list[Chunk] = []
+    for index in range(size - have):
+        text, vector = real[index % len(real)]
+        noisy = np.asarray(vector, dtype=np.float32) + rng.normal(0, NOISE / np.sqrt(384), 384).astype(
+            np.float32
+        )
+        noisy /= np.linalg.norm(noisy)
+        batch.append(
+            Chunk(
+                revision=revision,
+                article=article,
+                ordinal=ordinal + index,
+                text=text,
+                start=0,
+                end=len(text),
+                embedding=noisy.tolist(),
+            )
+        )
+        if len(batch) == 5_000:
+            Chunk.objects.bulk_create(batch)
+            batch = []
+    Chunk.objects.bulk_create(batch)
+    with connection.cursor() as cursor:
+        cursor.execute("SET maintenance_work_mem = '1GB'")
+        cursor.execute(index_definition)
+        cursor.execute("ANALYZE garden_chunk")
+
+
+def _current_matrix() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+    rows = list(Chunk.objects.filter(is_current=True).values_list("id", "embedding"))
+    ids = np.asarray([row[0] for row in rows], dtype=np.int64)
+    return ids, np.asarray([np.asarray(row[1], dtype=np.float32) for row in rows])
+
+
+def bench_retrieval(
+    questions: Sequence[GoldenQuestion], runs: int, sizes: Sequence[int] = SIZES, seed: int = 7
+) -> list[dict[str, Any]]:
+    rng = np.random.default_rng(seed)
+    vectors = embeddings.embed([q.question for q in questions])
+    thresholds = Thresholds.from_settings()
+    results = []
+    for size in sizes:
+        build_began = time.perf_counter()
+        _fill_to(size, rng)
+        fill_seconds = time.perf_counter() - build_began
+        ids, matrix = _current_matrix()
+        hnsw_runs, numpy_runs, hybrid_runs, recalls = [], [], [], []
+        for _ in range(runs):
+            hnsw, exact, hybrid = [], [], []
+            for question, vector in zip(questions, vectors, strict=True):
+                elapsed, found = _timed(vector_candidates, vector)
+                hnsw.append(elapsed)
+                elapsed, _ = _timed(_exact_top, matrix, vector)
+                exact.append(elapsed)
+                elapsed, _ = _timed(_hybrid, question.question, vector, thresholds)
+                hybrid.append(elapsed)
+                exact_best = set(ids[_exact_top(matrix, vector)[:10]].tolist())
+                recalls.append(len({chunk_id for chunk_id, *_ in found[:10]} & exact_best) / 10)
+            hnsw_runs.append(_percentiles(hnsw))
+            numpy_runs.append(_percentiles(exact))
+            hybrid_runs.append(_percentiles(hybrid))
+        vector_search, numpy_scan = _median_of_runs(hnsw_runs), _median_of_runs(numpy_runs)
+        results.append(
+            {
+                "chunks": len(matrix),
+                "fill_seconds": round(fill_seconds, 1),
+                "hnsw_vector_search": vector_search,
+                "numpy_exact_scan": numpy_scan,
+                "p95_ratio_hnsw_to_numpy": round(
+                    vector_search["p95_ms"] / max(numpy_scan["p95_ms"], 1e-6), 2
+                ),
+                "hnsw_recall_at_10": round(float(np.mean(recalls)), 3),
+                "hybrid_retrieval": _median_of_runs(hybrid_runs),
+            }
+        )
+    return results
+
+
+def bench_refusal(questions: Sequence[GoldenQuestion], runs: int) -> dict[str, float]:
+    """The whole refusal decision for out-of-scope questions: embedding, retrieval and the gate."""
+    return _percentiles([_timed(retrieve, q.question)[0] for _ in range(runs) for q in questions])

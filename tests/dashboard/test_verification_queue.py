@@ -1,0 +1,37 @@
+"""Asking stores the answer and queues its verification once the transaction commits."""
+
+import json
+
+import pytest
+import redis
+from django.conf import settings
+
+from dashboard.asking import ask
+from verifier.models import Verification, VerificationStatus
+
+pytestmark = pytest.mark.django_db
+
+
+def queued_verifications(client: redis.Redis) -> list[int]:
+    messages = [json.loads(raw) for raw in client.lrange("celery", 0, -1)]
+    return [json.loads(__import__("base64").b64decode(m["body"]))[0][0] for m in messages
+            if m["headers"]["task"] == "verifier.tasks.verify_answer"]
+
+
+def test_a_verification_is_queued_on_commit_and_not_before(django_capture_on_commit_callbacks):
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        answer = ask("When did Ashcombe station reopen?")
+    verification = Verification.objects.get(answer=answer)
+    assert verification.status == VerificationStatus.PENDING
+    assert verification.pk not in queued_verifications(client)
+
+    for callback in callbacks:
+        callback()
+    assert verification.pk in queued_verifications(client)
+
+
+def test_refusals_have_nothing_to_verify(django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = ask("How do I bake sourdough bread at home?")
+    assert answer.refused and not Verification.objects.filter(answer=answer).exists()
