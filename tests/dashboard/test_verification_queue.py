@@ -1,5 +1,6 @@
 """Asking stores the answer and queues its verification once the transaction commits."""
 
+import base64
 import json
 
 import pytest
@@ -14,8 +15,11 @@ pytestmark = pytest.mark.django_db
 
 def queued_verifications(client: redis.Redis) -> list[int]:
     messages = [json.loads(raw) for raw in client.lrange("celery", 0, -1)]
-    return [json.loads(__import__("base64").b64decode(m["body"]))[0][0] for m in messages
-            if m["headers"]["task"] == "verifier.tasks.verify_answer"]
+    return [
+        json.loads(base64.b64decode(m["body"]))[0][0]
+        for m in messages
+        if m["headers"]["task"] == "verifier.tasks.verify_answer"
+    ]
 
 
 def test_a_verification_is_queued_on_commit_and_not_before(django_capture_on_commit_callbacks):

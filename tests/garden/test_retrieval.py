@@ -17,8 +17,15 @@ def golden():
 def test_golden_set_covers_every_category_with_enough_questions(golden):
     categories = {q.category for q in golden}
     assert len(golden) >= 55
-    assert categories == {"single_fact", "synthesis", "numbers_dates", "comparison", "outdated", "out_of_scope",
-                          "adversarial"}
+    assert categories == {
+        "single_fact",
+        "synthesis",
+        "numbers_dates",
+        "comparison",
+        "outdated",
+        "out_of_scope",
+        "adversarial",
+    }
     assert all(q.expected_articles for q in golden if q.in_scope)
 
 
