@@ -82,7 +82,7 @@ class Span:
 def _is_abbreviation(text: str, dot: int) -> bool:
     """True when the full stop at `dot` closes an abbreviation, an initial or a decimal number."""
     word_start = dot
-    while word_start > 0 and not text[word_start - 1].isspace() and text[word_start - 1] not in "([\"'":
+    while word_start > 0 and (text[word_start - 1].isalpha() or text[word_start - 1] == "."):
         word_start -= 1
     word = text[word_start:dot].lower()
     if word in ABBREVIATIONS or word.rstrip(".") in ABBREVIATIONS:

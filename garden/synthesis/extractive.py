@@ -15,6 +15,7 @@ import numpy as np
 
 from garden import embeddings
 from garden.chunking import sentence_spans
+from garden.importer import WIKILINK
 from garden.models import Generator
 from garden.synthesis import SourceText, Synthesis
 
@@ -120,6 +121,13 @@ class _Candidate:
     position: int
 
 
+def plain(markdown: str) -> str:
+    """A sentence without Markdown markup: wikilinks become their label, emphasis and code marks go."""
+    text = WIKILINK.sub(lambda m: (m.group(2) or m.group(1)).strip(), markdown)
+    text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", text)
+    return re.sub(r"(\*\*|__|\*|`)(.+?)\1", r"\2", text)
+
+
 def content_words(text: str) -> set[str]:
     return {w.strip(".,") for w in _CONTENT_WORD.findall(text.lower())} - STOP_WORDS
 
@@ -128,7 +136,7 @@ def _candidates(sources: Sequence[SourceText]) -> list[_Candidate]:
     found = []
     for source in sources:
         for position, span in enumerate(sentence_spans(source.text)):
-            sentence = _BULLET.sub("", span.of(source.text)).strip()
+            sentence = plain(_BULLET.sub("", span.of(source.text)).strip())
             if source.text[span.start] == "#" or len(sentence) < 25 or "|" in sentence:
                 continue
             found.append(_Candidate(source.number, sentence, position))
