@@ -124,26 +124,36 @@ def vector_candidates(
         return [(int(a), int(b), float(c)) for a, b, c in cursor.fetchall()]
 
 
-def text_candidates(question: str, limit: int = CANDIDATES) -> list[tuple[int, int, float]]:
-    """(chunk id, article id, coverage) of the best full-text matches among current chunks.
-
-    Chunks matching any lexeme are ranked with `ts_rank_cd`; the score of each is the share of the question's
-    lexemes it contains, so a chunk that shares one common word with an unrelated question scores low.
-    """
-    lexemes = question_lexemes(question)
+def text_candidates(lexemes: Sequence[str], limit: int = CANDIDATES) -> list[int]:
+    """Ids of the current chunks that contain every lexeme, best `ts_rank_cd` first (GIN index)."""
     if not lexemes:
         return []
-    query = " | ".join(f"'{lexeme}'" for lexeme in lexemes)
-    matched = " + ".join(["(c.search_vector @@ to_tsquery('simple', %s))::int"] * len(lexemes))
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT id, article_id, ({matched})::float / %s FROM ("
-            "  SELECT c.id, c.article_id, c.search_vector FROM garden_chunk c, to_tsquery('simple', %s) q"
-            "  WHERE c.is_current AND c.search_vector @@ q ORDER BY ts_rank_cd(c.search_vector, q) DESC LIMIT %s"
-            ") c",
-            [*(f"'{lexeme}'" for lexeme in lexemes), len(lexemes), query, limit],
+            "SELECT c.id FROM garden_chunk c, to_tsquery('simple', %s) q "
+            "WHERE c.is_current AND c.search_vector @@ q ORDER BY ts_rank_cd(c.search_vector, q) DESC LIMIT %s",
+            [" & ".join(f"'{lexeme}'" for lexeme in lexemes), limit],
         )
-        return sorted(((int(a), int(b), float(c)) for a, b, c in cursor.fetchall()), key=lambda r: -r[2])
+        return [int(row[0]) for row in cursor.fetchall()]
+
+
+def chunk_scores(
+    chunk_ids: Sequence[int], vector: npt.NDArray[np.float32], lexemes: Sequence[str]
+) -> list[ChunkHit]:
+    """Both scores of the given chunks: cosine similarity, and the share of the question's lexemes present.
+
+    Coverage rather than a rank: a chunk sharing one common word with an unrelated question scores low.
+    """
+    if not chunk_ids:
+        return []
+    matched = " + ".join(["(search_vector @@ to_tsquery('simple', %s))::int"] * len(lexemes)) or "0"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, article_id, 1 - (embedding <=> %s::vector), ({matched})::float / %s "
+            "FROM garden_chunk WHERE id = ANY(%s)",
+            [_literal(vector), *(f"'{lexeme}'" for lexeme in lexemes), max(len(lexemes), 1), list(chunk_ids)],
+        )
+        return [ChunkHit(int(a), int(b), float(c), float(d)) for a, b, c, d in cursor.fetchall()]
 
 
 def _literal(vector: npt.NDArray[np.float32]) -> str:
@@ -166,19 +176,14 @@ def gather(question: str, vector: npt.NDArray[np.float32] | None = None) -> Cand
     if vector is None:
         vector = embeddings.embed_one(question)
     topic_ids, theme_ids = matched_topics(question), matched_themes(question)
-    hits: dict[int, ChunkHit] = {}
-    for chunk_id, article_id, similarity in vector_candidates(vector):
-        hits[chunk_id] = ChunkHit(chunk_id, article_id, similarity, 0.0)
-    text_hits = text_candidates(question)
-    similarities = _similarities([chunk_id for chunk_id, _, _ in text_hits if chunk_id not in hits], vector)
-    for chunk_id, article_id, coverage in text_hits:
-        vector_score = hits[chunk_id].vector_score if chunk_id in hits else similarities.get(chunk_id, 0.0)
-        hits[chunk_id] = ChunkHit(chunk_id, article_id, vector_score, coverage)
+    lexemes = question_lexemes(question)
+    ids = dict.fromkeys([chunk_id for chunk_id, _, _ in vector_candidates(vector)] + text_candidates(lexemes))
+    hits = chunk_scores(list(ids), vector, lexemes)
     topic_article_ids = (
         set(Article.objects.filter(topics__in=topic_ids).values_list("id", flat=True)) if topic_ids else set()
     )
     ranked = sorted(
-        hits.values(), key=lambda h: h.score + TOPIC_BOOST * (h.article_id in topic_article_ids), reverse=True
+        hits, key=lambda h: h.score + TOPIC_BOOST * (h.article_id in topic_article_ids), reverse=True
     )
     return Candidates(topic_ids, theme_ids, ranked, topic_article_ids, vector)
 
@@ -228,17 +233,6 @@ def retrieve(
         )
     result.latency_ms = round((time.perf_counter() - began) * 1000)
     return result
-
-
-def _similarities(chunk_ids: Sequence[int], vector: npt.NDArray[np.float32]) -> dict[int, float]:
-    if not chunk_ids:
-        return {}
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT id, 1 - (embedding <=> %s::vector) FROM garden_chunk WHERE id = ANY(%s)",
-            [_literal(vector), list(chunk_ids)],
-        )
-        return {int(a): float(b) for a, b in cursor.fetchall()}
 
 
 def _topic_sources(article_ids: set[int], vector: npt.NDArray[np.float32], limit: int) -> list[ChunkHit]:
