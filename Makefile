@@ -15,6 +15,13 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m config.devstack exec -- python manage.py bench
 
+# The offline judge: score it on ../shared/eval (balanced accuracy, AUC, leave-one-domain-out), or retrain it.
+eval: $(STAMP)
+	$(PY) -m verifier.calibration.evaluate
+
+calibrate: $(STAMP)
+	$(PY) -m verifier.calibration.train
+
 install: $(STAMP)
 
 # torch first, pinned to the CPU build on this machine's disk, so nothing pulls a multi-GB CUDA build.

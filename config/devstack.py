@@ -218,7 +218,7 @@ def services() -> Iterator[dict[str, str]]:
                 env["REDIS_URL"] = "redis://127.0.0.1:6379/0"
                 log("using the Redis that answers on 127.0.0.1:6379")
             else:
-                redis = EmbeddedRedis()
+                redis = EmbeddedRedis(int(os.environ.get("EMBEDDED_REDIS_PORT", EMBEDDED_REDIS_PORT)))
                 redis.start()
                 if redis.process is not None:
                     stops.append(redis.stop)
@@ -310,6 +310,12 @@ def serve(env: dict[str, str]) -> int:
     return 0 if stopping else 1
 
 
+def _debug(env: dict[str, str]) -> bool:
+    """Whether `make run` serves with DEBUG on (the local settings' default)."""
+    module = env.get("DJANGO_SETTINGS_MODULE", "config.settings.local")
+    return module.endswith(".local") and env.get("DEBUG", "true").lower() in {"1", "true", "yes", "on"}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m config.devstack",
@@ -328,6 +334,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 [*manage, "collectstatic", "--noinput", "-v", "0"],
                 [*manage, "import_garden", *SAMPLE_GARDEN],
             ]
+            if _debug(env):
+                setup.append([*manage, "create_demo_accounts"])
             code = run_steps(setup, env)
             return code or serve(env)
         if options.mode == "test":

@@ -8,5 +8,6 @@ from dashboard.api import api
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", api.urls),
+    path("accounts/", include("django.contrib.auth.urls")),
     path("", include("dashboard.urls")),
 ]

@@ -8,9 +8,13 @@ from django.http import HttpRequest
 from ninja import NinjaAPI, Schema, Status
 
 from dashboard.asking import ask
-from dashboard.presenters import answer_payload
+from dashboard.permissions import may_ask
+from dashboard.presenters import answer_payload, checked_payload, passage_url, verification_payload
 from garden import selectors
 from garden.answering import QuestionError
+from garden.models import Answer
+from verifier.selectors import verification_for_answer
+from verifier.services import CheckError, garden_check
 
 api = NinjaAPI(
     title="Groundwork API",
@@ -20,6 +24,7 @@ api = NinjaAPI(
 )
 
 ANSWER_NOT_FOUND = "No answer with this id."
+ASK_FORBIDDEN = "Log in as a reader (or above) to use this endpoint."
 
 
 class AskIn(Schema):
@@ -80,9 +85,97 @@ class AnswerOut(Schema):
     verification: VerificationOut
 
 
-@api.post("/ask", response={200: AnswerOut, 400: ErrorOut}, summary="Ask the garden a question")
+class VoteOut(Schema):
+    judge: str
+    role: str
+    status: str
+    confidence: float
+    quote: str
+    flags: list[str]
+
+
+class ClaimOut(Schema):
+    text: str
+    start: int
+    end: int
+    status: str
+    quote: str
+    source_index: int | None
+    article: str | None
+    confidence: float | None
+    flags: list[str]
+    escalated: bool
+    votes: list[VoteOut]
+
+
+class CriticOut(Schema):
+    check: str
+    severity: str
+    passed: bool
+    message: str
+    error: str | None
+    latency_ms: float
+
+
+class VerdictOut(Schema):
+    status: str | None
+    error: str | None = None
+    verdict: str | None = None
+    risk_score: int | None = None
+    risk_label: str | None = None
+    delta_score: float | None = None
+    confidence: int | None = None
+    compact: str | None = None
+    judges: int = 0
+    flags: int = 0
+    local_only: bool = False
+    disclosure: str | None = None
+    cost_usd: str = "0"
+    counts: dict[str, int] = {}
+    sources_used: list[int] = []
+    blocked: bool = False
+    critics: list[CriticOut] = []
+    claims: list[ClaimOut]
+
+
+class CheckIn(Schema):
+    text: str
+
+
+class CheckedClaimOut(Schema):
+    text: str
+    status: str
+    quote: str
+    source_index: int | None
+    confidence: float
+    flags: list[str]
+
+
+class CheckSourceOut(Schema):
+    number: int
+    article: str
+    title: str
+    url: str
+
+
+class CheckOut(Schema):
+    verdict: str
+    risk_score: int
+    risk_label: str
+    delta_score: float
+    judge_available: bool
+    disclosure: str | None
+    claims: list[CheckedClaimOut]
+    sources: list[CheckSourceOut]
+
+
+@api.post(
+    "/ask", response={200: AnswerOut, 400: ErrorOut, 403: ErrorOut}, summary="Ask the garden a question"
+)
 def api_ask(request: HttpRequest, payload: AskIn) -> Status[dict[str, Any]]:
     """Answers from the garden's articles (or refuses, at no cost, when it has nothing) and queues the check."""
+    if not may_ask(request):
+        return Status(403, {"error": ASK_FORBIDDEN})
     try:
         answer = ask(payload.question, request.user)
     except QuestionError as error:
@@ -92,9 +185,52 @@ def api_ask(request: HttpRequest, payload: AskIn) -> Status[dict[str, Any]]:
     return Status(200, answer_payload(loaded))
 
 
-@api.get("/answers/{answer_id}", response={200: AnswerOut, 404: ErrorOut}, summary="Fetch an answer")
+@api.get(
+    "/answers/{answer_id}", response={200: AnswerOut, 404: ErrorOut, 403: ErrorOut}, summary="Fetch an answer"
+)
 def api_answer(request: HttpRequest, answer_id: int) -> Status[dict[str, Any]]:
+    if not may_ask(request):
+        return Status(403, {"error": ASK_FORBIDDEN})
     answer = selectors.answer_get(answer_id)
     if answer is None:
         return Status(404, {"error": ANSWER_NOT_FOUND})
     return Status(200, answer_payload(answer))
+
+
+@api.get(
+    "/answers/{answer_id}/verdict",
+    response={200: VerdictOut, 404: ErrorOut, 403: ErrorOut},
+    summary="An answer's verdict",
+)
+def api_verdict(request: HttpRequest, answer_id: int) -> Status[dict[str, Any]]:
+    """Claims with statuses, quotes, flags and juror votes; `status` is pending/running until the judge is done."""
+    if not may_ask(request):
+        return Status(403, {"error": ASK_FORBIDDEN})
+    if not Answer.objects.filter(pk=answer_id).exists():
+        return Status(404, {"error": ANSWER_NOT_FOUND})
+    return Status(200, verification_payload(verification_for_answer(answer_id)))
+
+
+@api.post(
+    "/check",
+    response={200: CheckOut, 400: ErrorOut, 403: ErrorOut},
+    summary="Fact-check any text against the garden",
+)
+def api_check(request: HttpRequest, payload: CheckIn) -> Status[dict[str, Any]]:
+    """Retrieves the garden's passages for the text and judges each of its claims against them."""
+    if not may_ask(request):
+        return Status(403, {"error": ASK_FORBIDDEN})
+    try:
+        checked, chunks = garden_check(payload.text)
+    except CheckError as error:
+        return Status(400, {"error": error.message})
+    sources = [
+        {
+            "number": n,
+            "article": c.article.slug,
+            "title": c.article.title,
+            "url": passage_url(c.article.slug, c.revision_id, c.pk, current=c.is_current),
+        }
+        for n, c in enumerate(chunks, start=1)
+    ]
+    return Status(200, checked_payload(checked, sources))

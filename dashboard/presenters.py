@@ -7,6 +7,9 @@ from typing import Any
 from django.urls import reverse
 
 from garden.models import Answer
+from verifier.models import Verification
+from verifier.selectors import verdict_summary
+from verifier.services import Checked
 
 
 def passage_url(article_slug: str, revision_id: int, chunk_id: int, *, current: bool) -> str:
@@ -61,5 +64,98 @@ def answer_payload(answer: Answer) -> dict[str, Any]:
             "cost_usd": str(answer.cost_usd),
             "latency_ms": answer.latency_ms,
         },
-        "verification": {"status": verification.status if verification else None},
+        "verification": {
+            "status": verification.status if verification else None,
+            "verdict": verification.verdict or None if verification else None,
+            "risk_label": verification.risk_label or None if verification else None,
+        },
+    }
+
+
+def verification_payload(verification: Verification | None) -> dict[str, Any]:
+    """The verdict on an answer; `verification_for_answer` has loaded claims and votes."""
+    if verification is None:
+        return {"status": None, "claims": []}
+    summary = verdict_summary(verification)
+    return {
+        "status": verification.status,
+        "error": verification.error or None,
+        "verdict": verification.verdict or None,
+        "risk_score": verification.risk_score,
+        "risk_label": verification.risk_label or None,
+        "delta_score": verification.delta_score,
+        "confidence": verification.confidence,
+        "compact": verification.compact or None,
+        "judges": verification.judges,
+        "flags": verification.flags,
+        "local_only": verification.local_only,
+        "disclosure": verification.disclosure or None,
+        "cost_usd": str(verification.cost_usd),
+        "counts": {status: count for status, _, count in summary.counts},
+        "blocked": verification.blocked,
+        "critics": [
+            {
+                "check": f.check_name,
+                "severity": f.severity,
+                "passed": f.passed,
+                "message": f.message,
+                "error": f.error or None,
+                "latency_ms": f.latency_ms,
+            }
+            for f in verification.findings.all()
+        ],
+        "sources_used": summary.sources_used,
+        "claims": [
+            {
+                "text": claim.text,
+                "start": claim.start,
+                "end": claim.end,
+                "status": claim.status,
+                "quote": claim.quote,
+                "source_index": claim.source_number,
+                "article": claim.chunk.article.slug if claim.chunk else None,
+                "confidence": claim.confidence,
+                "flags": list(claim.flags),
+                "escalated": claim.escalated,
+                "votes": [
+                    {
+                        "judge": v.judge,
+                        "role": v.role,
+                        "status": v.status,
+                        "confidence": v.confidence,
+                        "quote": v.quote,
+                        "flags": list(v.flags),
+                    }
+                    for v in claim.votes.all()
+                ],
+            }
+            for claim in summary.claims
+            if claim.is_claim
+        ],
+    }
+
+
+def checked_payload(checked: Checked, sources: list[dict[str, Any]]) -> dict[str, Any]:
+    """A text checked against the garden (`POST /api/check`, `check_text`)."""
+    scored = checked.scored
+    claims = [c for c in checked.claims if c.is_claim]
+    return {
+        "verdict": scored.verdict,
+        "risk_score": scored.risk_score,
+        "risk_label": scored.risk_label,
+        "delta_score": scored.delta_score,
+        "judge_available": checked.judge_available,
+        "disclosure": checked.outcome.disclosure or None,
+        "claims": [
+            {
+                "text": claim.text,
+                "status": vote.status,
+                "quote": vote.quote,
+                "source_index": vote.source_index,
+                "confidence": round(vote.confidence, 4),
+                "flags": list(vote.flags),
+            }
+            for claim, vote in zip(claims, checked.outcome.finals, strict=True)
+        ],
+        "sources": sources,
     }

@@ -1,13 +1,20 @@
 from django.urls import path
 
-from dashboard import views
+from dashboard.views import operator, reader, review
 
 app_name = "dashboard"
 urlpatterns = [
-    path("", views.ask_page, name="ask"),
-    path("answers/<int:answer_id>/", views.answer_page, name="answer"),
-    path("answers/<int:answer_id>/verdict/", views.verdict_partial, name="verdict"),
-    path("articles/", views.article_list, name="articles"),
-    path("articles/<slug:slug>/", views.article_page, name="article"),
-    path("topics/<slug:slug>/", views.topic_page, name="topic"),
+    path("", reader.ask_page, name="ask"),
+    path("answers/<int:answer_id>/", reader.answer_page, name="answer"),
+    path("answers/<int:answer_id>/verdict/", reader.verdict_partial, name="verdict"),
+    path("articles/", reader.article_list, name="articles"),
+    path("articles/<slug:slug>/", reader.article_page, name="article"),
+    path("topics/<slug:slug>/", reader.topic_page, name="topic"),
+    path("review/", review.queue_page, name="review"),
+    path("review/claims/<int:claim_id>/decide/", review.decide, name="review-decide"),
+    path("operators/logs/", operator.logs_page, name="logs"),
+    path("operators/runs/", operator.runs_page, name="runs"),
+    path("operators/runs/compare/", operator.run_compare, name="run-compare"),
+    path("operators/runs/<int:run_id>/", operator.run_page, name="run"),
+    path("operators/runs/<int:run_id>/export.<str:fmt>", operator.run_export, name="run-export"),
 ]

@@ -52,3 +52,10 @@ def embed(texts: Sequence[str], *, batch_size: int = BATCH_SIZE) -> npt.NDArray[
 def embed_one(text: str) -> npt.NDArray[np.float32]:
     """The embedding of a single text (shape `(384,)`)."""
     return embed([text])[0]
+
+
+def use_one_thread() -> None:
+    """Keep torch to one thread, for processes that share the CPU with siblings (e.g. Celery workers)."""
+    import torch
+
+    torch.set_num_threads(1)

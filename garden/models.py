@@ -174,6 +174,7 @@ class Question(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        permissions = [("ask_question", "Can ask the garden questions")]
 
     def __str__(self) -> str:
         return self.text[:80]

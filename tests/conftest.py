@@ -12,7 +12,7 @@ from django.core.management import call_command
 if TYPE_CHECKING:
     from tests.fakes.messages_api import FakeMessagesAPI
 
-pytest_plugins = ["tests.fakes.messages_api"]
+pytest_plugins = ["tests.fakes.messages_api", "tests.celery_worker"]
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 SAMPLE_FOLDERS = [BASE_DIR / "garden" / "sample" / "earlier", BASE_DIR / "garden" / "sample" / "articles"]

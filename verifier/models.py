@@ -1,10 +1,13 @@
-"""Verifications of answers: the claim-level judge's work on one answer."""
+"""Verifications of answers: claims, their statuses, every juror's vote, the verdict and its cost."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
-from garden.models import Answer
+from garden.models import Answer, Chunk
 
 
 class VerificationStatus(models.TextChoices):
@@ -12,6 +15,28 @@ class VerificationStatus(models.TextChoices):
     RUNNING = "running", "Being checked"
     DONE = "done", "Checked"
     ERROR = "error", "Check failed"
+
+
+class ClaimStatus(models.TextChoices):
+    VERIFIED = "verified", "Verified"
+    INFERRED = "inferred", "Inferred"
+    UNVERIFIED = "unverified", "Unverified"
+    OUTDATED = "outdated", "Outdated"
+    MISATTRIBUTED = "misattributed", "Misattributed"
+    CONTRADICTED = "contradicted", "Contradicted"
+
+
+class Verdict(models.TextChoices):
+    GROUNDED = "grounded", "Grounded"
+    MIXED = "mixed", "Mixed"
+    HALLUCINATING = "hallucinating", "Hallucinating"
+    NO_CLAIMS = "no_claims", "No checkable claims"
+
+
+class JudgeMode(models.TextChoices):
+    LOCAL = "local", "Local judge only"
+    CLAUDE = "claude", "Claude judge only"
+    CASCADE = "cascade", "Panel: local and Claude jurors, Claude tie-breaker"
 
 
 class Verification(models.Model):
@@ -27,8 +52,28 @@ class Verification(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
+    mode = models.CharField(max_length=10, choices=JudgeMode.choices, blank=True)
+    verdict = models.CharField(max_length=15, choices=Verdict.choices, blank=True)
+    risk_score = models.PositiveSmallIntegerField(null=True, blank=True)
+    risk_label = models.CharField(max_length=2, blank=True)
+    delta_score = models.FloatField(null=True, blank=True)
+    confidence = models.PositiveSmallIntegerField(null=True, blank=True)
+    judges = models.PositiveSmallIntegerField(default=0, help_text="Distinct judges that voted.")
+    flags = models.PositiveSmallIntegerField(default=0, help_text="Flags raised across all claims.")
+    local_only = models.BooleanField(default=False)
+    disclosure = models.TextField(
+        blank=True, help_text="Why the stronger judges did not run, if they did not."
+    )
+    judge_errors = models.TextField(blank=True)
+    blocked = models.BooleanField(default=False, help_text="A critic check blocked the answer (e.g. safety).")
+    input_tokens = models.PositiveIntegerField(default=0)
+    output_tokens = models.PositiveIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=10, decimal_places=6, default=Decimal(0))
+    latency_ms = models.PositiveIntegerField(default=0)
+
     class Meta:
         ordering = ["-created_at"]
+        permissions = [("view_logs", "Can read the answer logs and the judge's spending")]
 
     def __str__(self) -> str:
         return f"verification of answer {self.answer_id}: {self.status}"
@@ -36,3 +81,182 @@ class Verification(models.Model):
     @property
     def finished(self) -> bool:
         return self.status in {VerificationStatus.DONE, VerificationStatus.ERROR}
+
+    @property
+    def compact(self) -> str:
+        """The compact line, e.g. `[Hall: ⚠ · 78/100 · 2 judges · 3 flags]`."""
+        if self.status != VerificationStatus.DONE or self.risk_score is None:
+            return ""
+        judges = f"{self.judges} judge{'s' if self.judges != 1 else ''}"
+        flags = f"{self.flags} flag{'s' if self.flags != 1 else ''}"
+        return f"[Hall: {self.risk_label} · {self.risk_score}/100 · {judges} · {flags}]"
+
+
+class Claim(models.Model):
+    """A sentence or statement of an answer, with its span, final status and supporting quote."""
+
+    verification = models.ForeignKey(Verification, on_delete=models.CASCADE, related_name="claims")
+    ordinal = models.PositiveIntegerField()
+    text = models.TextField()
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    is_claim = models.BooleanField(default=True, help_text="False for meta-statements, which are not scored.")
+    status = models.CharField(max_length=15, choices=ClaimStatus.choices, blank=True)
+    quote = models.TextField(blank=True)
+    source_number = models.PositiveIntegerField(null=True, blank=True)
+    chunk = models.ForeignKey(Chunk, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    confidence = models.FloatField(null=True, blank=True)
+    flags = ArrayField(models.CharField(max_length=40), default=list, blank=True)
+    escalated = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["verification", "ordinal"]
+        constraints = [
+            models.UniqueConstraint(fields=["verification", "ordinal"], name="unique_claim_ordinal")
+        ]
+        permissions = [("review_claim", "Can review the claims the judge flagged")]
+
+    def __str__(self) -> str:
+        return f"{self.status or 'not a claim'}: {self.text[:60]}"
+
+
+class JurorRole(models.TextChoices):
+    JUROR = "juror", "Juror"
+    TIEBREAKER = "tiebreaker", "Tie-breaker"
+
+
+class Vote(models.Model):
+    """One judge's vote on one claim, after the quote gate."""
+
+    claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="votes")
+    judge = models.CharField(max_length=60, help_text="'local' or the Claude model name.")
+    role = models.CharField(max_length=12, choices=JurorRole.choices, default=JurorRole.JUROR)
+    status = models.CharField(max_length=15, choices=ClaimStatus.choices)
+    quote = models.TextField(blank=True)
+    source_number = models.PositiveIntegerField(null=True, blank=True)
+    confidence = models.FloatField()
+    flags = ArrayField(models.CharField(max_length=40), default=list, blank=True)
+
+    class Meta:
+        ordering = ["claim", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.judge} ({self.role}): {self.status}"
+
+
+class GoldenQuestion(models.Model):
+    """A question of the golden set, loaded from its file; Verify-all runs every active one."""
+
+    code = models.CharField(max_length=40, unique=True)
+    category = models.CharField(max_length=30)
+    kind = models.CharField(max_length=30, blank=True)
+    question = models.TextField()
+    expected_articles = ArrayField(models.SlugField(max_length=200), default=list, blank=True)
+    reference_answer = models.TextField(blank=True)
+    active = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["code"]
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.question[:60]}"
+
+
+class RunStatus(models.TextChoices):
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    ERROR = "error", "Failed"
+
+
+class VerifyRun(models.Model):
+    """One Verify-all run over the golden set; `report` holds its figures once done."""
+
+    label = models.CharField(max_length=100)
+    status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.RUNNING)
+    mode = models.CharField(max_length=10, choices=JudgeMode.choices)
+    total = models.PositiveIntegerField(default=0)
+    report = models.JSONField(default=dict, blank=True)
+    started_by = models.ForeignKey("auth.User", on_delete=models.SET_NULL, null=True, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        permissions = [("run_verify_all", "Can start Verify-all runs and read their reports")]
+
+    def __str__(self) -> str:
+        return f"{self.label} ({self.status})"
+
+
+class RunItemStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    DONE = "done", "Done"
+    ERROR = "error", "Failed"
+
+
+class VerifyRunItem(models.Model):
+    """One golden question within a run, with the answer the whole flow gave it."""
+
+    run = models.ForeignKey(VerifyRun, on_delete=models.CASCADE, related_name="items")
+    golden = models.ForeignKey(GoldenQuestion, on_delete=models.PROTECT, related_name="+")
+    answer = models.ForeignKey(Answer, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    status = models.CharField(max_length=10, choices=RunItemStatus.choices, default=RunItemStatus.PENDING)
+    error = models.TextField(blank=True)
+    seconds = models.FloatField(default=0)
+
+    class Meta:
+        ordering = ["run", "golden__code"]
+        constraints = [models.UniqueConstraint(fields=["run", "golden"], name="unique_run_question")]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}/{self.golden_id}: {self.status}"
+
+
+class Decision(models.TextChoices):
+    JUDGE_RIGHT = "judge_right", "Judge right"
+    JUDGE_WRONG = "judge_wrong", "Judge wrong"
+    NOTE = "note", "Note only"
+
+
+class Review(models.Model):
+    """An editor's decision on a flagged claim: the judge was right, or wrong (with the correct status)."""
+
+    claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="reviews")
+    reviewer = models.ForeignKey("auth.User", on_delete=models.SET_NULL, null=True, related_name="+")
+    decision = models.CharField(max_length=12, choices=Decision.choices)
+    judged_status = models.CharField(max_length=15, choices=ClaimStatus.choices)
+    correct_status = models.CharField(max_length=15, choices=ClaimStatus.choices, blank=True)
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.get_decision_display()} on claim {self.claim_id}"
+
+
+class Severity(models.TextChoices):
+    WARN = "warn", "Warning"
+    BLOCK = "block", "Block"
+
+
+class CriticFinding(models.Model):
+    """The result of one critic check on an answer; severities are fixed by the check, not by any model."""
+
+    verification = models.ForeignKey(Verification, on_delete=models.CASCADE, related_name="findings")
+    check_name = models.CharField(max_length=40)
+    severity = models.CharField(max_length=10, choices=Severity.choices)
+    passed = models.BooleanField()
+    message = models.TextField(blank=True)
+    details = models.JSONField(default=dict, blank=True)
+    error = models.TextField(
+        blank=True, help_text="Set when the check itself failed (it then passes: fail open)."
+    )
+    latency_ms = models.FloatField(default=0)
+
+    class Meta:
+        ordering = ["verification", "check_name"]
+
+    def __str__(self) -> str:
+        return f"{self.check_name}: {'passed' if self.passed else self.severity}"

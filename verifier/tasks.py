@@ -2,15 +2,52 @@
 
 from __future__ import annotations
 
-from celery import shared_task
+from typing import Any
 
-from verifier.models import Verification, VerificationStatus
+from celery import Task, shared_task
+from celery.signals import worker_process_init, worker_ready
+from django.db import InterfaceError, OperationalError
+
+from garden import embeddings
+from verifier import services, verify_all
 
 
-@shared_task(acks_late=True)
-def verify_answer(verification_id: int) -> str:
-    """For now the judge is not built: the verification waits, marked pending, for the claim-level judge."""
-    verification = Verification.objects.filter(pk=verification_id).first()
-    if verification is None:
-        return "gone"
-    return str(verification.status or VerificationStatus.PENDING)
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(OperationalError, InterfaceError, ConnectionError),
+    retry_backoff=2,
+    retry_backoff_max=60,
+    retry_jitter=True,
+    max_retries=6,
+)
+def verify_answer(self: Task[Any, Any], verification_id: int) -> str:
+    """Check one answer's claims. Safe to run twice: a finished verification is left alone."""
+    verification = services.verification_run(verification_id=verification_id)
+    return verification.status if verification is not None else "skipped"
+
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=2,
+    max_retries=6,
+)
+def verify_golden_item(item_id: int) -> None:
+    """Run one golden question of a Verify-all run through the whole flow."""
+    verify_all.verify_run_item(item_id=item_id)
+
+
+@worker_ready.connect
+def requeue_pending(**kwargs: Any) -> None:
+    """A worker coming up queues again what was left pending, e.g. while the broker was away."""
+    services.verifications_requeue()
+
+
+@worker_process_init.connect
+def prepare_worker_process(**kwargs: Any) -> None:
+    """Each worker process: one torch thread (the processes share the cores) and the model loaded up front."""
+    embeddings.use_one_thread()
+    embeddings.model()

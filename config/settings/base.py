@@ -129,6 +129,22 @@ CLAUDE_TIMEOUT_SECONDS = env.float("CLAUDE_TIMEOUT_SECONDS", default=30.0)
 CLAUDE_MAX_RETRIES = env.int("CLAUDE_MAX_RETRIES", default=2)
 CLAUDE_ANSWER_MAX_TOKENS = env.int("CLAUDE_ANSWER_MAX_TOKENS", default=700)
 
+# --- The claim judge --------------------------------------------------------------------------
+# local: the offline judge only; claude: the Claude juror only; cascade: both, with a Claude tie-breaker.
+VERIFIER_MODE = env("VERIFIER_MODE", default="cascade")
+# Once the judge has spent this much today (USD), the panel runs local-only and says so.
+VERIFIER_DAILY_BUDGET_USD = env.float("VERIFIER_DAILY_BUDGET_USD", default=5.0)
+# A claim where a juror is less sure than this goes to the tie-breaker.
+VERIFIER_ESCALATE_BELOW = env.float("VERIFIER_ESCALATE_BELOW", default=0.6)
+# An answer whose delta score exceeds this logs an operator alert.
+VERIFIER_ALERT_DELTA = env.float("VERIFIER_ALERT_DELTA", default=0.5)
+
+# Critic checks (fixed severities). `path:line - description` citations are audited against this folder.
+CRITIC_SOURCE_TREE = env("CRITIC_SOURCE_TREE", default=str(BASE_DIR))
+CRITIC_MIN_CITATIONS = env.int("CRITIC_MIN_CITATIONS", default=1)
+CRITIC_MAX_CHARS = env.int("CRITIC_MAX_CHARS", default=3000)
+CRITIC_FORBIDDEN_PHRASES = env.list("CRITIC_FORBIDDEN_PHRASES", default=[])
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -137,3 +153,10 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
     "loggers": {"httpx": {"level": "WARNING"}, "sentence_transformers": {"level": "WARNING"}},
 }
+
+# --- Roles ---------------------------------------------------------------------------------------
+# Whether visitors who are not logged in may ask questions (and fact-check text).
+ANONYMOUS_CAN_ASK = env.bool("ANONYMOUS_CAN_ASK", default=True)
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "dashboard:ask"
+LOGOUT_REDIRECT_URL = "dashboard:ask"

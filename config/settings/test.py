@@ -11,3 +11,6 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+# A Redis database of its own, so a test worker never takes tasks from (or gives them to) a `make run` worker.
+CELERY_BROKER_URL = CELERY_RESULT_BACKEND = REDIS_URL.rsplit("/", 1)[0] + "/15"  # noqa: F405
+VERIFIER_MODE = "cascade"

@@ -19,6 +19,11 @@ CITATION = re.compile(r"\[(\d+)\]")
 @register.filter
 def cited(answer: Answer) -> SafeString:
     """The answer text, escaped, with each `[n]` linked to source n's passage (unknown numbers stay text)."""
+    return link_citations(answer, str(escape(answer.text)))
+
+
+def link_citations(answer: Answer, escaped: str) -> SafeString:
+    """Already-escaped text with each `[n]` linked to the passage of the answer's source n."""
     sources = {s.number: s for s in answer.sources.all()}
 
     def link(match: re.Match[str]) -> str:
@@ -35,9 +40,21 @@ def cited(answer: Answer) -> SafeString:
             source.number,
         )
 
-    return mark_safe(CITATION.sub(link, str(escape(answer.text))))
+    return mark_safe(CITATION.sub(link, escaped))
 
 
 @register.filter
 def markdown(text: str) -> SafeString:
     return render_markdown(text)
+
+
+@register.filter
+def percent(value: object) -> str:
+    """A rate in [0, 1] as a percentage; a dash when there is none."""
+    return f"{value:.1%}" if isinstance(value, int | float) else "–"
+
+
+@register.filter
+def points(value: object) -> str:
+    """A change between two rates, in percentage points with its sign."""
+    return f"{value * 100:+.1f} pp" if isinstance(value, int | float) else "–"

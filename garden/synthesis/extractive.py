@@ -137,7 +137,11 @@ def _candidates(sources: Sequence[SourceText]) -> list[_Candidate]:
     for source in sources:
         for position, span in enumerate(sentence_spans(source.text)):
             sentence = plain(_BULLET.sub("", span.of(source.text)).strip())
-            if source.text[span.start] == "#" or len(sentence) < 25 or "|" in sentence:
+            # Headings, table rows, fragments of lists ("a 1:48 scale model ...;") make poor sentences.
+            fragment = not sentence[:1].isupper() and not sentence[:1].isdigit()
+            if source.text[span.start] == "#" or len(sentence) < 25 or "|" in sentence or fragment:
+                continue
+            if sentence.endswith((";", ":", ",")):
                 continue
             found.append(_Candidate(source.number, sentence, position))
     return found

@@ -10,8 +10,10 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import connection
 
+from config.database import current_database_url
 from garden import bench
 from garden.golden import DEFAULT_FILE, golden_load
+from verifier.bench import bench_judge, bench_verify_all
 
 SAMPLE = [
     Path(settings.BASE_DIR) / "garden" / "sample" / "earlier",
@@ -27,8 +29,14 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--runs", type=int, default=5, help="Repeated runs; medians are reported.")
         parser.add_argument("--sizes", type=int, nargs="+", default=list(bench.SIZES))
+        parser.add_argument(
+            "--no-verify-all",
+            action="store_false",
+            dest="verify_all",
+            help="Skip the Verify-all wall-time runs (they start Celery workers).",
+        )
 
-    def handle(self, *args: Any, runs: int, sizes: list[int], **options: Any) -> None:
+    def handle(self, *args: Any, runs: int, sizes: list[int], verify_all: bool, **options: Any) -> None:
         questions = golden_load(DEFAULT_FILE)
         in_scope = [q for q in questions if q.in_scope]
         out_of_scope = [q for q in questions if not q.in_scope]
@@ -37,13 +45,24 @@ class Command(BaseCommand):
         connection.settings_dict["TEST"]["NAME"] = f"{original}_bench"
         connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
         try:
-            report = {
+            report: dict[str, Any] = {
                 "runs": runs,
                 "import": bench.bench_import(SAMPLE),
                 "query_embedding": bench.bench_query_embedding([q.question for q in questions], runs),
                 "retrieval": bench.bench_retrieval(in_scope, runs, sizes),
                 "refusal_decision": bench.bench_refusal(out_of_scope, runs),
             }
+            report["judge"] = bench_judge(runs)
+            if verify_all:
+                url = current_database_url()
+                one, two = bench_verify_all(url, 1), bench_verify_all(url, 2)
+                report["verify_all"] = {
+                    "one_worker": one,
+                    "two_workers": two,
+                    "speedup_two_over_one": round(one["seconds"] / two["seconds"], 2)
+                    if two["seconds"]
+                    else None,
+                }
         finally:
             connection.creation.destroy_test_db(original, verbosity=0)
         self.stdout.write(json.dumps(report, indent=2))

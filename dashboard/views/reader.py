@@ -5,19 +5,17 @@ from __future__ import annotations
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
-from django_htmx.middleware import HtmxDetails
 
 from dashboard.asking import ask
 from dashboard.forms import AskForm
+from dashboard.permissions import ask_required
+from dashboard.views.htmx import HtmxHttpRequest
 from garden import selectors
 from garden.answering import QuestionError
 from garden.models import Article, Question, Topic
 
 
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
-
-
+@ask_required
 @require_http_methods(["GET", "POST"])
 def ask_page(request: HtmxHttpRequest) -> HttpResponse:
     """The question box. A POST answers at once; htmx swaps the answer in, without JavaScript we redirect."""
@@ -46,6 +44,7 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
     )
 
 
+@ask_required
 @require_GET
 def answer_page(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     answer = selectors.answer_get(answer_id)
@@ -54,6 +53,7 @@ def answer_page(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     return render(request, "dashboard/answer.html", {"answer": answer, "form": AskForm()})
 
 
+@ask_required
 @require_GET
 def verdict_partial(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     """The verdict panel alone; it keeps polling itself until the verification has finished."""
@@ -62,9 +62,11 @@ def verdict_partial(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
         raise Http404("No such answer.")
     if not request.htmx:
         return redirect(answer)
-    return render(request, "dashboard/answer.html#verdict", {"answer": answer})
+    # Once the verdict is in, the answer text above it is swapped too, now with its claims highlighted.
+    return render(request, "dashboard/answer.html#verdict", {"answer": answer, "oob": True})
 
 
+# The wiki itself is public: anyone may read articles and topics.
 @require_GET
 def article_list(request: HttpRequest) -> HttpResponse:
     return render(

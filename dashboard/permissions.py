@@ -1,0 +1,52 @@
+"""Who may do what: one place for the checks every page and API endpoint makes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, TypeVar
+
+from django.conf import settings
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+
+from verifier.roles import ASK
+
+View = TypeVar("View", bound=Callable[..., HttpResponse])
+
+
+def may_ask(request: HttpRequest) -> bool:
+    """Readers (and above) may ask; so may anyone when ANONYMOUS_CAN_ASK is on."""
+    return bool(settings.ANONYMOUS_CAN_ASK or request.user.has_perm(ASK))
+
+
+def ask_required(view: View) -> View:
+    """Pages for asking and reading answers: a visitor who may not ask is sent to log in (or refused)."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if may_ask(request):
+            return view(request, *args, **kwargs)
+        if request.user.is_authenticated:
+            raise PermissionDenied
+        return redirect_to_login(request.get_full_path())
+
+    return wrapped  # type: ignore[return-value]
+
+
+def role_required(permission: str) -> Callable[[View], View]:
+    """Editor and operator pages: log in first; logged in without the permission is 403."""
+
+    def decorate(view: View) -> View:
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if not request.user.is_authenticated:
+                return redirect_to_login(request.get_full_path())
+            if not request.user.has_perm(permission):
+                raise PermissionDenied
+            return view(request, *args, **kwargs)
+
+        return wrapped  # type: ignore[return-value]
+
+    return decorate

@@ -1,0 +1,112 @@
+"""Operator pages: Verify-all runs with live progress, reports, comparisons, exports."""
+
+from __future__ import annotations
+
+import json
+
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from dashboard.charts import line_chart
+from dashboard.permissions import role_required
+from dashboard.views.htmx import HtmxHttpRequest, query_date
+from verifier.logs import LogFilters, alerts, answers_logged, spend_today
+from verifier.models import RunStatus, Severity, Verdict, VerifyRun
+from verifier.roles import RUN_VERIFY_ALL, VIEW_LOGS
+from verifier.verify_all import HEADLINE, run_csv, run_progress, run_rows, runs_compare, verify_run_start
+
+
+@role_required(RUN_VERIFY_ALL)
+@require_http_methods(["GET", "POST"])
+def runs_page(request: HtmxHttpRequest) -> HttpResponse:
+    """Every run, the headline across runs, and a button that starts a new one."""
+    if request.method == "POST":
+        label = (request.POST.get("label") or "").strip()[:100] or "Verify-all"
+        run = verify_run_start(label=label, user_id=request.user.pk)
+        return redirect("dashboard:run", run_id=run.pk)
+    runs = list(VerifyRun.objects.all()[:50])
+    finished = [
+        r for r in reversed(runs) if r.status == RunStatus.DONE and r.report.get(HEADLINE) is not None
+    ]
+    chart = line_chart(
+        [(r.label, r.report[HEADLINE]) for r in finished],
+        title="Unverified claim rate across runs (lower is better)",
+    )
+    return render(request, "dashboard/runs.html", {"runs": runs, "chart": chart})
+
+
+@role_required(RUN_VERIFY_ALL)
+@require_GET
+def run_page(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
+    run = get_object_or_404(VerifyRun, pk=run_id)
+    done, total = run_progress(run)
+    context = {
+        "run": run,
+        "done": done,
+        "total": total,
+        "percent": round(100 * done / total) if total else 100,
+    }
+    if request.htmx and request.htmx.target == f"run-{run.pk}":
+        return render(request, "dashboard/run.html#run", context)
+    return render(request, "dashboard/run.html", context)
+
+
+@role_required(RUN_VERIFY_ALL)
+@require_GET
+def run_compare(request: HtmxHttpRequest) -> HttpResponse:
+    first = get_object_or_404(VerifyRun, pk=request.GET.get("first") or 0)
+    second = get_object_or_404(VerifyRun, pk=request.GET.get("second") or 0)
+    return render(
+        request,
+        "dashboard/compare.html",
+        {"first": first, "second": second, "rows": runs_compare(first, second)},
+    )
+
+
+@role_required(RUN_VERIFY_ALL)
+@require_GET
+def run_export(request: HtmxHttpRequest, run_id: int, fmt: str) -> HttpResponse:
+    if fmt not in {"csv", "json"}:
+        raise Http404("Exports are CSV or JSON.")
+    run = get_object_or_404(VerifyRun, pk=run_id)
+    if fmt == "csv":
+        response = HttpResponse(run_csv(run), content_type="text/csv; charset=utf-8")
+    else:
+        payload = {
+            "run": run.pk,
+            "label": run.label,
+            "status": run.status,
+            "mode": run.mode,
+            "report": run.report,
+            "items": list(run_rows(run)),
+        }
+        response = HttpResponse(json.dumps(payload, indent=2), content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="verify-all-{run.pk}.{fmt}"'
+    return response
+
+
+@role_required(VIEW_LOGS)
+@require_GET
+def logs_page(request: HtmxHttpRequest) -> HttpResponse:
+    """Every answer with its verdict, critic findings, judges, tokens, cost and latency; alerts first."""
+    filters = LogFilters(
+        verdict=request.GET.get("verdict", ""),
+        severity=request.GET.get("severity", ""),
+        since=query_date(request.GET.get("since")),
+        until=query_date(request.GET.get("until")),
+    )
+    spent, budget = spend_today()
+    return render(
+        request,
+        "dashboard/logs.html",
+        {
+            "answers": answers_logged(filters)[:100],
+            "filters": filters,
+            "alerts": alerts(),
+            "spent": spent,
+            "budget": budget,
+            "verdicts": Verdict.choices,
+            "severities": Severity.choices,
+        },
+    )

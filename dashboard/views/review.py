@@ -1,0 +1,81 @@
+"""Editor pages: the review queue of flagged claims, and one-click decisions (htmx, with a form fallback)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from dashboard.permissions import role_required
+from dashboard.views.htmx import HtmxHttpRequest, query_date
+from garden.models import Topic
+from verifier.models import Claim, ClaimStatus
+from verifier.review import FLAGGED, QueueFilters, ReviewError, agreement_rates, claims_flagged, review_record
+from verifier.roles import REVIEW
+
+PAGE_SIZE = 30
+
+
+@role_required(REVIEW)
+@require_GET
+def queue_page(request: HtmxHttpRequest) -> HttpResponse:
+    filters = QueueFilters(
+        status=request.GET.get("status", ""),
+        topic=request.GET.get("topic", ""),
+        since=query_date(request.GET.get("since")),
+        until=query_date(request.GET.get("until")),
+        reviewed=request.GET.get("reviewed") == "1",
+    )
+    claims = list(claims_flagged(filters)[:PAGE_SIZE])
+    return render(
+        request,
+        "dashboard/review.html",
+        {
+            "claims": claims,
+            "filters": filters,
+            "statuses": FLAGGED,
+            "topics": Topic.objects.all(),
+            "all_statuses": ClaimStatus.choices,
+            "agreement": agreement_rates(),
+        },
+    )
+
+
+@role_required(REVIEW)
+@require_POST
+def decide(request: HtmxHttpRequest, claim_id: int) -> HttpResponse:
+    """Record 'judge right', 'judge wrong' (with the correct status) or a note on one claim."""
+    claim = get_object_or_404(
+        Claim.objects.select_related("verification__answer__question", "chunk__article"), pk=claim_id
+    )
+    error = ""
+    try:
+        review_record(
+            claim=claim,
+            reviewer=request.user,
+            decision=request.POST.get("decision", ""),
+            correct_status=request.POST.get("correct_status", ""),
+            note=request.POST.get("note", ""),
+        )
+    except ReviewError as problem:
+        error = problem.message
+    if request.htmx:
+        return render(
+            request,
+            "dashboard/review.html#claim-card",
+            {
+                "claim": claim,
+                "error": error,
+                "decided": not error,
+                "all_statuses": ClaimStatus.choices,
+                "reviews": claim.reviews.all(),
+            },
+            status=422 if error else 200,
+        )
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, "Decision recorded.")
+    return redirect(request.POST.get("next") or reverse("dashboard:review"))

@@ -1,0 +1,87 @@
+"""A real Celery worker process on the real Redis broker, pointed at the test database."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from django.conf import settings
+
+from config.database import current_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+class Worker:
+    def __init__(self) -> None:
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log = BASE_DIR / ".run" / "test-worker.log"
+
+    def start(self) -> None:
+        self.log.parent.mkdir(exist_ok=True)
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings.test",
+            "DATABASE_URL": current_database_url(),
+        }
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "--pool",
+                "solo",
+                "--loglevel",
+                "INFO",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "--hostname",
+                f"test-{os.getpid()}@%h",
+            ],
+            cwd=BASE_DIR,
+            env=env,
+            stdout=self.log.open("wb"),
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 60
+        while b"ready." not in self.log.read_bytes():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the Celery worker did not start:\n{self.log.read_text()[-3000:]}")
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+
+@pytest.fixture(scope="session")
+def celery_worker(django_db_setup: None, django_db_blocker: object) -> Iterator[Worker]:
+    """One worker for the session; tests that use it need committed data (`transaction=True`)."""
+    redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()
+    worker = Worker()
+    worker.start()
+    yield worker
+    worker.stop()
+
+
+def wait_for(condition: object, seconds: float = 60.0) -> None:
+    """Poll `condition()` until it is true; fail the test after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not condition():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            pytest.fail(f"condition not met within {seconds:.0f}s")
+        time.sleep(0.25)

@@ -1,0 +1,105 @@
+"""The claim splitter: sentences a reader would recognise, with exact spans and their own citations."""
+
+from __future__ import annotations
+
+import pytest
+
+from verifier.claims import Claim, citation_numbers, split_claims, strip_citations
+
+
+def texts(claims: list[Claim]) -> list[str]:
+    return [c.text for c in claims]
+
+
+def assert_spans(original: str, claims: list[Claim]) -> None:
+    for claim in claims:
+        assert original[claim.start : claim.end] == claim.text
+        assert claim.text == claim.text.strip()
+
+
+def test_abbreviations_do_not_end_sentences() -> None:
+    text = (
+        "Dr. Smith moved to St. Louis in 1999. He worked for the U.S. Army, e.g. as a medic, i.e. in the field. "
+        "His office was at No. 10 Baker St. near the park."
+    )
+    claims = split_claims(text)
+    assert texts(claims) == [
+        "Dr. Smith moved to St. Louis in 1999.",
+        "He worked for the U.S. Army, e.g. as a medic, i.e. in the field.",
+        "His office was at No. 10 Baker St. near the park.",
+    ]
+    assert_spans(text, claims)
+
+
+def test_decimals_and_prices_stay_whole() -> None:
+    text = "A ticket costs £16.50 and the walk is 3.5 km long. Version 2.1.4 added maps."
+    assert texts(split_claims(text)) == [
+        "A ticket costs £16.50 and the walk is 3.5 km long.",
+        "Version 2.1.4 added maps.",
+    ]
+
+
+def test_citation_markers_belong_to_the_sentence_they_follow() -> None:
+    text = (
+        "The tower opened in 1889 [2]. It is 330 metres tall. [1] Gustave Eiffel's company built it [1][3]."
+    )
+    claims = split_claims(text)
+    assert texts(claims) == [
+        "The tower opened in 1889 [2].",
+        "It is 330 metres tall. [1]",
+        "Gustave Eiffel's company built it [1][3].",
+    ]
+    assert [c.citations for c in claims] == [(2,), (1,), (1, 3)]
+    assert_spans(text, claims)
+
+
+def test_citation_lists_and_ranges() -> None:
+    assert citation_numbers("Roses need sun [1, 3] and water [2-4].") == (1, 3, 2, 4)
+    assert strip_citations("Roses need sun [1, 3].") == "Roses need sun."
+
+
+def test_list_items_are_separate_claims_without_their_bullets() -> None:
+    text = "Here is what the sources say:\n- Roses need sun [1].\n* Tulips bloom in spring.\n1. Water weekly.\n2) Prune in March [2]."
+    claims = split_claims(text)
+    assert texts(claims) == [
+        "Here is what the sources say:",
+        "Roses need sun [1].",
+        "Tulips bloom in spring.",
+        "Water weekly.",
+        "Prune in March [2].",
+    ]
+    assert [c.is_claim for c in claims] == [False, True, True, True, True]
+    assert claims[-1].citations == (2,)
+    assert_spans(text, claims)
+
+
+def test_quotes_keep_their_closing_mark() -> None:
+    text = 'The sign said "Keep off the grass." Visitors ignored it.'
+    assert texts(split_claims(text)) == ['The sign said "Keep off the grass."', "Visitors ignored it."]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Great question!",
+        "I hope this helps.",
+        "Here is what the sources say:",
+        "Let me know if you need anything else.",
+        "Thanks for asking.",
+        "Would you like to know more?",
+    ],
+)
+def test_meta_statements_and_questions_are_kept_but_not_claims(sentence: str) -> None:
+    claims = split_claims(f"{sentence} The Eiffel Tower opened in Paris in 1889.")
+    assert [c.is_claim for c in claims] == [False, True]
+    assert claims[0].text == sentence
+
+
+def test_initials_and_lower_case_chat() -> None:
+    assert len(split_claims("J. R. R. Tolkien wrote The Hobbit. It sold well.")) == 2
+    assert texts(split_claims("i saw it. it was great.")) == ["i saw it.", "it was great."]
+
+
+def test_empty_text_has_no_claims() -> None:
+    assert split_claims("") == []
+    assert split_claims("   \n  ") == []

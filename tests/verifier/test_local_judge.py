@@ -1,0 +1,144 @@
+"""The local judge on cases a reader would notice: right facts verified, wrong ones caught, quotes real."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
+
+from verifier.claims import split_claims
+from verifier.judges.local import (
+    FLAGS,
+    NOT_SUPPORTED,
+    STATUSES,
+    Source,
+    Vote,
+    judge_claims,
+    judge_text,
+)
+
+EIFFEL = "The Eiffel Tower opened in Paris in 1889."
+COLOSSEUM = "The Colosseum is an ancient amphitheatre in the centre of Rome, completed in 80 AD under Titus."
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _one_thread() -> None:
+    import torch
+
+    torch.set_num_threads(1)
+
+
+def judge(text: str, sources: list[Source]) -> list[Vote]:
+    return judge_claims(split_claims(text), sources)
+
+
+def check_vote(vote: Vote, sources: list[Source]) -> None:
+    assert vote.status in STATUSES
+    assert 0.0 <= vote.confidence <= 1.0
+    assert all(flag in FLAGS for flag in vote.flags)
+    if vote.quote:
+        assert any(vote.quote in s.text for s in sources), "quotes must be verbatim source text"
+
+
+def test_the_true_eiffel_claim_is_verified_with_the_exact_quote() -> None:
+    sources = [Source(1, EIFFEL)]
+    [vote] = judge(EIFFEL, sources)
+    check_vote(vote, sources)
+    assert vote.status == "verified"
+    assert vote.quote == EIFFEL
+    assert vote.source_index == 1
+    assert vote.confidence >= 0.8
+
+
+def test_wrong_city_and_year_are_caught_and_named() -> None:
+    sources = [Source(1, EIFFEL)]
+    [vote] = judge("The Eiffel Tower opened in Madrid in 1923.", sources)
+    check_vote(vote, sources)
+    assert vote.status in {"contradicted", "unverified"}
+    assert "wrong-place" in vote.flags
+    assert "wrong-year" in vote.flags
+    assert vote.quote == EIFFEL
+
+
+def test_a_wrong_number_is_not_verified() -> None:
+    sources = [Source(1, "The Tower is 330 metres tall and weighs about 10,100 tonnes.")]
+    [vote] = judge("The Tower is 330 metres tall and weighs about 25,000 tonnes.", sources)
+    check_vote(vote, sources)
+    assert vote.status in NOT_SUPPORTED
+    assert "wrong-number" in vote.flags
+
+
+def test_a_negated_claim_is_not_verified() -> None:
+    sources = [Source(1, "The community garden is open to visitors every weekend during the summer.")]
+    [vote] = judge("The community garden is not open to visitors during the summer.", sources)
+    check_vote(vote, sources)
+    assert vote.status in NOT_SUPPORTED
+    assert "negation" in vote.flags
+
+
+def test_support_only_in_a_superseded_revision_is_outdated() -> None:
+    sources = [
+        Source(1, "The herb garden is managed by Alice Moreau.", superseded=True),
+        Source(2, "Opening hours are from nine to five on weekdays."),
+    ]
+    [vote] = judge("The herb garden is managed by Alice Moreau.", sources)
+    check_vote(vote, sources)
+    assert vote.status == "outdated"
+    assert vote.source_index == 1
+    assert vote.quote == "The herb garden is managed by Alice Moreau."
+
+
+def test_a_current_source_wins_over_a_superseded_one() -> None:
+    sources = [Source(1, EIFFEL, superseded=True), Source(2, EIFFEL)]
+    [vote] = judge(EIFFEL, sources)
+    assert vote.status == "verified"
+    assert vote.source_index == 2
+
+
+def test_citing_the_wrong_source_is_misattributed() -> None:
+    sources = [Source(1, EIFFEL), Source(2, COLOSSEUM)]
+    votes = judge(
+        "The Eiffel Tower opened in Paris in 1889 [1]. The Colosseum is in the centre of Rome [1].", sources
+    )
+    for vote in votes:
+        check_vote(vote, sources)
+    assert votes[0].status == "verified"
+    assert votes[0].source_index == 1
+    assert votes[1].status == "misattributed"
+    assert votes[1].source_index == 2
+    assert votes[1].quote in COLOSSEUM
+
+
+def test_claims_without_any_basis_are_unverified() -> None:
+    sources = [Source(1, EIFFEL), Source(2, COLOSSEUM)]
+    [vote] = judge("Penguins are excellent swimmers that live mostly in the Southern Hemisphere.", sources)
+    check_vote(vote, sources)
+    assert vote.status == "unverified"
+    assert "not-in-sources" in vote.flags
+
+
+def test_meta_statements_get_no_vote_and_quotes_stay_verbatim() -> None:
+    sources = [Source(1, EIFFEL + " It is 330 metres tall."), Source(2, COLOSSEUM)]
+    text = "Great question! The Eiffel Tower opened in Paris [1]. It was finished around 80 AD [2]. I hope this helps."
+    votes = judge(text, sources)
+    assert len(votes) == 2
+    for vote in votes:
+        check_vote(vote, sources)
+        assert vote.quote, "a supported claim shows its quote"
+
+
+def test_judge_text_gives_an_item_level_outcome() -> None:
+    good = judge_text(EIFFEL, [EIFFEL])
+    bad = judge_text("The Eiffel Tower opened in Madrid in 1923.", [EIFFEL])
+    assert good.supported and not bad.supported
+    assert good.probability > bad.probability
+    assert [c.is_claim for c in good.claims] == [True]
+
+
+def test_no_sources_means_unverified() -> None:
+    [vote] = judge(EIFFEL, [])
+    assert vote.status == "unverified"
+    assert vote.source_index is None

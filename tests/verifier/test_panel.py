@@ -1,0 +1,141 @@
+"""The panel cascade: local juror, Claude juror, tie-breaker, quote gate, budget guard and failures."""
+
+from decimal import Decimal
+from typing import Any
+
+from garden.claude import ClaudeConfig
+from tests.fakes.messages_api import status
+from verifier.claims import split_claims
+from verifier.judges.claude import TOOL_NAME
+from verifier.judges.local import Source
+from verifier.panel import BUDGET_SPENT, NO_KEY, PanelConfig, run_panel
+from verifier.quote_gate import QUOTE_NOT_FOUND
+from verifier.verdict import LABEL_UNAVAILABLE, score
+
+SOURCES = [Source(1, "The Eiffel Tower opened in Paris in 1889. It is 330 metres tall.")]
+ANSWER = "The Eiffel Tower opened in Paris in 1889 [1]. It is 330 metres tall [1]."
+JUROR, TIEBREAKER = "claude-haiku-5-5", "claude-opus-5-5"
+
+
+def verdicts(*entries: tuple[int, str, str, float]) -> dict[str, Any]:
+    return {
+        "verdicts": [
+            {
+                "claim_number": n,
+                "status": status,
+                "quote": quote,
+                "source_number": 1 if quote else None,
+                "confidence": confidence,
+                "flags": [],
+            }
+            for n, status, quote, confidence in entries
+        ]
+    }
+
+
+def config(api: Any, *, budget: Decimal = Decimal(5), mode: str = "cascade") -> PanelConfig:
+    claude = (
+        ClaudeConfig(
+            api_key="sk-ant-test-0000-not-real", base_url=api.base_url, max_retries=1, timeout_seconds=2.0
+        )
+        if api
+        else None
+    )
+    return PanelConfig(
+        mode=mode, claude=claude, juror_model=JUROR, tiebreaker_model=TIEBREAKER, budget_left=lambda: budget
+    )
+
+
+def test_without_a_key_only_the_local_judge_runs_and_says_so():
+    outcome = run_panel(split_claims(ANSWER), SOURCES, config(None))
+    assert outcome.local_only and outcome.disclosure == NO_KEY
+    assert [v.status for v in outcome.finals] == ["verified", "verified"]
+    assert outcome.judges == {"local"}
+    scored = score(
+        [v.status for v in outcome.finals], [v.confidence for v in outcome.finals], judge_available=False
+    )
+    assert scored.risk_label == LABEL_UNAVAILABLE
+
+
+def test_jurors_that_agree_settle_the_claims_without_the_tie_breaker(fake_messages_api):
+    fake_messages_api.reply_tool(
+        TOOL_NAME,
+        verdicts(
+            (1, "verified", "The Eiffel Tower opened in Paris in 1889.", 0.95),
+            (2, "verified", "It is 330 metres tall.", 0.95),
+        ),
+        input_tokens=1000,
+        output_tokens=100,
+    )
+    outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api))
+    assert not outcome.local_only and outcome.judges == {"local", JUROR}
+    assert outcome.escalated == [False, False] and fake_messages_api.request_count == 1
+    assert outcome.cost_usd > 0 and outcome.input_tokens == 1000
+
+
+def test_a_disagreement_goes_to_the_tie_breaker(fake_messages_api):
+    fake_messages_api.reply_tool(
+        TOOL_NAME,
+        verdicts(
+            (1, "verified", "The Eiffel Tower opened in Paris in 1889.", 0.95),
+            (2, "contradicted", "It is 330 metres tall.", 0.9),
+        ),
+    )
+    fake_messages_api.reply_tool(TOOL_NAME, verdicts((2, "verified", "It is 330 metres tall.", 0.97)))
+    outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api))
+
+    assert outcome.escalated == [False, True]
+    assert [v.status for v in outcome.finals] == ["verified", "verified"]
+    assert [c.role for c in outcome.votes[1]] == ["juror", "juror", "tiebreaker"]
+    second = fake_messages_api.requests[1]["body"]
+    assert second["model"] == TIEBREAKER and "330 metres" in str(second["messages"])
+    assert "opened in Paris" not in str(second["messages"]).split("<claims>")[1]
+
+
+def test_an_invented_quote_is_caught_by_the_quote_gate(fake_messages_api):
+    fake_messages_api.reply_tool(
+        TOOL_NAME,
+        verdicts(
+            (1, "verified", "The Eiffel Tower opened in Paris in 1889.", 0.95),
+            (2, "verified", "The tower is exactly 412 metres tall and painted gold.", 0.99),
+        ),
+    )
+    fake_messages_api.reply_tool(TOOL_NAME, verdicts((2, "verified", "It is 330 metres tall.", 0.9)))
+    outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api))
+    juror_vote = outcome.votes[1][1].vote
+    assert juror_vote.status == "unverified" and QUOTE_NOT_FOUND in juror_vote.flags
+    assert outcome.escalated[1]
+
+
+def test_once_the_budget_is_spent_the_panel_runs_local_only(fake_messages_api):
+    outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api, budget=Decimal(0)))
+    assert outcome.local_only and outcome.disclosure == BUDGET_SPENT
+    assert fake_messages_api.request_count == 0
+
+
+def test_a_failing_claude_judge_is_recorded_and_the_local_verdict_stands(fake_messages_api):
+    fake_messages_api.set_default(status(500))
+    outcome = run_panel(
+        split_claims("The Eiffel Tower opened in Madrid in 1923 [1]."), SOURCES, config(fake_messages_api)
+    )
+    assert outcome.local_only and outcome.errors and "server_error" in outcome.errors[0]
+    assert "Only the weaker local judge ran" in outcome.disclosure
+    assert outcome.finals[0].status in {"contradicted", "unverified"}
+    scored = score(
+        [v.status for v in outcome.finals],
+        [v.confidence for v in outcome.finals],
+        judge_available=not outcome.local_only,
+    )
+    assert scored.risk_label == LABEL_UNAVAILABLE and scored.verdict == "hallucinating"
+
+
+def test_claude_only_mode_uses_no_local_vote(fake_messages_api):
+    fake_messages_api.reply_tool(
+        TOOL_NAME,
+        verdicts(
+            (1, "verified", "The Eiffel Tower opened in Paris in 1889.", 0.95),
+            (2, "verified", "It is 330 metres tall.", 0.95),
+        ),
+    )
+    outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api, mode="claude"))
+    assert outcome.judges == {JUROR}

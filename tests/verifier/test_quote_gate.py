@@ -1,0 +1,100 @@
+"""The quote gate: quotes are looked up verbatim, then fuzzily; invented ones fall to unverified."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from verifier.judges.local import Source, Vote
+from verifier.quote_gate import QUOTE_NOT_FOUND, check_quote, gate_vote
+
+BRIDGE = (
+    "In the spring of 1932 the old stone bridge over the Wear was opened to traffic by the mayor.\n"
+    "It was  \u201cthe longest\u201d span in the county \u2014 at 120 metres.  It was not built of iron."
+)
+MILL = "The water mill at Ashby ground corn until 1911, when a steam mill replaced it."
+SOURCES = {1: Source(1, BRIDGE), 2: Source(2, MILL)}
+
+
+def vote(status: str, quote: str, source_index: int | None, flags: tuple[str, ...] = ()) -> Vote:
+    return Vote(status=status, quote=quote, source_index=source_index, confidence=0.8, flags=flags)
+
+
+def test_exact_quote_is_found_at_its_offsets() -> None:
+    quote = "the old stone bridge over the Wear was opened to traffic"
+    check = check_quote(quote, BRIDGE)
+    assert check.found and check.exact and check.score == 100.0
+    assert check.start == BRIDGE.index(quote) and check.text == quote
+
+
+def test_whitespace_curly_quotes_and_dashes_are_normalised_and_the_original_span_returned() -> None:
+    check = check_quote('It was "the longest" span in the county - at 120 metres.', BRIDGE)
+    assert check.found and check.exact
+    assert check.text == "It was  \u201cthe longest\u201d span in the county \u2014 at 120 metres."
+    assert BRIDGE[check.start : check.end] == check.text
+
+
+def test_one_typo_is_matched_fuzzily_and_the_exact_source_span_returned() -> None:
+    check = check_quote("the old stone bridge over the Wear was opend to traffic", BRIDGE)
+    assert check.found and not check.exact and check.score >= 90
+    assert check.text == "the old stone bridge over the Wear was opened to traffic"
+
+
+def test_a_changed_number_or_a_dropped_negation_is_not_a_typo() -> None:
+    assert not check_quote("In the spring of 1923 the old stone bridge over the Wear", BRIDGE).found
+    assert not check_quote("It was built of iron, at 120 metres.", BRIDGE).found
+
+
+def test_empty_and_short_quotes_must_be_verbatim() -> None:
+    assert not check_quote("", BRIDGE).found
+    assert not check_quote("   ", BRIDGE).found
+    assert check_quote("1932", BRIDGE).found
+    assert not check_quote("the Wearr", BRIDGE).found
+
+
+def test_invented_quote_falls_to_unverified_keeping_quote_and_confidence() -> None:
+    invented = "The bridge was designed by Isambard Kingdom Brunel in 1930."
+    gated = gate_vote(vote("verified", invented, 1, ("wrong-year",)), SOURCES)
+    assert gated.status == "unverified"
+    assert gated.quote == invented and gated.confidence == 0.8 and gated.source_index == 1
+    assert gated.flags == ("wrong-year", QUOTE_NOT_FOUND)
+
+
+def test_quote_from_another_source_than_the_one_named_is_not_found() -> None:
+    gated = gate_vote(vote("contradicted", "ground corn until 1911", 1), SOURCES)
+    assert gated.status == "unverified" and QUOTE_NOT_FOUND in gated.flags
+
+
+def test_quote_attributed_to_a_source_that_does_not_exist_falls_to_unverified() -> None:
+    gated = gate_vote(vote("misattributed", "ground corn until 1911", 7), SOURCES)
+    assert gated.status == "unverified" and gated.flags == (QUOTE_NOT_FOUND,)
+    assert gated.source_index is None and gated.quote == "ground corn until 1911"
+    assert gate_vote(vote("inferred", "ground corn until 1911", None), SOURCES).status == "unverified"
+
+
+@pytest.mark.parametrize("status", ["verified", "inferred", "outdated", "misattributed", "contradicted"])
+def test_a_found_quote_keeps_the_status_and_a_fuzzy_one_is_replaced_by_the_source_span(status: str) -> None:
+    assert gate_vote(vote(status, "ground corn until 1911", 2), SOURCES) == vote(
+        status, "ground corn until 1911", 2
+    )
+    gated = gate_vote(vote(status, "The water mill at Ashby ground korn until 1911", 2), SOURCES)
+    assert gated == vote(status, "The water mill at Ashby ground corn until 1911", 2)
+
+
+def test_an_unverified_vote_passes_unchanged() -> None:
+    original = vote("unverified", "nothing like this anywhere", 5, ("not-in-sources",))
+    assert gate_vote(original, SOURCES) is original
+
+
+def test_the_gate_is_fast() -> None:
+    texts = [
+        f"Article {n}. " + " ".join(f"word{n}x{i} stands for item {i}." for i in range(30)) for n in range(8)
+    ]
+    sources = {n: Source(n, text[:600]) for n, text in enumerate(texts)}
+    votes = [vote("verified", sources[n].text[200:280].replace("item", "iten", 1), n) for n in sources]
+    started = time.perf_counter()
+    gated = [gate_vote(v, sources) for v in votes]
+    elapsed = time.perf_counter() - started
+    assert all(g.status == "verified" for g in gated)
+    assert elapsed < 0.05

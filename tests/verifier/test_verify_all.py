@@ -1,0 +1,104 @@
+"""Verify-all: the golden set through the whole flow, its report, comparisons and exports."""
+
+import csv
+import io
+import json
+
+import pytest
+import yaml
+from django.contrib.auth.models import Group, User
+from django.core.management import call_command
+
+from garden.golden import DEFAULT_FILE
+from verifier.models import GoldenQuestion, RunStatus, VerifyRun
+from verifier.verify_all import golden_sync, run_csv, runs_compare, verify_run_item, verify_run_start
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def small_golden(tmp_path):
+    """Four questions of the real golden set: three in scope, one out of scope."""
+    entries = yaml.safe_load(DEFAULT_FILE.read_text())
+    chosen = [e for e in entries if e["category"] == "single_fact"][:2]
+    chosen += [e for e in entries if e["category"] == "outdated"][:1]
+    chosen += [e for e in entries if e["category"] == "out_of_scope"][:1]
+    path = tmp_path / "golden.yaml"
+    path.write_text(yaml.safe_dump(chosen))
+    return path
+
+
+def run_inline(label, golden_file):
+    run = verify_run_start(label=label, queue=False, golden_file=golden_file)
+    for item_id in run.items.values_list("pk", flat=True):
+        verify_run_item(item_id=item_id)
+    run.refresh_from_db()
+    return run
+
+
+def test_the_golden_set_loads_from_its_file():
+    count = golden_sync()
+    assert count == GoldenQuestion.objects.filter(active=True).count() >= 55
+    assert GoldenQuestion.objects.filter(category="out_of_scope", expected_articles=[]).exists()
+
+
+def test_a_run_reports_claim_rates_refusals_and_categories(small_golden):
+    run = run_inline("baseline", small_golden)
+    report = run.report
+    assert run.status == RunStatus.DONE and report["questions"] == 4 and report["errors"] == 0
+    assert report["claims"] > 0
+    rates = [report[k] for k in ("verified_claim_rate", "unverified_claim_rate", "contradicted_claim_rate")]
+    assert all(0 <= r <= 1 for r in rates) and sum(rates) <= 1
+    assert report["refusal_rate"] == 0.25 and report["out_of_scope_refused"] == 1.0
+    assert report["in_scope_refused"] == 0.0
+    assert set(report["per_category"]) == {"single_fact", "outdated", "out_of_scope"}
+    assert all(c["claim"] and c["answer"] for c in report["unverified_claims"])
+
+
+def test_two_runs_compare_and_export(small_golden, client):
+    first = run_inline("first", small_golden)
+    second = run_inline("second", small_golden)
+    rows = {row["figure"]: row for row in runs_compare(first, second)}
+    assert rows["refusal_rate"]["change"] == 0.0
+    assert rows["unverified_claim_rate"]["first"] == first.report["unverified_claim_rate"]
+
+    exported = list(csv.DictReader(io.StringIO(run_csv(first))))
+    assert len(exported) == 4 and {"code", "category", "verdict", "unverified", "answer"} <= set(exported[0])
+
+    operator = User.objects.create_user("op", password="x")
+    operator.groups.add(Group.objects.get(name="operator"))
+    client.force_login(operator)
+    page = client.get("/operators/runs/").content.decode()
+    assert "<svg" in page and "Unverified claim rate across runs" in page
+    compare = client.get(f"/operators/runs/compare/?first={first.pk}&second={second.pk}").content.decode()
+    assert "first" in compare and "second" in compare and "+0.0 pp" in compare
+    as_json = json.loads(client.get(f"/operators/runs/{first.pk}/export.json").content)
+    assert as_json["report"]["questions"] == 4 and len(as_json["items"]) == 4
+
+
+def test_the_run_page_polls_until_the_run_is_done(small_golden, client):
+    run = verify_run_start(label="live", queue=False, golden_file=small_golden)
+    operator = User.objects.create_user("op", password="x")
+    operator.groups.add(Group.objects.get(name="operator"))
+    client.force_login(operator)
+    live = client.get(
+        f"/operators/runs/{run.pk}/", headers={"HX-Request": "true", "HX-Target": f"run-{run.pk}"}
+    )
+    html = live.content.decode()
+    assert 'hx-trigger="every 1s"' in html and 'value="0"' in html and "<html" not in html
+    for item_id in run.items.values_list("pk", flat=True):
+        verify_run_item(item_id=item_id)
+    done = client.get(
+        f"/operators/runs/{run.pk}/", headers={"HX-Request": "true", "HX-Target": f"run-{run.pk}"}
+    )
+    assert (
+        "hx-trigger" not in done.content.decode()
+        and "Unverified claim rate (headline)" in done.content.decode()
+    )
+
+
+def test_verify_all_command_prints_the_report(small_golden, capsys):
+    call_command("verify_all", "--label", "cli", "--inline", "--golden", str(small_golden))
+    out = capsys.readouterr().out
+    assert "Verify-all 'cli'" in out and "Unverified claim rate" in out and "Per category" in out
+    assert VerifyRun.objects.get(label="cli").status == RunStatus.DONE

@@ -1,0 +1,229 @@
+"""Measure the local judge on the benchmarks and print a JSON report.
+
+Usage: `python -m verifier.calibration.evaluate [--eval-dir DIR] [--cache-dir DIR]`. Reports balanced accuracy
+(supported vs not) and the AUC of the risk score per dataset and domain for the committed parameters,
+leave-one-domain-out on the three SummEdits domains (fit on two, score the third, no peeking), 5-fold
+cross-validation on BEGIN (folds grouped by source), and the judge's speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from verifier.calibration.features import (
+    DEFAULT_EVAL_DIR,
+    Item,
+    ItemFeatures,
+    item_features,
+    load_items,
+    set_single_thread,
+)
+from verifier.calibration.train import balanced_accuracy, fit, item_scores
+from verifier.judges.local import PARAMS_PATH
+
+FloatArray = npt.NDArray[np.float64]
+SUMMEDITS_DOMAINS = ("podcast", "samsum", "scitldr")
+
+
+def auc(truth: Sequence[bool], risk: Sequence[float]) -> float:
+    """Area under the ROC curve of `risk` for detecting not-supported items (ties count half)."""
+    bad = np.array([r for r, t in zip(risk, truth, strict=True) if not t])
+    good = np.array([r for r, t in zip(risk, truth, strict=True) if t])
+    if not len(bad) or not len(good):
+        return float("nan")
+    greater = (bad[:, None] > good[None, :]).sum() + 0.5 * (bad[:, None] == good[None, :]).sum()
+    return float(greater / (len(bad) * len(good)))
+
+
+def _score(
+    items: Sequence[Item], features: Sequence[ItemFeatures], params: dict[str, Any]
+) -> dict[str, float]:
+    scores, predicted = item_scores(features, params)
+    truth = [item.supported for item in items]
+    return {
+        "balanced_accuracy": round(100 * balanced_accuracy(truth, predicted), 1),
+        "auc": round(auc(truth, list(1.0 - scores)), 3),
+        "n": len(items),
+    }
+
+
+def _subset(
+    items: Sequence[Item], features: Sequence[ItemFeatures], keep: Any
+) -> tuple[list[Item], list[ItemFeatures]]:
+    chosen = [i for i, item in enumerate(items) if keep(item)]
+    return [items[i] for i in chosen], [features[i] for i in chosen]
+
+
+def committed_report(
+    items: Sequence[Item], features: Sequence[ItemFeatures], params: dict[str, Any]
+) -> dict[str, Any]:
+    """Scores of the committed parameters (in-sample: they were fitted on these items)."""
+    report: dict[str, Any] = {}
+    for dataset in sorted({item.dataset for item in items}):
+        sub_items, sub_features = _subset(items, features, lambda item, d=dataset: item.dataset == d)
+        entry: dict[str, Any] = dict(_score(sub_items, sub_features, params))
+        entry["domains"] = {}
+        for domain in sorted({item.domain for item in sub_items}):
+            dom_items, dom_features = _subset(
+                sub_items, sub_features, lambda item, d=domain: item.domain == d
+            )
+            entry["domains"][domain] = _score(dom_items, dom_features, params)
+        report[dataset] = entry
+    return report
+
+
+def leave_one_domain_out(
+    items: Sequence[Item], features: Sequence[ItemFeatures], *, with_begin: bool
+) -> dict[str, Any]:
+    """Fit on two SummEdits domains (and BEGIN if asked), score the third."""
+    report: dict[str, Any] = {}
+    for held_out in SUMMEDITS_DOMAINS:
+        train_items, train_features = _subset(
+            items,
+            features,
+            lambda item, h=held_out: (
+                (item.dataset == "summedits" and item.domain != h) or (with_begin and item.dataset == "begin")
+            ),
+        )
+        test_items, test_features = _subset(
+            items, features, lambda item, h=held_out: item.dataset == "summedits" and item.domain == h
+        )
+        params = fit(train_features, [item.supported for item in train_items])
+        report[held_out] = _score(test_items, test_features, params)
+        report[held_out]["threshold"] = params["threshold"]
+        report[held_out]["edit_threshold"] = params["edit_threshold"]
+    report["mean_balanced_accuracy"] = round(
+        statistics.mean(report[d]["balanced_accuracy"] for d in SUMMEDITS_DOMAINS), 1
+    )
+    report["mean_auc"] = round(statistics.mean(report[d]["auc"] for d in SUMMEDITS_DOMAINS), 3)
+    return report
+
+
+def begin_cross_validation(
+    items: Sequence[Item], features: Sequence[ItemFeatures], folds: int = 5
+) -> dict[str, Any]:
+    """K-fold cross-validation on BEGIN with folds grouped by source (no snippet in both train and test)."""
+    begin_items, begin_features = _subset(items, features, lambda item: item.dataset == "begin")
+    sources = sorted({item.source for item in begin_items})
+    rng = np.random.default_rng(0)
+    fold_of = {
+        source: int(f) for source, f in zip(sources, rng.permutation(len(sources)) % folds, strict=True)
+    }
+    fold_scores = []
+    truth_all: list[bool] = []
+    predicted_all: list[bool] = []
+    risk_all: list[float] = []
+    for fold in range(folds):
+        train = [i for i, item in enumerate(begin_items) if fold_of[item.source] != fold]
+        test = [i for i, item in enumerate(begin_items) if fold_of[item.source] == fold]
+        params = fit([begin_features[i] for i in train], [begin_items[i].supported for i in train])
+        scores, predicted = item_scores([begin_features[i] for i in test], params)
+        truth = [begin_items[i].supported for i in test]
+        fold_scores.append(balanced_accuracy(truth, predicted))
+        truth_all += truth
+        predicted_all += list(predicted)
+        risk_all += list(1.0 - scores)
+    return {
+        "folds": folds,
+        "mean_balanced_accuracy": round(100 * statistics.mean(fold_scores), 1),
+        "pooled_balanced_accuracy": round(100 * balanced_accuracy(truth_all, predicted_all), 1),
+        "pooled_auc": round(auc(truth_all, risk_all), 3),
+    }
+
+
+def speed(items: Sequence[Item], sample: int = 60) -> dict[str, Any]:
+    """Claims judged per second end to end (cold sources), and the 6-claim / 8-chunk answer latency."""
+    from verifier.claims import split_claims
+    from verifier.judges import local
+
+    begin = [item for item in items if item.dataset == "begin"][:sample]
+    local._prepared_cache.clear()
+    started = time.perf_counter()
+    claims = 0
+    for item in begin:
+        judged = local.judge_text(item.text, [item.source])
+        claims += len(judged.votes)
+    elapsed = time.perf_counter() - started
+
+    # A realistic answer: eight ~80-word chunks and six claims drawn from them (some altered).
+    words = " ".join(item.source for item in items if item.dataset == "begin").split()
+    chunks = [" ".join(words[i * 80 : (i + 1) * 80]) for i in range(8)]
+    answer_sentences = []
+    for i in range(6):
+        # Twenty words of chunk i, kept as one sentence, cited to it.
+        body = " ".join(chunks[i].split()[5:25]).replace(".", ",").replace("?", ",").replace("!", ",")
+        answer_sentences.append(f"According to the garden, {body.rstrip(',;: ')} [{i + 1}].")
+    answer = " ".join(answer_sentences)
+    sources = [local.Source(index=i + 1, text=chunk) for i, chunk in enumerate(chunks)]
+    split = split_claims(answer)
+    cold, warm = [], []
+    for _ in range(11):
+        local._prepared_cache.clear()
+        t0 = time.perf_counter()
+        local.judge_claims(split, sources)
+        cold.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        local.judge_claims(split, sources)
+        warm.append(time.perf_counter() - t0)
+    return {
+        "claims_per_second": round(claims / elapsed, 1),
+        "items_timed": len(begin),
+        "answer_6_claims_8_chunks_ms_median_cold": round(1000 * statistics.median(cold), 1),
+        "answer_6_claims_8_chunks_ms_median_sources_cached": round(1000 * statistics.median(warm), 1),
+        "claims_in_answer": sum(c.is_claim for c in split),
+    }
+
+
+def end_to_end_agreement(
+    items: Sequence[Item], features: Sequence[ItemFeatures], params: dict[str, Any], sample: int = 150
+) -> dict[str, Any]:
+    """Check on a sample that `judge_text` (the product path) decides items as the feature-level scoring does."""
+    from verifier.judges import local
+
+    rng = np.random.default_rng(1)
+    chosen = sorted(rng.choice(len(items), size=min(sample, len(items)), replace=False).tolist())
+    _, predicted = item_scores([features[i] for i in chosen], params)
+    agree = sum(
+        local.judge_text(items[i].text, [items[i].source]).supported == bool(p)
+        for i, p in zip(chosen, predicted, strict=True)
+    )
+    return {"items": len(chosen), "agreement": round(agree / len(chosen), 3)}
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Print the JSON report."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--eval-dir", type=Path, default=DEFAULT_EVAL_DIR)
+    parser.add_argument("--params", type=Path, default=PARAMS_PATH)
+    parser.add_argument("--cache-dir", type=Path, default=None, help="keep computed features here")
+    parser.add_argument("--skip-speed", action="store_true")
+    args = parser.parse_args(argv)
+    set_single_thread()
+    started = time.perf_counter()
+    items = load_items(args.eval_dir.resolve())
+    features = item_features(items, args.cache_dir)
+    params = json.loads(args.params.read_text())
+    report: dict[str, Any] = {
+        "committed_params_in_sample": committed_report(items, features, params),
+        "summedits_leave_one_domain_out": leave_one_domain_out(items, features, with_begin=False),
+        "summedits_leave_one_domain_out_plus_begin": leave_one_domain_out(items, features, with_begin=True),
+        "begin_5_fold": begin_cross_validation(items, features),
+    }
+    if not args.skip_speed:
+        report["judge_text_agrees_with_feature_scoring"] = end_to_end_agreement(items, features, params)
+        report["speed"] = speed(items)
+    report["seconds"] = round(time.perf_counter() - started, 1)
+    print(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,122 @@
+"""Loading the evaluation JSONL files and turning each item into per-claim feature rows."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from verifier.claims import split_claims
+from verifier.judges.local import FEATURE_NAMES, WORD_REPRESENTATION_SIZE, claim_evidence
+
+DEFAULT_EVAL_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "eval"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One benchmark item: a source, a text and whether the text is fully supported by the source."""
+
+    id: str
+    dataset: str
+    domain: str
+    source: str
+    text: str
+    supported: bool
+
+
+def set_single_thread() -> None:
+    """Pin BLAS, OpenMP and torch to one thread (the machine is shared; results must not depend on cores)."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ.setdefault("MKL_NUM_THREADS", "1")
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    # numpy is already imported, so the variables above come too late for its BLAS: limit it directly.
+    threadpool_limits(1)
+    torch.set_num_threads(1)
+
+
+def load_items(eval_dir: Path) -> list[Item]:
+    """All items of the `*.jsonl` files in `eval_dir`; BEGIN's "generic" counts as not supported."""
+    items = []
+    for path in sorted(eval_dir.glob("*.jsonl")):
+        with path.open(encoding="utf-8") as handle:
+            for line in handle:
+                if not line.strip():
+                    continue
+                row = json.loads(line)
+                items.append(
+                    Item(
+                        id=row["id"],
+                        dataset=row["dataset"],
+                        domain=row["domain"],
+                        source=row["source"],
+                        text=row["text"],
+                        supported=row["label"] == "supported",
+                    )
+                )
+    if not items:
+        raise SystemExit(f"no evaluation items found in {eval_dir}")
+    return items
+
+
+@dataclass(frozen=True)
+class ItemFeatures:
+    """One item's claims: feature rows `(n_claims, n_features)` and each claim's novel-word representations."""
+
+    rows: npt.NDArray[np.float64]
+    words: tuple[npt.NDArray[np.float32], ...]
+
+
+def item_features(items: Sequence[Item], cache_dir: Path | None = None) -> list[ItemFeatures]:
+    """Per item, its claims' features (no rows when the text has no checkable claim).
+
+    Items are processed grouped by source so each source is embedded once. With `cache_dir`, results are
+    kept in a file keyed by the items and the feature names, to speed up repeated experiments.
+    """
+    key = hashlib.sha256(
+        json.dumps([FEATURE_NAMES, [(i.id, i.source, i.text) for i in items]]).encode()
+    ).hexdigest()[:16]
+    cache_file = cache_dir / f"features-{key}.npz" if cache_dir else None
+    if cache_file and cache_file.exists():
+        return _load(cache_file, len(items))
+    empty = ItemFeatures(np.zeros((0, len(FEATURE_NAMES))), ())
+    results: list[ItemFeatures] = [empty] * len(items)
+    for index in sorted(range(len(items)), key=lambda i: items[i].source):
+        item = items[index]
+        claims = [c.text for c in split_claims(item.text) if c.is_claim]
+        if claims:
+            evidence = claim_evidence(claims, item.source)
+            results[index] = ItemFeatures(np.stack([f for f, _ in evidence]), tuple(w for _, w in evidence))
+    if cache_file:
+        _save(cache_file, results)
+    return results
+
+
+def _save(path: Path, results: Sequence[ItemFeatures]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    claim_counts = np.array([len(r.rows) for r in results])
+    word_counts = np.array([len(w) for r in results for w in r.words])
+    rows = np.concatenate([r.rows for r in results])
+    words = [w for r in results for w in r.words]
+    stacked = np.concatenate(words) if words else np.zeros((0, WORD_REPRESENTATION_SIZE), np.float32)
+    np.savez_compressed(path, claim_counts=claim_counts, word_counts=word_counts, rows=rows, words=stacked)
+
+
+def _load(path: Path, n_items: int) -> list[ItemFeatures]:
+    stored = np.load(path)
+    claim_bounds = np.concatenate([[0], np.cumsum(stored["claim_counts"])])
+    word_bounds = np.concatenate([[0], np.cumsum(stored["word_counts"])])
+    rows, words = stored["rows"], stored["words"]
+    results = []
+    for i in range(n_items):
+        first, last = int(claim_bounds[i]), int(claim_bounds[i + 1])
+        claim_words = tuple(words[word_bounds[c] : word_bounds[c + 1]] for c in range(first, last))
+        results.append(ItemFeatures(rows[first:last], claim_words))
+    return results

@@ -1,0 +1,64 @@
+"""The operators' log of answers: verdicts, critic findings, judges, tokens, cost, latency, alerts, spending."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.conf import settings
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet, Sum
+from django.utils import timezone
+
+from garden.models import Answer
+from verifier.models import CriticFinding, Verification
+
+
+@dataclass(frozen=True)
+class LogFilters:
+    verdict: str = ""
+    severity: str = ""
+    since: datetime.date | None = None
+    until: datetime.date | None = None
+
+
+def answers_logged(filters: LogFilters = LogFilters()) -> QuerySet[Answer]:
+    """Every answer, newest first, with its verification and failed critic checks loaded."""
+    answers = Answer.objects.select_related("question__retrieval", "verification").prefetch_related(
+        Prefetch(
+            "verification__findings", CriticFinding.objects.filter(passed=False), to_attr="failed_checks"
+        )
+    )
+    if filters.verdict == "refused":
+        answers = answers.filter(question__retrieval__refused=True)
+    elif filters.verdict:
+        answers = answers.filter(verification__verdict=filters.verdict)
+    if filters.severity:
+        answers = answers.filter(
+            Exists(
+                CriticFinding.objects.filter(
+                    verification__answer=OuterRef("pk"), passed=False, severity=filters.severity
+                )
+            )
+        )
+    if filters.since:
+        answers = answers.filter(created_at__date__gte=filters.since)
+    if filters.until:
+        answers = answers.filter(created_at__date__lte=filters.until)
+    return answers.order_by("-created_at")
+
+
+def alerts(limit: int = 20) -> QuerySet[Verification]:
+    """Recent verifications over the delta-score threshold, or blocked by a critic check."""
+    return (
+        Verification.objects.filter(Q(delta_score__gt=settings.VERIFIER_ALERT_DELTA) | Q(blocked=True))
+        .select_related("answer__question")
+        .order_by("-created_at")[:limit]
+    )
+
+
+def spend_today() -> tuple[Decimal, Decimal]:
+    """(spent today, the daily budget) in USD: judge plus answer synthesis."""
+    start = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
+    judge = Verification.objects.filter(created_at__gte=start).aggregate(total=Sum("cost_usd"))["total"]
+    return judge or Decimal(0), Decimal(str(settings.VERIFIER_DAILY_BUDGET_USD))

@@ -1,0 +1,86 @@
+"""`python manage.py verify_all [--label NAME]`: a Verify-all run of the golden set; prints its report."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from garden.golden import DEFAULT_FILE
+from verifier.models import RunStatus, VerifyRun
+from verifier.verify_all import FIGURES, run_progress, verify_run_item, verify_run_start
+
+
+class Command(BaseCommand):
+    help = "Run every golden question through the whole flow (on the Celery workers) and print the report."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--label", default="", help="Name of the run (default: the date and time).")
+        parser.add_argument(
+            "--inline", action="store_true", help="Run here, one by one, without Celery workers."
+        )
+        parser.add_argument("--timeout", type=float, default=1800, help="Seconds to wait for the workers.")
+        parser.add_argument("--json", action="store_true", dest="as_json", help="Print the report as JSON.")
+        parser.add_argument("--golden", type=Path, default=DEFAULT_FILE, help="The golden set file to load.")
+
+    def handle(
+        self,
+        *args: Any,
+        label: str,
+        inline: bool,
+        timeout: float,
+        as_json: bool,
+        golden: Path,
+        **options: Any,
+    ) -> None:
+        run = verify_run_start(
+            label=label or time.strftime("run %Y-%m-%d %H:%M"), queue=not inline, golden_file=golden
+        )
+        with tqdm(total=run.total, unit="question", desc=f"Verify-all '{run.label}'", disable=as_json) as bar:
+            if inline:
+                for item_id in run.items.values_list("pk", flat=True):
+                    verify_run_item(item_id=item_id)
+                    bar.update(1)
+            else:
+                deadline = time.monotonic() + timeout
+                while True:
+                    run.refresh_from_db()
+                    done, _ = run_progress(run)
+                    bar.update(done - bar.n)
+                    if run.status != RunStatus.RUNNING:
+                        break
+                    if time.monotonic() > deadline:
+                        raise CommandError(
+                            f"run {run.pk} did not finish within {timeout:.0f}s; is a worker running?"
+                        )
+                    time.sleep(0.5)
+        run.refresh_from_db()
+        if as_json:
+            self.stdout.write(json.dumps({"run": run.pk, "label": run.label, **run.report}, indent=2))
+        else:
+            self._print(run)
+
+    def _print(self, run: VerifyRun) -> None:
+        report = run.report
+        self.stdout.write(
+            f"\nVerify-all '{run.label}' (run {run.pk}): {report['questions']} questions, "
+            f"{report['claims']} claims, {report['seconds']}s, {report['errors']} errors"
+        )
+        for key, label in FIGURES:
+            value = report.get(key)
+            self.stdout.write(f"  {label:<34} {'-' if value is None else f'{value:.1%}'}")
+        self.stdout.write("\nPer category (unverified claim rate, refusal rate):")
+        for category, figures in report["per_category"].items():
+            unverified, refusals = figures["unverified_claim_rate"], figures["refusal_rate"]
+            self.stdout.write(
+                f"  {category:<16} {'-' if unverified is None else f'{unverified:.1%}':>7}  "
+                f"{'-' if refusals is None else f'{refusals:.1%}':>7}"
+            )
+        if report["unverified_claims"]:
+            self.stdout.write(f"\nUnverified claims ({len(report['unverified_claims'])}):")
+            for claim in report["unverified_claims"]:
+                self.stdout.write(f"  [{claim['code']}] {claim['claim']}")

@@ -1,0 +1,161 @@
+"""The judge panel: cheap jurors first, a tie-breaker where they disagree or are unsure, within a budget.
+
+The local judge always votes. With Claude available (a key, budget left) a small Claude model votes too; a
+claim on which the two disagree, or where either is unsure, goes to the larger tie-breaker model. Every vote
+passes the quote gate first. A failed Claude call is recorded and the panel falls back to the local judge,
+saying so; it never crashes and never passes silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from garden.claude import ClaudeConfig, ClaudeError
+from verifier.claims import Claim
+from verifier.judges.claude import ClaimToJudge, ClaudeJudgement, judge_claims_with_claude
+from verifier.judges.local import Source, Vote, judge_claims
+from verifier.quote_gate import gate_vote
+from verifier.verdict import DELTA
+
+LOCAL = "local"
+NO_KEY = "Only the weaker local judge ran: no Claude judge is configured (no API key)."
+BUDGET_SPENT = "Only the weaker local judge ran: today's judge budget is spent."
+JUDGE_FAILED = "Only the weaker local judge ran: the Claude judge failed ({reason})."
+TIEBREAKER_FAILED = "The tie-breaker failed ({reason}); disputed claims keep the more cautious juror vote."
+
+
+@dataclass(frozen=True)
+class CastVote:
+    judge: str
+    role: str
+    vote: Vote
+
+
+@dataclass
+class PanelOutcome:
+    """One final vote per checkable claim, every vote cast, and what the panel spent."""
+
+    finals: list[Vote] = field(default_factory=list)
+    votes: list[list[CastVote]] = field(default_factory=list)
+    escalated: list[bool] = field(default_factory=list)
+    local_only: bool = True
+    disclosure: str = ""
+    errors: list[str] = field(default_factory=list)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: Decimal = Decimal(0)
+
+    @property
+    def judges(self) -> set[str]:
+        return {cast.judge for votes in self.votes for cast in votes}
+
+    def spend(self, judgement: ClaudeJudgement) -> None:
+        self.input_tokens += judgement.input_tokens
+        self.output_tokens += judgement.output_tokens
+        self.cost_usd += judgement.cost_usd
+
+
+@dataclass(frozen=True)
+class PanelConfig:
+    mode: str  # local | claude | cascade
+    claude: ClaudeConfig | None
+    juror_model: str
+    tiebreaker_model: str
+    escalate_below: float = 0.6
+    budget_left: Callable[[], Decimal] | None = None
+
+
+def _gated(votes: Sequence[Vote], sources: dict[int, Source]) -> list[Vote]:
+    return [gate_vote(vote, sources) for vote in votes]
+
+
+def _claude(
+    config: PanelConfig,
+    model: str,
+    claims: Sequence[Claim],
+    numbers: Sequence[int],
+    sources: Sequence[Source],
+) -> ClaudeJudgement:
+    assert config.claude is not None
+    to_judge = [
+        ClaimToJudge(number=n + 1, text=claims[n].text, citations=claims[n].citations) for n in numbers
+    ]
+    return judge_claims_with_claude(config.claude, model=model, claims=to_judge, sources=sources)
+
+
+def _budget_ok(config: PanelConfig) -> bool:
+    return config.budget_left is None or config.budget_left() > 0
+
+
+def run_panel(claims: Sequence[Claim], sources: Sequence[Source], config: PanelConfig) -> PanelOutcome:
+    """Judge the checkable claims; `claims` may include meta-statements, which are skipped."""
+    checkable = [c for c in claims if c.is_claim]
+    by_number = {s.index: s for s in sources}
+    outcome = PanelOutcome(votes=[[] for _ in checkable], escalated=[False] * len(checkable))
+    if not checkable:
+        outcome.local_only = config.mode == "local" or config.claude is None
+        return outcome
+
+    local: list[Vote] = []
+    if config.mode != "claude" or config.claude is None:
+        local = _gated(judge_claims(checkable, sources), by_number)
+        for votes, vote in zip(outcome.votes, local, strict=True):
+            votes.append(CastVote(LOCAL, "juror", vote))
+    outcome.finals = list(local)
+    if config.mode == "local":
+        return outcome
+    if config.claude is None:
+        outcome.disclosure = NO_KEY
+        return outcome
+    if not _budget_ok(config):
+        outcome.disclosure = BUDGET_SPENT
+        return outcome
+
+    numbers = list(range(len(checkable)))
+    try:
+        judgement = _claude(config, config.juror_model, checkable, numbers, sources)
+    except ClaudeError as error:
+        outcome.errors.append(f"{config.juror_model}: {error.kind}: {error.detail}")
+        outcome.disclosure = JUDGE_FAILED.format(reason=error.message)
+        if not local:  # Claude-only mode: fall back to the local judge rather than leave claims unjudged
+            outcome.finals = _gated(judge_claims(checkable, sources), by_number)
+            for votes, vote in zip(outcome.votes, outcome.finals, strict=True):
+                votes.append(CastVote(LOCAL, "juror", vote))
+        return outcome
+    outcome.spend(judgement)
+    outcome.local_only = False
+    jurors = _gated(judgement.votes, by_number)
+    for votes, vote in zip(outcome.votes, jurors, strict=True):
+        votes.append(CastVote(config.juror_model, "juror", vote))
+    if config.mode == "claude":
+        outcome.finals = jurors
+        return outcome
+
+    disputed = [
+        i
+        for i, (mine, theirs) in enumerate(zip(local, jurors, strict=True))
+        if mine.status != theirs.status or min(mine.confidence, theirs.confidence) < config.escalate_below
+    ]
+    # Undisputed claims keep the Claude juror's vote (it agreed with the local judge, with a checked quote).
+    outcome.finals = list(jurors)
+    if not disputed:
+        return outcome
+    for i in disputed:
+        outcome.escalated[i] = True
+        outcome.finals[i] = max(local[i], jurors[i], key=lambda v: DELTA[v.status])
+    if not _budget_ok(config):
+        outcome.disclosure = BUDGET_SPENT
+        return outcome
+    try:
+        tie = _claude(config, config.tiebreaker_model, checkable, disputed, sources)
+    except ClaudeError as error:
+        outcome.errors.append(f"{config.tiebreaker_model}: {error.kind}: {error.detail}")
+        outcome.disclosure = TIEBREAKER_FAILED.format(reason=error.message)
+        return outcome
+    outcome.spend(tie)
+    for i, vote in zip(disputed, _gated(tie.votes, by_number), strict=True):
+        outcome.votes[i].append(CastVote(config.tiebreaker_model, "tiebreaker", vote))
+        outcome.finals[i] = vote
+    return outcome

@@ -1,0 +1,111 @@
+"""The editors' review queue: flagged claims riskiest first, decisions, and the judge's agreement with editors."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
+
+from verifier.models import Claim, ClaimStatus, Decision, Review, VerificationStatus
+
+FLAGGED = (ClaimStatus.UNVERIFIED, ClaimStatus.CONTRADICTED, ClaimStatus.MISATTRIBUTED, ClaimStatus.OUTDATED)
+WRONG_NEEDS_STATUS = "Say what the correct status is when the judge was wrong."
+NOTE_NEEDED = "Write a note, or choose 'judge right' or 'judge wrong'."
+
+
+class ReviewError(ValueError):
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True)
+class QueueFilters:
+    status: str = ""
+    topic: str = ""
+    since: datetime.date | None = None
+    until: datetime.date | None = None
+    reviewed: bool = False
+
+
+def claims_flagged(filters: QueueFilters = QueueFilters()) -> QuerySet[Claim]:
+    """Flagged claims of finished verifications, riskiest answer first, then the most severe status."""
+    claims = (
+        Claim.objects.filter(is_claim=True, status__in=FLAGGED, verification__status=VerificationStatus.DONE)
+        .select_related("verification__answer__question", "chunk__article", "chunk__revision")
+        .annotate(
+            reviewed=Exists(Review.objects.filter(claim=OuterRef("pk")).exclude(decision=Decision.NOTE))
+        )
+    )
+    if filters.status in FLAGGED:
+        claims = claims.filter(status=filters.status)
+    if filters.topic:
+        claims = claims.filter(verification__answer__question__retrieval__topics__slug=filters.topic)
+    if filters.since:
+        claims = claims.filter(verification__created_at__date__gte=filters.since)
+    if filters.until:
+        claims = claims.filter(verification__created_at__date__lte=filters.until)
+    if not filters.reviewed:
+        claims = claims.filter(reviewed=False)
+    severity = {ClaimStatus.CONTRADICTED: 4, ClaimStatus.MISATTRIBUTED: 3, ClaimStatus.OUTDATED: 2}
+    order = Case(
+        *(When(status=s, then=Value(v)) for s, v in severity.items()),
+        default=Value(1),
+        output_field=IntegerField(),
+    )
+    return (
+        claims.annotate(severity=order).order_by("-verification__risk_score", "-severity", "-pk").distinct()
+    )
+
+
+def review_record(
+    *,
+    claim: Claim,
+    reviewer: AbstractBaseUser | AnonymousUser | None,
+    decision: str,
+    correct_status: str = "",
+    note: str = "",
+) -> Review:
+    """Store an editor's decision (or a note) on a claim."""
+    note = note.strip()
+    if decision == Decision.JUDGE_WRONG and correct_status not in ClaimStatus.values:
+        raise ReviewError(WRONG_NEEDS_STATUS)
+    if decision == Decision.NOTE and not note:
+        raise ReviewError(NOTE_NEEDED)
+    if decision not in Decision.values:
+        raise ReviewError(NOTE_NEEDED)
+    return Review.objects.create(
+        claim=claim,
+        reviewer_id=reviewer.pk if reviewer else None,
+        decision=decision,
+        judged_status=claim.status,
+        correct_status=correct_status if decision == Decision.JUDGE_WRONG else "",
+        note=note,
+    )
+
+
+def agreement_rates() -> dict[str, dict[str, float | int | None]]:
+    """How often editors agreed with the judge, overall ("all") and per judged status."""
+    rows = (
+        Review.objects.exclude(decision=Decision.NOTE)
+        .values("judged_status")
+        .annotate(
+            right=Count("pk", filter=Q(decision=Decision.JUDGE_RIGHT)),
+            wrong=Count("pk", filter=Q(decision=Decision.JUDGE_WRONG)),
+        )
+    )
+    rates: dict[str, dict[str, float | int | None]] = {}
+    total_right = total_wrong = 0
+    for row in rows:
+        right, wrong = row["right"], row["wrong"]
+        total_right, total_wrong = total_right + right, total_wrong + wrong
+        rates[row["judged_status"]] = {"right": right, "wrong": wrong, "rate": right / (right + wrong)}
+    decided = total_right + total_wrong
+    rates["all"] = {
+        "right": total_right,
+        "wrong": total_wrong,
+        "rate": total_right / decided if decided else None,
+    }
+    return rates

@@ -1,0 +1,269 @@
+"""Verify-all: every golden question through the whole flow, as a Celery group, and the report of the run."""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from garden.answering import question_ask
+from garden.golden import DEFAULT_FILE, OUT_OF_SCOPE, golden_load
+from verifier.models import (
+    Claim,
+    ClaimStatus,
+    GoldenQuestion,
+    RunItemStatus,
+    RunStatus,
+    Verification,
+    VerifyRun,
+    VerifyRunItem,
+)
+from verifier.services import verification_create, verification_run
+
+HEADLINE = "unverified_claim_rate"
+FIGURES = (
+    ("verified_claim_rate", "Verified claim rate"),
+    ("unverified_claim_rate", "Unverified claim rate"),
+    ("contradicted_claim_rate", "Contradicted claim rate"),
+    ("refusal_rate", "Refusal rate"),
+    ("out_of_scope_refused", "Correct refusals (out of scope)"),
+    ("in_scope_refused", "Wrong refusals (in scope)"),
+)
+
+
+def golden_sync(path: Path = DEFAULT_FILE) -> int:
+    """Load the golden set file into the database (upsert by id; questions no longer in the file go inactive)."""
+    questions = golden_load(path)
+    with transaction.atomic():
+        for q in questions:
+            GoldenQuestion.objects.update_or_create(
+                code=q.id,
+                defaults={
+                    "category": q.category,
+                    "kind": q.kind or "",
+                    "question": q.question,
+                    "expected_articles": list(q.expected_articles),
+                    "reference_answer": q.answer or "",
+                    "active": True,
+                },
+            )
+        GoldenQuestion.objects.exclude(code__in=[q.id for q in questions]).update(active=False)
+    return len(questions)
+
+
+def verify_run_start(
+    *, label: str, user_id: int | None = None, queue: bool = True, golden_file: Path = DEFAULT_FILE
+) -> VerifyRun:
+    """Create a run with one item per active golden question and queue them as a Celery group on commit."""
+    golden_sync(golden_file)
+    with transaction.atomic():
+        golden = list(GoldenQuestion.objects.filter(active=True))
+        run = VerifyRun.objects.create(
+            label=label, mode=settings.VERIFIER_MODE, total=len(golden), started_by_id=user_id
+        )
+        items = VerifyRunItem.objects.bulk_create(VerifyRunItem(run=run, golden=g) for g in golden)
+        if queue:
+            ids = [item.pk for item in items]
+            transaction.on_commit(lambda: _queue(ids))
+    return run
+
+
+def _queue(item_ids: list[int]) -> None:
+    from celery import group
+
+    from verifier.tasks import verify_golden_item
+
+    group(verify_golden_item.s(item_id) for item_id in item_ids).apply_async()
+
+
+def verify_run_item(*, item_id: int) -> None:
+    """Ask one golden question, verify the answer in place, and finish the run when it was the last item."""
+    item = VerifyRunItem.objects.select_related("golden", "run").filter(pk=item_id).first()
+    if item is None or item.status != RunItemStatus.PENDING:
+        return
+    began = time.perf_counter()
+    try:
+        answer = question_ask(text=item.golden.question)
+        verification = verification_create(answer=answer)
+        if verification is not None:
+            verification_run(verification_id=verification.pk)
+    except Exception as error:
+        VerifyRunItem.objects.filter(pk=item_id).update(status=RunItemStatus.ERROR, error=str(error)[:2000])
+    else:
+        VerifyRunItem.objects.filter(pk=item_id).update(
+            status=RunItemStatus.DONE, answer=answer, seconds=time.perf_counter() - began
+        )
+    verify_run_finish(run_id=item.run_id)
+
+
+def verify_run_finish(*, run_id: int) -> VerifyRun | None:
+    """Compute and store the report once no item is pending; returns the run when it finished now."""
+    with transaction.atomic():
+        run = VerifyRun.objects.select_for_update().get(pk=run_id)
+        if run.status != RunStatus.RUNNING or run.items.filter(status=RunItemStatus.PENDING).exists():
+            return None
+        run.report = run_report(run)
+        run.status = RunStatus.DONE
+        run.finished_at = timezone.now()
+        run.save(update_fields=["report", "status", "finished_at"])
+        return run
+
+
+def run_progress(run: VerifyRun) -> tuple[int, int]:
+    """(finished items, total items)."""
+    return run.items.exclude(status=RunItemStatus.PENDING).count(), run.total
+
+
+def _rates(statuses: Counter[str], refused: int, questions: int) -> dict[str, Any]:
+    claims = sum(statuses.values())
+
+    def rate(count: int, total: int) -> float | None:
+        return round(count / total, 4) if total else None
+
+    return {
+        "questions": questions,
+        "claims": claims,
+        "verified_claim_rate": rate(statuses[ClaimStatus.VERIFIED], claims),
+        "unverified_claim_rate": rate(statuses[ClaimStatus.UNVERIFIED], claims),
+        "contradicted_claim_rate": rate(statuses[ClaimStatus.CONTRADICTED], claims),
+        "refusal_rate": rate(refused, questions),
+        "status_counts": {status.value: statuses[status.value] for status in ClaimStatus},
+    }
+
+
+def run_report(run: VerifyRun) -> dict[str, Any]:
+    """The figures of a run: claim rates (unverified is the headline), refusals, per category, every unverified claim."""
+    items = list(run.items.select_related("golden", "answer__question__retrieval"))
+    answer_ids = [item.answer_id for item in items if item.answer_id]
+    claims = list(
+        Claim.objects.filter(verification__answer_id__in=answer_ids, is_claim=True).select_related(
+            "verification"
+        )
+    )
+    by_answer: dict[int, list[Claim]] = defaultdict(list)
+    for claim in claims:
+        by_answer[claim.verification.answer_id].append(claim)
+    overall: Counter[str] = Counter()
+    per_category: dict[str, Counter[str]] = defaultdict(Counter)
+    refused_by_category: Counter[str] = Counter()
+    questions_by_category: Counter[str] = Counter()
+    unverified = []
+    for item in items:
+        category = item.golden.category
+        questions_by_category[category] += 1
+        answer = item.answer
+        if answer is None:
+            continue
+        refused_by_category[category] += answer.refused
+        for claim in by_answer.get(answer.pk, []):
+            overall[claim.status] += 1
+            per_category[category][claim.status] += 1
+            if claim.status == ClaimStatus.UNVERIFIED:
+                unverified.append(
+                    {
+                        "code": item.golden.code,
+                        "category": category,
+                        "question": item.golden.question,
+                        "answer_id": answer.pk,
+                        "answer": answer.text,
+                        "claim": claim.text,
+                        "flags": list(claim.flags),
+                    }
+                )
+    out_of_scope = questions_by_category[OUT_OF_SCOPE]
+    in_scope = len(items) - out_of_scope
+    report = _rates(overall, sum(refused_by_category.values()), len(items))
+    report.update(
+        {
+            "out_of_scope_refused": round(refused_by_category[OUT_OF_SCOPE] / out_of_scope, 4)
+            if out_of_scope
+            else None,
+            "in_scope_refused": round(
+                (sum(refused_by_category.values()) - refused_by_category[OUT_OF_SCOPE]) / in_scope, 4
+            )
+            if in_scope
+            else None,
+            "errors": sum(item.status == RunItemStatus.ERROR for item in items),
+            "seconds": round((timezone.now() - run.started_at).total_seconds(), 1),
+            "per_category": {
+                category: _rates(per_category[category], refused_by_category[category], count)
+                for category, count in sorted(questions_by_category.items())
+            },
+            "unverified_claims": unverified,
+        }
+    )
+    return report
+
+
+def runs_compare(first: VerifyRun, second: VerifyRun) -> list[dict[str, Any]]:
+    """Each headline figure of two runs side by side, with the change from the first to the second."""
+    rows = []
+    for key, label in FIGURES:
+        a, b = first.report.get(key), second.report.get(key)
+        change = round(b - a, 4) if isinstance(a, int | float) and isinstance(b, int | float) else None
+        rows.append({"figure": key, "label": label, "first": a, "second": b, "change": change})
+    return rows
+
+
+CSV_FIELDS = [
+    "code",
+    "category",
+    "question",
+    "status",
+    "refused",
+    "verdict",
+    "risk_label",
+    "claims",
+    "verified",
+    "unverified",
+    "contradicted",
+    "answer",
+]
+
+
+def run_rows(run: VerifyRun) -> Iterable[dict[str, Any]]:
+    """One row per golden question of the run, for CSV and JSON export."""
+    items = run.items.select_related("golden", "answer")
+    verifications = {
+        v.answer_id: v
+        for v in Verification.objects.filter(answer_id__in=[i.answer_id for i in items if i.answer_id])
+    }
+    counts: dict[int, Counter[str]] = defaultdict(Counter)
+    for answer_id, status in Claim.objects.filter(
+        verification__answer_id__in=list(verifications), is_claim=True
+    ).values_list("verification__answer_id", "status"):
+        counts[answer_id][status] += 1
+    for item in items:
+        answer = item.answer
+        verification = verifications.get(item.answer_id) if item.answer_id else None
+        tally = counts.get(item.answer_id or 0, Counter())
+        yield {
+            "code": item.golden.code,
+            "category": item.golden.category,
+            "question": item.golden.question,
+            "status": item.status,
+            "refused": bool(answer and answer.refused),
+            "verdict": verification.verdict if verification else "",
+            "risk_label": verification.risk_label if verification else "",
+            "claims": sum(tally.values()),
+            "verified": tally[ClaimStatus.VERIFIED],
+            "unverified": tally[ClaimStatus.UNVERIFIED],
+            "contradicted": tally[ClaimStatus.CONTRADICTED],
+            "answer": answer.text if answer else item.error,
+        }
+
+
+def run_csv(run: VerifyRun) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS)
+    writer.writeheader()
+    writer.writerows(run_rows(run))
+    return buffer.getvalue()
