@@ -281,7 +281,17 @@ def serve(env: dict[str, str]) -> int:
             start_new_session=True,
         ),
         subprocess.Popen(
-            [str(venv_bin / "celery"), "-A", "config", "worker", "--loglevel", "INFO", "--concurrency", "2"],
+            [
+                str(venv_bin / "celery"),
+                "-A",
+                "config",
+                "worker",
+                "--beat",
+                "--loglevel",
+                "INFO",
+                "--concurrency",
+                "2",
+            ],
             env=env,
             cwd=BASE_DIR,
             start_new_session=True,

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 
+from garden.errors import UserFacingError
 from garden.models import Answer, AnswerSource, Chunk, Generator, Question, Retrieval, RetrievedArticle
 from garden.preflight import preflight
 from garden.retrieval import RetrievalResult, retrieve
@@ -22,12 +23,8 @@ REFUSAL_TEXT = (
 REFUSAL_REASON = "No topic, article or theme in the garden matched the question."
 
 
-class QuestionError(ValueError):
-    """A question that cannot be asked; `message` is shown to the reader as it is."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+class QuestionError(UserFacingError):
+    """A question that cannot be asked (empty or too long)."""
 
 
 def question_clean(text: str | None) -> str:

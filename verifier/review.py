@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
 
+from garden.errors import UserFacingError
 from verifier.models import Claim, ClaimStatus, Decision, Review, VerificationStatus
 
 FLAGGED = (ClaimStatus.UNVERIFIED, ClaimStatus.CONTRADICTED, ClaimStatus.MISATTRIBUTED, ClaimStatus.OUTDATED)
@@ -15,10 +16,8 @@ WRONG_NEEDS_STATUS = "Say what the correct status is when the judge was wrong."
 NOTE_NEEDED = "Write a note, or choose 'judge right' or 'judge wrong'."
 
 
-class ReviewError(ValueError):
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+class ReviewError(UserFacingError):
+    """A decision that cannot be recorded as given."""
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from django.db import connection, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from garden.errors import UserFacingError
 from garden.models import Answer, AnswerSource, Article, Chunk
 from garden.retrieval import retrieve
 from garden.synthesis.claude import claude_config
@@ -315,12 +316,8 @@ EMPTY_TEXT = "Please give some text to check."
 TEXT_TOO_LONG = "Text to check is limited to {limit:,} characters; this has {length:,}."
 
 
-class CheckError(ValueError):
-    """Text that cannot be checked; `message` is shown as it is."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+class CheckError(UserFacingError):
+    """Text that cannot be checked (empty or too long)."""
 
 
 def garden_check(text: str | None) -> tuple[Checked, list[Chunk]]:

@@ -40,6 +40,12 @@ def verify_golden_item(item_id: int) -> None:
     verify_all.verify_run_item(item_id=item_id)
 
 
+@shared_task
+def requeue_pending_verifications() -> int:
+    """Periodic (Celery beat): queue again what was left pending while the broker was away."""
+    return services.verifications_requeue()
+
+
 @worker_ready.connect
 def requeue_pending(**kwargs: Any) -> None:
     """A worker coming up queues again what was left pending, e.g. while the broker was away."""

@@ -107,6 +107,14 @@ CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=150)
 # Unacknowledged tasks come back after this long (must exceed the task time limit).
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=300)}
 CELERY_TASK_SERIALIZER = "json"
+# Verifications left pending while Redis was away are queued again every minute (needs `celery beat`).
+CELERY_BEAT_SCHEDULE = {
+    "requeue-pending-verifications": {
+        "task": "verifier.tasks.requeue_pending_verifications",
+        "schedule": 60.0,
+    },
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(BASE_DIR / ".run" / "celerybeat-schedule")
 CELERY_RESULT_EXPIRES = 3600
 
 # --- Questions, retrieval and synthesis ----------------------------------------------------------

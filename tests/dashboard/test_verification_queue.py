@@ -2,13 +2,16 @@
 
 import base64
 import json
+from datetime import timedelta
 
 import pytest
 import redis
 from django.conf import settings
+from django.utils import timezone
 
 from dashboard.asking import ask
 from verifier.models import Verification, VerificationStatus
+from verifier.services import verifications_requeue
 
 pytestmark = pytest.mark.django_db
 
@@ -39,3 +42,15 @@ def test_refusals_have_nothing_to_verify(django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         answer = ask("How do I bake sourdough bread at home?")
     assert answer.refused and not Verification.objects.filter(answer=answer).exists()
+
+
+def test_verifications_left_pending_are_queued_again(django_capture_on_commit_callbacks):
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    with django_capture_on_commit_callbacks(execute=False):
+        answer = ask("When did Ashcombe station reopen?")  # the broker "missed" it: callbacks never ran
+    verification = Verification.objects.get(answer=answer)
+    Verification.objects.filter(pk=verification.pk).update(created_at=timezone.now() - timedelta(minutes=5))
+    assert verification.pk not in queued_verifications(client)
+
+    assert verifications_requeue() >= 1
+    assert verification.pk in queued_verifications(client)
