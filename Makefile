@@ -4,12 +4,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench eval calibrate install clean
+.PHONY: run test bench eval calibrate install browser clean
 
 run: $(STAMP)
 	$(PY) -m config.devstack run
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(PY) -m config.devstack test
 
 bench: $(STAMP)
@@ -23,6 +23,12 @@ calibrate: $(STAMP)
 	$(PY) -m verifier.calibration.train
 
 install: $(STAMP)
+
+# The browser tests drive Debian's Chromium (a download of Playwright's own browser cannot work here).
+browser:
+	@command -v chromium >/dev/null || { test "$$(id -u)" = 0 && apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
+		{ echo "Install Debian's chromium package (as root: apt-get install chromium) for the browser tests."; exit 1; }
 
 # torch first, pinned to the CPU build on this machine's disk, so nothing pulls a multi-GB CUDA build.
 $(STAMP): pyproject.toml

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest
-from ninja import NinjaAPI, Schema, Status
+from django.http import HttpRequest, HttpResponse
+from ninja import Field, NinjaAPI, Schema, Status
+from ninja.errors import HttpError
 
 from dashboard.asking import ask
 from dashboard.permissions import may_ask
 from dashboard.presenters import answer_payload, checked_payload, passage_url, verification_payload
+from dashboard.ratelimit import RATE_LIMITED, rate_limited, retry_after
 from garden import selectors
 from garden.answering import QuestionError
 from garden.models import Answer
@@ -23,16 +25,35 @@ api = NinjaAPI(
     urls_namespace="api",
 )
 
+
+@api.exception_handler(HttpError)
+def api_http_error(request: HttpRequest, error: HttpError) -> HttpResponse:
+    """Every error the framework raises (e.g. a body that is not JSON) in the API's one error shape."""
+    message = BODY_NOT_JSON if error.status_code == 400 else str(error)
+    return api.create_response(request, {"error": message}, status=error.status_code)
+
+
+BODY_NOT_JSON = 'The request body must be a JSON object, e.g. {"question": "..."}.'
 ANSWER_NOT_FOUND = "No answer with this id."
 ASK_FORBIDDEN = "Log in as a reader (or above) to use this endpoint."
 
 
+# The limits are documented in the schema but checked by the services, so clients get their clear messages.
 class AskIn(Schema):
-    question: str
+    question: str = Field(
+        description="The question, up to 2,000 characters.",
+        json_schema_extra={"minLength": 1, "maxLength": 2000, "pattern": r"\S"},
+    )
 
 
 class ErrorOut(Schema):
     error: str
+
+
+class ValidationOut(Schema):
+    """The request did not match the schema (a missing or mistyped field)."""
+
+    detail: list[dict[str, Any]]
 
 
 class SourceOut(Schema):
@@ -139,7 +160,10 @@ class VerdictOut(Schema):
 
 
 class CheckIn(Schema):
-    text: str
+    text: str = Field(
+        description="Any text to fact-check against the garden, up to 10,000 characters.",
+        json_schema_extra={"minLength": 1, "maxLength": 10000, "pattern": r"\S"},
+    )
 
 
 class CheckedClaimOut(Schema):
@@ -170,12 +194,17 @@ class CheckOut(Schema):
 
 
 @api.post(
-    "/ask", response={200: AnswerOut, 400: ErrorOut, 403: ErrorOut}, summary="Ask the garden a question"
+    "/ask",
+    response={200: AnswerOut, 400: ErrorOut, 403: ErrorOut, 429: ErrorOut, 422: ValidationOut},
+    summary="Ask the garden a question",
 )
-def api_ask(request: HttpRequest, payload: AskIn) -> Status[dict[str, Any]]:
+def api_ask(request: HttpRequest, payload: AskIn, response: HttpResponse) -> Status[dict[str, Any]]:
     """Answers from the garden's articles (or refuses, at no cost, when it has nothing) and queues the check."""
     if not may_ask(request):
         return Status(403, {"error": ASK_FORBIDDEN})
+    if rate_limited(request, "ask"):
+        response["Retry-After"] = retry_after()
+        return Status(429, {"error": RATE_LIMITED})
     try:
         answer = ask(payload.question, request.user)
     except QuestionError as error:
@@ -186,7 +215,9 @@ def api_ask(request: HttpRequest, payload: AskIn) -> Status[dict[str, Any]]:
 
 
 @api.get(
-    "/answers/{answer_id}", response={200: AnswerOut, 404: ErrorOut, 403: ErrorOut}, summary="Fetch an answer"
+    "/answers/{answer_id}",
+    response={200: AnswerOut, 404: ErrorOut, 403: ErrorOut, 422: ValidationOut},
+    summary="Fetch an answer",
 )
 def api_answer(request: HttpRequest, answer_id: int) -> Status[dict[str, Any]]:
     if not may_ask(request):
@@ -199,7 +230,7 @@ def api_answer(request: HttpRequest, answer_id: int) -> Status[dict[str, Any]]:
 
 @api.get(
     "/answers/{answer_id}/verdict",
-    response={200: VerdictOut, 404: ErrorOut, 403: ErrorOut},
+    response={200: VerdictOut, 404: ErrorOut, 403: ErrorOut, 422: ValidationOut},
     summary="An answer's verdict",
 )
 def api_verdict(request: HttpRequest, answer_id: int) -> Status[dict[str, Any]]:
@@ -213,13 +244,16 @@ def api_verdict(request: HttpRequest, answer_id: int) -> Status[dict[str, Any]]:
 
 @api.post(
     "/check",
-    response={200: CheckOut, 400: ErrorOut, 403: ErrorOut},
+    response={200: CheckOut, 400: ErrorOut, 403: ErrorOut, 429: ErrorOut, 422: ValidationOut},
     summary="Fact-check any text against the garden",
 )
-def api_check(request: HttpRequest, payload: CheckIn) -> Status[dict[str, Any]]:
+def api_check(request: HttpRequest, payload: CheckIn, response: HttpResponse) -> Status[dict[str, Any]]:
     """Retrieves the garden's passages for the text and judges each of its claims against them."""
     if not may_ask(request):
         return Status(403, {"error": ASK_FORBIDDEN})
+    if rate_limited(request, "check"):
+        response["Retry-After"] = retry_after()
+        return Status(429, {"error": RATE_LIMITED})
     try:
         checked, chunks = garden_check(payload.text)
     except CheckError as error:

@@ -29,7 +29,8 @@ class QuestionError(UserFacingError):
 
 def question_clean(text: str | None) -> str:
     """The question with surrounding space removed; raises QuestionError when empty or too long."""
-    text = (text or "").strip()
+    # PostgreSQL text cannot hold NUL characters; they carry no meaning in a question anyway.
+    text = (text or "").replace("\x00", "").strip()
     if not text:
         raise QuestionError(EMPTY_QUESTION)
     limit = settings.QUESTION_MAX_CHARS

@@ -9,7 +9,9 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 
 
 def run_check(**env: str) -> subprocess.CompletedProcess[str]:
-    environment = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DEBUG"}}
+    # A production environment: none of the development or test switches the suite may have set.
+    unset = {"SECRET_KEY", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    environment = {k: v for k, v in os.environ.items() if k not in unset}
     environment.update(DJANGO_SETTINGS_MODULE="config.settings.production", **env)
     return subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],

@@ -68,7 +68,7 @@ def review_record(
     note: str = "",
 ) -> Review:
     """Store an editor's decision (or a note) on a claim."""
-    note = note.strip()
+    note = note.replace("\x00", "").strip()
     if decision == Decision.JUDGE_WRONG and correct_status not in ClaimStatus.values:
         raise ReviewError(WRONG_NEEDS_STATUS)
     if decision == Decision.NOTE and not note:

@@ -325,7 +325,7 @@ def garden_check(text: str | None) -> tuple[Checked, list[Chunk]]:
 
     `[n]` markers are removed first: in arbitrary text they do not refer to the retrieved passages.
     """
-    text = re.sub(r"\s*\[\d+\]", "", text or "").strip()
+    text = re.sub(r"\s*\[\d+\]", "", (text or "").replace("\x00", "")).strip()
     if not text:
         raise CheckError(EMPTY_TEXT)
     if len(text) > CHECK_MAX_CHARS:

@@ -162,6 +162,19 @@ LOGGING = {
     "loggers": {"httpx": {"level": "WARNING"}, "sentence_transformers": {"level": "WARNING"}},
 }
 
+# --- Rate limits (asking and fact-checking), counted in Redis -------------------------------------------
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": env("CACHE_URL", default=REDIS_URL.rsplit("/", 1)[0] + "/1"),
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    }
+}
+RATE_LIMIT_PER_IP = env.int("RATE_LIMIT_PER_IP", default=30)  # requests per minute from one address
+RATE_LIMIT_PER_USER = env.int("RATE_LIMIT_PER_USER", default=20)  # requests per minute from one account
+# Behind a trusted reverse proxy, count the client address it reports rather than the proxy's.
+RATE_LIMIT_TRUST_FORWARDED_FOR = env.bool("RATE_LIMIT_TRUST_FORWARDED_FOR", default=False)
+
 # --- Roles ---------------------------------------------------------------------------------------
 # Whether visitors who are not logged in may ask questions (and fact-check text).
 ANONYMOUS_CAN_ASK = env.bool("ANONYMOUS_CAN_ASK", default=True)

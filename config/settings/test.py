@@ -14,3 +14,15 @@ STORAGES = {
 # A Redis database of its own, so a test worker never takes tasks from (or gives them to) a `make run` worker.
 CELERY_BROKER_URL = CELERY_RESULT_BACKEND = REDIS_URL.rsplit("/", 1)[0] + "/15"  # noqa: F405
 VERIFIER_MODE = "cascade"
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL.rsplit("/", 1)[0] + "/14",  # noqa: F405
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    }
+}
+# High enough for the suite; the rate-limit tests lower them.
+RATE_LIMIT_PER_IP = 10_000
+RATE_LIMIT_PER_USER = 10_000
+# The browser tests serve the site with gunicorn; let it serve static files without collectstatic.
+WHITENOISE_USE_FINDERS = True

@@ -1,0 +1,109 @@
+"""What people see in a real browser: a reader asks and watches the verdict arrive, a refusal, an editor
+resolving a flagged claim, an operator watching Verify-all reach its report; at desktop and phone widths."""
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.core.management import call_command
+
+from garden.models import Answer, AnswerSource, Chunk, Generator, Question, Retrieval
+from tests.conftest import SAMPLE_FOLDERS
+from tests.e2e.conftest import screenshot
+from verifier.services import verification_create, verification_run
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+WIDTHS = {"desktop": 1200, "phone": 390}
+STATUS_LABELS = {"Verified", "Inferred", "Unverified", "Outdated", "Misattributed", "Contradicted"}
+
+
+def fits_the_screen(page) -> bool:
+    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+
+
+def log_in(page, site, role):
+    user = User.objects.create_user(f"{role}-e2e", password="correct horse battery staple", is_staff=True)
+    user.groups.add(Group.objects.get(name=role))
+    page.goto(f"{site}/accounts/login/")
+    page.fill("#id_username", user.username)
+    page.fill("#id_password", "correct horse battery staple")
+    page.click("form.login button")
+
+
+def test_a_reader_asks_sees_the_verdict_arrive_and_a_refusal(site, browser, celery_worker):
+    call_command("import_garden", *map(str, SAMPLE_FOLDERS), "--no-progress")
+    for name, width in WIDTHS.items():
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.goto(f"{site}/")
+        page.fill("#id_question", "Where does Harrowden Viaduct carry the railway?")
+        page.click("form.ask button")
+        page.wait_for_selector(".answer-text a.cite", timeout=30_000)
+        assert "/answers/" in page.url  # htmx pushed the answer's own address
+        page.wait_for_selector(".verdict-line", timeout=90_000)
+        labels = set(page.locator("ol.claims summary .status .label").all_inner_texts())
+        assert labels and labels <= STATUS_LABELS
+        assert (
+            page.locator("#answer-text-" + page.url.rstrip("/").split("/")[-1] + " .claim .label").count() > 0
+        )
+        page.locator("ol.claims details summary").first.click()
+        assert page.locator("ol.claims details[open] blockquote.quote").first.is_visible()
+        assert fits_the_screen(page)
+        screenshot(page, f"reader-answer-{name}")
+
+        page.goto(f"{site}/")
+        page.fill("#id_question", "What is the boiling point of ethanol at sea level?")
+        page.click("form.ask button")
+        banner = page.wait_for_selector(".banner.refused", timeout=30_000)
+        assert "Retrieval refused." in banner.inner_text() and "No model was called." in banner.inner_text()
+        screenshot(page, f"reader-refusal-{name}")
+        page.close()
+
+
+def flagged_answer() -> Answer:
+    article_chunk = Chunk.objects.filter(is_current=True).first()
+    assert article_chunk is not None
+    question = Question.objects.create(
+        text="What does the garden say?",
+        preflight_domain="factual",
+        preflight_risk="HIGH",
+        preflight_suggestion="-",
+    )
+    Retrieval.objects.create(question=question)
+    answer = Answer.objects.create(
+        question=question,
+        generator=Generator.EXTRACTIVE,
+        text="The line was built by the Emperor of Mars in 1066 [1].",
+    )
+    AnswerSource.objects.create(answer=answer, number=1, chunk=article_chunk, score=1.0)
+    verification = verification_create(answer=answer)
+    assert verification is not None
+    verification_run(verification_id=verification.pk)
+    return answer
+
+
+def test_an_editor_resolves_a_flagged_claim_and_an_operator_watches_verify_all(site, browser, celery_worker):
+    call_command("import_garden", str(SAMPLE_FOLDERS[0]), "--no-progress")
+    flagged_answer()
+    page = browser.new_page(viewport={"width": WIDTHS["phone"], "height": 900})
+    log_in(page, site, "editor")
+    page.goto(f"{site}/review/")
+    card = page.locator("ol.queue li.card").first
+    assert "Emperor of Mars" in card.inner_text()
+    card.get_by_role("button", name="Judge right").click()
+    page.wait_for_selector("text=Decision recorded.", timeout=10_000)
+    assert fits_the_screen(page)
+    screenshot(page, "editor-review-phone")
+    page.goto(f"{site}/review/")
+    assert "Emperor of Mars" not in page.inner_text("main")  # decided claims leave the queue
+    page.close()
+
+    page = browser.new_page(viewport={"width": WIDTHS["desktop"], "height": 900})
+    log_in(page, site, "operator")
+    page.goto(f"{site}/operators/runs/")
+    page.fill("#run-label", "from the browser")
+    page.click("text=Start a run")
+    page.wait_for_selector("progress", timeout=10_000)
+    screenshot(page, "operator-verify-all-running")
+    page.wait_for_selector("text=Unverified claim rate (headline)", timeout=180_000)
+    assert page.locator("progress").get_attribute("value") == page.locator("progress").get_attribute("max")
+    screenshot(page, "operator-verify-all-report")
+    page.close()
