@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench eval calibrate install browser clean
+.PHONY: run test bench load eval calibrate install browser clean
 
 run: $(STAMP)
 	$(PY) -m config.devstack run
@@ -14,6 +14,10 @@ test: $(STAMP) browser
 
 bench: $(STAMP)
 	$(PY) -m config.devstack exec -- python manage.py bench
+
+# 50 concurrent readers for 60 seconds against a local server (127.0.0.1 only); fails on any error.
+load: $(STAMP)
+	$(PY) -m config.devstack exec -- python manage.py loadtest --prepare
 
 # The offline judge: score it on ../shared/eval (balanced accuracy, AUC, leave-one-domain-out), or retrain it.
 eval: $(STAMP)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -59,3 +60,27 @@ def use_one_thread() -> None:
     import torch
 
     torch.set_num_threads(1)
+
+
+_CACHE_SIZE = 50_000
+_cache: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def embed_cached(texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    """Like `embed`, remembering recent texts: source sentences recur across questions, questions rarely do."""
+    with _cache_lock:
+        known = {text: _cache[text] for text in texts if text in _cache}
+        for text in known:
+            _cache.move_to_end(text)
+    missing = list(dict.fromkeys(text for text in texts if text not in known))
+    if missing:
+        fresh = dict(zip(missing, embed(missing), strict=True))
+        with _cache_lock:
+            _cache.update(fresh)
+            while len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+        known.update(fresh)
+    if not texts:
+        return np.zeros((0, DIMENSIONS), dtype=np.float32)
+    return np.stack([known[text] for text in texts])

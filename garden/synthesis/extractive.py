@@ -161,7 +161,9 @@ def synthesize(question: str, sources: Sequence[SourceText]) -> Synthesis:
         return Synthesis(
             NOTHING_DIRECT, Generator.EXTRACTIVE, latency_ms=round((time.perf_counter() - began) * 1000)
         )
-    vectors = embeddings.embed([question, *(c.text for c in candidates)])
+    vectors = np.vstack(
+        [embeddings.embed_one(question), embeddings.embed_cached([c.text for c in candidates])]
+    )
     semantic = vectors[1:] @ vectors[0]
     asked = content_words(question)
     lexical = np.array([len(asked & content_words(c.text)) / max(len(asked), 1) for c in candidates])

@@ -1,0 +1,19 @@
+"""gunicorn settings for every way the site is served (make run, the load test, the browser tests, compose).
+
+Threads let quick requests (verdict polls, pages) through while other requests are busy answering; each
+process keeps torch to one thread, since the processes already share the machine's cores, and loads the
+embedding model as it starts.
+"""
+
+from typing import Any
+
+worker_class = "gthread"
+threads = 4
+timeout = 120
+
+
+def post_fork(server: Any, worker: Any) -> None:
+    from garden import embeddings
+
+    embeddings.use_one_thread()
+    embeddings.model()  # loaded before the first request, not during it
