@@ -5,7 +5,8 @@ import logging
 import pytest
 from django.contrib.auth.models import Group, User
 
-from garden.models import Answer, AnswerSource, Chunk, Generator, Question, Retrieval
+from garden.models import Chunk
+from tests.factories import answer_for
 from verifier.models import Claim, ClaimStatus, Review
 from verifier.review import WRONG_NEEDS_STATUS, agreement_rates
 from verifier.services import verification_create, verification_run
@@ -21,15 +22,7 @@ def login(client, role):
 
 
 def answer_from(text, chunk):
-    question = Question.objects.create(
-        text="What does the garden say?",
-        preflight_domain="factual",
-        preflight_risk="HIGH",
-        preflight_suggestion="-",
-    )
-    Retrieval.objects.create(question=question)
-    answer = Answer.objects.create(question=question, text=text, generator=Generator.EXTRACTIVE)
-    AnswerSource.objects.create(answer=answer, number=1, chunk=chunk, score=1.0)
+    answer = answer_for(text, chunk)
     verification = verification_create(answer=answer)
     assert verification is not None
     verification_run(verification_id=verification.pk)

@@ -4,7 +4,9 @@ import pytest
 from django.urls import reverse
 
 from garden.answering import EMPTY_QUESTION
-from garden.models import Answer, Article, ArticleRevision
+from garden.models import Answer, Article, ArticleRevision, Chunk
+from tests.factories import answer_for
+from verifier.services import verification_create, verification_run
 
 pytestmark = pytest.mark.django_db
 
@@ -101,26 +103,11 @@ def test_unknown_pages_are_404(client):
 
 
 def test_an_answer_echoing_html_renders_inert_before_and_after_the_verdict(client):
-    from garden.models import AnswerSource, Chunk, Generator, Question, Retrieval
-    from verifier.services import verification_create, verification_run
-
     chunk = Chunk.objects.filter(
         article__slug="about-this-wiki", is_current=True, text__contains="<script>"
     ).first()
     assert chunk is not None, "the sample garden keeps an article that quotes a <script> tag"
-    question = Question.objects.create(
-        text="What spam was filtered?",
-        preflight_domain="factual",
-        preflight_risk="HIGH",
-        preflight_suggestion="-",
-    )
-    Retrieval.objects.create(question=question)
-    answer = Answer.objects.create(
-        question=question,
-        generator=Generator.EXTRACTIVE,
-        text='The filter caught <script>alert("x")</script> in the guestbook [1].',
-    )
-    AnswerSource.objects.create(answer=answer, number=1, chunk=chunk, score=1.0)
+    answer = answer_for('The filter caught <script>alert("x")</script> in the guestbook [1].', chunk)
     for _ in range(2):
         html = client.get(answer.get_absolute_url()).content.decode()
         assert '<script>alert("x")</script>' not in html and "&lt;script&gt;alert" in html

@@ -5,9 +5,10 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 
-from garden.models import Answer, AnswerSource, Chunk, Generator, Question, Retrieval
+from garden.models import Answer, Chunk
 from tests.conftest import SAMPLE_FOLDERS
 from tests.e2e.conftest import screenshot
+from tests.factories import answer_for
 from verifier.services import verification_create, verification_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -61,19 +62,7 @@ def test_a_reader_asks_sees_the_verdict_arrive_and_a_refusal(site, browser, cele
 def flagged_answer() -> Answer:
     article_chunk = Chunk.objects.filter(is_current=True).first()
     assert article_chunk is not None
-    question = Question.objects.create(
-        text="What does the garden say?",
-        preflight_domain="factual",
-        preflight_risk="HIGH",
-        preflight_suggestion="-",
-    )
-    Retrieval.objects.create(question=question)
-    answer = Answer.objects.create(
-        question=question,
-        generator=Generator.EXTRACTIVE,
-        text="The line was built by the Emperor of Mars in 1066 [1].",
-    )
-    AnswerSource.objects.create(answer=answer, number=1, chunk=article_chunk, score=1.0)
+    answer = answer_for("The line was built by the Emperor of Mars in 1066 [1].", article_chunk)
     verification = verification_create(answer=answer)
     assert verification is not None
     verification_run(verification_id=verification.pk)
