@@ -124,8 +124,9 @@ RETRIEVAL_VECTOR_THRESHOLD = env.float("RETRIEVAL_VECTOR_THRESHOLD", default=0.3
 RETRIEVAL_TEXT_THRESHOLD = env.float("RETRIEVAL_TEXT_THRESHOLD", default=0.90)
 RETRIEVAL_MAX_ARTICLES = env.int("RETRIEVAL_MAX_ARTICLES", default=5)
 RETRIEVAL_MAX_SOURCES = env.int("RETRIEVAL_MAX_SOURCES", default=8)
-# pgvector HNSW search breadth: higher is more exact and slower.
-RETRIEVAL_EF_SEARCH = env.int("RETRIEVAL_EF_SEARCH", default=80)
+# pgvector HNSW search breadth: higher is more exact and slower; it must also cover index entries of chunks
+# superseded but not yet vacuumed, which the partial index still returns and the query then drops.
+RETRIEVAL_EF_SEARCH = env.int("RETRIEVAL_EF_SEARCH", default=160)
 
 # --- Anthropic (optional: without a key the local extractive synthesiser answers) ---------------
 ANTHROPIC_API_KEY = env("ANTHROPIC_API_KEY", default="")
