@@ -149,6 +149,13 @@ class EmbeddedPostgres:
         if exists.stdout.strip() != "1":
             self._pg("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "groundwork")
 
+    def restart(self) -> None:
+        """Restart the server (fast shutdown: open connections are cut), as a fault for tests to survive."""
+        # With its log file named, the new server does not hold our captured stdout open.
+        self._pg(
+            "pg_ctl", "-D", str(self.data), "-l", str(self.data / "server.log"), "-m", "fast", "-w", "restart"
+        )
+
     def stop(self) -> None:
         if self.started:
             log("stopping embedded PostgreSQL")
