@@ -45,6 +45,13 @@ def port_answers(host: str, port: int, timeout: float = 0.5) -> bool:
     return False
 
 
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 def wait_for_port(host: str, port: int, seconds: float) -> None:
     deadline = time.monotonic() + seconds
     while not port_answers(host, port):

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from config.database import current_database_url
+from config.devstack import free_port
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -28,12 +29,6 @@ BROWSER_ARGS = [
     "--no-first-run",
     "--disable-quic",
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -27,16 +26,11 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from config.devstack import free_port
 from garden.golden import golden_load
 from verifier.models import Verification, VerificationStatus
 
 POLL_SECONDS = 1.0
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class Recorder:
@@ -144,7 +138,7 @@ class Command(BaseCommand):
             sample = Path(settings.BASE_DIR) / "garden" / "sample"
             call_command("import_garden", str(sample / "earlier"), str(sample / "articles"), "--no-progress")
         questions = [q.question for q in golden_load()]
-        port = _free_port()
+        port = free_port()
         base = f"http://127.0.0.1:{port}"
         # The readers all come from one address: lift the per-IP limit for the server this command starts.
         env = {
