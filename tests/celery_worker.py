@@ -19,9 +19,15 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 
 
 class Worker:
-    def __init__(self) -> None:
+    """A `celery worker` process on the test database; `env` adds to its environment (e.g. another REDIS_URL),
+    `beat` runs Celery beat inside it, as `make run` does."""
+
+    def __init__(self, env: dict[str, str] | None = None, *, name: str = "test", beat: bool = False) -> None:
         self.process: subprocess.Popen[bytes] | None = None
-        self.log = BASE_DIR / ".run" / "test-worker.log"
+        self.env = env or {}
+        self.name = name
+        self.beat = beat
+        self.log = BASE_DIR / ".run" / f"{name}-worker.log"
 
     def start(self) -> None:
         self.log.parent.mkdir(exist_ok=True)
@@ -29,6 +35,7 @@ class Worker:
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "config.settings.test",
             "DATABASE_URL": current_database_url(),
+            **self.env,
         }
         self.process = subprocess.Popen(
             [
@@ -46,10 +53,12 @@ class Worker:
                 "--without-mingle",
                 "--without-heartbeat",
                 "--hostname",
-                f"test-{os.getpid()}@%h",
+                f"{self.name}-{os.getpid()}@%h",
+                *(["--beat"] if self.beat else []),
             ],
             cwd=BASE_DIR,
             env=env,
+            stdin=subprocess.DEVNULL,
             stdout=self.log.open("wb"),
             stderr=subprocess.STDOUT,
         )
@@ -58,6 +67,12 @@ class Worker:
             if self.process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the Celery worker did not start:\n{self.log.read_text()[-3000:]}")
             time.sleep(0.2)
+
+    def kill(self) -> None:
+        """SIGKILL, as the kernel's OOM killer or a pulled plug would: no clean-up, no acknowledgement."""
+        assert self.process is not None
+        self.process.kill()
+        self.process.wait(10)
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:

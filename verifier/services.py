@@ -14,7 +14,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Sum
+from django.db.models import Q, Sum
 from django.utils import timezone
 
 from garden.errors import UserFacingError
@@ -39,7 +39,8 @@ def _enqueue(verification_id: int) -> None:
     from verifier.tasks import verify_answer
 
     try:
-        verify_answer.delay(verification_id)
+        # One quick attempt: with the broker away the answer must not wait for publish retries.
+        verify_answer.apply_async((verification_id,), retry=False)
     except Exception:
         # The broker is down: the answer stands, the verification stays pending and is queued again later.
         logger.warning("could not queue verification %s; it stays pending", verification_id, exc_info=True)
@@ -60,13 +61,21 @@ def verification_request(*, answer: Answer) -> Verification | None:
     return verification
 
 
-def verifications_requeue(*, older_than: datetime.timedelta = datetime.timedelta(minutes=2)) -> int:
-    """Queue again the verifications left pending (e.g. while Redis was down); returns how many."""
-    cutoff = timezone.now() - older_than
+def verifications_requeue(*, older_than: datetime.timedelta | None = None) -> int:
+    """Queue again the verifications left pending (e.g. while Redis was down) and those stuck running for
+    longer than a task may live (its message lost with a broker's data); returns how many.
+
+    A verification queued twice is harmless: the second delivery finds it done or being run, and steps aside.
+    """
+    if older_than is None:
+        older_than = datetime.timedelta(seconds=settings.VERIFIER_REQUEUE_AFTER_SECONDS)
+    now = timezone.now()
+    stuck = datetime.timedelta(seconds=settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"])
     ids = list(
-        Verification.objects.filter(status=VerificationStatus.PENDING, created_at__lt=cutoff).values_list(
-            "pk", flat=True
-        )
+        Verification.objects.filter(
+            Q(status=VerificationStatus.PENDING, created_at__lt=now - older_than)
+            | Q(status=VerificationStatus.RUNNING, started_at__lt=now - stuck)
+        ).values_list("pk", flat=True)
     )
     for verification_id in ids:
         _enqueue(verification_id)

@@ -14,6 +14,7 @@ from verifier import services, verify_all
 
 @shared_task(
     bind=True,
+    ignore_result=True,  # nobody waits on it: the verification row is the result
     acks_late=True,
     reject_on_worker_lost=True,
     autoretry_for=(OperationalError, InterfaceError, ConnectionError),

@@ -104,17 +104,27 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=120)
 CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=150)
-# Unacknowledged tasks come back after this long (must exceed the task time limit).
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=300)}
+# Unacknowledged tasks come back after this long (must exceed the task time limit). A broker that does not
+# answer is given up on quickly: the answer stands and the verification waits (see below).
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=300),
+    "socket_connect_timeout": 2,
+}
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_TASK_SERIALIZER = "json"
-# Verifications left pending while Redis was away are queued again every minute (needs `celery beat`).
+# Verifications left waiting while Redis was away (or stuck with a lost task) are queued again by Celery beat:
+# every VERIFIER_REQUEUE_EVERY_SECONDS, those pending for longer than VERIFIER_REQUEUE_AFTER_SECONDS.
+VERIFIER_REQUEUE_EVERY_SECONDS = env.float("VERIFIER_REQUEUE_EVERY_SECONDS", default=60.0)
+VERIFIER_REQUEUE_AFTER_SECONDS = env.float("VERIFIER_REQUEUE_AFTER_SECONDS", default=120.0)
 CELERY_BEAT_SCHEDULE = {
     "requeue-pending-verifications": {
         "task": "verifier.tasks.requeue_pending_verifications",
-        "schedule": 60.0,
+        "schedule": VERIFIER_REQUEUE_EVERY_SECONDS,
     },
 }
-CELERY_BEAT_SCHEDULE_FILENAME = str(BASE_DIR / ".run" / "celerybeat-schedule")
+CELERY_BEAT_SCHEDULE_FILENAME = env(
+    "CELERY_BEAT_SCHEDULE_FILENAME", default=str(BASE_DIR / ".run" / "celerybeat-schedule")
+)
 CELERY_RESULT_EXPIRES = 3600
 
 # --- Questions, retrieval and synthesis ----------------------------------------------------------

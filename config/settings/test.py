@@ -4,9 +4,14 @@ from config.settings.base import *  # noqa: F403
 
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-# Tests must never reach a real Anthropic endpoint; tests that need Claude start a local fake server.
-ANTHROPIC_API_KEY = ""
-ANTHROPIC_BASE_URL = None
+# Tests must never reach a real Anthropic endpoint; tests that need Claude start a local fake server, and hand
+# its address to the processes they start (a worker, gunicorn) in GROUNDWORK_TEST_FAKE_CLAUDE_URL.
+ANTHROPIC_BASE_URL = env("GROUNDWORK_TEST_FAKE_CLAUDE_URL", default=None)  # noqa: F405
+if ANTHROPIC_BASE_URL and not ANTHROPIC_BASE_URL.startswith("http://127.0.0.1:"):
+    raise ValueError(
+        "GROUNDWORK_TEST_FAKE_CLAUDE_URL must be a local fake Messages API (http://127.0.0.1:PORT)"
+    )
+ANTHROPIC_API_KEY = "sk-ant-test-not-a-real-key-0000" if ANTHROPIC_BASE_URL else ""
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},

@@ -54,3 +54,21 @@ def test_verifications_left_pending_are_queued_again(django_capture_on_commit_ca
 
     assert verifications_requeue() >= 1
     assert verification.pk in queued_verifications(client)
+
+
+def test_a_verification_stuck_running_longer_than_a_task_may_live_is_queued_again(
+    django_capture_on_commit_callbacks,
+):
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    with django_capture_on_commit_callbacks(execute=False):
+        stuck = Verification.objects.get(answer=ask("When did Ashcombe station reopen?"))
+        busy = Verification.objects.get(answer=ask("What gauge is the railway?"))
+    lifetime = timedelta(seconds=settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"])
+    Verification.objects.filter(pk=stuck.pk).update(
+        status=VerificationStatus.RUNNING, started_at=timezone.now() - lifetime - timedelta(minutes=1)
+    )
+    Verification.objects.filter(pk=busy.pk).update(status=VerificationStatus.RUNNING, started_at=timezone.now())
+
+    verifications_requeue()
+    queued = queued_verifications(client)
+    assert stuck.pk in queued and busy.pk not in queued

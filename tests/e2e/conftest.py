@@ -31,45 +31,62 @@ BROWSER_ARGS = [
 ]
 
 
+class Site:
+    """gunicorn serving the test database on a free local port; `env` adds to its environment."""
+
+    def __init__(self, env: dict[str, str] | None = None, *, name: str = "test") -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = BASE_DIR / ".run" / f"{name}-gunicorn.log"
+        self.env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings.test",
+            "DATABASE_URL": current_database_url(),
+            **(env or {}),
+        }
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Site:
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "config.wsgi",
+                "--config",
+                "python:config.gunicorn",
+                "--bind",
+                f"127.0.0.1:{self.port}",
+                "--workers",
+                "2",
+            ],
+            cwd=BASE_DIR,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=self.log.open("wb"),
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 60
+        while True:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return self
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"gunicorn did not start:\n{self.log.read_text()[-3000:]}")
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(20)
+
+
 @pytest.fixture(scope="session")
 def site(django_db_setup: None, django_db_blocker: object) -> Iterator[str]:
-    """gunicorn serving the test database on a free local port; yields its base URL."""
-    port = free_port()
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.test",
-        "DATABASE_URL": current_database_url(),
-    }
-    log = BASE_DIR / ".run" / "test-gunicorn.log"
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "config.wsgi",
-            "--config",
-            "python:config.gunicorn",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            "2",
-        ],
-        cwd=BASE_DIR,
-        env=env,
-        stdout=log.open("wb"),
-        stderr=subprocess.STDOUT,
-    )
-    deadline = time.monotonic() + 60
-    while True:
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        if server.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"gunicorn did not start:\n{log.read_text()[-3000:]}")
-        time.sleep(0.2)
-    yield f"http://127.0.0.1:{port}"
-    server.terminate()
-    server.wait(20)
+    """The site on the session's services; yields its base URL."""
+    served = Site().start()
+    yield served.url
+    served.stop()
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,177 @@
+"""Faults of the queue: a worker killed in the middle of a verification, and Redis stopped while readers ask.
+
+Each test runs its own Redis (so stopping it disturbs no other test), with gunicorn and Celery workers pointed
+at it and at the test database, and a fake Messages API as the Claude juror.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+
+from config.devstack import EmbeddedRedis, free_port
+from tests.celery_worker import Worker, wait_for
+from tests.e2e.conftest import Site
+from tests.fakes.messages_api import Behaviour, FakeMessagesAPI, delay, reply_tool
+from verifier.judges.claude import TOOL_NAME
+from verifier.models import Claim, Verification, VerificationStatus, Vote
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+QUESTIONS = [
+    "When did Ashcombe station reopen?",
+    "What gauge is the railway?",
+    "Who maintains the signal box?",
+]
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[EmbeddedRedis]:
+    redis = EmbeddedRedis(free_port(), folder=tmp_path / "redis")
+    redis.start()
+    yield redis
+    redis.stop()
+
+
+def unverified_verdicts(body: dict[str, Any]) -> Behaviour:
+    """The fake juror: every claim it is sent comes back unverified (what it says does not matter here)."""
+    text = body["messages"][0]["content"][0]["text"]
+    numbers = [int(n) for n in re.findall(r'<claim number="(\d+)"', text)]
+    verdicts = [
+        {
+            "claim_number": n,
+            "status": "unverified",
+            "quote": "",
+            "source_number": None,
+            "confidence": 0.9,
+            "flags": ["not-in-sources"],
+        }
+        for n in numbers
+    ]
+    return reply_tool(TOOL_NAME, {"verdicts": verdicts}, input_tokens=500, output_tokens=50)
+
+
+def post_json(url: str, payload: dict[str, Any]) -> tuple[int, dict[str, Any], float]:
+    request = urllib.request.Request(
+        url, data=json.dumps(payload).encode(), headers={"Content-Type": "application/json"}, method="POST"
+    )
+    began = time.monotonic()
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return int(response.status), json.loads(response.read()), time.monotonic() - began
+
+
+def get_text(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return str(response.read().decode())
+
+
+def status_of(answer_id: int) -> str:
+    return str(Verification.objects.get(answer_id=answer_id).status)
+
+
+def assert_verified_once(answer_id: int) -> None:
+    """Done, with one set of claims and one vote per judge per claim: nothing was stored twice."""
+    verification = Verification.objects.get(answer_id=answer_id)
+    assert verification.status == VerificationStatus.DONE, verification.error
+    claims = Claim.objects.filter(verification=verification)
+    ordinals = list(claims.values_list("ordinal", flat=True))
+    assert ordinals and sorted(ordinals) == list(range(len(ordinals)))
+    for claim in claims.filter(is_claim=True):
+        judges = list(Vote.objects.filter(claim=claim).values_list("judge", "role"))
+        assert len(judges) == len(set(judges)), judges
+
+
+def test_a_worker_killed_mid_verification_is_redelivered_and_the_answer_verified_once(
+    own_redis: EmbeddedRedis, fake_messages_api: FakeMessagesAPI
+) -> None:
+    # The Claude juror's first call hangs: the worker is killed while it waits, mid-verification.
+    fake_messages_api.enqueue(delay(120))
+    fake_messages_api.set_default(unverified_verdicts)
+    # The site answers with the extractive synthesiser; only the workers' judge panel has a (fake) Claude.
+    site_env = {"REDIS_URL": own_redis.url}
+    worker_env = {
+        **site_env,
+        "GROUNDWORK_TEST_FAKE_CLAUDE_URL": fake_messages_api.base_url,
+        "CELERY_VISIBILITY_TIMEOUT": "5",  # how long an unacknowledged task waits before it is handed out again
+    }
+    site = Site(site_env, name="worker-fault").start()
+    doomed = Worker(worker_env, name="doomed")
+    successor = Worker(worker_env, name="successor")
+    try:
+        doomed.start()
+        code, asked, _ = post_json(f"{site.url}/api/ask", {"question": QUESTIONS[0]})
+        assert code == 200 and not asked["refused"]
+        answer_id = asked["answer_id"]
+        wait_for(lambda: fake_messages_api.request_count == 1 and status_of(answer_id) == "running")
+
+        doomed.kill()
+        assert status_of(answer_id) == "running"  # left half-done, its task never acknowledged
+        [task_id] = re.findall(r"verify_answer\[([0-9a-f-]+)\] received", doomed.log.read_text())
+        successor.start()
+        wait_for(lambda: status_of(answer_id) == "done", seconds=90)
+        verdict = json.loads(get_text(f"{site.url}/api/answers/{answer_id}/verdict"))
+    finally:
+        successor.stop()
+        doomed.stop()
+        site.stop()
+
+    # The very task the killed worker held was handed to its successor, which finished it.
+    assert f"verify_answer[{task_id}] succeeded" in successor.log.read_text()
+    assert_verified_once(answer_id)
+    verification = Verification.objects.get(answer_id=answer_id)
+    assert verification.attempts == 2  # the killed run, then the redelivered one
+    # The killed run's call, then the successor's: the juror was not asked again after the verdict was stored.
+    juror = settings.CLAUDE_JUROR_MODEL
+    assert [r["body"]["model"] for r in fake_messages_api.requests].count(juror) == 2
+    judges = set(Vote.objects.filter(claim__verification=verification).values_list("judge", flat=True))
+    assert {"local", juror} <= judges
+    assert verdict["status"] == "done"
+
+
+def test_with_redis_stopped_readers_still_get_answers_and_every_one_is_verified_once_redis_is_back(
+    own_redis: EmbeddedRedis, tmp_path: Path
+) -> None:
+    env = {
+        "REDIS_URL": own_redis.url,
+        # Celery beat (in the worker, as `make run` runs it) looks for waiting verifications every 2 s.
+        "VERIFIER_REQUEUE_EVERY_SECONDS": "2",
+        "VERIFIER_REQUEUE_AFTER_SECONDS": "1",
+        "CELERY_BEAT_SCHEDULE_FILENAME": str(tmp_path / "celerybeat-schedule"),
+    }
+    site = Site(env, name="redis-fault").start()
+    worker = Worker(env, name="redis-fault", beat=True)
+    try:
+        worker.start()
+        own_redis.stop()
+
+        answer_ids = []
+        for question in QUESTIONS:
+            code, asked, seconds = post_json(f"{site.url}/api/ask", {"question": question})
+            assert code == 200 and not asked["refused"] and asked["answer"]
+            assert seconds < 5, f"with Redis away, an answer took {seconds:.1f}s"
+            answer_ids.append(asked["answer_id"])
+        page = get_text(f"{site.url}/answers/{answer_ids[0]}/")
+        assert "Waiting for the judge" in page
+        assert json.loads(get_text(f"{site.url}/api/answers/{answer_ids[0]}/verdict"))["status"] == "pending"
+        time.sleep(3)  # beat ticks while the broker is away: nothing is lost by that either
+        assert {status_of(answer_id) for answer_id in answer_ids} == {"pending"}
+
+        own_redis.start()
+        wait_for(lambda: all(status_of(answer_id) == "done" for answer_id in answer_ids), seconds=90)
+        page = get_text(f"{site.url}/answers/{answer_ids[0]}/")
+    finally:
+        worker.stop()
+        site.stop()
+
+    assert "Waiting for the judge" not in page and "Claim check" in page
+    for answer_id in answer_ids:
+        assert_verified_once(answer_id)
+        assert Verification.objects.get(answer_id=answer_id).attempts == 1
