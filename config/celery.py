@@ -1,11 +1,23 @@
 """The Celery app: configured from Django settings (`CELERY_*`), tasks discovered in each app's tasks.py."""
 
+import logging
 import os
+from typing import Any
 
 from celery import Celery
+from celery.signals import after_setup_logger, after_setup_task_logger
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
 app = Celery("groundwork")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@after_setup_logger.connect
+@after_setup_task_logger.connect
+def scrub_worker_logs(logger: logging.Logger, **kwargs: Any) -> None:
+    """The worker sets up its own log handlers; they drop secrets too (see config/scrubbing.py)."""
+    from config.scrubbing import scrub_handlers
+
+    scrub_handlers(logger)

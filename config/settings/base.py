@@ -164,10 +164,17 @@ CRITIC_MIN_CITATIONS = env.int("CRITIC_MIN_CITATIONS", default=1)
 CRITIC_MAX_CHARS = env.int("CRITIC_MAX_CHARS", default=3000)
 CRITIC_FORBIDDEN_PHRASES = env.list("CRITIC_FORBIDDEN_PHRASES", default=[])
 
+# Log lines and error reports have every configured secret replaced (see config/scrubbing.py).
+DEFAULT_EXCEPTION_REPORTER = "config.scrubbing.ScrubbingExceptionReporter"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "formatters": {
+        "plain": {
+            "()": "config.scrubbing.ScrubbingFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s: %(message)s",
+        }
+    },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
     "loggers": {"httpx": {"level": "WARNING"}, "sentence_transformers": {"level": "WARNING"}},

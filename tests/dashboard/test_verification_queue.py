@@ -67,7 +67,9 @@ def test_a_verification_stuck_running_longer_than_a_task_may_live_is_queued_agai
     Verification.objects.filter(pk=stuck.pk).update(
         status=VerificationStatus.RUNNING, started_at=timezone.now() - lifetime - timedelta(minutes=1)
     )
-    Verification.objects.filter(pk=busy.pk).update(status=VerificationStatus.RUNNING, started_at=timezone.now())
+    Verification.objects.filter(pk=busy.pk).update(
+        status=VerificationStatus.RUNNING, started_at=timezone.now()
+    )
 
     verifications_requeue()
     queued = queued_verifications(client)

@@ -1,0 +1,74 @@
+"""Secrets never leave the process in a log line or an error report.
+
+Django's own filter hides settings named like secrets and variables marked with `sensitive_variables`, but not
+a key held in a local variable of library code (the Anthropic SDK builds its auth headers in a plain dict) or
+quoted in an exception message (an API error echoing the key). Here the configured secrets are replaced
+wherever they appear in the finished text.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+
+from django.conf import settings
+from django.utils.safestring import SafeString, mark_safe
+from django.views.debug import ExceptionReporter
+
+REPLACEMENT = "********************"
+MIN_SECRET_LENGTH = 8  # shorter values (an empty or toy setting) would blank out ordinary text
+
+
+def secrets() -> list[str]:
+    """The configured secret values: SECRET_KEY (and its fallbacks), the Anthropic API key, the DB password."""
+    if not settings.configured:
+        return []
+    values = [
+        settings.SECRET_KEY,
+        *getattr(settings, "SECRET_KEY_FALLBACKS", []),
+        getattr(settings, "ANTHROPIC_API_KEY", ""),
+        settings.DATABASES.get("default", {}).get("PASSWORD", ""),
+    ]
+    found = {str(v) for v in values if v and len(str(v)) >= MIN_SECRET_LENGTH}
+    found |= {html.escape(v) for v in found}  # as an HTML page would show it
+    return sorted(found, key=len, reverse=True)
+
+
+def scrub(text: str) -> str:
+    for secret in secrets():
+        text = text.replace(secret, REPLACEMENT)
+    return text
+
+
+class ScrubbingFormatter(logging.Formatter):
+    """A log formatter whose output (message, arguments and traceback) never holds a configured secret."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return scrub(super().format(record))
+
+
+class _Scrubbed(logging.Formatter):
+    def __init__(self, inner: logging.Formatter) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def format(self, record: logging.LogRecord) -> str:
+        return scrub(self.inner.format(record))
+
+
+def scrub_handlers(logger: logging.Logger) -> None:
+    """Make every handler of `logger` scrub secrets, keeping its format (for loggers set up by others)."""
+    for handler in logger.handlers:
+        if not isinstance(handler.formatter, ScrubbingFormatter | _Scrubbed):
+            handler.setFormatter(_Scrubbed(handler.formatter or logging.Formatter()))
+
+
+class ScrubbingExceptionReporter(ExceptionReporter):
+    """Error reports (the admins' e-mail, the debug page) with every configured secret replaced."""
+
+    # Replacing a secret by asterisks keeps safe HTML safe.
+    def get_traceback_html(self) -> SafeString:
+        return mark_safe(scrub(super().get_traceback_html()))
+
+    def get_traceback_text(self) -> SafeString:
+        return mark_safe(scrub(super().get_traceback_text()))
