@@ -26,6 +26,7 @@ from verifier.critics import BLOCK, ConstraintRules, CriticInput, CriticResult, 
 from verifier.judges.local import Source
 from verifier.models import Claim, CriticFinding, Verification, VerificationStatus, Vote
 from verifier.panel import CastVote, PanelConfig, PanelOutcome, run_panel
+from verifier.quote_gate import QUOTE_NOT_FOUND
 from verifier.verdict import Scored, score
 
 logger = logging.getLogger(__name__)
@@ -266,7 +267,9 @@ def _store(
         cast: list[CastVote] = []
         if piece.is_claim:
             final, cast, escalated = next(finals)
-            claim.status, claim.quote, claim.confidence = final.status, final.quote, final.confidence
+            # An invented quote stays on the judge's vote for editors to see, never as the claim's quote.
+            quote = "" if QUOTE_NOT_FOUND in final.flags else final.quote
+            claim.status, claim.quote, claim.confidence = final.status, quote, final.confidence
             claim.source_number = final.source_index
             claim.chunk = chunks.get(final.source_index) if final.source_index else None
             claim.flags, claim.escalated = list(final.flags), escalated

@@ -12,6 +12,7 @@ import itertools
 import json
 import socket
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -51,6 +52,7 @@ class RecordedRequest(TypedDict):
     headers: dict[str, str]
     body: Any
     raw_body: bytes
+    received_at: float  # time.monotonic() on arrival
 
 
 @dataclass(frozen=True)
@@ -363,7 +365,12 @@ class FakeMessagesAPI:
         with self._lock:
             self._requests.append(
                 RecordedRequest(
-                    method=handler.command, path=handler.path, headers=headers, body=body, raw_body=raw_body
+                    method=handler.command,
+                    path=handler.path,
+                    headers=headers,
+                    body=body,
+                    raw_body=raw_body,
+                    received_at=time.monotonic(),
                 )
             )
         rejection = self._check(handler.command, handler.path, headers, body) if self._validate else None

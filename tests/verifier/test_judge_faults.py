@@ -1,0 +1,99 @@
+"""A verification whose Claude juror fails: retried with backoff where a retry can help, then a recorded judge
+error, the local verdicts and the `?` label with its disclosure; an invented quote is caught by the quote gate."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from garden.models import Article
+from tests.factories import answer_for
+from tests.fakes.messages_api import Behaviour, FakeMessagesAPI, delay, malformed, reply_tool, status
+from verifier.judges.claude import TOOL_NAME
+from verifier.models import Verification, VerificationStatus
+from verifier.quote_gate import QUOTE_NOT_FOUND
+from verifier.services import verification_create, verification_run
+from verifier.verdict import LABEL_UNAVAILABLE
+
+pytestmark = pytest.mark.django_db
+
+# From the sample garden's article on Ashcombe station.
+ANSWER = "The first public train of the preserved railway left Ashcombe for Millbridge on 3 May 1981 [1]."
+QUOTE = "The first public train of the preserved railway left Ashcombe for Millbridge on 3 May 1981."
+
+
+def verified_by_claude(quote: str) -> Behaviour:
+    verdict = {
+        "claim_number": 1,
+        "status": "verified",
+        "quote": quote,
+        "source_number": 1,
+        "confidence": 0.97,
+        "flags": [],
+    }
+    return reply_tool(TOOL_NAME, {"verdicts": [verdict]}, input_tokens=900, output_tokens=60)
+
+
+def verify() -> Verification:
+    chunk = (
+        Article.objects.get(slug="station-ashcombe")
+        .revisions.get(superseded=False)
+        .chunks.get(text__contains="first public train")
+    )
+    verification = verification_create(answer=answer_for(ANSWER, chunk))
+    assert verification is not None
+    verification_run(verification_id=verification.pk)
+    return Verification.objects.get(pk=verification.pk)
+
+
+@pytest.mark.parametrize(
+    ("fault", "kind", "calls"),
+    [
+        (status(429, headers={"retry-after": "0"}), "rate_limited", 3),
+        (status(500), "server_error", 3),
+        (status(529), "server_error", 3),  # overloaded
+        (delay(3.0), "timeout", 3),  # the client gives up after 2 s, each time
+        (malformed(b'{"id": "msg_1", "type": "message", "content": [{"type": "tool_u'), "malformed", 1),
+    ],
+    ids=["429", "500", "529-overloaded", "timeout", "malformed-json"],
+)
+def test_a_failing_claude_juror_is_retried_then_recorded_and_the_verdict_labelled_unavailable(
+    claude: FakeMessagesAPI, fault: Behaviour, kind: str, calls: int
+) -> None:
+    claude.set_default(fault)
+    verification = verify()
+
+    assert (
+        claude.request_count == calls
+    )  # the call and CLAUDE_MAX_RETRIES (2) retries, when retrying can help
+    gaps = [b["received_at"] - a["received_at"] for a, b in itertools.pairwise(claude.requests)]
+    assert all(gap >= 0.2 for gap in gaps), gaps  # with a pause (backoff) before each retry
+    assert verification.status == VerificationStatus.DONE
+    assert f": {kind}: " in verification.judge_errors
+    assert verification.risk_label == LABEL_UNAVAILABLE
+    assert verification.disclosure.startswith("Only the weaker local judge ran: the Claude judge failed")
+    [claim] = verification.claims.filter(is_claim=True)
+    assert claim.status == "verified" and claim.quote == QUOTE  # the local judge's verdict stands
+    assert list(claim.votes.values_list("judge", flat=True)) == ["local"]
+
+
+def test_a_rate_limit_that_clears_on_retry_gives_a_full_verdict(claude: FakeMessagesAPI) -> None:
+    claude.enqueue(status(429, headers={"retry-after": "0"}), verified_by_claude(QUOTE))
+    verification = verify()
+
+    assert claude.request_count == 2
+    assert verification.judge_errors == "" and verification.disclosure == ""
+    assert verification.risk_label != LABEL_UNAVAILABLE
+    assert verification.input_tokens == 900 and verification.cost_usd > 0
+
+
+def test_an_invented_quote_from_claude_is_caught_by_the_quote_gate(claude: FakeMessagesAPI) -> None:
+    invented = "The first train left Ashcombe on 3 May 1981, cheered by 5,000 people."
+    claude.enqueue(verified_by_claude(invented), verified_by_claude(invented))  # juror, then tie-breaker
+    verification = verify()
+
+    [claim] = verification.claims.filter(is_claim=True)
+    claude_votes = claim.votes.exclude(judge="local")
+    assert claude_votes and all(v.status == "unverified" and QUOTE_NOT_FOUND in v.flags for v in claude_votes)
+    assert claim.status == "unverified" and claim.quote == ""  # the reader is shown no invented quote
