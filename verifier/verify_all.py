@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -15,6 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from garden.answering import question_ask
+from garden.errors import UserFacingError
 from garden.golden import DEFAULT_FILE, OUT_OF_SCOPE, golden_load
 from verifier.models import (
     Claim,
@@ -27,6 +29,8 @@ from verifier.models import (
     VerifyRunItem,
 )
 from verifier.services import verification_create, verification_run
+
+logger = logging.getLogger(__name__)
 
 HEADLINE = "unverified_claim_rate"
 FIGURES = (
@@ -59,10 +63,16 @@ def golden_sync(path: Path = DEFAULT_FILE) -> int:
     return len(questions)
 
 
+QUEUE_UNREACHABLE = "The task queue (Redis) could not be reached, so no question was run. Start the run again once it is back."
+
+
 def verify_run_start(
     *, label: str, user_id: int | None = None, queue: bool = True, golden_file: Path = DEFAULT_FILE
 ) -> VerifyRun:
-    """Create a run with one item per active golden question and queue them as a Celery group on commit."""
+    """Create a run with one item per active golden question and queue them as a Celery group on commit.
+
+    Raises `RunNotQueued` (the run is stored as failed) when the task queue cannot be reached.
+    """
     golden_sync(golden_file)
     with transaction.atomic():
         golden = list(GoldenQuestion.objects.filter(active=True))
@@ -72,16 +82,28 @@ def verify_run_start(
         items = VerifyRunItem.objects.bulk_create(VerifyRunItem(run=run, golden=g) for g in golden)
         if queue:
             ids = [item.pk for item in items]
-            transaction.on_commit(lambda: _queue(ids))
+            transaction.on_commit(lambda: _queue(run.pk, ids))
     return run
 
 
-def _queue(item_ids: list[int]) -> None:
+class RunNotQueued(UserFacingError):
+    """The task queue could not take the run's questions; the run is marked failed."""
+
+
+def _queue(run_id: int, item_ids: list[int]) -> None:
     from celery import group
 
     from verifier.tasks import verify_golden_item
 
-    group(verify_golden_item.s(item_id) for item_id in item_ids).apply_async()
+    try:
+        group(verify_golden_item.s(item_id) for item_id in item_ids).apply_async(retry=False)
+    except Exception as error:
+        logger.warning("could not queue Verify-all run %s", run_id, exc_info=True)
+        VerifyRunItem.objects.filter(run_id=run_id, status=RunItemStatus.PENDING).update(
+            status=RunItemStatus.ERROR, error=QUEUE_UNREACHABLE
+        )
+        VerifyRun.objects.filter(pk=run_id).update(status=RunStatus.ERROR, finished_at=timezone.now())
+        raise RunNotQueued(QUEUE_UNREACHABLE) from error
 
 
 def verify_run_item(*, item_id: int) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
@@ -14,7 +15,15 @@ from dashboard.views.htmx import HtmxHttpRequest, query_date
 from verifier.logs import LogFilters, alerts, answers_logged, spend_today
 from verifier.models import RunStatus, Severity, Verdict, VerifyRun
 from verifier.roles import RUN_VERIFY_ALL, VIEW_LOGS
-from verifier.verify_all import HEADLINE, run_csv, run_progress, run_rows, runs_compare, verify_run_start
+from verifier.verify_all import (
+    HEADLINE,
+    RunNotQueued,
+    run_csv,
+    run_progress,
+    run_rows,
+    runs_compare,
+    verify_run_start,
+)
 
 
 @role_required(RUN_VERIFY_ALL)
@@ -23,7 +32,11 @@ def runs_page(request: HtmxHttpRequest) -> HttpResponse:
     """Every run, the headline across runs, and a button that starts a new one."""
     if request.method == "POST":
         label = (request.POST.get("label") or "").strip()[:100] or "Verify-all"
-        run = verify_run_start(label=label, user_id=request.user.pk)
+        try:
+            run = verify_run_start(label=label, user_id=request.user.pk)
+        except RunNotQueued as error:
+            messages.error(request, error.message)
+            return redirect("dashboard:runs")
         return redirect("dashboard:run", run_id=run.pk)
     runs = list(VerifyRun.objects.all()[:50])
     finished = [

@@ -18,6 +18,8 @@ import pytest
 from django.conf import settings
 
 from config.devstack import EmbeddedRedis, free_port
+from garden.models import Article
+from garden.services import revision_create
 from tests.celery_worker import Worker, wait_for
 from tests.e2e.conftest import Site
 from tests.fakes.messages_api import Behaviour, FakeMessagesAPI, delay, reply_tool
@@ -26,11 +28,23 @@ from verifier.models import Claim, Verification, VerificationStatus, Vote
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+# Transactional tests start from an empty database: these tests bring the one article their questions need.
+ARTICLE = (
+    "Ashcombe station reopened to passengers on 3 May 1981, when the first public train of the preserved "
+    "railway left for Millbridge. The railway is standard gauge, 1,435 mm between the rails. Ashcombe "
+    "signal box is maintained by the volunteers of the signalling team, who meet every Tuesday."
+)
 QUESTIONS = [
     "When did Ashcombe station reopen?",
     "What gauge is the railway?",
-    "Who maintains the signal box?",
+    "Who maintains Ashcombe signal box?",
 ]
+
+
+@pytest.fixture(autouse=True)
+def ashcombe_article() -> None:
+    article = Article.objects.create(slug="ashcombe-queue-faults", title="Ashcombe station")
+    revision_create(article=article, title="Ashcombe station", body=ARTICLE)
 
 
 @pytest.fixture

@@ -9,9 +9,18 @@ import yaml
 from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 
+from config.devstack import free_port
 from garden.golden import DEFAULT_FILE
 from verifier.models import GoldenQuestion, RunStatus, VerifyRun
-from verifier.verify_all import golden_sync, run_csv, runs_compare, verify_run_item, verify_run_start
+from verifier.roles import roles_ensure
+from verifier.verify_all import (
+    QUEUE_UNREACHABLE,
+    golden_sync,
+    run_csv,
+    runs_compare,
+    verify_run_item,
+    verify_run_start,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -102,3 +111,28 @@ def test_verify_all_command_prints_the_report(small_golden, capsys):
     out = capsys.readouterr().out
     assert "Verify-all 'cli'" in out and "Unverified claim rate" in out and "Per category" in out
     assert VerifyRun.objects.get(label="cli").status == RunStatus.DONE
+
+
+@pytest.mark.django_db(transaction=True)  # the run is queued when its transaction commits, as in production
+def test_with_the_task_queue_unreachable_starting_a_run_says_so_and_leaves_a_failed_run(
+    small_golden, client, monkeypatch
+):
+    from config.celery import app
+
+    roles_ensure()
+
+    # A broker on a port where nothing listens; fresh connection pools so the change takes effect.
+    monkeypatch.setattr(app.conf, "broker_url", f"redis://127.0.0.1:{free_port()}/15")
+    monkeypatch.setattr(app, "_pool", None)
+    monkeypatch.setattr(app.amqp, "_producer_pool", None)
+    monkeypatch.setattr("verifier.verify_all.DEFAULT_FILE", small_golden)
+    operator = User.objects.create_user("op", password="x")
+    operator.groups.add(Group.objects.get(name="operator"))
+    client.force_login(operator)
+
+    response = client.post("/operators/runs/", {"label": "while Redis is away"}, follow=True)
+    assert response.status_code == 200 and response.redirect_chain[-1][0] == "/operators/runs/"
+    assert QUEUE_UNREACHABLE in response.content.decode()
+    run = VerifyRun.objects.get(label="while Redis is away")
+    assert run.status == RunStatus.ERROR and run.finished_at is not None
+    assert set(run.items.values_list("status", flat=True)) == {"error"}
