@@ -108,6 +108,8 @@ CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=150)
 # answer is given up on quickly: the answer stands and the verification waits (see below).
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=300),
+    # Workers look for such tasks every 10 s (kombu's default looks only every 100 s).
+    "unacked_restore_throttle": 1,
     "socket_connect_timeout": 2,
 }
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
