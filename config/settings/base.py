@@ -104,12 +104,14 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=120)
 CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=150)
-# Unacknowledged tasks come back after this long (must exceed the task time limit). A broker that does not
-# answer is given up on quickly: the answer stands and the verification waits (see below).
 CELERY_BROKER_TRANSPORT_OPTIONS = {
+    # Unacknowledged tasks (their worker died) come back after this long; it must exceed the task time limit.
     "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=300),
     # Workers look for such tasks every 10 s (kombu's default looks only every 100 s).
     "unacked_restore_throttle": 1,
+    # Publishing gives up at once on a broker that is away (kombu would retry for the connection timeout):
+    # the answer stands and its verification waits (see below). Workers reconnect by their own schedule.
+    "max_retries": 0,
     "socket_connect_timeout": 2,
 }
 CELERY_BROKER_CONNECTION_TIMEOUT = 2

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import statistics
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -164,14 +165,19 @@ def test_with_redis_stopped_readers_still_get_answers_and_every_one_is_verified_
     worker = Worker(env, name="redis-fault", beat=True)
     try:
         worker.start()
+        warm = [post_json(f"{site.url}/api/ask", {"question": QUESTIONS[0]}) for _ in range(4)]
+        wait_for(lambda: all(status_of(asked["answer_id"]) == "done" for _, asked, _ in warm))
+        usual = statistics.median(seconds for _, _, seconds in warm[1:])  # both gunicorn workers warmed up
         own_redis.stop()
 
-        answer_ids = []
-        for question in QUESTIONS:
+        answer_ids, waits = [], []
+        for question in QUESTIONS * 2:
             code, asked, seconds = post_json(f"{site.url}/api/ask", {"question": question})
             assert code == 200 and not asked["refused"] and asked["answer"]
-            assert seconds < 5, f"with Redis away, an answer took {seconds:.1f}s"
             answer_ids.append(asked["answer_id"])
+            waits.append(seconds)
+        # Answers are not held up waiting for the broker (it was ~19 s each, then ~2 s of connection retries).
+        assert statistics.median(waits) < usual + 1.0, (waits, usual)
         page = get_text(f"{site.url}/answers/{answer_ids[0]}/")
         assert "Waiting for the judge" in page
         assert json.loads(get_text(f"{site.url}/api/answers/{answer_ids[0]}/verdict"))["status"] == "pending"
