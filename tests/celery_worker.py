@@ -22,11 +22,14 @@ class Worker:
     """A `celery worker` process on the test database; `env` adds to its environment (e.g. another REDIS_URL),
     `beat` runs Celery beat inside it, as `make run` does."""
 
-    def __init__(self, env: dict[str, str] | None = None, *, name: str = "test", beat: bool = False) -> None:
+    def __init__(
+        self, env: dict[str, str] | None = None, *, name: str = "test", beat: bool = False, pool: str = "solo"
+    ) -> None:
         self.process: subprocess.Popen[bytes] | None = None
         self.env = env or {}
         self.name = name
         self.beat = beat
+        self.pool = pool
         self.log = BASE_DIR / ".run" / f"{name}-worker.log"
 
     def start(self) -> None:
@@ -46,7 +49,8 @@ class Worker:
                 "config",
                 "worker",
                 "--pool",
-                "solo",
+                self.pool,
+                *(["--concurrency", "1"] if self.pool == "prefork" else []),
                 "--loglevel",
                 "INFO",
                 "--without-gossip",
@@ -67,6 +71,12 @@ class Worker:
             if self.process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the Celery worker did not start:\n{self.log.read_text()[-3000:]}")
             time.sleep(0.2)
+
+    def pool_processes(self) -> list[int]:
+        """The process ids of a prefork worker's pool (its child processes)."""
+        assert self.process is not None
+        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children").read_text()
+        return [int(pid) for pid in children.split()]
 
     def kill(self) -> None:
         """SIGKILL, as the kernel's OOM killer or a pulled plug would: no clean-up, no acknowledgement."""

@@ -7,7 +7,9 @@ at it and at the test database, and a fake Messages API as the Claude juror.
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import statistics
 import time
 import urllib.request
@@ -149,6 +151,40 @@ def test_a_worker_killed_mid_verification_is_redelivered_and_the_answer_verified
     judges = set(Vote.objects.filter(claim__verification=verification).values_list("judge", flat=True))
     assert {"local", juror} <= judges
     assert verdict["status"] == "done"
+
+
+def test_a_pool_process_killed_mid_verification_is_replaced_and_the_task_run_again(
+    own_redis: EmbeddedRedis, fake_messages_api: FakeMessagesAPI
+) -> None:
+    """`make run`'s worker uses a prefork pool: when a pool process dies (say, the OOM killer), the worker
+    gives its unacknowledged task back to the queue (reject_on_worker_lost) and a new pool process runs it."""
+    fake_messages_api.enqueue(delay(120))
+    fake_messages_api.set_default(unverified_verdicts)
+    site_env = {"REDIS_URL": own_redis.url}
+    site = Site(site_env, name="pool-fault").start()
+    worker = Worker(
+        {**site_env, "GROUNDWORK_TEST_FAKE_CLAUDE_URL": fake_messages_api.base_url},
+        name="pool",
+        pool="prefork",
+    )
+    try:
+        worker.start()
+        code, asked, _ = post_json(f"{site.url}/api/ask", {"question": QUESTIONS[0]})
+        assert code == 200 and not asked["refused"]
+        answer_id = asked["answer_id"]
+        wait_for(lambda: fake_messages_api.request_count == 1 and status_of(answer_id) == "running")
+
+        [pool_process] = worker.pool_processes()
+        os.kill(pool_process, signal.SIGKILL)
+        wait_for(lambda: status_of(answer_id) == "done", seconds=90)
+    finally:
+        worker.stop()
+        site.stop()
+
+    assert "WorkerLostError" in worker.log.read_text()
+    assert_verified_once(answer_id)
+    assert Verification.objects.get(answer_id=answer_id).attempts == 2
+    assert [r["body"]["model"] for r in fake_messages_api.requests].count(settings.CLAUDE_JUROR_MODEL) == 2
 
 
 def test_with_redis_stopped_readers_still_get_answers_and_every_one_is_verified_once_redis_is_back(
