@@ -264,11 +264,33 @@ def python() -> str:
     return sys.executable
 
 
+class Terminated(Exception):
+    """SIGTERM arrived (say, CI cancelled the job): stop the current step, then the services."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated
+
+
 def run_steps(steps: Sequence[Sequence[str]], env: dict[str, str]) -> int:
     """Run commands in order; stop at the first failure and return its exit code."""
     for step in steps:
         log("$ " + " ".join(step))
-        code = subprocess.run(list(step), env=env, cwd=BASE_DIR).returncode
+        child = subprocess.Popen(list(step), env=env, cwd=BASE_DIR)
+        try:
+            code = child.wait()
+        except Terminated:
+            log(f"terminated: interrupting {Path(step[0]).name} as Ctrl-C would, so it can clean up")
+            child.send_signal(signal.SIGINT)
+            try:
+                child.wait(60)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+            return 128 + signal.SIGTERM
+        except KeyboardInterrupt:
+            child.wait()  # the terminal's Ctrl-C reached it too
+            raise
         if code != 0:
             log(f"failed with exit code {code}: {' '.join(step)}")
             return code
@@ -356,6 +378,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = parser.parse_args(argv)
     args = [a for a in options.args if a != "--"] if options.args[:1] == ["--"] else options.args
     manage = [python(), "manage.py"]
+    signal.signal(signal.SIGTERM, _on_sigterm)  # so that the services below are stopped, not left running
     with services() as env:
         if options.mode == "run":
             setup = [
@@ -384,4 +407,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except Terminated:  # during set-up: the services started so far were stopped on the way out
+        sys.exit(128 + signal.SIGTERM)

@@ -1,0 +1,47 @@
+"""The service runner behind `make run` and `make test`."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from django.conf import settings
+
+from config.database import current_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+# Stands in for pytest under `make test`: on Ctrl-C (SIGINT) it cleans up, which here means writing a file.
+CHILD = """
+import signal, sys, time
+def cleaned_up(signum, frame):
+    open(sys.argv[1], "w").write("cleaned up")
+    sys.exit(130)
+signal.signal(signal.SIGINT, cleaned_up)
+print("ready", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_terminated_runner_lets_its_command_clean_up_and_exits_143(tmp_path):
+    marker = tmp_path / "cleaned-up"
+    # With both addresses given, the runner starts no service of its own.
+    env = {**os.environ, "DATABASE_URL": current_database_url(), "REDIS_URL": settings.REDIS_URL}
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "config.devstack", "exec", "--", "python", "-c", CHILD, str(marker)],
+        cwd=BASE_DIR,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert runner.stdout is not None
+    deadline = time.monotonic() + 30
+    while runner.stdout.readline() != "ready\n":  # (the runner first echoes the command, script and all)
+        assert time.monotonic() < deadline and runner.poll() is None, "the command did not start"
+
+    runner.send_signal(signal.SIGTERM)  # as CI does when a job is cancelled
+    assert runner.wait(30) == 128 + signal.SIGTERM
+    assert marker.read_text() == "cleaned up"
+    assert "terminated: interrupting python" in runner.stdout.read()
