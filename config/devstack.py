@@ -272,6 +272,19 @@ def _on_sigterm(signum: int, frame: object) -> None:
     raise Terminated
 
 
+def _stop_child(child: subprocess.Popen[bytes]) -> None:
+    """SIGINT first (pytest then tears down the servers it started), then SIGTERM, then SIGKILL."""
+    for signum, grace in ((signal.SIGINT, 30.0), (signal.SIGTERM, 10.0)):
+        child.send_signal(signum)
+        try:
+            child.wait(grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+    child.kill()
+    child.wait()
+
+
 def run_steps(steps: Sequence[Sequence[str]], env: dict[str, str]) -> int:
     """Run commands in order; stop at the first failure and return its exit code."""
     for step in steps:
@@ -281,12 +294,7 @@ def run_steps(steps: Sequence[Sequence[str]], env: dict[str, str]) -> int:
             code = child.wait()
         except Terminated:
             log(f"terminated: interrupting {Path(step[0]).name} as Ctrl-C would, so it can clean up")
-            child.send_signal(signal.SIGINT)
-            try:
-                child.wait(60)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
+            _stop_child(child)
             return 128 + signal.SIGTERM
         except KeyboardInterrupt:
             child.wait()  # the terminal's Ctrl-C reached it too
