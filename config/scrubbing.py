@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import logging
+from typing import Any
 
 from django.conf import settings
 from django.utils.safestring import SafeString, mark_safe
@@ -41,26 +42,22 @@ def scrub(text: str) -> str:
 
 
 class ScrubbingFormatter(logging.Formatter):
-    """A log formatter whose output (message, arguments and traceback) never holds a configured secret."""
+    """A log formatter whose output (message, arguments and traceback) never holds a configured secret; given
+    `inner`, it keeps that formatter's format (for handlers set up by others, such as Celery's)."""
 
-    def format(self, record: logging.LogRecord) -> str:
-        return scrub(super().format(record))
-
-
-class _Scrubbed(logging.Formatter):
-    def __init__(self, inner: logging.Formatter) -> None:
-        super().__init__()
+    def __init__(self, *args: Any, inner: logging.Formatter | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self.inner = inner
 
     def format(self, record: logging.LogRecord) -> str:
-        return scrub(self.inner.format(record))
+        return scrub(self.inner.format(record) if self.inner else super().format(record))
 
 
 def scrub_handlers(logger: logging.Logger) -> None:
-    """Make every handler of `logger` scrub secrets, keeping its format (for loggers set up by others)."""
+    """Make every handler of `logger` scrub secrets, keeping its format."""
     for handler in logger.handlers:
-        if not isinstance(handler.formatter, ScrubbingFormatter | _Scrubbed):
-            handler.setFormatter(_Scrubbed(handler.formatter or logging.Formatter()))
+        if not isinstance(handler.formatter, ScrubbingFormatter):
+            handler.setFormatter(ScrubbingFormatter(inner=handler.formatter or logging.Formatter()))
 
 
 class ScrubbingExceptionReporter(ExceptionReporter):

@@ -106,17 +106,36 @@ def assert_verified_once(answer_id: int) -> None:
         assert len(judges) == len(set(judges)), judges
 
 
-def test_a_worker_killed_mid_verification_is_redelivered_and_the_answer_verified_once(
-    own_redis: EmbeddedRedis, fake_messages_api: FakeMessagesAPI
-) -> None:
-    # The Claude juror's first call hangs: the worker is killed while it waits, mid-verification.
+@pytest.fixture
+def hanging_juror(fake_messages_api: FakeMessagesAPI) -> FakeMessagesAPI:
+    """The Claude juror's first call hangs (a worker is killed while it waits, mid-verification); later calls
+    are answered."""
     fake_messages_api.enqueue(delay(120))
     fake_messages_api.set_default(unverified_verdicts)
+    return fake_messages_api
+
+
+def ask_until_judging(site: Site, juror: FakeMessagesAPI) -> int:
+    """Ask a question; return its answer's id once its verification is running and waiting on the juror."""
+    code, asked, _ = post_json(f"{site.url}/api/ask", {"question": QUESTIONS[0]})
+    assert code == 200 and not asked["refused"]
+    answer_id = int(asked["answer_id"])
+    wait_for(lambda: juror.request_count == 1 and status_of(answer_id) == "running")
+    return answer_id
+
+
+def juror_calls(juror: FakeMessagesAPI) -> int:
+    return [r["body"]["model"] for r in juror.requests].count(settings.CLAUDE_JUROR_MODEL)
+
+
+def test_a_worker_killed_mid_verification_is_redelivered_and_the_answer_verified_once(
+    own_redis: EmbeddedRedis, hanging_juror: FakeMessagesAPI
+) -> None:
     # The site answers with the extractive synthesiser; only the workers' judge panel has a (fake) Claude.
     site_env = {"REDIS_URL": own_redis.url}
     worker_env = {
         **site_env,
-        "GROUNDWORK_TEST_FAKE_CLAUDE_URL": fake_messages_api.base_url,
+        "GROUNDWORK_TEST_FAKE_CLAUDE_URL": hanging_juror.base_url,
         "CELERY_VISIBILITY_TIMEOUT": "5",  # how long an unacknowledged task waits before it is handed out again
     }
     site = Site(site_env, name="worker-fault").start()
@@ -124,10 +143,7 @@ def test_a_worker_killed_mid_verification_is_redelivered_and_the_answer_verified
     successor = Worker(worker_env, name="successor")
     try:
         doomed.start()
-        code, asked, _ = post_json(f"{site.url}/api/ask", {"question": QUESTIONS[0]})
-        assert code == 200 and not asked["refused"]
-        answer_id = asked["answer_id"]
-        wait_for(lambda: fake_messages_api.request_count == 1 and status_of(answer_id) == "running")
+        answer_id = ask_until_judging(site, hanging_juror)
 
         doomed.kill()
         assert status_of(answer_id) == "running"  # left half-done, its task never acknowledged
@@ -146,33 +162,27 @@ def test_a_worker_killed_mid_verification_is_redelivered_and_the_answer_verified
     verification = Verification.objects.get(answer_id=answer_id)
     assert verification.attempts == 2  # the killed run, then the redelivered one
     # The killed run's call, then the successor's: the juror was not asked again after the verdict was stored.
-    juror = settings.CLAUDE_JUROR_MODEL
-    assert [r["body"]["model"] for r in fake_messages_api.requests].count(juror) == 2
+    assert juror_calls(hanging_juror) == 2
     judges = set(Vote.objects.filter(claim__verification=verification).values_list("judge", flat=True))
-    assert {"local", juror} <= judges
+    assert {"local", settings.CLAUDE_JUROR_MODEL} <= judges
     assert verdict["status"] == "done"
 
 
 def test_a_pool_process_killed_mid_verification_is_replaced_and_the_task_run_again(
-    own_redis: EmbeddedRedis, fake_messages_api: FakeMessagesAPI
+    own_redis: EmbeddedRedis, hanging_juror: FakeMessagesAPI
 ) -> None:
     """`make run`'s worker uses a prefork pool: when a pool process dies (say, the OOM killer), the worker
     gives its unacknowledged task back to the queue (reject_on_worker_lost) and a new pool process runs it."""
-    fake_messages_api.enqueue(delay(120))
-    fake_messages_api.set_default(unverified_verdicts)
     site_env = {"REDIS_URL": own_redis.url}
     site = Site(site_env, name="pool-fault").start()
     worker = Worker(
-        {**site_env, "GROUNDWORK_TEST_FAKE_CLAUDE_URL": fake_messages_api.base_url},
+        {**site_env, "GROUNDWORK_TEST_FAKE_CLAUDE_URL": hanging_juror.base_url},
         name="pool",
         pool="prefork",
     )
     try:
         worker.start()
-        code, asked, _ = post_json(f"{site.url}/api/ask", {"question": QUESTIONS[0]})
-        assert code == 200 and not asked["refused"]
-        answer_id = asked["answer_id"]
-        wait_for(lambda: fake_messages_api.request_count == 1 and status_of(answer_id) == "running")
+        answer_id = ask_until_judging(site, hanging_juror)
 
         [pool_process] = worker.pool_processes()
         os.kill(pool_process, signal.SIGKILL)
@@ -184,7 +194,7 @@ def test_a_pool_process_killed_mid_verification_is_replaced_and_the_task_run_aga
     assert "WorkerLostError" in worker.log.read_text()
     assert_verified_once(answer_id)
     assert Verification.objects.get(answer_id=answer_id).attempts == 2
-    assert [r["body"]["model"] for r in fake_messages_api.requests].count(settings.CLAUDE_JUROR_MODEL) == 2
+    assert juror_calls(hanging_juror) == 2
 
 
 def test_with_redis_stopped_readers_still_get_answers_and_every_one_is_verified_once_redis_is_back(
