@@ -1,6 +1,19 @@
 """Rows the tests need again and again."""
 
-from garden.models import Answer, AnswerSource, Chunk, Generator, Question, Retrieval
+from django.contrib.auth.models import Group, User
+from django.test import Client
+
+from garden.models import Answer, AnswerSource, Article, Chunk, Generator, Question, Retrieval
+from tests.fakes.messages_api import Behaviour, reply_tool
+from verifier.judges.claude import TOOL_NAME
+from verifier.models import Verification
+from verifier.services import verification_create, verification_run
+
+# From the sample garden's article on Ashcombe station.
+STATION_ANSWER = (
+    "The first public train of the preserved railway left Ashcombe for Millbridge on 3 May 1981 [1]."
+)
+STATION_QUOTE = "The first public train of the preserved railway left Ashcombe for Millbridge on 3 May 1981."
 
 
 def answer_for(text: str, *sources: Chunk, question: str = "What does the garden say?") -> Answer:
@@ -18,3 +31,37 @@ def answer_for(text: str, *sources: Chunk, question: str = "What does the garden
         for number, chunk in enumerate(sources, start=1)
     )
     return answer
+
+
+def verified_by_claude(quote: str) -> Behaviour:
+    """A Claude juror's reply that the answer's one claim is verified by `quote` from source 1."""
+    verdict = {
+        "claim_number": 1,
+        "status": "verified",
+        "quote": quote,
+        "source_number": 1,
+        "confidence": 0.97,
+        "flags": [],
+    }
+    return reply_tool(TOOL_NAME, {"verdicts": [verdict]}, input_tokens=900, output_tokens=60)
+
+
+def verify_station_answer() -> Verification:
+    """Run the judge on a one-claim answer citing the Ashcombe station passage it comes from."""
+    chunk = (
+        Article.objects.get(slug="station-ashcombe")
+        .revisions.get(superseded=False)
+        .chunks.get(text__contains="first public train")
+    )
+    verification = verification_create(answer=answer_for(STATION_ANSWER, chunk))
+    assert verification is not None
+    verification_run(verification_id=verification.pk)
+    return Verification.objects.get(pk=verification.pk)
+
+
+def login(client: Client, role: str) -> User:
+    """Sign `client` in as a new staff user of the group `role` (reader, editor, operator)."""
+    user = User.objects.create_user(role, password="x", is_staff=True)
+    user.groups.add(Group.objects.get(name=role))
+    client.force_login(user)
+    return user

@@ -13,6 +13,7 @@ from typing import Any
 from garden.models import Chunk
 from verifier.claims import split_claims
 from verifier.judges.local import Source, judge_claims
+from verifier.models import SpendPurpose
 from verifier.services import text_check
 
 SIX_CLAIMS = 6
@@ -44,11 +45,13 @@ def bench_judge(runs: int, seed: int = 11) -> dict[str, Any]:
     for _ in range(max(runs, 3) * 4):
         chunks = rng.sample(pool, EIGHT_CHUNKS)
         cases.append((_answer(chunks, rng), [Source(i, c.text) for i, c in enumerate(chunks, start=1)]))
-    text_check(*cases[0], mode="local")  # load the models once, outside the timings
+    text_check(
+        *cases[0], purpose=SpendPurpose.BATCH, mode="local"
+    )  # load the models once, outside the timings
     timings = []
     for text, sources in cases:
         began = time.perf_counter()
-        text_check(text, sources, mode="local")
+        text_check(text, sources, purpose=SpendPurpose.BATCH, mode="local")
         timings.append((time.perf_counter() - began) * 1000)
     claims = [c for text, _ in cases for c in split_claims(text) if c.is_claim]
     batches = [(split_claims(text), sources) for text, sources in cases]

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.conf import settings
-from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet, Sum
-from django.utils import timezone
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 
 from garden.models import Answer
 from verifier.models import CriticFinding, Verification
+from verifier.services import spent_today
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,5 @@ def alerts(limit: int = 20) -> QuerySet[Verification]:
 
 
 def spend_today() -> tuple[Decimal, Decimal]:
-    """(spent today, the daily budget) in USD: judge plus answer synthesis."""
-    start = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
-    judge = Verification.objects.filter(created_at__gte=start).aggregate(total=Sum("cost_usd"))["total"]
-    return judge or Decimal(0), Decimal(str(settings.VERIFIER_DAILY_BUDGET_USD))
+    """(spent today, the daily budget) in USD: the judge's Claude calls for answers, fact-checks and batches."""
+    return spent_today(), Decimal(str(settings.VERIFIER_DAILY_BUDGET_USD))

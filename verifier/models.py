@@ -6,6 +6,7 @@ from decimal import Decimal
 
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
+from django.utils import timezone
 
 from garden.models import Answer, Chunk
 
@@ -90,6 +91,32 @@ class Verification(models.Model):
         judges = f"{self.judges} judge{'s' if self.judges != 1 else ''}"
         flags = f"{self.flags} flag{'s' if self.flags != 1 else ''}"
         return f"[Hall: {self.risk_label} · {self.risk_score}/100 · {judges} · {flags}]"
+
+
+class SpendPurpose(models.TextChoices):
+    VERIFICATION = "verification", "Verifying an answer"
+    CHECK = "check", "Fact-checking text"
+    BATCH = "batch", "Batch scoring"
+
+
+class JudgeSpend(models.Model):
+    """What one run of the judge panel spent on Claude: the ledger behind the daily budget.
+
+    Every run that calls Claude writes a row, whatever it was for (an answer, a fact-check, a batch), and
+    even if its verification is later redone: the money was spent either way.
+    """
+
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    purpose = models.CharField(max_length=12, choices=SpendPurpose.choices)
+    input_tokens = models.PositiveIntegerField(default=0)
+    output_tokens = models.PositiveIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=10, decimal_places=6, default=Decimal(0))
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.purpose}: ${self.cost_usd} on {self.created_at:%Y-%m-%d %H:%M}"
 
 
 class Claim(models.Model):

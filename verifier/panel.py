@@ -24,6 +24,7 @@ NO_KEY = "Only the weaker local judge ran: no Claude judge is configured (no API
 BUDGET_SPENT = "Only the weaker local judge ran: today's judge budget is spent."
 JUDGE_FAILED = "Only the weaker local judge ran: the Claude judge failed ({reason})."
 TIEBREAKER_FAILED = "The tie-breaker failed ({reason}); disputed claims keep the more cautious juror vote."
+TIEBREAKER_BUDGET_SPENT = "The tie-breaker did not run: today's judge budget is spent; disputed claims keep the more cautious juror vote."
 
 
 @dataclass(frozen=True)
@@ -146,7 +147,7 @@ def run_panel(claims: Sequence[Claim], sources: Sequence[Source], config: PanelC
         outcome.escalated[i] = True
         outcome.finals[i] = max(local[i], jurors[i], key=lambda v: DELTA[v.status])
     if not _budget_ok(config):
-        outcome.disclosure = BUDGET_SPENT
+        outcome.disclosure = TIEBREAKER_BUDGET_SPENT
         return outcome
     try:
         tie = _claude(config, config.tiebreaker_model, checkable, disputed, sources)

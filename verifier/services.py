@@ -24,7 +24,15 @@ from garden.synthesis.claude import claude_config
 from verifier import claims as claim_splitter
 from verifier.critics import BLOCK, ConstraintRules, CriticInput, CriticResult, SourcePassage, run_critics
 from verifier.judges.local import Source
-from verifier.models import Claim, CriticFinding, Verification, VerificationStatus, Vote
+from verifier.models import (
+    Claim,
+    CriticFinding,
+    JudgeSpend,
+    SpendPurpose,
+    Verification,
+    VerificationStatus,
+    Vote,
+)
 from verifier.panel import CastVote, PanelConfig, PanelOutcome, run_panel
 from verifier.quote_gate import QUOTE_NOT_FOUND
 from verifier.verdict import Scored, score
@@ -83,11 +91,16 @@ def verifications_requeue(*, older_than: datetime.timedelta | None = None) -> in
     return len(ids)
 
 
+def spent_today() -> Decimal:
+    """What the judge has spent on Claude today (USD), for every purpose."""
+    start = timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
+    spent = JudgeSpend.objects.filter(created_at__gte=start).aggregate(total=Sum("cost_usd"))["total"]
+    return spent or Decimal(0)
+
+
 def budget_left() -> Decimal:
     """What the judge may still spend today (USD)."""
-    start = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
-    spent = Verification.objects.filter(created_at__gte=start).aggregate(total=Sum("cost_usd"))["total"]
-    return Decimal(str(settings.VERIFIER_DAILY_BUDGET_USD)) - (spent or Decimal(0))
+    return Decimal(str(settings.VERIFIER_DAILY_BUDGET_USD)) - spent_today()
 
 
 def panel_config(mode: str | None = None) -> PanelConfig:
@@ -127,11 +140,23 @@ class Checked:
     judge_available: bool
 
 
-def text_check(text: str, sources: Sequence[Source], *, mode: str | None = None) -> Checked:
-    """Split `text` into claims and judge them against `sources` (the heart of every verification)."""
+def text_check(
+    text: str, sources: Sequence[Source], *, purpose: SpendPurpose, mode: str | None = None
+) -> Checked:
+    """Split `text` into claims and judge them against `sources` (the heart of every verification).
+
+    What the panel spent goes into the ledger at once, so the daily budget sees every call.
+    """
     config = panel_config(mode)
     claims = claim_splitter.split_claims(text)
     outcome = run_panel(claims, sources, config)
+    if outcome.cost_usd or outcome.input_tokens or outcome.output_tokens:
+        JudgeSpend.objects.create(
+            purpose=purpose,
+            input_tokens=outcome.input_tokens,
+            output_tokens=outcome.output_tokens,
+            cost_usd=outcome.cost_usd,
+        )
     judge_available = config.mode == "local" or not outcome.local_only
     scored = score(
         [v.status for v in outcome.finals],
@@ -217,7 +242,7 @@ def _run(verification_id: int) -> Verification | None:
     sources, chunks = answer_sources(answer)
     findings = critics_run(answer)
     try:
-        checked = text_check(answer.text, sources)
+        checked = text_check(answer.text, sources, purpose=SpendPurpose.VERIFICATION)
     except Exception:
         logger.exception("the judge crashed on verification %s", verification_id)
         Verification.objects.filter(pk=verification_id).update(
@@ -346,4 +371,4 @@ def garden_check(text: str | None) -> tuple[Checked, list[Chunk]]:
     chunks_by_id = Chunk.objects.select_related("article").in_bulk([hit.chunk_id for hit in found.sources])
     chunks = [chunks_by_id[hit.chunk_id] for hit in found.sources]
     sources = [Source(index=number, text=chunk.text) for number, chunk in enumerate(chunks, start=1)]
-    return text_check(text, sources), chunks
+    return text_check(text, sources, purpose=SpendPurpose.CHECK), chunks

@@ -3,22 +3,14 @@
 import logging
 
 import pytest
-from django.contrib.auth.models import Group, User
 
 from garden.models import Chunk
-from tests.factories import answer_for
+from tests.factories import answer_for, login
 from verifier.models import Claim, ClaimStatus, Review
 from verifier.review import WRONG_NEEDS_STATUS, agreement_rates
 from verifier.services import verification_create, verification_run
 
 pytestmark = pytest.mark.django_db
-
-
-def login(client, role):
-    user = User.objects.create_user(role, password="x", is_staff=True)
-    user.groups.add(Group.objects.get(name=role))
-    client.force_login(user)
-    return user
 
 
 def answer_from(text, chunk):

@@ -7,44 +7,13 @@ import itertools
 
 import pytest
 
-from garden.models import Article
-from tests.factories import answer_for
-from tests.fakes.messages_api import Behaviour, FakeMessagesAPI, delay, malformed, reply_tool, status
-from verifier.judges.claude import TOOL_NAME
-from verifier.models import Verification, VerificationStatus
+from tests.factories import STATION_QUOTE, verified_by_claude, verify_station_answer
+from tests.fakes.messages_api import Behaviour, FakeMessagesAPI, delay, malformed, status
+from verifier.models import VerificationStatus
 from verifier.quote_gate import QUOTE_NOT_FOUND
-from verifier.services import verification_create, verification_run
 from verifier.verdict import LABEL_UNAVAILABLE
 
 pytestmark = pytest.mark.django_db
-
-# From the sample garden's article on Ashcombe station.
-ANSWER = "The first public train of the preserved railway left Ashcombe for Millbridge on 3 May 1981 [1]."
-QUOTE = "The first public train of the preserved railway left Ashcombe for Millbridge on 3 May 1981."
-
-
-def verified_by_claude(quote: str) -> Behaviour:
-    verdict = {
-        "claim_number": 1,
-        "status": "verified",
-        "quote": quote,
-        "source_number": 1,
-        "confidence": 0.97,
-        "flags": [],
-    }
-    return reply_tool(TOOL_NAME, {"verdicts": [verdict]}, input_tokens=900, output_tokens=60)
-
-
-def verify() -> Verification:
-    chunk = (
-        Article.objects.get(slug="station-ashcombe")
-        .revisions.get(superseded=False)
-        .chunks.get(text__contains="first public train")
-    )
-    verification = verification_create(answer=answer_for(ANSWER, chunk))
-    assert verification is not None
-    verification_run(verification_id=verification.pk)
-    return Verification.objects.get(pk=verification.pk)
 
 
 @pytest.mark.parametrize(
@@ -62,7 +31,7 @@ def test_a_failing_claude_juror_is_retried_then_recorded_and_the_verdict_labelle
     claude: FakeMessagesAPI, fault: Behaviour, kind: str, calls: int
 ) -> None:
     claude.set_default(fault)
-    verification = verify()
+    verification = verify_station_answer()
 
     assert (
         claude.request_count == calls
@@ -74,13 +43,13 @@ def test_a_failing_claude_juror_is_retried_then_recorded_and_the_verdict_labelle
     assert verification.risk_label == LABEL_UNAVAILABLE
     assert verification.disclosure.startswith("Only the weaker local judge ran: the Claude judge failed")
     [claim] = verification.claims.filter(is_claim=True)
-    assert claim.status == "verified" and claim.quote == QUOTE  # the local judge's verdict stands
+    assert claim.status == "verified" and claim.quote == STATION_QUOTE  # the local judge's verdict stands
     assert list(claim.votes.values_list("judge", flat=True)) == ["local"]
 
 
 def test_a_rate_limit_that_clears_on_retry_gives_a_full_verdict(claude: FakeMessagesAPI) -> None:
-    claude.enqueue(status(429, headers={"retry-after": "0"}), verified_by_claude(QUOTE))
-    verification = verify()
+    claude.enqueue(status(429, headers={"retry-after": "0"}), verified_by_claude(STATION_QUOTE))
+    verification = verify_station_answer()
 
     assert claude.request_count == 2
     assert verification.judge_errors == "" and verification.disclosure == ""
@@ -91,7 +60,7 @@ def test_a_rate_limit_that_clears_on_retry_gives_a_full_verdict(claude: FakeMess
 def test_an_invented_quote_from_claude_is_caught_by_the_quote_gate(claude: FakeMessagesAPI) -> None:
     invented = "The first train left Ashcombe on 3 May 1981, cheered by 5,000 people."
     claude.enqueue(verified_by_claude(invented), verified_by_claude(invented))  # juror, then tie-breaker
-    verification = verify()
+    verification = verify_station_answer()
 
     [claim] = verification.claims.filter(is_claim=True)
     claude_votes = claim.votes.exclude(judge="local")

@@ -1,5 +1,6 @@
 """The panel cascade: local juror, Claude juror, tie-breaker, quote gate, budget guard and failures."""
 
+import dataclasses
 from decimal import Decimal
 from typing import Any
 
@@ -8,7 +9,7 @@ from tests.fakes.messages_api import status
 from verifier.claims import split_claims
 from verifier.judges.claude import TOOL_NAME
 from verifier.judges.local import Source
-from verifier.panel import BUDGET_SPENT, NO_KEY, PanelConfig, run_panel
+from verifier.panel import BUDGET_SPENT, NO_KEY, TIEBREAKER_BUDGET_SPENT, PanelConfig, run_panel
 from verifier.quote_gate import QUOTE_NOT_FOUND
 from verifier.verdict import LABEL_UNAVAILABLE, score
 
@@ -111,6 +112,24 @@ def test_once_the_budget_is_spent_the_panel_runs_local_only(fake_messages_api):
     outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api, budget=Decimal(0)))
     assert outcome.local_only and outcome.disclosure == BUDGET_SPENT
     assert fake_messages_api.request_count == 0
+
+
+def test_a_budget_spent_by_the_juror_stops_the_tie_breaker_and_says_so(fake_messages_api):
+    fake_messages_api.reply_tool(
+        TOOL_NAME,
+        verdicts(
+            (1, "verified", "The Eiffel Tower opened in Paris in 1889.", 0.95),
+            (2, "contradicted", "It is 330 metres tall.", 0.9),
+        ),
+    )
+    left = iter([Decimal(5), Decimal(0)])  # the juror's call used up what was left
+    limited = dataclasses.replace(config(fake_messages_api), budget_left=lambda: next(left))
+    outcome = run_panel(split_claims(ANSWER), SOURCES, limited)
+
+    assert fake_messages_api.request_count == 1  # the juror ran, the tie-breaker did not
+    assert not outcome.local_only and outcome.disclosure == TIEBREAKER_BUDGET_SPENT
+    assert outcome.escalated == [False, True]
+    assert [v.status for v in outcome.finals] == ["verified", "contradicted"]  # the more cautious vote
 
 
 def test_a_failing_claude_judge_is_recorded_and_the_local_verdict_stands(fake_messages_api):

@@ -16,6 +16,7 @@ from typing import Any, TextIO
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from verifier.judges.local import Source
+from verifier.models import SpendPurpose
 from verifier.services import text_check
 from verifier.verdict import BAD
 
@@ -58,7 +59,10 @@ class Command(BaseCommand):
 
 def _judged(item_id: object, text: str, sources: list[str], judge: str) -> dict[str, Any]:
     checked = text_check(
-        text, [Source(index=i, text=str(s)) for i, s in enumerate(sources, start=1)], mode=judge
+        text,
+        [Source(index=i, text=str(s)) for i, s in enumerate(sources, start=1)],
+        purpose=SpendPurpose.BATCH,
+        mode=judge,
     )
     finals = checked.outcome.finals
     return {
