@@ -85,6 +85,8 @@ class UsageOut(Schema):
 
 class VerificationOut(Schema):
     status: str | None
+    verdict: str | None = None
+    risk_label: str | None = None
 
 
 class AnswerOut(Schema):
@@ -151,6 +153,8 @@ class VerdictOut(Schema):
     flags: int = 0
     local_only: bool = False
     disclosure: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
     cost_usd: str = "0"
     counts: dict[str, int] = {}
     sources_used: list[int] = []

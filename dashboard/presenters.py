@@ -90,6 +90,8 @@ def verification_payload(verification: Verification | None) -> dict[str, Any]:
         "flags": verification.flags,
         "local_only": verification.local_only,
         "disclosure": verification.disclosure or None,
+        "input_tokens": verification.input_tokens,
+        "output_tokens": verification.output_tokens,
         "cost_usd": str(verification.cost_usd),
         "counts": {status: count for status, _, count in summary.counts},
         "blocked": verification.blocked,

@@ -6,6 +6,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from garden.answering import EMPTY_QUESTION
+from verifier.models import Verification
+from verifier.services import verification_run
 
 pytestmark = pytest.mark.django_db
 
@@ -24,6 +26,10 @@ def test_post_ask_then_get_the_answer(client):
 
     again = client.get(f"/api/answers/{body['answer_id']}")
     assert again.status_code == 200 and again.json()["answer"] == body["answer"]
+
+    verification_run(verification_id=Verification.objects.get(answer_id=body["answer_id"]).pk)
+    checked = client.get(f"/api/answers/{body['answer_id']}").json()["verification"]
+    assert checked["status"] == "done" and checked["verdict"] and checked["risk_label"]
 
 
 def test_api_refusal_and_errors(client):
@@ -49,8 +55,37 @@ def test_ask_command_prints_the_documented_json(capsys):
     assert payload["refused"] is False
 
 
+def test_ask_command_waits_for_the_verdict_and_prints_each_claim(capsys, monkeypatch):
+    def worker_finishes_meanwhile(seconds: float) -> None:
+        for verification in Verification.objects.filter(status="pending"):
+            verification_run(verification_id=verification.pk)
+
+    monkeypatch.setattr("dashboard.management.commands.ask.time.sleep", worker_finishes_meanwhile)
+    call_command("ask", IN_SCOPE, "--wait")
+    out = capsys.readouterr().out
+    verification = Verification.objects.get()
+    assert "verification: done" in out
+    assert f"{verification.compact} verdict: {verification.verdict}" in out
+    for claim in verification.claims.filter(is_claim=True):
+        assert f"[{claim.get_status_display()}] {claim.text}" in out
+        if claim.quote:
+            assert f"“{claim.quote}” [{claim.source_number}]" in out
+
+    call_command("ask", IN_SCOPE, "--wait", "--json")
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["verification"]["status"] == "done" and payload["verification"]["compact"]
+    assert payload["verification"]["claims"][0]["status"]
+
+
 def test_ask_command_refuses_empty_and_over_long_questions():
     with pytest.raises(CommandError, match=EMPTY_QUESTION):
         call_command("ask", "")
     with pytest.raises(CommandError, match="2,000 characters"):
         call_command("ask", "z" * 2001)
+
+
+def test_ask_command_says_when_the_verdict_does_not_arrive(capsys):
+    call_command("ask", IN_SCOPE, "--wait", "--timeout", "0.2")  # no worker runs in this test
+    captured = capsys.readouterr()
+    assert "verification: pending" in captured.out
+    assert "did not arrive within 0.2 s. Is a Celery worker running?" in captured.err

@@ -3,6 +3,7 @@
 import pytest
 
 from dashboard.asking import ask
+from tests.factories import STATION_QUOTE, verified_by_claude, verify_station_answer
 from verifier.services import verification_run
 
 pytestmark = pytest.mark.django_db
@@ -70,3 +71,21 @@ def test_check_any_text_against_the_garden(client):
     assert body["sources"] and body["sources"][0]["url"].startswith("/articles/")
     empty = client.post("/api/check", {"text": " "}, content_type="application/json")
     assert empty.status_code == 400 and empty.json()["error"]
+
+
+def test_the_judges_tokens_and_cost_are_shown_under_why(client, claude):
+    claude.set_default(verified_by_claude(STATION_QUOTE))
+    verification = verify_station_answer()
+    assert verification.input_tokens >= 900 and verification.cost_usd > 0
+
+    html = client.get(verification.answer.get_absolute_url()).content.decode()
+    assert (
+        f"judge {verification.input_tokens}+{verification.output_tokens} tokens, ${verification.cost_usd}"
+        in html
+    )
+    verdict = client.get(f"/api/answers/{verification.answer_id}/verdict").json()
+    assert (verdict["input_tokens"], verdict["output_tokens"]) == (
+        verification.input_tokens,
+        verification.output_tokens,
+    )
+    assert verdict["cost_usd"] == str(verification.cost_usd)

@@ -9,10 +9,11 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from dashboard.asking import ask
-from dashboard.presenters import answer_payload
+from dashboard.presenters import answer_payload, verification_payload
 from garden import selectors
 from garden.answering import QuestionError
-from verifier.models import Verification
+from verifier.models import ClaimStatus, Verification
+from verifier.selectors import verification_for_answer
 
 
 class Command(BaseCommand):
@@ -41,10 +42,17 @@ class Command(BaseCommand):
         loaded = selectors.answer_get(answer.pk)
         assert loaded is not None
         payload = answer_payload(loaded)
+        if wait:
+            payload["verification"] = verification_payload(verification_for_answer(answer.pk))
         if as_json:
             self.stdout.write(_dumps(payload))
             return
         self._print(payload)
+        if wait and payload["verification"]["status"] in {"pending", "running"}:
+            self.stderr.write(
+                f"The verdict did not arrive within {timeout:g} s. Is a Celery worker running? "
+                "(`make run` starts one.) The answer page shows it once it is done."
+            )
 
     def _print(self, payload: dict[str, Any]) -> None:
         preflight = payload["preflight"]
@@ -61,7 +69,21 @@ class Command(BaseCommand):
             self.stdout.write("")
             for citation in payload["citations"]:
                 self.stdout.write(f"[{citation['number']}] {citation['title']} ({citation['article']})")
-        self.stdout.write(f"\nverification: {payload['verification']['status'] or 'none'}")
+        verification = payload["verification"]
+        self.stdout.write(f"\nverification: {verification['status'] or 'none'}")
+        if verification.get("compact"):
+            self._print_verdict(verification)
+
+    def _print_verdict(self, verification: dict[str, Any]) -> None:
+        """The compact line, the disclosure, then each claim with its status label, quote and flags."""
+        self.stdout.write(f"{verification['compact']} verdict: {verification['verdict']}")
+        if verification["disclosure"]:
+            self.stdout.write(verification["disclosure"])
+        for claim in verification["claims"]:
+            flags = f" (flags: {', '.join(claim['flags'])})" if claim["flags"] else ""
+            self.stdout.write(f"  [{ClaimStatus(claim['status']).label}] {claim['text']}{flags}")
+            if claim["quote"]:
+                self.stdout.write(f"      “{claim['quote']}” [{claim['source_index']}]")
 
 
 def _dumps(payload: dict[str, Any]) -> str:
