@@ -86,7 +86,7 @@ class Verification(models.Model):
     @property
     def compact(self) -> str:
         """The compact line, e.g. `[Hall: ⚠ · 78/100 · 2 judges · 3 flags]`."""
-        if self.status != VerificationStatus.DONE or self.risk_score is None:
+        if not self.finished or self.risk_score is None:
             return ""
         judges = f"{self.judges} judge{'s' if self.judges != 1 else ''}"
         flags = f"{self.flags} flag{'s' if self.flags != 1 else ''}"

@@ -1,5 +1,6 @@
 """A verification whose Claude juror fails: retried with backoff where a retry can help, then a recorded judge
-error, the local verdicts and the `?` label with its disclosure; an invented quote is caught by the quote gate."""
+error, the local verdicts and the `?` label with its disclosure; an invented quote is caught by the quote gate;
+a judge that crashes leaves a failed check scored as DESIGN says (50, `?`)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import pytest
 
 from tests.factories import STATION_QUOTE, verified_by_claude, verify_station_answer
 from tests.fakes.messages_api import Behaviour, FakeMessagesAPI, delay, malformed, status
-from verifier.models import VerificationStatus
+from verifier.models import Verification, VerificationStatus
 from verifier.quote_gate import QUOTE_NOT_FOUND
+from verifier.services import JUDGE_CRASHED
 from verifier.verdict import LABEL_UNAVAILABLE
 
 pytestmark = pytest.mark.django_db
@@ -66,3 +68,22 @@ def test_an_invented_quote_from_claude_is_caught_by_the_quote_gate(claude: FakeM
     claude_votes = claim.votes.exclude(judge="local")
     assert claude_votes and all(v.status == "unverified" and QUOTE_NOT_FOUND in v.flags for v in claude_votes)
     assert claim.status == "unverified" and claim.quote == ""  # the reader is shown no invented quote
+
+
+def test_a_judge_that_crashes_leaves_a_failed_check_scored_50_judge_unavailable(client, monkeypatch) -> None:
+    def crash(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the judge fell over")
+
+    monkeypatch.setattr("verifier.services.run_panel", crash)
+    with pytest.raises(RuntimeError):
+        verify_station_answer()  # raised again for the task's retry policy and the worker's log
+
+    verification = Verification.objects.get()
+    assert verification.status == VerificationStatus.ERROR and verification.error == JUDGE_CRASHED
+    assert (verification.risk_score, verification.risk_label) == (50, LABEL_UNAVAILABLE)
+    assert verification.compact == "[Hall: ? · 50/100 · 0 judges · 0 flags]"
+    page = client.get(verification.answer.get_absolute_url()).content.decode()
+    assert "The claim check failed." in page and verification.compact in page and "judge unavailable" in page
+    verdict = client.get(f"/api/answers/{verification.answer_id}/verdict").json()
+    assert (verdict["status"], verdict["risk_score"], verdict["risk_label"]) == ("error", 50, "?")
+    assert verdict["error"] == JUDGE_CRASHED
