@@ -130,14 +130,14 @@ def run_panel(claims: Sequence[Claim], sources: Sequence[Source], config: PanelC
     jurors = _gated(judgement.votes, by_number)
     for votes, vote in zip(outcome.votes, jurors, strict=True):
         votes.append(CastVote(config.juror_model, "juror", vote))
-    if config.mode == "claude":
-        outcome.finals = jurors
-        return outcome
 
+    # A claim goes to the tie-breaker when the jurors disagree or one of them is unsure. In Claude-only mode
+    # the Claude juror is the only one.
     disputed = [
         i
-        for i, (mine, theirs) in enumerate(zip(local, jurors, strict=True))
-        if mine.status != theirs.status or min(mine.confidence, theirs.confidence) < config.escalate_below
+        for i, theirs in enumerate(jurors)
+        if theirs.confidence < config.escalate_below
+        or (local and (local[i].status != theirs.status or local[i].confidence < config.escalate_below))
     ]
     # Undisputed claims keep the Claude juror's vote (it agreed with the local judge, with a checked quote).
     outcome.finals = list(jurors)
@@ -145,7 +145,8 @@ def run_panel(claims: Sequence[Claim], sources: Sequence[Source], config: PanelC
         return outcome
     for i in disputed:
         outcome.escalated[i] = True
-        outcome.finals[i] = max(local[i], jurors[i], key=lambda v: DELTA[v.status])
+        if local:  # until the tie-breaker speaks, the more cautious juror vote stands
+            outcome.finals[i] = max(local[i], jurors[i], key=lambda v: DELTA[v.status])
     if not _budget_ok(config):
         outcome.disclosure = TIEBREAKER_BUDGET_SPENT
         return outcome

@@ -153,7 +153,8 @@ CLAUDE_MAX_RETRIES = env.int("CLAUDE_MAX_RETRIES", default=2)
 CLAUDE_ANSWER_MAX_TOKENS = env.int("CLAUDE_ANSWER_MAX_TOKENS", default=700)
 
 # --- The claim judge --------------------------------------------------------------------------
-# local: the offline judge only; claude: the Claude juror only; cascade: both, with a Claude tie-breaker.
+# local: the offline judge only; claude: the Claude juror (the tie-breaker for claims it is unsure of);
+# cascade: local and Claude jurors, the Claude tie-breaker where they disagree or are unsure.
 VERIFIER_MODE = env("VERIFIER_MODE", default="cascade")
 # Once the judge has spent this much today (USD), the panel runs local-only and says so.
 VERIFIER_DAILY_BUDGET_USD = env.float("VERIFIER_DAILY_BUDGET_USD", default=5.0)

@@ -160,6 +160,24 @@ def test_claude_only_mode_uses_no_local_vote(fake_messages_api):
     assert outcome.judges == {JUROR}
 
 
+def test_claude_only_mode_sends_a_claim_its_juror_is_unsure_of_to_the_tie_breaker(fake_messages_api):
+    fake_messages_api.reply_tool(
+        TOOL_NAME,
+        verdicts(
+            (1, "verified", "The Eiffel Tower opened in Paris in 1889.", 0.95),
+            (2, "inferred", "It is 330 metres tall.", 0.4),
+        ),
+    )
+    fake_messages_api.reply_tool(TOOL_NAME, verdicts((2, "verified", "It is 330 metres tall.", 0.9)))
+    outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api, mode="claude"))
+
+    assert outcome.escalated == [False, True]
+    assert outcome.judges == {JUROR, TIEBREAKER}
+    assert [c.role for c in outcome.votes[1]] == ["juror", "tiebreaker"]
+    assert [v.status for v in outcome.finals] == ["verified", "verified"]
+    assert fake_messages_api.requests[1]["body"]["model"] == TIEBREAKER
+
+
 EIFFEL = "The Eiffel Tower opened in Paris in 1889. It is 330 metres tall."
 PAINT = "The tower was last repainted in 2019."
 INJECTION = (
