@@ -87,6 +87,7 @@ class VerificationOut(Schema):
     status: str | None
     verdict: str | None = None
     risk_label: str | None = None
+    blocked: bool = Field(False, description="A critic check held the answer back: show it only on request.")
 
 
 class AnswerOut(Schema):

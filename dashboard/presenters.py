@@ -68,6 +68,7 @@ def answer_payload(answer: Answer) -> dict[str, Any]:
             "status": verification.status if verification else None,
             "verdict": verification.verdict or None if verification else None,
             "risk_label": verification.risk_label or None if verification else None,
+            "blocked": verification.blocked if verification else False,
         },
     }
 

@@ -89,3 +89,10 @@ def test_ask_command_says_when_the_verdict_does_not_arrive(capsys):
     captured = capsys.readouterr()
     assert "verification: pending" in captured.out
     assert "did not arrive within 0.2 s. Is a Celery worker running?" in captured.err
+
+
+def test_ask_command_waits_for_nothing_on_a_refusal(capsys):
+    call_command("ask", OUT_OF_SCOPE, "--wait")
+    captured = capsys.readouterr()
+    assert "RETRIEVAL REFUSED" in captured.out and "verification: none" in captured.out
+    assert captured.err == ""

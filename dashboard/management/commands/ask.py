@@ -64,6 +64,10 @@ class Command(BaseCommand):
         if payload["error"]:
             self.stdout.write(f"ERROR: {payload['error']}")
         self.stdout.write("")
+        if payload["verification"].get("blocked"):
+            self.stdout.write(
+                "HELD BACK BY THE SAFETY CHECK: this answer seems to instruct something unsafe."
+            )
         self.stdout.write(payload["answer"])
         if payload["citations"]:
             self.stdout.write("")
