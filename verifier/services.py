@@ -227,6 +227,7 @@ def critics_run(answer: Answer) -> list[CriticResult]:
             rules=ConstraintRules(
                 min_citations=settings.CRITIC_MIN_CITATIONS,
                 max_chars=settings.CRITIC_MAX_CHARS,
+                min_chars=settings.CRITIC_MIN_CHARS or None,
                 forbidden_phrases=tuple(settings.CRITIC_FORBIDDEN_PHRASES),
             ),
         )

@@ -167,6 +167,7 @@ VERIFIER_ALERT_DELTA = env.float("VERIFIER_ALERT_DELTA", default=0.5)
 CRITIC_SOURCE_TREE = env("CRITIC_SOURCE_TREE", default=str(BASE_DIR))
 CRITIC_MIN_CITATIONS = env.int("CRITIC_MIN_CITATIONS", default=1)
 CRITIC_MAX_CHARS = env.int("CRITIC_MAX_CHARS", default=3000)
+CRITIC_MIN_CHARS = env.int("CRITIC_MIN_CHARS", default=0)  # 0: no lower limit
 CRITIC_FORBIDDEN_PHRASES = env.list("CRITIC_FORBIDDEN_PHRASES", default=[])
 
 # Log lines and error reports have every configured secret replaced (see config/scrubbing.py).

@@ -3,6 +3,7 @@
 import logging
 
 import pytest
+from django.utils.html import escape
 
 from garden.models import Chunk
 from tests.factories import answer_for, login
@@ -111,3 +112,12 @@ def test_logs_show_each_answer_with_its_figures_and_todays_spend(client, flagged
     assert (
         client.get("/operators/logs/?verdict=grounded").content.decode().count('data-label="Question"') == 0
     )
+
+
+def test_operators_set_the_length_limits_of_the_constraints_check(client, viaduct, settings):
+    settings.CRITIC_MIN_CHARS, settings.CRITIC_MAX_CHARS = 500, 3000
+    answer = answer_from("Harrowden Viaduct carries the railway across the River Kest [1].", viaduct)
+    finding = answer.verification.findings.get(check_name="constraints")
+    assert not finding.passed and finding.details["failed"][0]["rule"] == "min_chars"
+    page = client.get(answer.get_absolute_url()).content.decode()
+    assert "constraints failed (warning)" in page and escape(finding.message) in page
