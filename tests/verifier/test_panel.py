@@ -34,6 +34,20 @@ def verdicts(*entries: tuple[int, str, str, float]) -> dict[str, Any]:
     }
 
 
+OPENED = (1, "verified", "The Eiffel Tower opened in Paris in 1889.", 0.95)
+HEIGHT = "It is 330 metres tall."
+
+
+def juror_says(api: Any, status: str, confidence: float, *, quote: str = HEIGHT, **usage: int) -> None:
+    """The Claude juror's next reply: claim 1 verified, claim 2 (the height) as given."""
+    api.reply_tool(TOOL_NAME, verdicts(OPENED, (2, status, quote, confidence)), **usage)
+
+
+def tie_breaker_says(api: Any, status: str, confidence: float) -> None:
+    """The tie-breaker's next reply, on claim 2 alone."""
+    api.reply_tool(TOOL_NAME, verdicts((2, status, HEIGHT, confidence)))
+
+
 def config(api: Any, *, budget: Decimal = Decimal(5), mode: str = "cascade") -> PanelConfig:
     claude = (
         ClaudeConfig(
@@ -59,15 +73,7 @@ def test_without_a_key_only_the_local_judge_runs_and_says_so():
 
 
 def test_jurors_that_agree_settle_the_claims_without_the_tie_breaker(fake_messages_api):
-    fake_messages_api.reply_tool(
-        TOOL_NAME,
-        verdicts(
-            (1, "verified", "The Eiffel Tower opened in Paris in 1889.", 0.95),
-            (2, "verified", "It is 330 metres tall.", 0.95),
-        ),
-        input_tokens=1000,
-        output_tokens=100,
-    )
+    juror_says(fake_messages_api, "verified", 0.95, input_tokens=1000, output_tokens=100)
     outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api))
     assert not outcome.local_only and outcome.judges == {"local", JUROR}
     assert outcome.escalated == [False, False] and fake_messages_api.request_count == 1
@@ -75,14 +81,8 @@ def test_jurors_that_agree_settle_the_claims_without_the_tie_breaker(fake_messag
 
 
 def test_a_disagreement_goes_to_the_tie_breaker(fake_messages_api):
-    fake_messages_api.reply_tool(
-        TOOL_NAME,
-        verdicts(
-            (1, "verified", "The Eiffel Tower opened in Paris in 1889.", 0.95),
-            (2, "contradicted", "It is 330 metres tall.", 0.9),
-        ),
-    )
-    fake_messages_api.reply_tool(TOOL_NAME, verdicts((2, "verified", "It is 330 metres tall.", 0.97)))
+    juror_says(fake_messages_api, "contradicted", 0.9)
+    tie_breaker_says(fake_messages_api, "verified", 0.97)
     outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api))
 
     assert outcome.escalated == [False, True]
@@ -94,14 +94,10 @@ def test_a_disagreement_goes_to_the_tie_breaker(fake_messages_api):
 
 
 def test_an_invented_quote_is_caught_by_the_quote_gate(fake_messages_api):
-    fake_messages_api.reply_tool(
-        TOOL_NAME,
-        verdicts(
-            (1, "verified", "The Eiffel Tower opened in Paris in 1889.", 0.95),
-            (2, "verified", "The tower is exactly 412 metres tall and painted gold.", 0.99),
-        ),
+    juror_says(
+        fake_messages_api, "verified", 0.99, quote="The tower is exactly 412 metres tall and painted gold."
     )
-    fake_messages_api.reply_tool(TOOL_NAME, verdicts((2, "verified", "It is 330 metres tall.", 0.9)))
+    tie_breaker_says(fake_messages_api, "verified", 0.9)
     outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api))
     juror_vote = outcome.votes[1][1].vote
     assert juror_vote.status == "unverified" and QUOTE_NOT_FOUND in juror_vote.flags
@@ -115,13 +111,7 @@ def test_once_the_budget_is_spent_the_panel_runs_local_only(fake_messages_api):
 
 
 def test_a_budget_spent_by_the_juror_stops_the_tie_breaker_and_says_so(fake_messages_api):
-    fake_messages_api.reply_tool(
-        TOOL_NAME,
-        verdicts(
-            (1, "verified", "The Eiffel Tower opened in Paris in 1889.", 0.95),
-            (2, "contradicted", "It is 330 metres tall.", 0.9),
-        ),
-    )
+    juror_says(fake_messages_api, "contradicted", 0.9)
     left = iter([Decimal(5), Decimal(0)])  # the juror's call used up what was left
     limited = dataclasses.replace(config(fake_messages_api), budget_left=lambda: next(left))
     outcome = run_panel(split_claims(ANSWER), SOURCES, limited)
@@ -149,26 +139,14 @@ def test_a_failing_claude_judge_is_recorded_and_the_local_verdict_stands(fake_me
 
 
 def test_claude_only_mode_uses_no_local_vote(fake_messages_api):
-    fake_messages_api.reply_tool(
-        TOOL_NAME,
-        verdicts(
-            (1, "verified", "The Eiffel Tower opened in Paris in 1889.", 0.95),
-            (2, "verified", "It is 330 metres tall.", 0.95),
-        ),
-    )
+    juror_says(fake_messages_api, "verified", 0.95)
     outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api, mode="claude"))
     assert outcome.judges == {JUROR}
 
 
 def test_claude_only_mode_sends_a_claim_its_juror_is_unsure_of_to_the_tie_breaker(fake_messages_api):
-    fake_messages_api.reply_tool(
-        TOOL_NAME,
-        verdicts(
-            (1, "verified", "The Eiffel Tower opened in Paris in 1889.", 0.95),
-            (2, "inferred", "It is 330 metres tall.", 0.4),
-        ),
-    )
-    fake_messages_api.reply_tool(TOOL_NAME, verdicts((2, "verified", "It is 330 metres tall.", 0.9)))
+    juror_says(fake_messages_api, "inferred", 0.4)
+    tie_breaker_says(fake_messages_api, "verified", 0.9)
     outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api, mode="claude"))
 
     assert outcome.escalated == [False, True]
