@@ -45,9 +45,8 @@ def bench_judge(runs: int, seed: int = 11) -> dict[str, Any]:
     for _ in range(max(runs, 3) * 4):
         chunks = rng.sample(pool, EIGHT_CHUNKS)
         cases.append((_answer(chunks, rng), [Source(i, c.text) for i, c in enumerate(chunks, start=1)]))
-    text_check(
-        *cases[0], purpose=SpendPurpose.BATCH, mode="local"
-    )  # load the models once, outside the timings
+    # Load the models once, outside the timings.
+    text_check(*cases[0], purpose=SpendPurpose.BATCH, mode="local")
     timings = []
     for text, sources in cases:
         began = time.perf_counter()

@@ -24,7 +24,10 @@ NO_KEY = "Only the weaker local judge ran: no Claude judge is configured (no API
 BUDGET_SPENT = "Only the weaker local judge ran: today's judge budget is spent."
 JUDGE_FAILED = "Only the weaker local judge ran: the Claude judge failed ({reason})."
 TIEBREAKER_FAILED = "The tie-breaker failed ({reason}); disputed claims keep the more cautious juror vote."
-TIEBREAKER_BUDGET_SPENT = "The tie-breaker did not run: today's judge budget is spent; disputed claims keep the more cautious juror vote."
+TIEBREAKER_BUDGET_SPENT = (
+    "The tie-breaker did not run: today's judge budget is spent; "
+    "disputed claims keep the more cautious juror vote."
+)
 
 
 @dataclass(frozen=True)
@@ -139,7 +142,7 @@ def run_panel(claims: Sequence[Claim], sources: Sequence[Source], config: PanelC
         if theirs.confidence < config.escalate_below
         or (local and (local[i].status != theirs.status or local[i].confidence < config.escalate_below))
     ]
-    # Undisputed claims keep the Claude juror's vote (it agreed with the local judge, with a checked quote).
+    # Undisputed claims keep the Claude juror's vote (with its quote checked by the gate).
     outcome.finals = list(jurors)
     if not disputed:
         return outcome
