@@ -35,7 +35,7 @@ from verifier.models import (
 )
 from verifier.panel import CastVote, PanelConfig, PanelOutcome, run_panel
 from verifier.quote_gate import QUOTE_NOT_FOUND
-from verifier.verdict import LABEL_UNAVAILABLE, Scored, score
+from verifier.verdict import LABEL_UNAVAILABLE, UNSURE_RISK, Scored, score
 
 logger = logging.getLogger(__name__)
 
@@ -246,11 +246,10 @@ def _run(verification_id: int) -> Verification | None:
         checked = text_check(answer.text, sources, purpose=SpendPurpose.VERIFICATION)
     except Exception:
         logger.exception("the judge crashed on verification %s", verification_id)
-        # As DESIGN scores a check that failed: 50, judge unavailable.
         Verification.objects.filter(pk=verification_id).update(
             status=VerificationStatus.ERROR,
             error=JUDGE_CRASHED,
-            risk_score=50,
+            risk_score=UNSURE_RISK,  # as DESIGN scores a check that failed
             risk_label=LABEL_UNAVAILABLE,
             finished_at=timezone.now(),
         )

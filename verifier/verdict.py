@@ -16,6 +16,8 @@ DELTA = {
 BAD = frozenset({"unverified", "misattributed", "contradicted"})
 FLAGGED = frozenset({"unverified", "contradicted", "misattributed", "outdated"})
 CONFIDENT = 80
+# The risk score when the judge cannot tell: a mixed verdict, an unsure one, or no judge at all.
+UNSURE_RISK = 50
 
 LABEL_GROUNDED = "✓"
 LABEL_MIXED = "~"
@@ -60,9 +62,9 @@ def score(statuses: Sequence[str], confidences: Sequence[float], *, judge_availa
     delta = round(sum(DELTA[s] for s in statuses) / len(statuses), 3) if statuses else 0.0
     confidence = round(100 * sum(confidences) / len(confidences)) if confidences else 0
     if not judge_available:
-        return Scored(verdict, delta, confidence, 50, LABEL_UNAVAILABLE)
+        return Scored(verdict, delta, confidence, UNSURE_RISK, LABEL_UNAVAILABLE)
     if verdict == "grounded" and confidence >= CONFIDENT:
         return Scored(verdict, delta, confidence, 100 - confidence, LABEL_GROUNDED)
     if verdict == "hallucinating":
         return Scored(verdict, delta, confidence, max(confidence, 51), LABEL_HALLUCINATING)
-    return Scored(verdict, delta, confidence, 50, LABEL_MIXED)
+    return Scored(verdict, delta, confidence, UNSURE_RISK, LABEL_MIXED)

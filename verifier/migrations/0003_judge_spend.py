@@ -3,13 +3,14 @@
 import django.utils.timezone
 from decimal import Decimal
 from django.db import migrations, models
+from django.db.models import Q
 
 
 def ledger_from_verifications(apps, schema_editor):
     """Verifications already paid for keep counting against the budget of the day they ran."""
     Verification = apps.get_model("verifier", "Verification")
     JudgeSpend = apps.get_model("verifier", "JudgeSpend")
-    paid = Verification.objects.filter(cost_usd__gt=0) | Verification.objects.filter(input_tokens__gt=0)
+    paid = Verification.objects.filter(Q(cost_usd__gt=0) | Q(input_tokens__gt=0))
     JudgeSpend.objects.bulk_create(
         JudgeSpend(
             created_at=v.created_at,
