@@ -123,6 +123,18 @@ class ClaudeConfig:
 
 
 @dataclass(frozen=True)
+class Usage:
+    """What a call consumed and what it cost, as Anthropic bills it."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: Decimal = Decimal(0)
+
+
+NO_USAGE: Final = Usage()
+
+
+@dataclass(frozen=True)
 class ClaudeReply:
     """What one successful call produced, with its token usage and cost."""
 
@@ -135,9 +147,17 @@ class ClaudeReply:
     latency_ms: int
     stop_reason: str | None
 
+    @property
+    def usage(self) -> Usage:
+        return Usage(self.input_tokens, self.output_tokens, self.cost_usd)
+
 
 class ClaudeError(Exception):
-    """A failed call: `kind` for code, `message` for users, `detail` for logs (never holds the key)."""
+    """A failed call: `kind` for code, `message` for users, `detail` for logs (never holds the key).
+
+    `usage` is what a reply that came back but could not be used (a refusal, a malformed answer) was billed;
+    nothing when no reply came.
+    """
 
     def __init__(
         self,
@@ -145,12 +165,14 @@ class ClaudeError(Exception):
         detail: str,
         status_code: int | None = None,
         request_id: str | None = None,
+        usage: Usage = NO_USAGE,
     ) -> None:
         self.kind: ClaudeErrorKind = kind
         self.message: str = MESSAGES[kind]
         self.detail = detail
         self.status_code = status_code
         self.request_id = request_id
+        self.usage = usage
         super().__init__(self.message)
 
     @property
@@ -159,7 +181,7 @@ class ClaudeError(Exception):
         return self.kind in RETRYABLE_KINDS
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.kind, self.detail, self.status_code, self.request_id))
+        return (type(self), (self.kind, self.detail, self.status_code, self.request_id, self.usage))
 
     def __repr__(self) -> str:
         return f"ClaudeError(kind={self.kind!r}, status_code={self.status_code!r}, detail={self.detail!r})"
@@ -405,9 +427,15 @@ def _read_reply(
     if not isinstance(message, Message):
         _malformed(f"Expected a message object, got {type(message).__name__}: {message!r}")
     stop_reason = message.stop_reason if isinstance(message.stop_reason, str) else None
+    model = message.model if isinstance(message.model, str) and message.model else requested_model
     usage = message.usage
     input_tokens = getattr(usage, "input_tokens", None)
     output_tokens = getattr(usage, "output_tokens", None)
+    counted = False
+    billed = NO_USAGE
+    if _is_count(input_tokens) and _is_count(output_tokens):
+        counted = True
+        billed = _billed(model, input_tokens, output_tokens, usage, config)
     if stop_reason == "refusal":
         details = message.stop_details
         raise ClaudeError(
@@ -416,12 +444,48 @@ def _read_reply(
             f"explanation={getattr(details, 'explanation', None)!r}, "
             f"tokens={input_tokens!r}+{output_tokens!r}, id={message.id!r}",
             200,
+            usage=billed,
         )
-    if not _is_count(input_tokens) or not _is_count(output_tokens):
+    if not counted:
         _malformed(f"usage lacks token counts: {usage!r}")
+    try:
+        text, tool_input = _read_content(message, stop_reason, tool_choice)
+    except ClaudeError as err:
+        err.usage = billed  # the reply was billed even though it cannot be used
+        raise
+    return ClaudeReply(
+        text=text,
+        tool_input=tool_input,
+        model=model,
+        input_tokens=billed.input_tokens,
+        output_tokens=billed.output_tokens,
+        cost_usd=billed.cost_usd,
+        latency_ms=latency_ms,
+        stop_reason=stop_reason,
+    )
+
+
+def _billed(model: str, input_tokens: int, output_tokens: int, usage: object, config: ClaudeConfig) -> Usage:
+    """A reply's token counts and what they cost (cache writes and reads as the usage reports them)."""
+    cache_write = getattr(usage, "cache_creation_input_tokens", None)
+    cache_read = getattr(usage, "cache_read_input_tokens", None)
+    cost = cost_usd(
+        model,
+        input_tokens,
+        output_tokens,
+        config.prices,
+        cache_write_tokens=cache_write if _is_count(cache_write) else 0,
+        cache_read_tokens=cache_read if _is_count(cache_read) else 0,
+    )
+    return Usage(input_tokens, output_tokens, cost)
+
+
+def _read_content(
+    message: Message, stop_reason: str | None, tool_choice: dict[str, Any] | None
+) -> tuple[str, dict[str, Any] | None]:
+    """The reply's text and its first tool call's input; malformed when a forced tool call is missing."""
     if not isinstance(message.content, list):
         _malformed(f"content is not a list: {message.content!r}")
-
     texts: list[str] = []
     tool_input: dict[str, Any] | None = None
     tool_name: object = None
@@ -450,27 +514,7 @@ def _read_reply(
             _malformed(f"tool_choice {tool_choice!r} forced a tool call but {tool_name!r} was called")
         if stop_reason == "max_tokens":
             _malformed("The forced tool call was cut off at max_tokens, so its input is incomplete.")
-
-    model = message.model if isinstance(message.model, str) and message.model else requested_model
-    cache_write = getattr(usage, "cache_creation_input_tokens", None)
-    cache_read = getattr(usage, "cache_read_input_tokens", None)
-    return ClaudeReply(
-        text="".join(texts),
-        tool_input=tool_input,
-        model=model,
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
-        cost_usd=cost_usd(
-            model,
-            input_tokens,
-            output_tokens,
-            config.prices,
-            cache_write_tokens=cache_write if _is_count(cache_write) else 0,
-            cache_read_tokens=cache_read if _is_count(cache_read) else 0,
-        ),
-        latency_ms=latency_ms,
-        stop_reason=stop_reason,
-    )
+    return "".join(texts), tool_input
 
 
 def _is_count(value: object) -> TypeGuard[int]:

@@ -24,6 +24,7 @@ from garden.claude import (
     ClaudeConfig,
     ClaudeError,
     ClaudeReply,
+    Usage,
     call_claude,
     config_is_usable,
     cost_usd,
@@ -309,6 +310,8 @@ def test_refusal_is_refused(fake_messages_api: FakeMessagesAPI) -> None:
     assert error.message == REFUSED_MESSAGE
     assert "cyber" in error.detail
     assert not error.retryable
+    # A refusal is billed: what it cost travels with the error, for the judge's budget.
+    assert (error.usage.input_tokens, error.usage.output_tokens) == (12, 1) and error.usage.cost_usd > 0
 
 
 @pytest.mark.parametrize("tool_choice", [FORCE_VERDICT, {"type": "any"}])
@@ -321,6 +324,7 @@ def test_forced_tool_without_tool_use_is_malformed(
 
     assert error.kind == "malformed"
     assert "no tool_use block" in error.detail
+    assert error.usage.input_tokens > 0 and error.usage.cost_usd > 0  # billed, though unusable
 
 
 def test_forced_tool_with_another_tool_is_malformed(fake_messages_api: FakeMessagesAPI) -> None:
@@ -428,14 +432,15 @@ def test_custom_prices_are_used_for_the_reply_cost(fake_messages_api: FakeMessag
 
 
 def test_claude_error_survives_pickling() -> None:
-    error = ClaudeError("server_error", "HTTP 529", 529, "req_1")
+    error = ClaudeError("refused", "declined", 200, "req_1", usage=Usage(12, 1, Decimal("0.000017")))
 
     copy = pickle.loads(pickle.dumps(error))
 
-    assert (copy.kind, copy.detail, copy.status_code, copy.request_id) == (
-        "server_error",
-        "HTTP 529",
-        529,
+    assert (copy.kind, copy.detail, copy.status_code, copy.request_id, copy.usage) == (
+        "refused",
+        "declined",
+        200,
         "req_1",
+        Usage(12, 1, Decimal("0.000017")),
     )
-    assert copy.message == SERVER_ERROR_MESSAGE
+    assert copy.message == REFUSED_MESSAGE

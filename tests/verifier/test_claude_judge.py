@@ -8,14 +8,16 @@ from typing import Any
 
 import pytest
 
-from garden.claude import ClaudeConfig, ClaudeError
+from garden.claude import ClaudeConfig, ClaudeError, cost_usd
 from tests.fakes.messages_api import FakeMessagesAPI
 from verifier.judges.claude import (
+    MAX_TOKENS,
     STATUSES,
     TOOL_NAME,
     ClaimToJudge,
     ClaudeJudgement,
     judge_claims_with_claude,
+    most_cost,
 )
 from verifier.judges.local import Source, Vote
 
@@ -187,6 +189,20 @@ def test_malformed_tool_input_raises_malformed(
     assert caught.value.kind == "malformed"
     assert expected in caught.value.detail
     assert fake_messages_api.request_count == 1
+    assert caught.value.usage.input_tokens == 12 and caught.value.usage.cost_usd > 0  # billed all the same
+
+
+def test_the_most_a_call_can_cost_covers_every_byte_sent_and_every_output_token_allowed(
+    fake_messages_api: FakeMessagesAPI, config: ClaudeConfig
+) -> None:
+    fake_messages_api.reply_tool(TOOL_NAME, GOOD_VERDICTS, input_tokens=1, output_tokens=1)
+    long_sources = (Source(1, BRIDGE + " Its piers stand in the river bed. " * 200), SOURCES[1])
+    judge(config, sources=long_sources)
+    # A token covers at least one byte, so no request can be billed more input tokens than it has bytes.
+    sent_bytes = len(fake_messages_api.last_request["raw_body"])
+    most = most_cost(config, model=MODEL, claims=CLAIMS, sources=long_sources)
+    assert most >= cost_usd(MODEL, sent_bytes, MAX_TOKENS, config.prices)
+    assert most_cost(config, model=MODEL, claims=(), sources=long_sources) == 0
 
 
 def test_a_text_only_reply_raises_malformed(fake_messages_api: FakeMessagesAPI, config: ClaudeConfig) -> None:

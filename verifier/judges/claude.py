@@ -10,6 +10,7 @@ Django.
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 from collections.abc import Mapping, Sequence
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Final, NoReturn
 
-from garden.claude import ClaudeConfig, ClaudeError, call_claude
+from garden.claude import ClaudeConfig, ClaudeError, Usage, call_claude, cost_usd
 from verifier.judges.local import Source, Vote
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "ClaimToJudge",
     "ClaudeJudgement",
     "judge_claims_with_claude",
+    "most_cost",
 ]
 
 logger = logging.getLogger(__name__)
@@ -119,6 +121,35 @@ class ClaudeJudgement:
     cost_usd: Decimal
     latency_ms: int
 
+    @property
+    def usage(self) -> Usage:
+        return Usage(self.input_tokens, self.output_tokens, self.cost_usd)
+
+
+MAX_TOKENS: Final = 2048
+# Room for what the API adds to a request with tools (their instructions), beyond the request's own text.
+_TOOL_OVERHEAD_TOKENS: Final = 1000
+
+
+def most_cost(
+    config: ClaudeConfig,
+    *,
+    model: str,
+    claims: Sequence[ClaimToJudge],
+    sources: Sequence[Source],
+    max_tokens: int = MAX_TOKENS,
+) -> Decimal:
+    """The most one judging call can cost, to book against a budget before it is made.
+
+    A token covers at least one byte of the request's UTF-8 text, so its byte count bounds the input; the
+    output is bounded by `max_tokens`. Real calls cost far less (English runs near four characters a token).
+    """
+    if not claims:
+        return Decimal(0)
+    system, messages, tools, _ = _build_request(claims, sources)
+    request_bytes = len((system + json.dumps(messages) + json.dumps(tools)).encode())
+    return cost_usd(model, request_bytes + _TOOL_OVERHEAD_TOKENS, max_tokens, config.prices)
+
 
 def judge_claims_with_claude(
     config: ClaudeConfig,
@@ -126,7 +157,7 @@ def judge_claims_with_claude(
     model: str,
     claims: Sequence[ClaimToJudge],
     sources: Sequence[Source],
-    max_tokens: int = 2048,
+    max_tokens: int = MAX_TOKENS,
 ) -> ClaudeJudgement:
     """Judge all `claims` against `sources` in one call to `model`; votes come back in the order of `claims`.
 
@@ -150,12 +181,16 @@ def judge_claims_with_claude(
         tools=tools,
         tool_choice=tool_choice,
     )
-    if reply.tool_input is None:
-        _malformed(
-            f"no {TOOL_NAME} tool call in the reply (stop_reason={reply.stop_reason!r}, "
-            f"text={_clip(reply.text)})"
-        )
-    votes = _read_verdicts(reply.tool_input, claims, {source.index: source for source in sources})
+    try:
+        if reply.tool_input is None:
+            _malformed(
+                f"no {TOOL_NAME} tool call in the reply (stop_reason={reply.stop_reason!r}, "
+                f"text={_clip(reply.text)})"
+            )
+        votes = _read_verdicts(reply.tool_input, claims, {source.index: source for source in sources})
+    except ClaudeError as err:
+        err.usage = reply.usage  # the reply was billed even though its verdicts cannot be used
+        raise
     return ClaudeJudgement(
         votes=votes,
         model=reply.model,
