@@ -33,7 +33,7 @@ def answer_for(text: str, *sources: Chunk, question: str = "What does the garden
     return answer
 
 
-def verified_by_claude(quote: str) -> Behaviour:
+def verified_by_claude(quote: str, *, input_tokens: int = 900, output_tokens: int = 60) -> Behaviour:
     """A Claude juror's reply that the answer's one claim is verified by `quote` from source 1."""
     verdict = {
         "claim_number": 1,
@@ -43,7 +43,9 @@ def verified_by_claude(quote: str) -> Behaviour:
         "confidence": 0.97,
         "flags": [],
     }
-    return reply_tool(TOOL_NAME, {"verdicts": [verdict]}, input_tokens=900, output_tokens=60)
+    return reply_tool(
+        TOOL_NAME, {"verdicts": [verdict]}, input_tokens=input_tokens, output_tokens=output_tokens
+    )
 
 
 def verify_station_answer() -> Verification:

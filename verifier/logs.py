@@ -10,8 +10,9 @@ from django.conf import settings
 from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 
 from garden.models import Answer
+from verifier.budget import daily_limit, spent_today, today_start
 from verifier.models import CriticFinding, Verification
-from verifier.services import spent_today
+from verifier.panel import BUDGET_SPENT, TIEBREAKER_BUDGET_SPENT
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,21 @@ def alerts(limit: int = 20) -> QuerySet[Verification]:
     )
 
 
-def spend_today() -> tuple[Decimal, Decimal]:
-    """(spent today, the daily budget) in USD: the judge's Claude calls for answers, fact-checks and batches."""
-    return spent_today(), Decimal(str(settings.VERIFIER_DAILY_BUDGET_USD))
+@dataclass(frozen=True)
+class SpendToday:
+    """The judge's Claude spending today, for answers, fact-checks and batches, against the daily limit."""
+
+    spent: Decimal
+    limit: Decimal
+    held_local: int  # answers the budget kept from Claude (or from its tie-breaker) today
+
+    @property
+    def budget_spent(self) -> bool:
+        return self.spent >= self.limit or self.held_local > 0
+
+
+def spend_today() -> SpendToday:
+    held_local = Verification.objects.filter(
+        created_at__gte=today_start(), disclosure__in=[BUDGET_SPENT, TIEBREAKER_BUDGET_SPENT]
+    ).count()
+    return SpendToday(spent_today(), daily_limit(), held_local)

@@ -100,14 +100,19 @@ class SpendPurpose(models.TextChoices):
 
 
 class JudgeSpend(models.Model):
-    """What one run of the judge panel spent on Claude: the ledger behind the daily budget.
+    """What one Claude call of the judge cost: the ledger behind the daily budget (`verifier.budget`).
 
-    Every run that calls Claude writes a row, whatever it was for (an answer, a fact-check, a batch), and
-    even if its verification is later redone: the money was spent either way.
+    Every call writes a row, whatever it was for (an answer, a fact-check, a batch), and even if its
+    verification is later redone: the money was spent either way. A row is booked at the most the call can
+    cost before it is made, and settled at what it was billed.
     """
 
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     purpose = models.CharField(max_length=12, choices=SpendPurpose.choices)
+    model = models.CharField(max_length=100, blank=True)
+    settled = models.BooleanField(
+        default=True, help_text="False while the call is in flight: the cost is then the most it can be."
+    )
     input_tokens = models.PositiveIntegerField(default=0)
     output_tokens = models.PositiveIntegerField(default=0)
     cost_usd = models.DecimalField(max_digits=10, decimal_places=6, default=Decimal(0))

@@ -3,29 +3,33 @@
 The local judge always votes. With Claude available (a key, budget left) a small Claude model votes too; a
 claim on which the two disagree, or where either is unsure, goes to the larger tie-breaker model. Every vote
 passes the quote gate first. A failed Claude call is recorded and the panel falls back to the local judge,
-saying so; it never crashes and never passes silently.
+saying so; it never crashes and never passes silently. Each Claude call books the most it can cost with the
+budget before it is made, and settles at what it did cost, so the budget is a limit the panel never passes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Protocol
 
-from garden.claude import ClaudeConfig, ClaudeError
+from garden.claude import ClaudeConfig, ClaudeError, Usage
 from verifier.claims import Claim
-from verifier.judges.claude import ClaimToJudge, ClaudeJudgement, judge_claims_with_claude
+from verifier.judges.claude import ClaimToJudge, ClaudeJudgement, judge_claims_with_claude, most_cost
 from verifier.judges.local import Source, Vote, judge_claims
 from verifier.quote_gate import gate_vote
 from verifier.verdict import DELTA
 
 LOCAL = "local"
 NO_KEY = "Only the weaker local judge ran: no Claude judge is configured (no API key)."
-BUDGET_SPENT = "Only the weaker local judge ran: today's judge budget is spent."
+BUDGET_SPENT = (
+    "Only the weaker local judge ran: what is left of today's judge budget cannot cover a Claude call."
+)
 JUDGE_FAILED = "Only the weaker local judge ran: the Claude judge failed ({reason})."
 TIEBREAKER_FAILED = "The tie-breaker failed ({reason}); disputed claims keep the more cautious juror vote."
 TIEBREAKER_BUDGET_SPENT = (
-    "The tie-breaker did not run: today's judge budget is spent; "
+    "The tie-breaker did not run: what is left of today's judge budget cannot cover it; "
     "disputed claims keep the more cautious juror vote."
 )
 
@@ -55,10 +59,20 @@ class PanelOutcome:
     def judges(self) -> set[str]:
         return {cast.judge for votes in self.votes for cast in votes}
 
-    def spend(self, judgement: ClaudeJudgement) -> None:
-        self.input_tokens += judgement.input_tokens
-        self.output_tokens += judgement.output_tokens
-        self.cost_usd += judgement.cost_usd
+    def spend(self, usage: Usage) -> None:
+        self.input_tokens += usage.input_tokens
+        self.output_tokens += usage.output_tokens
+        self.cost_usd += usage.cost_usd
+
+
+class Budget(Protocol):
+    """Where the panel books its Claude calls."""
+
+    def book(self, model: str, most: Decimal) -> object | None:
+        """Set aside `most` (USD) for one call to `model`; None when what is left today cannot cover it."""
+
+    def settle(self, booking: object, usage: Usage) -> None:
+        """Replace a booking by what the call was billed (nothing, when no reply came)."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +82,11 @@ class PanelConfig:
     juror_model: str
     tiebreaker_model: str
     escalate_below: float = 0.6
-    budget_left: Callable[[], Decimal] | None = None
+    budget: Budget | None = None  # None: no limit
+
+
+class _BudgetSpent(Exception):
+    """Today's budget cannot cover the call: it was not made."""
 
 
 def _gated(votes: Sequence[Vote], sources: dict[int, Source]) -> list[Vote]:
@@ -77,20 +95,40 @@ def _gated(votes: Sequence[Vote], sources: dict[int, Source]) -> list[Vote]:
 
 def _claude(
     config: PanelConfig,
+    outcome: PanelOutcome,
     model: str,
     claims: Sequence[Claim],
     numbers: Sequence[int],
     sources: Sequence[Source],
 ) -> ClaudeJudgement:
+    """One Claude call on the claims at `numbers`, booked with the budget and added to what `outcome` spent.
+
+    Raises `_BudgetSpent` (no call made) or `ClaudeError` (the call failed; a billed reply still counts).
+    """
     assert config.claude is not None
     to_judge = [
         ClaimToJudge(number=n + 1, text=claims[n].text, citations=claims[n].citations) for n in numbers
     ]
-    return judge_claims_with_claude(config.claude, model=model, claims=to_judge, sources=sources)
+    booking = None
+    if config.budget is not None:
+        most = most_cost(config.claude, model=model, claims=to_judge, sources=sources)
+        booking = config.budget.book(model, most)
+        if booking is None:
+            raise _BudgetSpent
+    # Anything but a ClaudeError leaves the booking standing: the call may have been billed.
+    try:
+        judgement = judge_claims_with_claude(config.claude, model=model, claims=to_judge, sources=sources)
+    except ClaudeError as error:
+        _spent(config, outcome, booking, error.usage)
+        raise
+    _spent(config, outcome, booking, judgement.usage)
+    return judgement
 
 
-def _budget_ok(config: PanelConfig) -> bool:
-    return config.budget_left is None or config.budget_left() > 0
+def _spent(config: PanelConfig, outcome: PanelOutcome, booking: object | None, usage: Usage) -> None:
+    outcome.spend(usage)
+    if config.budget is not None:
+        config.budget.settle(booking, usage)
 
 
 def run_panel(claims: Sequence[Claim], sources: Sequence[Source], config: PanelConfig) -> PanelOutcome:
@@ -102,33 +140,31 @@ def run_panel(claims: Sequence[Claim], sources: Sequence[Source], config: PanelC
         outcome.local_only = config.mode == "local" or config.claude is None
         return outcome
 
-    local: list[Vote] = []
-    if config.mode != "claude" or config.claude is None:
-        local = _gated(judge_claims(checkable, sources), by_number)
-        for votes, vote in zip(outcome.votes, local, strict=True):
-            votes.append(CastVote(LOCAL, "juror", vote))
+    def local_votes() -> list[Vote]:
+        votes = _gated(judge_claims(checkable, sources), by_number)
+        for cast, vote in zip(outcome.votes, votes, strict=True):
+            cast.append(CastVote(LOCAL, "juror", vote))
+        return votes
+
+    local = local_votes() if config.mode != "claude" or config.claude is None else []
     outcome.finals = list(local)
     if config.mode == "local":
         return outcome
     if config.claude is None:
         outcome.disclosure = NO_KEY
         return outcome
-    if not _budget_ok(config):
-        outcome.disclosure = BUDGET_SPENT
-        return outcome
-
     numbers = list(range(len(checkable)))
     try:
-        judgement = _claude(config, config.juror_model, checkable, numbers, sources)
-    except ClaudeError as error:
-        outcome.errors.append(f"{config.juror_model}: {error.kind}: {error.detail}")
-        outcome.disclosure = JUDGE_FAILED.format(reason=error.message)
+        judgement = _claude(config, outcome, config.juror_model, checkable, numbers, sources)
+    except (_BudgetSpent, ClaudeError) as error:
+        if isinstance(error, ClaudeError):
+            outcome.errors.append(f"{config.juror_model}: {error.kind}: {error.detail}")
+            outcome.disclosure = JUDGE_FAILED.format(reason=error.message)
+        else:
+            outcome.disclosure = BUDGET_SPENT
         if not local:  # Claude-only mode: fall back to the local judge rather than leave claims unjudged
-            outcome.finals = _gated(judge_claims(checkable, sources), by_number)
-            for votes, vote in zip(outcome.votes, outcome.finals, strict=True):
-                votes.append(CastVote(LOCAL, "juror", vote))
+            outcome.finals = local_votes()
         return outcome
-    outcome.spend(judgement)
     outcome.local_only = False
     jurors = _gated(judgement.votes, by_number)
     for votes, vote in zip(outcome.votes, jurors, strict=True):
@@ -150,16 +186,15 @@ def run_panel(claims: Sequence[Claim], sources: Sequence[Source], config: PanelC
         outcome.escalated[i] = True
         if local:  # until the tie-breaker speaks, the more cautious juror vote stands
             outcome.finals[i] = max(local[i], jurors[i], key=lambda v: DELTA[v.status])
-    if not _budget_ok(config):
+    try:
+        tie = _claude(config, outcome, config.tiebreaker_model, checkable, disputed, sources)
+    except _BudgetSpent:
         outcome.disclosure = TIEBREAKER_BUDGET_SPENT
         return outcome
-    try:
-        tie = _claude(config, config.tiebreaker_model, checkable, disputed, sources)
     except ClaudeError as error:
         outcome.errors.append(f"{config.tiebreaker_model}: {error.kind}: {error.detail}")
         outcome.disclosure = TIEBREAKER_FAILED.format(reason=error.message)
         return outcome
-    outcome.spend(tie)
     for i, vote in zip(disputed, _gated(tie.votes, by_number), strict=True):
         outcome.votes[i].append(CastVote(config.tiebreaker_model, "tiebreaker", vote))
         outcome.finals[i] = vote

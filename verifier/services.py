@@ -9,12 +9,11 @@ import re
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from pathlib import Path
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Q, Sum
+from django.db.models import Q
 from django.utils import timezone
 
 from garden.errors import UserFacingError
@@ -22,12 +21,12 @@ from garden.models import Answer, AnswerSource, Article, Chunk
 from garden.retrieval import retrieve
 from garden.synthesis.claude import claude_config
 from verifier import claims as claim_splitter
+from verifier.budget import DailyBudget
 from verifier.critics import BLOCK, ConstraintRules, CriticInput, CriticResult, SourcePassage, run_critics
 from verifier.judges.local import Source
 from verifier.models import (
     Claim,
     CriticFinding,
-    JudgeSpend,
     SpendPurpose,
     Verification,
     VerificationStatus,
@@ -91,26 +90,14 @@ def verifications_requeue(*, older_than: datetime.timedelta | None = None) -> in
     return len(ids)
 
 
-def spent_today() -> Decimal:
-    """What the judge has spent on Claude today (USD), for every purpose."""
-    start = timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
-    spent = JudgeSpend.objects.filter(created_at__gte=start).aggregate(total=Sum("cost_usd"))["total"]
-    return spent or Decimal(0)
-
-
-def budget_left() -> Decimal:
-    """What the judge may still spend today (USD)."""
-    return Decimal(str(settings.VERIFIER_DAILY_BUDGET_USD)) - spent_today()
-
-
-def panel_config(mode: str | None = None) -> PanelConfig:
+def panel_config(purpose: SpendPurpose, mode: str | None = None) -> PanelConfig:
     return PanelConfig(
         mode=mode or settings.VERIFIER_MODE,
         claude=claude_config(),
         juror_model=settings.CLAUDE_JUROR_MODEL,
         tiebreaker_model=settings.CLAUDE_TIEBREAKER_MODEL,
         escalate_below=settings.VERIFIER_ESCALATE_BELOW,
-        budget_left=budget_left,
+        budget=DailyBudget(purpose),
     )
 
 
@@ -145,18 +132,11 @@ def text_check(
 ) -> Checked:
     """Split `text` into claims and judge them against `sources` (the heart of every verification).
 
-    What the panel spent goes into the ledger at once, so the daily budget sees every call.
+    Each Claude call of the panel goes into the daily budget's ledger for `purpose`.
     """
-    config = panel_config(mode)
+    config = panel_config(purpose, mode)
     claims = claim_splitter.split_claims(text)
     outcome = run_panel(claims, sources, config)
-    if outcome.cost_usd or outcome.input_tokens or outcome.output_tokens:
-        JudgeSpend.objects.create(
-            purpose=purpose,
-            input_tokens=outcome.input_tokens,
-            output_tokens=outcome.output_tokens,
-            cost_usd=outcome.cost_usd,
-        )
     judge_available = config.mode == "local" or not outcome.local_only
     scored = score(
         [v.status for v in outcome.finals],

@@ -109,7 +109,6 @@ def logs_page(request: HtmxHttpRequest) -> HttpResponse:
         since=query_date(request.GET.get("since")),
         until=query_date(request.GET.get("until")),
     )
-    spent, budget = spend_today()
     return render(
         request,
         "dashboard/logs.html",
@@ -117,8 +116,7 @@ def logs_page(request: HtmxHttpRequest) -> HttpResponse:
             "answers": answers_logged(filters)[:100],
             "filters": filters,
             "alerts": alerts(),
-            "spent": spent,
-            "budget": budget,
+            "spend": spend_today(),
             "verdicts": Verdict.choices,
             "severities": Severity.choices,
         },

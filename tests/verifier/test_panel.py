@@ -4,7 +4,7 @@ import dataclasses
 from decimal import Decimal
 from typing import Any
 
-from garden.claude import ClaudeConfig
+from garden.claude import ClaudeConfig, Usage
 from tests.fakes.messages_api import status
 from verifier.claims import split_claims
 from verifier.judges.claude import TOOL_NAME
@@ -48,6 +48,23 @@ def tie_breaker_says(api: Any, status: str, confidence: float) -> None:
     api.reply_tool(TOOL_NAME, verdicts((2, status, HEIGHT, confidence)))
 
 
+@dataclasses.dataclass
+class Allowance:
+    """An in-memory budget of `left` USD, booked and settled as the daily one is."""
+
+    left: Decimal
+
+    def book(self, model: str, most: Decimal) -> Decimal | None:
+        if most > self.left:
+            return None
+        self.left -= most
+        return most
+
+    def settle(self, booking: object, usage: Usage) -> None:
+        assert isinstance(booking, Decimal)
+        self.left += booking - usage.cost_usd
+
+
 def config(api: Any, *, budget: Decimal = Decimal(5), mode: str = "cascade") -> PanelConfig:
     claude = (
         ClaudeConfig(
@@ -57,7 +74,11 @@ def config(api: Any, *, budget: Decimal = Decimal(5), mode: str = "cascade") -> 
         else None
     )
     return PanelConfig(
-        mode=mode, claude=claude, juror_model=JUROR, tiebreaker_model=TIEBREAKER, budget_left=lambda: budget
+        mode=mode,
+        claude=claude,
+        juror_model=JUROR,
+        tiebreaker_model=TIEBREAKER,
+        budget=Allowance(budget),
     )
 
 
@@ -110,12 +131,31 @@ def test_once_the_budget_is_spent_the_panel_runs_local_only(fake_messages_api):
     assert fake_messages_api.request_count == 0
 
 
+def test_a_call_is_made_only_when_what_is_left_covers_the_most_it_can_cost(fake_messages_api):
+    juror_says(fake_messages_api, "verified", 0.95, input_tokens=900, output_tokens=60)
+    outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api, budget=Decimal("0.01")))
+    # The juror would have cost $0.0012, but it could have cost more than the $0.01 left: no call.
+    assert fake_messages_api.request_count == 0
+    assert outcome.local_only and outcome.disclosure == BUDGET_SPENT
+
+
+def test_claude_only_mode_with_the_budget_spent_still_judges_every_claim_locally(fake_messages_api):
+    outcome = run_panel(
+        split_claims(ANSWER), SOURCES, config(fake_messages_api, budget=Decimal(0), mode="claude")
+    )
+    assert fake_messages_api.request_count == 0
+    assert outcome.local_only and outcome.disclosure == BUDGET_SPENT
+    assert [v.status for v in outcome.finals] == ["verified", "verified"]
+    assert outcome.judges == {"local"}
+
+
 def test_a_budget_spent_by_the_juror_stops_the_tie_breaker_and_says_so(fake_messages_api):
-    juror_says(fake_messages_api, "contradicted", 0.9)
-    left = iter([Decimal(5), Decimal(0)])  # the juror's call used up what was left
-    limited = dataclasses.replace(config(fake_messages_api), budget_left=lambda: next(left))
+    juror_says(fake_messages_api, "contradicted", 0.9, input_tokens=900, output_tokens=60)
+    allowance = Allowance(Decimal("0.05"))  # covers the juror's most, not the larger tie-breaker's
+    limited = dataclasses.replace(config(fake_messages_api), budget=allowance)
     outcome = run_panel(split_claims(ANSWER), SOURCES, limited)
 
+    assert allowance.left == Decimal("0.05") - outcome.cost_usd  # the juror's booking settled at its cost
     assert fake_messages_api.request_count == 1  # the juror ran, the tie-breaker did not
     assert not outcome.local_only and outcome.disclosure == TIEBREAKER_BUDGET_SPENT
     assert outcome.escalated == [False, True]
@@ -136,6 +176,26 @@ def test_a_failing_claude_judge_is_recorded_and_the_local_verdict_stands(fake_me
         judge_available=not outcome.local_only,
     )
     assert scored.risk_label == LABEL_UNAVAILABLE and scored.verdict == "hallucinating"
+
+
+def test_a_reply_that_cannot_be_used_still_counts_what_it_was_billed(fake_messages_api):
+    fake_messages_api.reply_tool(TOOL_NAME, {"verdicts": "all fine"}, input_tokens=900, output_tokens=60)
+    fake_messages_api.set_default(status(500))
+    allowance = Allowance(Decimal(5))
+    limited = dataclasses.replace(config(fake_messages_api), budget=allowance)
+
+    malformed = run_panel(split_claims(ANSWER), SOURCES, limited)
+    assert "malformed" in malformed.errors[0] and malformed.local_only
+    assert (malformed.input_tokens, malformed.output_tokens, malformed.cost_usd) == (
+        900,
+        60,
+        Decimal("0.0012"),
+    )
+    assert allowance.left == Decimal(5) - Decimal("0.0012")
+
+    failed = run_panel(split_claims(ANSWER), SOURCES, limited)  # no reply came: nothing billed
+    assert "server_error" in failed.errors[0] and failed.cost_usd == 0
+    assert allowance.left == Decimal(5) - Decimal("0.0012")
 
 
 def test_claude_only_mode_uses_no_local_vote(fake_messages_api):
