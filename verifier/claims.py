@@ -145,6 +145,21 @@ def _is_boundary(text: str, dot: int, next_start: int, all_lower: bool) -> bool:
     return all_lower and following.isalpha()
 
 
+# How far ahead a quotation may close for the sentences inside it to stay with the one that quotes them.
+_QUOTATION_REACH = 400
+
+
+def _inside_quotation(text: str, start: int, position: int, end: int) -> bool:
+    """Whether `position` is inside a double-quoted passage that opened after `start` and closes soon after.
+
+    'He said "It opened in 1889. It closed in 1990."' is one claim: what he said, not two of the quote's own.
+    """
+    before, after = text[start:position], text[position : min(end, position + _QUOTATION_REACH)]
+    if before.count('"') % 2 == 1 and '"' in after:
+        return True
+    return before.rfind("“") > before.rfind("”") and "”" in after
+
+
 def _is_lead_in(text: str, start: int, colon: int) -> bool:
     """A meta lead-in ending at `colon` and followed by more text on the same line."""
     rest = text[colon + 1 : colon + 3]
@@ -193,7 +208,9 @@ def _sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
         next_start = cursor
         while next_start < end and text[next_start].isspace():
             next_start += 1
-        if next_start == cursor and next_start < end:
+        if (next_start == cursor and next_start < end) or _inside_quotation(
+            text, sentence_start, cursor, end
+        ):
             position = cursor
             continue
         if _is_boundary(text, terminator, next_start, all_lower) or next_start >= end:
@@ -221,7 +238,7 @@ def _is_claim(sentence: str) -> bool:
     plain = strip_citations(sentence).strip(" \t*_#>\"'“”")
     if len(_WORD_RE.findall(plain)) < 2:
         return False
-    if plain.endswith("?") and not _ASSERTING_QUESTION_RE.search(plain):
+    if plain.rstrip("!").endswith("?") and not _ASSERTING_QUESTION_RE.search(plain):
         return False
     words = re.findall(r"[a-z]+", plain.lower().replace("’", "'"))
     if all(word in _EMPTY_WORDS for word in words):

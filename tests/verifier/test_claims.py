@@ -79,6 +79,27 @@ def test_quotes_keep_their_closing_mark() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "quoting"),
+    [
+        ('He said "It opened in 1889. It closed in 1990." Then it reopened [3].', 'He said "It opened in 1889. It closed in 1990."'),
+        ("The sign read “No entry. Trains only.” It was removed in 1960 [3].", "The sign read “No entry. Trains only.”"),
+    ],
+)  # fmt: skip
+def test_a_quotation_of_several_sentences_is_one_claim_with_the_words_that_quote_it(
+    text: str, quoting: str
+) -> None:
+    claims = split_claims(text)
+    assert texts(claims) == [quoting, text[len(quoting) + 1 :]]
+    assert claims[1].citations == (3,)
+    assert_spans(text, claims)
+
+
+def test_a_stray_quotation_mark_does_not_swallow_the_sentences_after_it() -> None:
+    text = 'A stray " mark here. Then a new sentence. And another one.'
+    assert len(split_claims(text)) == 3
+
+
+@pytest.mark.parametrize(
     "sentence",
     [
         "Great question!",
@@ -87,6 +108,7 @@ def test_quotes_keep_their_closing_mark() -> None:
         "Let me know if you need anything else.",
         "Thanks for asking.",
         "Would you like to know more?",
+        "Sometimes slower?!",
     ],
 )
 def test_meta_statements_and_questions_are_kept_but_not_claims(sentence: str) -> None:
