@@ -63,6 +63,13 @@ def test_wrong_city_and_year_are_caught_and_named() -> None:
     assert vote.quote == EIFFEL
 
 
+def test_a_wrong_place_alone_on_the_passage_about_it_is_contradicted() -> None:
+    sources = [Source(1, EIFFEL)]
+    [vote] = judge("The Eiffel Tower opened in Madrid.", sources)
+    assert (vote.status, vote.quote) == ("contradicted", EIFFEL)
+    assert "wrong-place" in vote.flags
+
+
 def test_a_wrong_number_is_not_verified() -> None:
     sources = [Source(1, "The Tower is 330 metres tall and weighs about 10,100 tonnes.")]
     [vote] = judge("The Tower is 330 metres tall and weighs about 25,000 tonnes.", sources)

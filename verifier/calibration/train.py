@@ -8,7 +8,8 @@ has only good parts; an unsupported one has at least one bad part):
    or a harmless rephrasing? Bags are the items' novel words;
 2. the claim model: is a claim supported, from its alignment features (including 1.'s riskiest word)?
 Then the claim threshold, the edit threshold (a risky novel word in an otherwise well-matched claim) and the
-contradiction rules that maximise balanced accuracy on the training items (each dataset weighted equally).
+contradiction rules that maximise balanced accuracy on the training items (each dataset weighted equally),
+keeping every rule that costs no more than `RULE_TOLERANCE`.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ from verifier.judges.local import (
 
 FloatArray = npt.NDArray[np.float64]
 RISK_COLUMN = FEATURE_NAMES.index("novel_word_risk")
+# Balanced accuracy (0-1) a contradiction rule may cost on the training items and still be kept.
+RULE_TOLERANCE = 0.005
 ALIGNED_RISK_COLUMN = FEATURE_NAMES.index("aligned_word_risk")
 COVERAGE_COLUMN = FEATURE_NAMES.index("coverage_top")
 
@@ -247,20 +250,25 @@ def fit(
     passes = (min_p[None, :] >= thresholds[:, None])[:, None, :] & (
         max_risk[None, :] < edit_thresholds[:, None]
     )[None, :, :]
-    best: tuple[float, float, float, tuple[str, ...]] = (-1.0, 0.5, 1.01, ())
+    candidates: list[tuple[float, float, float, tuple[str, ...]]] = []
     optional = [name for name in MISMATCH_FEATURES if name not in ALWAYS_CONTRADICTING]
     for size in range(len(optional) + 1):
         for names in itertools.combinations(optional, size):
             allowed = has_claims & ~_any_rule(rows, names)
             scores = _grid_balanced_accuracy(truth, passes & allowed, groups)
             t_index, e_index = np.unravel_index(int(np.argmax(scores)), scores.shape)
-            if scores[t_index, e_index] > best[0] + 1e-9:
-                best = (
+            candidates.append(
+                (
                     float(scores[t_index, e_index]),
                     float(thresholds[t_index]),
                     float(edit_thresholds[e_index]),
                     names,
                 )
+            )
+    # A mismatch on a well-aligned passage is what "the source says otherwise" means, so a rule stays unless
+    # the data shows it costs accuracy: of the sets within RULE_TOLERANCE of the best, the largest wins.
+    top = max(score for score, *_ in candidates)
+    best = max((c for c in candidates if c[0] >= top - RULE_TOLERANCE), key=lambda c: (len(c[3]), c[0]))
     params["threshold"] = round(best[1], 4)
     params["edit_threshold"] = round(best[2], 4)
     params["contradiction_features"] = list(best[3])
