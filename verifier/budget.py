@@ -35,6 +35,17 @@ def spent_today() -> Decimal:
     return spent["total"] or Decimal(0)
 
 
+def spent_today_by_purpose() -> dict[str, Decimal]:
+    """Today's spending per purpose (its label, e.g. "Fact-checking text"), for the purposes that spent."""
+    rows = (
+        JudgeSpend.objects.filter(created_at__gte=today_start())
+        .values("purpose")
+        .annotate(total=Sum("cost_usd"))
+        .order_by("purpose")
+    )
+    return {SpendPurpose(row["purpose"]).label: row["total"] for row in rows}
+
+
 def daily_limit() -> Decimal:
     return Decimal(str(settings.VERIFIER_DAILY_BUDGET_USD))
 

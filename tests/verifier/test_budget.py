@@ -47,7 +47,7 @@ def test_fact_checks_spend_from_the_daily_budget_and_then_answers_are_judged_loc
 
     login(client, "operator")
     logs = client.get("/operators/logs/").content.decode()
-    assert "$0.0403 of $0.05 daily budget" in logs
+    assert "$0.0403 of $0.05 daily budget (fact-checking text $0.0403)" in logs
     assert "budget spent: the panel runs local-only" in logs
     assert "(1 answer judged without Claude or its tie-breaker)" in logs
 
