@@ -123,23 +123,27 @@ def leave_one_domain_out_spread(
     by_domain_source: dict[str, dict[str, list[int]]] = {}
     for i in summedits:
         by_domain_source.setdefault(items[i].domain, {}).setdefault(items[i].source, []).append(i)
-    scores: dict[str, list[float]] = {domain: [] for domain in SUMMEDITS_DOMAINS}
-    means = []
-    for _ in range(resamples):
-        for held_out in SUMMEDITS_DOMAINS:
-            documents = [
+    folds = {
+        held_out: (
+            [
                 members
                 for domain, sources in sorted(by_domain_source.items())
                 if domain != held_out
                 for _, members in sorted(sources.items())
-            ]
+            ],
+            [i for members in by_domain_source[held_out].values() for i in members],
+        )
+        for held_out in SUMMEDITS_DOMAINS
+    }
+    scores: dict[str, list[float]] = {domain: [] for domain in SUMMEDITS_DOMAINS}
+    means = []
+    for _ in range(resamples):
+        for held_out, (documents, test) in folds.items():
             drawn = rng.integers(len(documents), size=len(documents))
             train = [i for d in drawn for i in documents[d]]
-            test = [i for members in by_domain_source[held_out].values() for i in members]
             params = fit([features[i] for i in train], [items[i].supported for i in train])
             _, predicted = item_scores([features[i] for i in test], params)
-            truth = [items[i].supported for i in test]
-            scores[held_out].append(100 * balanced_accuracy(truth, predicted))
+            scores[held_out].append(100 * balanced_accuracy([items[i].supported for i in test], predicted))
         means.append(statistics.mean(scores[d][-1] for d in SUMMEDITS_DOMAINS))
 
     def summary(values: Sequence[float]) -> dict[str, float]:

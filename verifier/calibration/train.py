@@ -43,10 +43,10 @@ from verifier.judges.local import (
 
 FloatArray = npt.NDArray[np.float64]
 RISK_COLUMN = FEATURE_NAMES.index("novel_word_risk")
-# Balanced accuracy (0-1) a contradiction rule may cost on the training items and still be kept.
-RULE_TOLERANCE = 0.005
 ALIGNED_RISK_COLUMN = FEATURE_NAMES.index("aligned_word_risk")
 COVERAGE_COLUMN = FEATURE_NAMES.index("coverage_top")
+# Balanced accuracy (0-1) a contradiction rule may cost on the training items and still be kept.
+RULE_TOLERANCE = 0.005
 
 
 def balanced_accuracy(
