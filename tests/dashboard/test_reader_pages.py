@@ -49,6 +49,8 @@ def test_an_out_of_scope_question_shows_the_refusal_banner(client):
     html = response.content.decode()
     assert "Retrieval refused." in html and "No model was called." in html
     assert "Nothing to check" in html
+    # The pre-flight box does not advise trusting claims that do not exist.
+    assert "trust the claims marked verified" not in html and "no claims to trust or check" in html
 
 
 @pytest.mark.parametrize("question", ["", "x" * 2001])
