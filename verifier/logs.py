@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 
 from garden.models import Answer
-from verifier.budget import daily_limit, spent_today, spent_today_by_purpose, today_start
+from verifier.budget import daily_limit, spent_today_by_purpose, today_start
 from verifier.models import CriticFinding, Verification
 from verifier.panel import BUDGET_SPENT, TIEBREAKER_BUDGET_SPENT
 
@@ -62,10 +62,13 @@ def alerts(limit: int = 20) -> QuerySet[Verification]:
 class SpendToday:
     """The judge's Claude spending today, for answers, fact-checks and batches, against the daily limit."""
 
-    spent: Decimal
+    by_purpose: dict[str, Decimal]  # e.g. {"Fact-checking text": Decimal("0.04")}
     limit: Decimal
     held_local: int  # answers the budget kept from Claude (or from its tie-breaker) today
-    by_purpose: dict[str, Decimal]  # e.g. {"Fact-checking text": Decimal("0.04")}
+
+    @property
+    def spent(self) -> Decimal:
+        return sum(self.by_purpose.values(), Decimal(0))
 
     @property
     def budget_spent(self) -> bool:
@@ -76,4 +79,4 @@ def spend_today() -> SpendToday:
     held_local = Verification.objects.filter(
         created_at__gte=today_start(), disclosure__in=[BUDGET_SPENT, TIEBREAKER_BUDGET_SPENT]
     ).count()
-    return SpendToday(spent_today(), daily_limit(), held_local, spent_today_by_purpose())
+    return SpendToday(spent_today_by_purpose(), daily_limit(), held_local)

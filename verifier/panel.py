@@ -154,14 +154,15 @@ def run_panel(claims: Sequence[Claim], sources: Sequence[Source], config: PanelC
         outcome.disclosure = NO_KEY
         return outcome
     numbers = list(range(len(checkable)))
+    judgement: ClaudeJudgement | None = None
     try:
         judgement = _claude(config, outcome, config.juror_model, checkable, numbers, sources)
-    except (_BudgetSpent, ClaudeError) as error:
-        if isinstance(error, ClaudeError):
-            outcome.errors.append(f"{config.juror_model}: {error.kind}: {error.detail}")
-            outcome.disclosure = JUDGE_FAILED.format(reason=error.message)
-        else:
-            outcome.disclosure = BUDGET_SPENT
+    except _BudgetSpent:
+        outcome.disclosure = BUDGET_SPENT
+    except ClaudeError as error:
+        outcome.errors.append(f"{config.juror_model}: {error.kind}: {error.detail}")
+        outcome.disclosure = JUDGE_FAILED.format(reason=error.message)
+    if judgement is None:
         if not local:  # Claude-only mode: fall back to the local judge rather than leave claims unjudged
             outcome.finals = local_votes()
         return outcome
