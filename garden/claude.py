@@ -130,6 +130,13 @@ class Usage:
     output_tokens: int = 0
     cost_usd: Decimal = Decimal(0)
 
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cost_usd + other.cost_usd,
+        )
+
 
 NO_USAGE: Final = Usage()
 

@@ -1,9 +1,9 @@
-"""The judge's daily budget: a ledger of what Claude calls cost, booked before each call so it holds as a limit.
+"""The judge's daily budget: a ledger of what Claude judgements cost, booked before each so it holds as a limit.
 
-Each call books the most it can cost under a PostgreSQL advisory lock, so workers judging at the same time
-take turns at the ledger and together never pass the day's limit; after the call the booking is settled at
-what Anthropic billed. A booking whose worker died before settling stays at its most: the call may have
-been billed, and a limit errs on the safe side.
+Each judgement (a juror's or the tie-breaker's calls over a text's claims) books the most it can cost under a
+PostgreSQL advisory lock, so workers judging at the same time take turns at the ledger and together never pass
+the day's limit; afterwards the booking is settled at what Anthropic billed. A booking whose worker died
+before settling stays at its most: the calls may have been billed, and a limit errs on the safe side.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def daily_limit() -> Decimal:
 
 @dataclass(frozen=True)
 class DailyBudget:
-    """The panel's budget (`verifier.panel.Budget`): today's ledger, each call booked for `purpose`."""
+    """The panel's budget (`verifier.panel.Budget`): today's ledger, each judgement booked for `purpose`."""
 
     purpose: SpendPurpose
 

@@ -100,11 +100,12 @@ class SpendPurpose(models.TextChoices):
 
 
 class JudgeSpend(models.Model):
-    """What one Claude call of the judge cost: the ledger behind the daily budget (`verifier.budget`).
+    """What one Claude judgement cost: the ledger behind the daily budget (`verifier.budget`).
 
-    Every call writes a row, whatever it was for (an answer, a fact-check, a batch), and even if its
-    verification is later redone: the money was spent either way. A row is booked at the most the call can
-    cost before it is made, and settled at what it was billed.
+    A judgement is a juror's or the tie-breaker's pass over a text's claims: one call, or a few side by side
+    for a long text. Every judgement writes a row, whatever it was for (an answer, a fact-check, a batch), and
+    even if its verification is later redone: the money was spent either way. A row is booked at the most
+    the judgement can cost before it is made, and settled at what it was billed.
     """
 
     created_at = models.DateTimeField(default=timezone.now, db_index=True)

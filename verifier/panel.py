@@ -3,8 +3,8 @@
 The local judge always votes. With Claude available (a key, budget left) a small Claude model votes too; a
 claim on which the two disagree, or where either is unsure, goes to the larger tie-breaker model. Every vote
 passes the quote gate first. A failed Claude call is recorded and the panel falls back to the local judge,
-saying so; it never crashes and never passes silently. Each Claude call books the most it can cost with the
-budget before it is made, and settles at what it did cost, so the budget is a limit the panel never passes.
+saying so; it never crashes and never passes silently. Each Claude judgement books the most it can cost with
+the budget before it is made, and settles at what it did cost, so the budget is a limit the panel never passes.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class Budget(Protocol):
     """Where the panel books its Claude calls."""
 
     def book(self, model: str, most: Decimal) -> object | None:
-        """Set aside `most` (USD) for one call to `model`; None when what is left today cannot cover it."""
+        """Set aside `most` (USD) for one judgement by `model`; None when what is left today cannot cover it."""
 
     def settle(self, booking: object, usage: Usage) -> None:
         """Replace a booking by what the call was billed (nothing, when no reply came)."""
@@ -101,9 +101,9 @@ def _claude(
     numbers: Sequence[int],
     sources: Sequence[Source],
 ) -> ClaudeJudgement:
-    """One Claude call on the claims at `numbers`, booked with the budget and added to what `outcome` spent.
+    """One Claude judgement of the claims at `numbers`, booked with the budget and added to what `outcome` spent.
 
-    Raises `_BudgetSpent` (no call made) or `ClaudeError` (the call failed; a billed reply still counts).
+    Raises `_BudgetSpent` (no call made) or `ClaudeError` (a call failed; billed replies still count).
     """
     assert config.claude is not None
     to_judge = [

@@ -132,7 +132,7 @@ def text_check(
 ) -> Checked:
     """Split `text` into claims and judge them against `sources` (the heart of every verification).
 
-    Each Claude call of the panel goes into the daily budget's ledger for `purpose`.
+    Each Claude judgement of the panel goes into the daily budget's ledger for `purpose`.
     """
     config = panel_config(purpose, mode)
     claims = claim_splitter.split_claims(text)

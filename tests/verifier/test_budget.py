@@ -23,8 +23,8 @@ pytestmark = pytest.mark.django_db
 def test_fact_checks_spend_from_the_daily_budget_and_then_answers_are_judged_locally(
     client, claude: FakeMessagesAPI, settings
 ) -> None:
-    # A long fact-check: 40,000 input tokens on the juror cost $0.0403 of the $0.05 budget.
-    claude.set_default(verified_by_claude(STATION_QUOTE, input_tokens=40_000))
+    # A long fact-check: 45,000 input tokens on the juror cost $0.0453 of the $0.05 budget.
+    claude.set_default(verified_by_claude(STATION_QUOTE, input_tokens=45_000))
     settings.VERIFIER_DAILY_BUDGET_USD = 0.05
 
     checked = client.post("/api/check", {"text": STATION_QUOTE}, content_type="application/json")
@@ -36,10 +36,10 @@ def test_fact_checks_spend_from_the_daily_budget_and_then_answers_are_judged_loc
         settings.CLAUDE_JUROR_MODEL,
         True,
     )
-    assert (spend.input_tokens, spend.output_tokens, spend.cost_usd) == (40_000, 60, Decimal("0.0403"))
+    assert (spend.input_tokens, spend.output_tokens, spend.cost_usd) == (45_000, 60, Decimal("0.0453"))
     assert spent_today() == spend.cost_usd
 
-    # What is left ($0.0097) cannot cover the most a juror call on an answer could cost: no further call.
+    # What is left ($0.0047) cannot cover the most a juror call on an answer could cost: no further call.
     verification = verify_station_answer()
     assert claude.request_count == 1
     assert verification.local_only and verification.disclosure == BUDGET_SPENT
@@ -47,7 +47,7 @@ def test_fact_checks_spend_from_the_daily_budget_and_then_answers_are_judged_loc
 
     login(client, "operator")
     logs = client.get("/operators/logs/").content.decode()
-    assert "$0.0403 of $0.05 daily budget (fact-checking text $0.0403)" in logs
+    assert "$0.0453 of $0.05 daily budget (fact-checking text $0.0453)" in logs
     assert "budget spent: the panel runs local-only" in logs
     assert "(1 answer judged without Claude or its tie-breaker)" in logs
 

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import copy
+import json
+import re
 from decimal import Decimal
 from typing import Any
 
 import pytest
 
 from garden.claude import ClaudeConfig, ClaudeError, cost_usd
-from tests.fakes.messages_api import FakeMessagesAPI
+from tests.fakes.messages_api import Behaviour, FakeMessagesAPI, reply_tool
 from verifier.judges.claude import (
-    MAX_TOKENS,
+    CLAIMS_PER_CALL,
     STATUSES,
     TOOL_NAME,
     ClaimToJudge,
@@ -192,16 +194,80 @@ def test_malformed_tool_input_raises_malformed(
     assert caught.value.usage.input_tokens == 12 and caught.value.usage.cost_usd > 0  # billed all the same
 
 
-def test_the_most_a_call_can_cost_covers_every_byte_sent_and_every_output_token_allowed(
+def answer_every_claim(body: dict[str, Any]) -> Behaviour:
+    """As the real API would: a verdict for every claim asked about, cut off once it outgrows `max_tokens`."""
+    numbers = [int(n) for n in re.findall(r'<claim number="(\d+)"', user_text(body))]
+    verdicts = [verdict(n, quote="The old stone bridge over the Wear was opened in 1932.") for n in numbers]
+    needed = len(json.dumps({"verdicts": verdicts})) // 3  # JSON runs near three characters a token
+    billed_input = len(json.dumps(body)) // 4
+    if needed > body["max_tokens"]:
+        kept = verdicts[: len(verdicts) * body["max_tokens"] // needed]
+        return reply_tool(
+            TOOL_NAME,
+            {"verdicts": kept},
+            stop_reason="max_tokens",
+            input_tokens=billed_input,
+            output_tokens=body["max_tokens"],
+        )
+    return reply_tool(TOOL_NAME, {"verdicts": verdicts}, input_tokens=billed_input, output_tokens=needed)
+
+
+MANY_CLAIMS = tuple(ClaimToJudge(n, f"The bridge opened in 1932 ({n}).", (1,)) for n in range(1, 46))
+
+
+def test_a_long_text_is_judged_in_several_calls_each_within_its_output_allowance(
     fake_messages_api: FakeMessagesAPI, config: ClaudeConfig
 ) -> None:
-    fake_messages_api.reply_tool(TOOL_NAME, GOOD_VERDICTS, input_tokens=1, output_tokens=1)
+    # 45 verdicts do not fit in one reply: in one call, the reply would be cut off and every claim lost.
+    fake_messages_api.set_default(answer_every_claim)
+    result = judge(config, claims=MANY_CLAIMS)
+    assert len(result.votes) == 45 and {vote.status for vote in result.votes} == {"verified"}
+    requests = fake_messages_api.requests
+    assert len(requests) == -(-45 // CLAIMS_PER_CALL)
+    asked = sorted(
+        int(n) for r in requests for n in re.findall(r'<claim number="(\d+)"', user_text(r["body"]))
+    )
+    assert asked == list(range(1, 46))  # each claim asked once
+    billed = [answer_every_claim(r["body"]).payload["usage"] for r in requests]  # type: ignore[index]
+    assert result.input_tokens == sum(u["input_tokens"] for u in billed)
+    assert result.output_tokens == sum(u["output_tokens"] for u in billed)
+    assert result.cost_usd == sum(
+        (cost_usd(MODEL, u["input_tokens"], u["output_tokens"], config.prices) for u in billed), Decimal(0)
+    )
+
+
+def test_a_failed_call_of_a_long_text_fails_the_judgement_and_carries_what_every_call_was_billed(
+    fake_messages_api: FakeMessagesAPI, config: ClaudeConfig
+) -> None:
+    def second_call_malformed(body: dict[str, Any]) -> Behaviour:
+        if '<claim number="11"' in user_text(body):
+            return reply_tool(TOOL_NAME, {"verdicts": []}, input_tokens=500, output_tokens=5)
+        return answer_every_claim(body)
+
+    fake_messages_api.set_default(second_call_malformed)
+    with pytest.raises(ClaudeError) as caught:
+        judge(config, claims=MANY_CLAIMS)
+    assert caught.value.kind == "malformed"
+    assert fake_messages_api.request_count == 5
+    billed = [second_call_malformed(r["body"]).payload["usage"] for r in fake_messages_api.requests]  # type: ignore[index]
+    assert caught.value.usage.input_tokens == sum(u["input_tokens"] for u in billed)
+
+
+def test_the_most_a_judgement_can_cost_covers_every_byte_sent_and_every_output_token_allowed(
+    fake_messages_api: FakeMessagesAPI, config: ClaudeConfig
+) -> None:
+    fake_messages_api.set_default(answer_every_claim)
     long_sources = (Source(1, BRIDGE + " Its piers stand in the river bed. " * 200), SOURCES[1])
-    judge(config, sources=long_sources)
+    judge(config, claims=MANY_CLAIMS, sources=long_sources)
     # A token covers at least one byte, so no request can be billed more input tokens than it has bytes.
-    sent_bytes = len(fake_messages_api.last_request["raw_body"])
-    most = most_cost(config, model=MODEL, claims=CLAIMS, sources=long_sources)
-    assert most >= cost_usd(MODEL, sent_bytes, MAX_TOKENS, config.prices)
+    bound = sum(
+        (
+            cost_usd(MODEL, len(r["raw_body"]), r["body"]["max_tokens"], config.prices)
+            for r in fake_messages_api.requests
+        ),
+        Decimal(0),
+    )
+    assert most_cost(config, model=MODEL, claims=MANY_CLAIMS, sources=long_sources) >= bound
     assert most_cost(config, model=MODEL, claims=(), sources=long_sources) == 0
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from garden.claude import ClaudeConfig, Usage
 from tests.fakes.messages_api import status
 from verifier.claims import split_claims
-from verifier.judges.claude import TOOL_NAME
+from verifier.judges.claude import TOOL_NAME, ClaimToJudge, most_cost
 from verifier.judges.local import Source
 from verifier.panel import BUDGET_SPENT, NO_KEY, TIEBREAKER_BUDGET_SPENT, PanelConfig, run_panel
 from verifier.quote_gate import QUOTE_NOT_FOUND
@@ -63,6 +63,15 @@ class Allowance:
     def settle(self, booking: object, usage: Usage) -> None:
         assert isinstance(booking, Decimal)
         self.left += booking - usage.cost_usd
+
+
+def most(api: Any, model: str, claim_numbers: tuple[int, ...] = (1, 2)) -> Decimal:
+    """The most a judgement of ANSWER's claims at `claim_numbers` by `model` can cost: what it books."""
+    claims = [c for c in split_claims(ANSWER) if c.is_claim]
+    to_judge = [ClaimToJudge(n, claims[n - 1].text, claims[n - 1].citations) for n in claim_numbers]
+    claude = config(api).claude
+    assert claude is not None
+    return most_cost(claude, model=model, claims=to_judge, sources=SOURCES)
 
 
 def config(api: Any, *, budget: Decimal = Decimal(5), mode: str = "cascade") -> PanelConfig:
@@ -133,8 +142,9 @@ def test_once_the_budget_is_spent_the_panel_runs_local_only(fake_messages_api):
 
 def test_a_call_is_made_only_when_what_is_left_covers_the_most_it_can_cost(fake_messages_api):
     juror_says(fake_messages_api, "verified", 0.95, input_tokens=900, output_tokens=60)
-    outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api, budget=Decimal("0.01")))
-    # The juror would have cost $0.0012, but it could have cost more than the $0.01 left: no call.
+    left = most(fake_messages_api, JUROR) - Decimal("0.000001")
+    outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api, budget=left))
+    # The juror would have cost $0.0012, but it could have cost a little more than what is left: no call.
     assert fake_messages_api.request_count == 0
     assert outcome.local_only and outcome.disclosure == BUDGET_SPENT
 
@@ -151,11 +161,13 @@ def test_claude_only_mode_with_the_budget_spent_still_judges_every_claim_locally
 
 def test_a_budget_spent_by_the_juror_stops_the_tie_breaker_and_says_so(fake_messages_api):
     juror_says(fake_messages_api, "contradicted", 0.9, input_tokens=900, output_tokens=60)
-    allowance = Allowance(Decimal("0.05"))  # covers the juror's most, not the larger tie-breaker's
+    juror_most = most(fake_messages_api, JUROR)
+    assert juror_most < most(fake_messages_api, TIEBREAKER, (2,))
+    allowance = Allowance(juror_most)  # covers the juror's most, not the larger tie-breaker's
     limited = dataclasses.replace(config(fake_messages_api), budget=allowance)
     outcome = run_panel(split_claims(ANSWER), SOURCES, limited)
 
-    assert allowance.left == Decimal("0.05") - outcome.cost_usd  # the juror's booking settled at its cost
+    assert allowance.left == juror_most - outcome.cost_usd  # the juror's booking settled at its cost
     assert fake_messages_api.request_count == 1  # the juror ran, the tie-breaker did not
     assert not outcome.local_only and outcome.disclosure == TIEBREAKER_BUDGET_SPENT
     assert outcome.escalated == [False, True]

@@ -1,4 +1,4 @@
-"""The Claude judge: one Messages API call that gives every claim a status, a quote and its source.
+"""The Claude judge: Messages API calls that give every claim a status, a quote and its source.
 
 The system prompt carries all instructions; the user message carries only data: the numbered sources and
 the claims, each in its own delimited block, with `<` escaped so that no article or claim can close its
@@ -6,6 +6,9 @@ block and pose as instructions. Claude answers through a forced tool call whose 
 anything unexpected is a `ClaudeError` of kind "malformed", never a silent pass. The quotes are returned as
 Claude gave them: run them through `verifier.quote_gate.gate_vote` before trusting them. Pure Python: no
 Django.
+
+A long text is judged in batches of claims, a call each, run side by side: one reply can only hold so many
+verdicts, and a reply cut off at its output limit would lose them all.
 """
 
 from __future__ import annotations
@@ -13,15 +16,18 @@ from __future__ import annotations
 import json
 import logging
 import math
+import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Final, NoReturn
 
-from garden.claude import ClaudeConfig, ClaudeError, Usage, call_claude, cost_usd
+from garden.claude import NO_USAGE, ClaudeConfig, ClaudeError, Usage, call_claude, cost_usd
 from verifier.judges.local import Source, Vote
 
 __all__ = [
+    "CLAIMS_PER_CALL",
     "STATUSES",
     "SYSTEM_PROMPT",
     "TOOL_NAME",
@@ -126,58 +132,94 @@ class ClaudeJudgement:
         return Usage(self.input_tokens, self.output_tokens, self.cost_usd)
 
 
-MAX_TOKENS: Final = 2048
+CLAIMS_PER_CALL: Final = 10
+PARALLEL_CALLS: Final = 4
+# Output allowed per call: the tool call's framing, then each verdict with a quote of a long sentence.
+_OUTPUT_TOKENS_BASE: Final = 256
+_OUTPUT_TOKENS_PER_CLAIM: Final = 200
 # Room for what the API adds to a request with tools (their instructions), beyond the request's own text.
 _TOOL_OVERHEAD_TOKENS: Final = 1000
 
 
-def most_cost(
-    config: ClaudeConfig,
-    *,
-    model: str,
-    claims: Sequence[ClaimToJudge],
-    sources: Sequence[Source],
-    max_tokens: int = MAX_TOKENS,
-) -> Decimal:
-    """The most one judging call can cost, to book against a budget before it is made.
+def _batches(claims: Sequence[ClaimToJudge]) -> list[Sequence[ClaimToJudge]]:
+    return [claims[i : i + CLAIMS_PER_CALL] for i in range(0, len(claims), CLAIMS_PER_CALL)]
 
-    A token covers at least one byte of the request's UTF-8 text, so its byte count bounds the input; the
-    output is bounded by `max_tokens`. Real calls cost far less (English runs near four characters a token).
+
+def _output_allowance(batch: Sequence[ClaimToJudge]) -> int:
+    return _OUTPUT_TOKENS_BASE + _OUTPUT_TOKENS_PER_CLAIM * len(batch)
+
+
+def most_cost(
+    config: ClaudeConfig, *, model: str, claims: Sequence[ClaimToJudge], sources: Sequence[Source]
+) -> Decimal:
+    """The most judging `claims` can cost, to book against a budget before any call is made.
+
+    A token covers at least one byte of a request's UTF-8 text, so its byte count bounds the input; the
+    output is bounded by the call's output allowance. Real calls cost far less (English runs near four
+    characters a token).
     """
-    if not claims:
-        return Decimal(0)
-    system, messages, tools, _ = _build_request(claims, sources)
-    request_bytes = len((system + json.dumps(messages) + json.dumps(tools)).encode())
-    return cost_usd(model, request_bytes + _TOOL_OVERHEAD_TOKENS, max_tokens, config.prices)
+    total = Decimal(0)
+    for batch in _batches(claims):
+        system, messages, tools, _ = _build_request(batch, sources)
+        request_bytes = len((system + json.dumps(messages) + json.dumps(tools)).encode())
+        total += cost_usd(
+            model, request_bytes + _TOOL_OVERHEAD_TOKENS, _output_allowance(batch), config.prices
+        )
+    return total
 
 
 def judge_claims_with_claude(
-    config: ClaudeConfig,
-    *,
-    model: str,
-    claims: Sequence[ClaimToJudge],
-    sources: Sequence[Source],
-    max_tokens: int = MAX_TOKENS,
+    config: ClaudeConfig, *, model: str, claims: Sequence[ClaimToJudge], sources: Sequence[Source]
 ) -> ClaudeJudgement:
-    """Judge all `claims` against `sources` in one call to `model`; votes come back in the order of `claims`.
+    """Judge all `claims` against `sources` with `model`; votes come back in the order of `claims`.
 
     With no claims, nothing is sent and the judgement is empty. Raises `ValueError` for duplicate claim or
     source numbers, `ClaudeError` of kind "malformed" for a reply that is not a complete, valid set of
-    verdicts, and lets any other `ClaudeError` from `call_claude` through unchanged.
+    verdicts, and lets any other `ClaudeError` from `call_claude` through unchanged. When any call of a long
+    text fails, the judgement fails, and the error carries what every call was billed.
     """
     _check_unique("claim", [claim.number for claim in claims])
     _check_unique("source", [source.index for source in sources])
-    if not claims:
+    started = time.perf_counter()
+    batches = _batches(claims)
+    if not batches:
         return ClaudeJudgement(
             votes=(), model=model, input_tokens=0, output_tokens=0, cost_usd=Decimal(0), latency_ms=0
         )
+    with ThreadPoolExecutor(max_workers=min(PARALLEL_CALLS, len(batches))) as pool:
+        futures = [pool.submit(_judge_batch, config, model, batch, sources) for batch in batches]
+    judgements: list[ClaudeJudgement] = []
+    errors: list[ClaudeError] = []
+    for future in futures:
+        try:
+            judgements.append(future.result())
+        except ClaudeError as error:
+            errors.append(error)
+    billed = sum([j.usage for j in judgements] + [e.usage for e in errors], NO_USAGE)
+    if errors:
+        errors[0].usage = billed
+        raise errors[0]
+    return ClaudeJudgement(
+        votes=tuple(vote for judgement in judgements for vote in judgement.votes),
+        model=judgements[0].model,
+        input_tokens=billed.input_tokens,
+        output_tokens=billed.output_tokens,
+        cost_usd=billed.cost_usd,
+        latency_ms=round(1000 * (time.perf_counter() - started)),
+    )
+
+
+def _judge_batch(
+    config: ClaudeConfig, model: str, claims: Sequence[ClaimToJudge], sources: Sequence[Source]
+) -> ClaudeJudgement:
+    """One call: the verdicts on `claims`, which fit in one reply."""
     system, messages, tools, tool_choice = _build_request(claims, sources)
     reply = call_claude(
         config,
         model=model,
         system=system,
         messages=messages,
-        max_tokens=max_tokens,
+        max_tokens=_output_allowance(claims),
         tools=tools,
         tool_choice=tool_choice,
     )
