@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import re
 from collections.abc import Sequence
 
 from django.conf import settings
@@ -9,6 +11,8 @@ from django.conf import settings
 from garden.claude import ClaudeConfig, ClaudeError, call_claude
 from garden.models import Generator
 from garden.synthesis import SourceText, Synthesis
+
+logger = logging.getLogger(__name__)
 
 SYSTEM_PROMPT = """You answer questions for the readers of a knowledge garden (a wiki), using ONLY the numbered \
 sources you are given.
@@ -54,21 +58,21 @@ def synthesize(question: str, sources: Sequence[SourceText], config: ClaudeConfi
         )
     except ClaudeError as error:
         return Synthesis("", Generator.CLAUDE, model=model, error=error.message)
-    if not reply.text.strip():
-        return Synthesis(
-            "",
-            Generator.CLAUDE,
-            model=reply.model,
-            error=EMPTY_REPLY,
-            input_tokens=reply.input_tokens,
-            output_tokens=reply.output_tokens,
-            cost_usd=reply.cost_usd,
-            latency_ms=reply.latency_ms,
+    text, problem = reply.text.strip(), ""
+    if reply.stop_reason == "max_tokens":
+        # A reply cut off at its length limit ends mid-sentence: keep the sentences it finished.
+        logger.warning(
+            "The answer reached max_tokens (%s); keeping its whole sentences.", reply.output_tokens
         )
+        text = whole_sentences(text)
+        problem = "" if text else CUT_OFF_REPLY
+    elif not text:
+        problem = EMPTY_REPLY
     return Synthesis(
-        reply.text.strip(),
+        "" if problem else text,
         Generator.CLAUDE,
         model=reply.model,
+        error=problem,
         input_tokens=reply.input_tokens,
         output_tokens=reply.output_tokens,
         cost_usd=reply.cost_usd,
@@ -76,4 +80,18 @@ def synthesize(question: str, sources: Sequence[SourceText], config: ClaudeConfi
     )
 
 
+# The end of a sentence: its stop, then any closing quotes or brackets and any [n] citations after it.
+_SENTENCE_END = re.compile(r"""[.!?]["'\u201d\u2019)\]]*(?:\s*\[\d+(?:,\s*\d+)*\])*(?=\s|$)""")
+
+
+def whole_sentences(text: str) -> str:
+    """`text` up to the end of its last complete sentence ("" when no sentence ends)."""
+    ends = [match.end() for match in _SENTENCE_END.finditer(text)]
+    return text[: ends[-1]].rstrip() if ends else ""
+
+
 EMPTY_REPLY = "The answer service returned an empty answer. Please try again."
+CUT_OFF_REPLY = (
+    "The answer service reached its length limit before finishing a sentence. "
+    "Please try again, or ask a narrower question."
+)

@@ -8,6 +8,7 @@ import pytest
 from garden import claude as claude_module
 from garden.answering import EMPTY_QUESTION, REFUSAL_TEXT, QuestionError, question_ask
 from garden.models import Answer, Generator, Retrieval
+from garden.synthesis.claude import CUT_OFF_REPLY
 from garden.synthesis.extractive import plain
 from tests.fakes import messages_api as fake
 
@@ -67,6 +68,30 @@ def test_an_api_failure_is_stored_with_a_clear_message(claude, settings, behavio
     assert stored.error == message and stored.text == ""
     assert stored.sources.exists()
     assert claude.request_count == requests  # transient failures: the first try and one retry with backoff
+
+
+@pytest.mark.parametrize(
+    ("reply", "kept"),
+    [
+        (
+            "It is 196 m long [1]. It has 11 arches [1]. Its piers sta",
+            "It is 196 m long [1]. It has 11 arches [1].",
+        ),
+        ("It is 196 m long. [1]\n\nIt has 11 arches and", "It is 196 m long. [1]"),
+        ('He said "It is long." It has 11 ar', 'He said "It is long."'),
+    ],
+    ids=["citation-before-stop", "citation-after-stop", "closing-quote"],
+)
+def test_an_answer_cut_off_at_its_length_limit_keeps_only_its_whole_sentences(claude, reply, kept):
+    claude.reply_text(reply, stop_reason="max_tokens", output_tokens=700)
+    answer = question_ask(text=IN_SCOPE)
+    assert answer.text == kept and not answer.error
+
+
+def test_an_answer_cut_off_before_its_first_sentence_ends_is_a_clear_failure(claude):
+    claude.reply_text("The viaduct, which was built between 1873 and", stop_reason="max_tokens")
+    answer = question_ask(text=IN_SCOPE)
+    assert answer.text == "" and answer.error == CUT_OFF_REPLY
 
 
 def test_retries_recover_from_a_transient_rate_limit(claude):
