@@ -13,6 +13,7 @@ from garden.models import Answer, AnswerSource, Chunk, Generator, Question, Retr
 from garden.preflight import preflight
 from garden.retrieval import RetrievalResult, retrieve
 from garden.synthesis import SourceText, Synthesis, synthesize
+from garden.text import storable
 
 EMPTY_QUESTION = "Please type a question."
 QUESTION_TOO_LONG = "Questions are limited to {limit:,} characters; yours has {length:,}. Please shorten it."
@@ -29,8 +30,7 @@ class QuestionError(UserFacingError):
 
 def question_clean(text: str | None) -> str:
     """The question with surrounding space removed; raises QuestionError when empty or too long."""
-    # PostgreSQL text cannot hold NUL characters; they carry no meaning in a question anyway.
-    text = (text or "").replace("\x00", "").strip()
+    text = storable(text or "").strip()
     if not text:
         raise QuestionError(EMPTY_QUESTION)
     limit = settings.QUESTION_MAX_CHARS

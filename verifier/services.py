@@ -20,6 +20,7 @@ from garden.errors import UserFacingError
 from garden.models import Answer, AnswerSource, Article, Chunk
 from garden.retrieval import retrieve
 from garden.synthesis.claude import claude_config
+from garden.text import storable
 from verifier import claims as claim_splitter
 from verifier.budget import DailyBudget
 from verifier.critics import BLOCK, ConstraintRules, CriticInput, CriticResult, SourcePassage, run_critics
@@ -347,7 +348,7 @@ def garden_check(text: str | None) -> tuple[Checked, list[Chunk]]:
 
     `[n]` markers are removed first: in arbitrary text they do not refer to the retrieved passages.
     """
-    text = re.sub(r"\s*\[\d+\]", "", (text or "").replace("\x00", "")).strip()
+    text = re.sub(r"\s*\[\d+\]", "", storable(text or "")).strip()
     if not text:
         raise CheckError(EMPTY_TEXT)
     if len(text) > CHECK_MAX_CHARS:

@@ -42,6 +42,23 @@ def test_api_refusal_and_errors(client):
     assert client.get("/api/answers/987654").status_code == 404
 
 
+# JSON can escape half of a surrogate pair ("\\udcff"); no database, tokenizer or UTF-8 encoder can hold one.
+
+
+def test_a_question_with_half_a_surrogate_pair_is_answered_not_a_server_error(client):
+    body = '{"question": "When did Ashcombe station reopen? \\udcff"}'
+    response = client.post("/api/ask", body, content_type="application/json")
+    assert response.status_code == 200
+    assert response.json()["question"] == "When did Ashcombe station reopen? \ufffd"
+
+
+def test_a_text_with_half_a_surrogate_pair_is_checked_not_a_server_error(client):
+    body = '{"text": "Ashcombe station reopened in 1990. \\udcff"}'
+    response = client.post("/api/check", body, content_type="application/json")
+    assert response.status_code == 200
+    assert "\ufffd" in "".join(claim["text"] for claim in response.json()["claims"])
+
+
 def test_openapi_schema_describes_the_endpoints(client):
     schema = client.get("/api/openapi.json").json()
     assert "/api/ask" in schema["paths"] and "/api/answers/{answer_id}" in schema["paths"]

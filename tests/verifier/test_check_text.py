@@ -45,3 +45,9 @@ def test_unreadable_lines_are_reported_and_the_rest_judged(tmp_path):
     with pytest.raises(CommandError, match="1 line"):
         call_command("check_text", "--jsonl", str(source), "--out", str(tmp_path / "out.jsonl"))
     assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 1
+
+
+def test_half_a_surrogate_pair_in_an_item_is_judged_not_a_crash(tmp_path):
+    # json.dumps escapes the lone surrogate as "\\udcff", which is how such a file reaches the command.
+    [judged] = run(tmp_path, [{"id": "x", "source": SOURCE + " \udcff", "text": "It opened in 1889. \udcff"}])
+    assert judged["claims"][0]["status"] == "verified"

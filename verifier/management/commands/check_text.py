@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from garden.text import storable
 from verifier.judges.local import Source
 from verifier.models import SpendPurpose
 from verifier.services import text_check
@@ -42,7 +43,8 @@ class Command(BaseCommand):
                     try:
                         item = json.loads(line)
                         sources = item["source"] if isinstance(item["source"], list) else [item["source"]]
-                        text = str(item["text"])
+                        sources = [storable(str(source)) for source in sources]
+                        text = storable(str(item["text"]))
                     except (json.JSONDecodeError, KeyError, TypeError) as error:
                         failures += 1
                         self.stderr.write(
