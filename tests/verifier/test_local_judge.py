@@ -78,6 +78,18 @@ def test_a_wrong_number_is_not_verified() -> None:
     assert "wrong-number" in vote.flags
 
 
+@pytest.mark.parametrize(
+    "year", ["\uff11\uff18\uff18\uff19", "\u0661\u0668\u0668\u0669"], ids=["fullwidth", "arabic-indic"]
+)
+def test_a_year_written_in_other_digits_is_the_same_year(year: str) -> None:
+    # Digits typed with a CJK or Arabic keyboard are still 1889: not a wrong year.
+    sources = [Source(1, EIFFEL)]
+    [vote] = judge(f"The Eiffel Tower opened in Paris in {year}.", sources)
+    check_vote(vote, sources)
+    assert vote.status == "verified" and vote.quote == EIFFEL
+    assert "wrong-year" not in vote.flags
+
+
 def test_a_negated_claim_is_not_verified() -> None:
     sources = [Source(1, "The community garden is open to visitors every weekend during the summer.")]
     [vote] = judge("The community garden is not open to visitors during the summer.", sources)

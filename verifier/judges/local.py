@@ -15,6 +15,7 @@ import copy
 import json
 import re
 import threading
+import unicodedata
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -251,10 +252,19 @@ def _encoder() -> tuple[Any, Any]:
     return sentence_model.tokenizer, transformer
 
 
+def _ascii_digits(text: str) -> str:
+    """`text` with the digits of other scripts (fullwidth, Arabic-Indic, ...) as ASCII ones, so "１９９０" is
+    1990. One character stays one character, so spans into `text` still hold."""
+    if text.isascii():
+        return text
+    return "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in text)
+
+
 def _encode(texts: Sequence[str]) -> list[_Text]:
     """Analyse texts: one transformer pass gives the sentence embedding and the per-word embeddings."""
     import torch
 
+    texts = [_ascii_digits(text) for text in texts]
     tokenizer, transformer = _encoder()
     results: list[_Text | None] = [None] * len(texts)
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
