@@ -90,6 +90,48 @@ def test_a_year_written_in_other_digits_is_the_same_year(year: str) -> None:
     assert "wrong-year" not in vote.flags
 
 
+@pytest.mark.parametrize(
+    ("source", "claim"),
+    [
+        ("The viaduct was built between 1873 and 1875.", "The viaduct was built in 1873-75."),
+        ("The locomotive weighs 24 tonnes.", "The locomotive weighs twenty-four tonnes."),
+        ("The tunnel is 1,200 metres long.", "The tunnel is 1.2 km long."),
+        ("The tunnel is 1.2 km long.", "The tunnel is 1,200 m long."),
+        ("The shop is open from 10:00 to 16:30.", "The shop opens at 10am and closes at 4:30pm."),
+        ("The line opened on 14 August 1876.", "The line opened on 14/08/1876."),
+    ],
+    ids=["year-range", "number-words", "km-to-metres", "metres-to-km", "twelve-hour-clock", "slash-date"],
+)
+def test_the_same_figure_written_another_way_is_not_a_wrong_number(source: str, claim: str) -> None:
+    sources = [Source(1, source)]
+    [vote] = judge(claim, sources)
+    check_vote(vote, sources)
+    assert vote.status != "contradicted"
+    assert not {"wrong-number", "wrong-year"} & set(vote.flags)
+
+
+@pytest.mark.parametrize(
+    ("source", "claim", "flag"),
+    [
+        ("The viaduct was built between 1873 and 1875.", "The viaduct was built in 1873-78.", "wrong-year"),
+        ("The locomotive weighs 24 tonnes.", "The locomotive weighs twenty-six tonnes.", "wrong-number"),
+        ("The tunnel is 1,200 metres long.", "The tunnel is 1.4 km long.", "wrong-number"),
+        (
+            "The shop is open from 10:00 to 16:30.",
+            "The shop opens at 10am and closes at 5:30pm.",
+            "wrong-number",
+        ),
+        ("The line opened on 14 August 1876.", "The line opened on 14/09/1876.", "wrong-date"),
+    ],
+    ids=["year-range", "number-words", "km-to-metres", "twelve-hour-clock", "slash-date"],
+)
+def test_a_different_figure_written_another_way_is_still_caught(source: str, claim: str, flag: str) -> None:
+    sources = [Source(1, source)]
+    [vote] = judge(claim, sources)
+    check_vote(vote, sources)
+    assert vote.status in NOT_SUPPORTED and flag in vote.flags
+
+
 def test_a_negated_claim_is_not_verified() -> None:
     sources = [Source(1, "The community garden is open to visitors every weekend during the summer.")]
     [vote] = judge("The community garden is not open to visitors during the summer.", sources)

@@ -19,6 +19,7 @@ import unicodedata
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -203,6 +204,86 @@ def _number_value(token: str) -> str | None:
     if re.fullmatch(r"\d+\.\d+", core):
         core = core.rstrip("0").rstrip(".")
     return core
+
+
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+         "ninety": 90}  # fmt: skip
+_UNITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+# Units of length and mass, in metres and kilograms: "1.2 km" is "1,200 m".
+_UNIT_SCALES: dict[str, tuple[str, Decimal]] = {
+    **dict.fromkeys(
+        ("mm", "millimetre", "millimetres", "millimeter", "millimeters"), ("m", Decimal("0.001"))
+    ),
+    **dict.fromkeys(("cm", "centimetre", "centimetres", "centimeter", "centimeters"), ("m", Decimal("0.01"))),
+    **dict.fromkeys(("m", "metre", "metres", "meter", "meters"), ("m", Decimal(1))),
+    **dict.fromkeys(("km", "kilometre", "kilometres", "kilometer", "kilometers"), ("m", Decimal(1000))),
+    **dict.fromkeys(("g", "gram", "grams", "gramme", "grammes"), ("kg", Decimal("0.001"))),
+    **dict.fromkeys(
+        ("kg", "kilogram", "kilograms", "kilogramme", "kilogrammes", "kilo", "kilos"), ("kg", Decimal(1))
+    ),
+    **dict.fromkeys(("tonne", "tonnes"), ("kg", Decimal(1000))),
+}
+
+
+def _plain_number(value: Decimal) -> str:
+    """A number as `_number_value` writes it: no exponent, no trailing zeros ("1200", "1.2")."""
+    text = format(value, "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                "november", "december")  # fmt: skip
+
+
+def _slash_date(value: str) -> tuple[tuple[str, str, str], ...]:
+    """The (day, month name, year) readings of "14/08/1876": day first, or month first, as written."""
+    parts = value.split("/")
+    if len(parts) != 3 or not all(part.isdigit() for part in parts) or len(parts[2]) != 4:
+        return ()
+    return tuple(
+        (str(int(day)), _MONTH_NAMES[int(month) - 1], parts[2])
+        for day, month in ((parts[0], parts[1]), (parts[1], parts[0]))
+        if 1 <= int(month) <= 12 and 1 <= int(day) <= 31
+    )
+
+
+def _range_end_year(words: Sequence[str], i: int, value: str) -> str | None:
+    """The year meant by the end of a range of years written without its century ("75" in "1873-75")."""
+    previous = _number_value(words[i - 1]) if i else None
+    if re.fullmatch(r"\d\d", value) and previous and _is_year(previous):
+        return previous[:2] + value
+    return None
+
+
+def _other_writings(words: Sequence[str], i: int, value: str) -> set[str]:
+    """Other values the figure at `words[i]` may have in a source that writes it another way."""
+    lowered = words[i].lower()
+    previous = words[i - 1].lower() if i else ""
+    following = words[i + 1].lower() if i + 1 < len(words) else ""
+    found: set[str] = set()
+    if year := _range_end_year(words, i, value):
+        found.add(year)
+    # "twenty-four" or "twenty four" is 24.
+    if lowered in _TENS and following in _UNITS:
+        found.add(str(_TENS[lowered] + _UNITS[following]))
+    if lowered in _UNITS and previous in _TENS:
+        found.add(str(_TENS[previous] + _UNITS[lowered]))
+    # "4:30pm" is 16:30, "10am" is 10:00.
+    clock = re.fullmatch(r"(\d{1,2})(?::(\d\d))?", value)
+    if clock and following in {"am", "pm"} and 1 <= int(clock[1]) <= 12:
+        hour = int(clock[1]) % 12 + (12 if following == "pm" else 0)
+        minute = clock[2] or "00"
+        found |= {f"{hour}:{minute}", f"{hour:02d}:{minute}"} | ({str(hour)} if minute == "00" else set())
+    # "1.2 km" is 1,200 m (and 1,200,000 mm).
+    if following in _UNIT_SCALES and re.fullmatch(r"\d+(?:\.\d+)?", value):
+        dimension, scale = _UNIT_SCALES[following]
+        found |= {
+            _plain_number(Decimal(value) * scale / other)
+            for other_dimension, other in set(_UNIT_SCALES.values())
+            if other_dimension == dimension
+        }
+    found.discard(value)
+    return found
 
 
 def _is_year(value: str) -> bool:
@@ -522,10 +603,19 @@ def _align(claim: _Text, source: _Prepared) -> _Alignment:
             continue
         if not word[0].isdigit() and (value in {"1", "2"} or word.lower() in _VAGUE_NUMBER_WORDS):
             continue  # "one", "second", "half", "a million" are too often not figures at all
+        if _other_writings(claim.words, i, value) & (source.numbers | best_numbers):
+            continue
+        dates = _slash_date(value)
+        if any(
+            {day, year} <= source.numbers and {month, month[:3]} & source.lower_words
+            for day, month, year in dates
+        ):
+            continue
+        value = _range_end_year(claim.words, i, value) or value
         novel_numbers += 1
         previous = claim.words[i - 1].lower() if i else ""
         following = claim.words[i + 1].lower() if i + 1 < len(claim.words) else ""
-        if previous in _MONTHS or following in _MONTHS:
+        if dates or previous in _MONTHS or following in _MONTHS:
             flags.append(FLAG_WRONG_DATE)
         elif _is_year(value):
             flags.append(FLAG_WRONG_YEAR)
