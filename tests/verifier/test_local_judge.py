@@ -122,8 +122,9 @@ def test_the_same_figure_written_another_way_is_not_a_wrong_number(source: str, 
             "wrong-number",
         ),
         ("The line opened on 14 August 1876.", "The line opened on 14/09/1876.", "wrong-date"),
+        ("In 1990, 75 members rebuilt the line.", "In 1990, 85 members rebuilt the line.", "wrong-number"),
     ],
-    ids=["year-range", "number-words", "km-to-metres", "twelve-hour-clock", "slash-date"],
+    ids=["year-range", "number-words", "km-to-metres", "twelve-hour-clock", "slash-date", "not-a-range"],
 )
 def test_a_different_figure_written_another_way_is_still_caught(source: str, claim: str, flag: str) -> None:
     sources = [Source(1, source)]

@@ -247,21 +247,23 @@ def _slash_date(value: str) -> tuple[tuple[str, str, str], ...]:
     )
 
 
-def _range_end_year(words: Sequence[str], i: int, value: str) -> str | None:
+def _range_end_year(claim: _Text, i: int, value: str) -> str | None:
     """The year meant by the end of a range of years written without its century ("75" in "1873-75")."""
-    previous = _number_value(words[i - 1]) if i else None
-    if re.fullmatch(r"\d\d", value) and previous and _is_year(previous):
-        return previous[:2] + value
-    return None
+    previous = _number_value(claim.words[i - 1]) if i else None
+    if not (re.fullmatch(r"\d\d", value) and previous and _is_year(previous)):
+        return None
+    dashed = re.search(rf"\b{previous}\s*[-\u2013]\s*{value}\b", claim.text)
+    return previous[:2] + value if dashed else None
 
 
-def _other_writings(words: Sequence[str], i: int, value: str) -> set[str]:
-    """Other values the figure at `words[i]` may have in a source that writes it another way."""
+def _other_writings(claim: _Text, i: int, value: str) -> set[str]:
+    """Other values the figure at `claim.words[i]` may have in a source that writes it another way."""
+    words = claim.words
     lowered = words[i].lower()
     previous = words[i - 1].lower() if i else ""
     following = words[i + 1].lower() if i + 1 < len(words) else ""
     found: set[str] = set()
-    if year := _range_end_year(words, i, value):
+    if year := _range_end_year(claim, i, value):
         found.add(year)
     # "twenty-four" or "twenty four" is 24.
     if lowered in _TENS and following in _UNITS:
@@ -603,7 +605,7 @@ def _align(claim: _Text, source: _Prepared) -> _Alignment:
             continue
         if not word[0].isdigit() and (value in {"1", "2"} or word.lower() in _VAGUE_NUMBER_WORDS):
             continue  # "one", "second", "half", "a million" are too often not figures at all
-        if _other_writings(claim.words, i, value) & (source.numbers | best_numbers):
+        if _other_writings(claim, i, value) & (source.numbers | best_numbers):
             continue
         dates = _slash_date(value)
         if any(
@@ -611,7 +613,7 @@ def _align(claim: _Text, source: _Prepared) -> _Alignment:
             for day, month, year in dates
         ):
             continue
-        value = _range_end_year(claim.words, i, value) or value
+        value = _range_end_year(claim, i, value) or value
         novel_numbers += 1
         previous = claim.words[i - 1].lower() if i else ""
         following = claim.words[i + 1].lower() if i + 1 < len(claim.words) else ""
