@@ -34,6 +34,9 @@ _ABBREVIATIONS = frozenset(
     }
 )  # fmt: skip
 
+# Abbreviations only before a year: circa, born, died, flourished ("c. 1876", "b. 1830").
+_BEFORE_A_YEAR = frozenset({"c", "b", "d", "fl"})
+
 # A citation marker such as [2], [1, 3] or [2-4].
 _CITATION_RE = re.compile(r"\[(\d{1,3}(?:\s*[,;–-]\s*\d{1,3})*)\]")
 # Optional run of citation markers after a sentence end ("... 1889. [2][3]").
@@ -84,6 +87,12 @@ _ASSERTING_QUESTION_RE = re.compile(
     re.IGNORECASE,
 )
 _META_RE = re.compile("|".join(f"(?:{p})" for p in _META_PATTERNS), re.IGNORECASE)
+# A label for what follows ("Key facts:", on a line of its own) and a list of the sources used state nothing
+# themselves. Unlike the meta-statements, they do not split a line: "Tom: Hi there." is a line of dialogue.
+_LABEL_RE = re.compile(
+    r"^[\w'’-]+(?: [\w'’-]+){0,2}:$|^(?:sources?|references?|citations?|further reading|see also)\s*:",
+    re.IGNORECASE,
+)
 _WORD_RE = re.compile(r"[A-Za-z0-9]")
 
 
@@ -132,6 +141,8 @@ def _is_boundary(text: str, dot: int, next_start: int, all_lower: bool) -> bool:
     word = _previous_word(text, dot)
     lowered = word.lower()
     if lowered in _ABBREVIATIONS and not (lowered == "etc" and following.isupper()):
+        return False
+    if lowered in _BEFORE_A_YEAR and following.isdigit():
         return False
     # Initials ("J. R. R. Tolkien") and one-letter list labels do not end sentences.
     if len(word) == 1 and word.isalpha() and word.isupper():
@@ -243,7 +254,7 @@ def _is_claim(sentence: str) -> bool:
     words = re.findall(r"[a-z]+", plain.lower().replace("’", "'"))
     if all(word in _EMPTY_WORDS for word in words):
         return False
-    return not _META_RE.search(plain)
+    return not (_META_RE.search(plain) or _LABEL_RE.search(plain))
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:

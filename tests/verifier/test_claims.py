@@ -31,6 +31,14 @@ def test_abbreviations_do_not_end_sentences() -> None:
     assert_spans(text, claims)
 
 
+def test_circa_born_and_died_before_a_year_do_not_end_sentences() -> None:
+    text = "The line (opened c. 1876) was built by Fenwick (b. 1830, d. 1901) [1]. It closed in 1971."
+    assert texts(split_claims(text)) == [
+        "The line (opened c. 1876) was built by Fenwick (b. 1830, d. 1901) [1].",
+        "It closed in 1971.",
+    ]
+
+
 def test_decimals_and_prices_stay_whole() -> None:
     text = "A ticket costs £16.50 and the walk is 3.5 km long. Version 2.1.4 added maps."
     assert texts(split_claims(text)) == [
@@ -109,12 +117,22 @@ def test_a_stray_quotation_mark_does_not_swallow_the_sentences_after_it() -> Non
         "Thanks for asking.",
         "Would you like to know more?",
         "Sometimes slower?!",
+        "Sources: [1] Harrowden Viaduct; [2] Kestrel Valley Railway Museum.",
     ],
 )
 def test_meta_statements_and_questions_are_kept_but_not_claims(sentence: str) -> None:
     claims = split_claims(f"{sentence} The Eiffel Tower opened in Paris in 1889.")
     assert [c.is_claim for c in claims] == [False, True]
     assert claims[0].text == sentence
+
+
+def test_a_label_on_its_own_line_is_not_a_claim_but_a_line_of_dialogue_is() -> None:
+    claims = split_claims("Key facts:\n- It has 11 arches [1]\nTom: The viaduct has 11 arches.")
+    assert [(c.text, c.is_claim) for c in claims] == [
+        ("Key facts:", False),
+        ("It has 11 arches [1]", True),
+        ("Tom: The viaduct has 11 arches.", True),
+    ]
 
 
 def test_initials_and_lower_case_chat() -> None:
