@@ -1,7 +1,7 @@
 """The quote gate: a judge's quote counts only if it is really in the source it names.
 
 `check_quote` looks for a quote in a source text: verbatim first (after normalising whitespace runs, curly
-quotes, dashes and invisible formatting characters), then fuzzily with rapidfuzz, and returns the span of the
+quotes, dashes, invisible formatting characters and Markdown link markup), then fuzzily with rapidfuzz, and returns the span of the
 original source text that matched. `gate_vote` applies that to a judge's vote: a status that needs support
 whose quote is not in the named source falls to unverified (judges can fabricate too, see DESIGN.md).
 Pure Python: no Django.
@@ -36,6 +36,10 @@ _CHAR_MAP: Final[Mapping[str, str]] = {
 }
 # Invisible characters, and Markdown emphasis that a judge quoting rendered text would leave out.
 _DROPPED: Final = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff*`")
+# Link markup, which a judge quoting the text as it reads leaves out: "[[slug|label]]" reads "label",
+# "[[slug]]" reads "slug" and "[text](url)" reads "text".
+_WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]")
+_MARKDOWN_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _NUMBER = re.compile(r"\d+")
 _WORD = re.compile(r"[^\W_]+(?:'t)?")
 _NEGATIONS: Final = frozenset(
@@ -127,8 +131,9 @@ def _normalise(text: str, *, fold: bool) -> tuple[str, tuple[int, ...]]:
     chars: list[str] = []
     offsets: list[int] = []
     in_space = False
+    markup = _link_markup(text)
     for index, char in enumerate(text):
-        if char in _DROPPED:
+        if char in _DROPPED or index in markup:
             continue
         if char.isspace():
             if not in_space:
@@ -145,6 +150,27 @@ def _normalise(text: str, *, fold: bool) -> tuple[str, tuple[int, ...]]:
     return "".join(chars), tuple(offsets)
 
 
+def _link_markup(text: str) -> frozenset[int]:
+    """The offsets of the characters of `text` that are link markup, not the words a reader sees."""
+    dropped: set[int] = set()
+    for match in _WIKILINK.finditer(text):
+        shown = match.span(2) if match.group(2) else match.span(1)
+        dropped.update(range(match.start(), shown[0]), range(shown[1], match.end()))
+    for match in _MARKDOWN_LINK.finditer(text):
+        dropped.update(range(match.start(), match.start(1)), range(match.end(1), match.end()))
+    return frozenset(dropped)
+
+
+def _whole_links(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen a span of `text` so that it does not cut a link's markup in half."""
+    markup = _link_markup(text)
+    while start > 0 and start - 1 in markup:
+        start -= 1
+    while end < len(text) and end in markup:
+        end += 1
+    return start, end
+
+
 def _exact(quote: str, source_text: str) -> QuoteCheck | None:
     needle, _ = _normalise(quote, fold=False)
     if not needle.strip():
@@ -153,7 +179,7 @@ def _exact(quote: str, source_text: str) -> QuoteCheck | None:
     at = haystack.find(needle)
     if at < 0:
         return None
-    start, end = offsets[at], offsets[at + len(needle) - 1] + 1
+    start, end = _whole_links(source_text, offsets[at], offsets[at + len(needle) - 1] + 1)
     return QuoteCheck(found=True, exact=True, start=start, end=end, score=100.0, text=source_text[start:end])
 
 
@@ -185,6 +211,7 @@ def _fuzzy(quote: str, source_text: str, threshold: float) -> QuoteCheck:
     lead = len(span) - len(span.lstrip())
     original_start += lead
     original_end = original_start + len(span.strip())
+    original_start, original_end = _whole_links(source_text, original_start, original_end)
     return QuoteCheck(
         found=True,
         exact=False,

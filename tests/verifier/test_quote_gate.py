@@ -46,6 +46,36 @@ def test_a_changed_number_or_a_dropped_negation_is_not_a_typo() -> None:
     assert not check_quote("It was built of iron, at 120 metres.", BRIDGE).found
 
 
+LINKED = (
+    "The viaduct was designed by the company engineer, [[josiah-fenwick|Josiah Fenwick]], and built by "
+    "[Thomas Brannock & Co.](https://example.org/brannock) between 1873 and 1875, like the [[cold-knap-tunnel]]."
+)
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "The viaduct was designed by the company engineer, Josiah Fenwick, and built by Thomas Brannock & Co. "
+        "between 1873 and 1875",
+        "built by Thomas Brannock & Co. between 1873 and 1875, like the cold-knap-tunnel.",
+        "designed by the company engineer, [[josiah-fenwick|Josiah Fenwick]], and built",
+        "designed by the company engineer, Josiah Fenwick",
+    ],
+    ids=["rendered-links", "bare-wikilink", "copied-markup", "link-at-the-end"],
+)
+def test_a_quote_of_the_text_as_a_reader_sees_it_is_found_in_its_markdown(quote: str) -> None:
+    # Articles are Markdown; a judge may quote a link as it reads ("Josiah Fenwick") or as it is written.
+    check = check_quote(quote, LINKED)
+    assert check.found and check.exact
+    assert check.text == LINKED[check.start : check.end]
+    assert check.text.count("[") == check.text.count("]")  # no link cut in half
+
+
+def test_a_changed_figure_beside_a_link_is_still_not_found() -> None:
+    quote = "designed by the company engineer, Josiah Fenwick, and built by Thomas Brannock & Co. between 1873 and 1876"
+    assert not check_quote(quote, LINKED).found
+
+
 def test_empty_and_short_quotes_must_be_verbatim() -> None:
     assert not check_quote("", BRIDGE).found
     assert not check_quote("   ", BRIDGE).found
