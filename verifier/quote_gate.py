@@ -1,8 +1,8 @@
 """The quote gate: a judge's quote counts only if it is really in the source it names.
 
 `check_quote` looks for a quote in a source text: verbatim first (after normalising whitespace runs, curly
-quotes, dashes, invisible formatting characters and Markdown link markup), then fuzzily with rapidfuzz, and returns the span of the
-original source text that matched. `gate_vote` applies that to a judge's vote: a status that needs support
+quotes, dashes, invisible formatting characters and Markdown link markup), then fuzzily with rapidfuzz, and
+returns the span of the original source text that matched. `gate_vote` applies that to a judge's vote: a status that needs support
 whose quote is not in the named source falls to unverified (judges can fabricate too, see DESIGN.md).
 Pure Python: no Django.
 """
@@ -18,6 +18,7 @@ from typing import Final
 
 from rapidfuzz import fuzz
 
+from garden.importer import WIKILINK
 from verifier.judges.local import Source, Vote
 
 __all__ = ["MIN_FUZZY_LENGTH", "QUOTE_NOT_FOUND", "QuoteCheck", "check_quote", "gate_vote"]
@@ -37,8 +38,7 @@ _CHAR_MAP: Final[Mapping[str, str]] = {
 # Invisible characters, and Markdown emphasis that a judge quoting rendered text would leave out.
 _DROPPED: Final = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff*`")
 # Link markup, which a judge quoting the text as it reads leaves out: "[[slug|label]]" reads "label",
-# "[[slug]]" reads "slug" and "[text](url)" reads "text".
-_WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]")
+# "[[slug]]" reads "slug" (see `garden.importer.WIKILINK`) and "[text](url)" reads "text".
 _MARKDOWN_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _NUMBER = re.compile(r"\d+")
 _WORD = re.compile(r"[^\W_]+(?:'t)?")
@@ -150,10 +150,11 @@ def _normalise(text: str, *, fold: bool) -> tuple[str, tuple[int, ...]]:
     return "".join(chars), tuple(offsets)
 
 
+@lru_cache(maxsize=512)
 def _link_markup(text: str) -> frozenset[int]:
     """The offsets of the characters of `text` that are link markup, not the words a reader sees."""
     dropped: set[int] = set()
-    for match in _WIKILINK.finditer(text):
+    for match in WIKILINK.finditer(text):
         shown = match.span(2) if match.group(2) else match.span(1)
         dropped.update(range(match.start(), shown[0]), range(shown[1], match.end()))
     for match in _MARKDOWN_LINK.finditer(text):
