@@ -257,6 +257,12 @@ def _is_claim(sentence: str) -> bool:
     return not (_META_RE.search(plain) or _LABEL_RE.search(plain))
 
 
+def _is_heading(text: str, start: int) -> bool:
+    """Whether the sentence at `start` is a Markdown heading ("## History"): a title, not a statement."""
+    line_start = text.rfind("\n", 0, start) + 1
+    return bool(re.fullmatch(r"[ \t]*#{1,6}[ \t]+", text[line_start:start]))
+
+
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """Character spans of the sentences of `text`: lines and list items first, then sentence ends."""
     spans: list[tuple[int, int]] = []
@@ -301,7 +307,7 @@ def split_claims(text: str) -> list[Claim]:
                 text=sentence,
                 start=start,
                 end=end,
-                is_claim=_is_claim(sentence),
+                is_claim=_is_claim(sentence) and not _is_heading(text, start),
                 citations=citation_numbers(sentence),
             )
         )

@@ -135,6 +135,14 @@ def test_a_label_on_its_own_line_is_not_a_claim_but_a_line_of_dialogue_is() -> N
     ]
 
 
+def test_a_markdown_heading_is_kept_but_not_a_claim() -> None:
+    claims = split_claims("## History of the line\nThe line opened in 1876 [1].")
+    assert [(c.text, c.is_claim) for c in claims] == [
+        ("History of the line", False),
+        ("The line opened in 1876 [1].", True),
+    ]
+
+
 def test_initials_and_lower_case_chat() -> None:
     assert len(split_claims("J. R. R. Tolkien wrote The Hobbit. It sold well.")) == 2
     assert texts(split_claims("i saw it. it was great.")) == ["i saw it.", "it was great."]
