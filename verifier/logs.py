@@ -12,7 +12,6 @@ from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 from garden.models import Answer
 from verifier.budget import daily_limit, spent_today_by_purpose, today_start
 from verifier.models import CriticFinding, Verification
-from verifier.panel import BUDGET_SPENT, TIEBREAKER_BUDGET_SPENT
 
 
 @dataclass(frozen=True)
@@ -76,7 +75,5 @@ class SpendToday:
 
 
 def spend_today() -> SpendToday:
-    held_local = Verification.objects.filter(
-        created_at__gte=today_start(), disclosure__in=[BUDGET_SPENT, TIEBREAKER_BUDGET_SPENT]
-    ).count()
+    held_local = Verification.objects.filter(created_at__gte=today_start(), budget_held=True).count()
     return SpendToday(spent_today_by_purpose(), daily_limit(), held_local)

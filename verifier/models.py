@@ -65,6 +65,9 @@ class Verification(models.Model):
     disclosure = models.TextField(
         blank=True, help_text="Why the stronger judges did not run, if they did not."
     )
+    budget_held = models.BooleanField(
+        default=False, help_text="The daily budget kept Claude, or its tie-breaker, from judging."
+    )
     judge_errors = models.TextField(blank=True)
     blocked = models.BooleanField(default=False, help_text="A critic check blocked the answer (e.g. safety).")
     input_tokens = models.PositiveIntegerField(default=0)

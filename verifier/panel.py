@@ -50,6 +50,7 @@ class PanelOutcome:
     escalated: list[bool] = field(default_factory=list)
     local_only: bool = True
     disclosure: str = ""
+    budget_held: bool = False  # the daily budget kept Claude, or its tie-breaker, from judging
     errors: list[str] = field(default_factory=list)
     input_tokens: int = 0
     output_tokens: int = 0
@@ -158,7 +159,7 @@ def run_panel(claims: Sequence[Claim], sources: Sequence[Source], config: PanelC
     try:
         judgement = _claude(config, outcome, config.juror_model, checkable, numbers, sources)
     except _BudgetSpent:
-        outcome.disclosure = BUDGET_SPENT
+        outcome.disclosure, outcome.budget_held = BUDGET_SPENT, True
     except ClaudeError as error:
         outcome.errors.append(f"{config.juror_model}: {error.kind}: {error.detail}")
         outcome.disclosure = JUDGE_FAILED.format(reason=error.message)
@@ -190,7 +191,7 @@ def run_panel(claims: Sequence[Claim], sources: Sequence[Source], config: PanelC
     try:
         tie = _claude(config, outcome, config.tiebreaker_model, checkable, disputed, sources)
     except _BudgetSpent:
-        outcome.disclosure = TIEBREAKER_BUDGET_SPENT
+        outcome.disclosure, outcome.budget_held = TIEBREAKER_BUDGET_SPENT, True
         return outcome
     except ClaudeError as error:
         outcome.errors.append(f"{config.tiebreaker_model}: {error.kind}: {error.detail}")

@@ -309,6 +309,7 @@ def _store(
     verification.flags = flags
     verification.local_only = outcome.local_only
     verification.disclosure = outcome.disclosure
+    verification.budget_held = outcome.budget_held
     verification.judge_errors = "\n".join(outcome.errors)
     verification.input_tokens, verification.output_tokens = outcome.input_tokens, outcome.output_tokens
     verification.cost_usd = outcome.cost_usd

@@ -14,6 +14,7 @@ from django.db import connection
 from tests.factories import STATION_QUOTE, login, verified_by_claude, verify_station_answer
 from tests.fakes.messages_api import FakeMessagesAPI
 from verifier.budget import DailyBudget, spent_today
+from verifier.logs import spend_today
 from verifier.models import JudgeSpend, SpendPurpose
 from verifier.panel import BUDGET_SPENT
 
@@ -112,7 +113,7 @@ def test_workers_booking_at_the_same_moment_never_pass_the_daily_limit(settings)
 
 
 @pytest.mark.django_db(transaction=True)
-def test_upgrading_keeps_what_verifications_already_spent_today() -> None:
+def test_upgrading_keeps_what_verifications_already_spent_and_held_back_today() -> None:
     from django.db.migrations.executor import MigrationExecutor
 
     before = [("verifier", "0002_judge_reviews_critics_and_verify_all")]
@@ -125,6 +126,10 @@ def test_upgrading_keeps_what_verifications_already_spent_today() -> None:
     old.get_model("verifier", "Verification").objects.create(
         answer=answer, input_tokens=900, output_tokens=60, cost_usd=Decimal("0.0012")
     )
+    held = old.get_model("garden", "Answer").objects.create(
+        question=old.get_model("garden", "Question").objects.create(text="Q2?"), text="A2."
+    )
+    old.get_model("verifier", "Verification").objects.create(answer=held, disclosure=BUDGET_SPENT)
 
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
@@ -133,3 +138,4 @@ def test_upgrading_keeps_what_verifications_already_spent_today() -> None:
     [spend] = JudgeSpend.objects.all()
     assert (spend.purpose, spend.input_tokens, spend.cost_usd) == ("verification", 900, Decimal("0.0012"))
     assert spent_today() == Decimal("0.0012")
+    assert spend_today().held_local == 1  # the answer the budget kept from Claude still counts
