@@ -85,9 +85,11 @@ _SENTENCE_END = re.compile(r"""[.!?]["'\u201d\u2019)\]]*(?:\s*\[\d+(?:,\s*\d+)*\
 
 
 def whole_sentences(text: str) -> str:
-    """`text` up to the end of its last complete sentence ("" when no sentence ends)."""
-    ends = [match.end() for match in _SENTENCE_END.finditer(text)]
-    return text[: ends[-1]].rstrip() if ends else ""
+    """`text` up to the end of its last complete sentence or line ("" when none ends)."""
+    ends = [match.end() for match in _SENTENCE_END.finditer(text)] + [
+        match.start() for match in re.finditer(r"\n", text)
+    ]
+    return text[: max(ends)].rstrip() if ends else ""
 
 
 EMPTY_REPLY = "The answer service returned an empty answer. Please try again."

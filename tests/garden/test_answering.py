@@ -79,8 +79,12 @@ def test_an_api_failure_is_stored_with_a_clear_message(claude, settings, behavio
         ),
         ("It is 196 m long. [1]\n\nIt has 11 arches and", "It is 196 m long. [1]"),
         ('He said "It is long." It has 11 ar', 'He said "It is long."'),
+        (
+            "The viaduct:\n- is 196 m long [1]\n- has 11 arches [1]\n- was bui",
+            "The viaduct:\n- is 196 m long [1]\n- has 11 arches [1]",
+        ),
     ],
-    ids=["citation-before-stop", "citation-after-stop", "closing-quote"],
+    ids=["citation-before-stop", "citation-after-stop", "closing-quote", "list-items"],
 )
 def test_an_answer_cut_off_at_its_length_limit_keeps_only_its_whole_sentences(claude, reply, kept):
     claude.reply_text(reply, stop_reason="max_tokens", output_tokens=700)
