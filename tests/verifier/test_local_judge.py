@@ -99,8 +99,19 @@ def test_a_year_written_in_other_digits_is_the_same_year(year: str) -> None:
         ("The tunnel is 1.2 km long.", "The tunnel is 1,200 m long."),
         ("The shop is open from 10:00 to 16:30.", "The shop opens at 10am and closes at 4:30pm."),
         ("The line opened on 14 August 1876.", "The line opened on 14/08/1876."),
+        ("The line is 14.5 km long.", "The line is roughly 15 km long."),
+        ("The viaduct was built between 1873 and 1875.", "The viaduct was built around 1874."),
     ],
-    ids=["year-range", "number-words", "km-to-metres", "metres-to-km", "twelve-hour-clock", "slash-date"],
+    ids=[
+        "year-range",
+        "number-words",
+        "km-to-metres",
+        "metres-to-km",
+        "twelve-hour-clock",
+        "slash-date",
+        "rounded",
+        "about-a-year",
+    ],
 )
 def test_the_same_figure_written_another_way_is_not_a_wrong_number(source: str, claim: str) -> None:
     sources = [Source(1, source)]
@@ -123,14 +134,34 @@ def test_the_same_figure_written_another_way_is_not_a_wrong_number(source: str, 
         ),
         ("The line opened on 14 August 1876.", "The line opened on 14/09/1876.", "wrong-date"),
         ("In 1990, 75 members rebuilt the line.", "In 1990, 85 members rebuilt the line.", "wrong-number"),
+        ("The line is 14.5 km long.", "The line is roughly 19 km long.", "wrong-number"),
+        ("The viaduct was built between 1873 and 1875.", "The viaduct was built around 1895.", "wrong-year"),
     ],
-    ids=["year-range", "number-words", "km-to-metres", "twelve-hour-clock", "slash-date", "not-a-range"],
+    ids=[
+        "year-range",
+        "number-words",
+        "km-to-metres",
+        "twelve-hour-clock",
+        "slash-date",
+        "not-a-range",
+        "rounded-too-far",
+        "about-another-year",
+    ],
 )
 def test_a_different_figure_written_another_way_is_still_caught(source: str, claim: str, flag: str) -> None:
     sources = [Source(1, source)]
     [vote] = judge(claim, sources)
     check_vote(vote, sources)
     assert vote.status in NOT_SUPPORTED and flag in vote.flags
+
+
+def test_correcting_a_false_premise_is_not_a_wrong_place() -> None:
+    # "... in Millbridge, not Ashcombe" is what an answer says to a question that assumed Ashcombe.
+    sources = [Source(1, "The museum opened in Millbridge in 1994.")]
+    [vote] = judge("The museum opened in 1994 in Millbridge, not Ashcombe.", sources)
+    check_vote(vote, sources)
+    assert vote.status != "contradicted"
+    assert not {"wrong-name", "wrong-place"} & set(vote.flags)
 
 
 def test_a_negated_claim_is_not_verified() -> None:

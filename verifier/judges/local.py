@@ -288,6 +288,33 @@ def _other_writings(claim: _Text, i: int, value: str) -> set[str]:
     return found
 
 
+_APPROXIMATELY = frozenset(
+    {"about", "around", "roughly", "approximately", "approx", "nearly", "almost", "circa", "c"}
+)
+_NEGATED_MENTION = (("not",), ("nor",), ("rather", "than"), ("instead", "of"))
+
+
+def _near(value: str, numbers: frozenset[str]) -> bool:
+    """Whether a rounded figure is close to one of `numbers`: within 10%, or 3 years of a year."""
+    if not re.fullmatch(r"\d+(?:\.\d+)?", value):
+        return False
+    figure = float(value)
+    for number in numbers:
+        if not re.fullmatch(r"\d+(?:\.\d+)?", number):
+            continue
+        years = _is_year(value), _is_year(number)
+        gap = abs(figure - float(number))
+        if (all(years) and gap <= 3) or (not any(years) and gap <= 0.1 * max(figure, float(number))):
+            return True
+    return False
+
+
+def _ruled_out(words: Sequence[str], i: int) -> bool:
+    """Whether the word at `i` follows "not", "nor", "rather than" or "instead of"."""
+    before = tuple(word.lower() for word in words[max(0, i - 2) : i])
+    return any(before[-len(phrase) :] == phrase for phrase in _NEGATED_MENTION)
+
+
 def _is_year(value: str) -> bool:
     """Whether a normalised number reads as a year."""
     return value.isdigit() and len(value) == 4 and 1000 <= int(value) <= 2100
@@ -607,6 +634,8 @@ def _align(claim: _Text, source: _Prepared) -> _Alignment:
             continue  # "one", "second", "half", "a million" are too often not figures at all
         if _other_writings(claim, i, value) & (source.numbers | best_numbers):
             continue
+        if i and claim.words[i - 1].lower() in _APPROXIMATELY and _near(value, source.numbers | best_numbers):
+            continue  # "roughly 15 km" for 14.5 km is a rounding, not another figure
         dates = _slash_date(value)
         if any(
             {day, year} <= source.numbers and {month, month[:3]} & source.lower_words
@@ -629,6 +658,8 @@ def _align(claim: _Text, source: _Prepared) -> _Alignment:
             continue
         if word.lower() in source.lower_words or claim.stems[i] in source.stems:
             continue
+        if _ruled_out(claim.words, i):
+            continue  # "in Millbridge, not Ashcombe" names a place only to say it is not the one
         novel_names += 1
         previous = claim.words[i - 1].lower()
         flags.append(FLAG_WRONG_PLACE if previous in _PLACE_PREPOSITIONS else FLAG_WRONG_NAME)
