@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from garden import embeddings
 from garden.chunking import sentence_spans
@@ -26,6 +27,19 @@ NOTHING_DIRECT = (
     "The garden has articles near this question, but no passage in them answers it directly. "
     "The retrieved sources are listed below."
 )
+# The kind of answer a question asks for, and how to tell a sentence that gives one: a year for "when", a
+# measure for "how long", a figure for "how many", a price for "how much".
+_ANSWER_KINDS = (
+    (r"\b(?:when|what year|which year|what date|since when)\b", r"\b(?:1[5-9]\d\d|20\d\d)\b"),
+    (
+        r"\bhow (?:long|tall|high|wide|far|deep|heavy|big|fast|steep)\b|\b(?:length|height|speed|weight)\b",
+        r"\d\s?(?:m|km|ft|mph|tonnes?|metres?|meters?|miles?|yards?|feet|psi)\b",
+    ),
+    (r"\bhow many\b", r"\d"),
+    (r"\bhow much\b|\b(?:cost|price|fare)s?\b", r"[£$€]\s?\d"),
+    (r"\bhow old\b|\bage\b", r"\d"),
+)
+ANSWER_KIND_WEIGHT = 0.2
 _BULLET = re.compile(r"^(?:[-*+]\s+|\d+[.)]\s+|#+\s+|>\s*)")
 _CONTENT_WORD = re.compile(r"[a-z0-9£$][a-z0-9.,£$%-]*[a-z0-9%]|[a-z0-9]")
 STOP_WORDS = frozenset(
@@ -119,6 +133,7 @@ class _Candidate:
     number: int
     text: str
     position: int
+    title: str  # of the article it comes from, which a short sentence ("Total length 196 m.") is about
 
 
 def plain(markdown: str) -> str:
@@ -139,12 +154,22 @@ def _candidates(sources: Sequence[SourceText]) -> list[_Candidate]:
             sentence = plain(_BULLET.sub("", span.of(source.text)).strip())
             # Headings, table rows, fragments of lists ("a 1:48 scale model ...;") make poor sentences.
             fragment = not sentence[:1].isupper() and not sentence[:1].isdigit()
-            if source.text[span.start] == "#" or len(sentence) < 25 or "|" in sentence or fragment:
+            # A short sentence counts when it carries a figure ("Total length 196 m.").
+            short = len(sentence) < (12 if any(c.isdigit() for c in sentence) else 25)
+            if source.text[span.start] == "#" or short or "|" in sentence or fragment:
                 continue
             if sentence.endswith((";", ":", ",")):
                 continue
-            found.append(_Candidate(source.number, sentence, position))
+            found.append(_Candidate(source.number, sentence, position, source.title))
     return found
+
+
+def _gives_kind(question: str, candidates: Sequence[_Candidate]) -> npt.NDArray[np.float64]:
+    """1 for each candidate that gives the kind of answer the question asks for, else 0."""
+    wanted = [
+        re.compile(answer) for asked, answer in _ANSWER_KINDS if re.search(asked, question, re.IGNORECASE)
+    ]
+    return np.array([float(any(p.search(c.text) for p in wanted)) for c in candidates])
 
 
 def _with_citation(sentence: str, number: int) -> str:
@@ -162,12 +187,17 @@ def synthesize(question: str, sources: Sequence[SourceText]) -> Synthesis:
             NOTHING_DIRECT, Generator.EXTRACTIVE, latency_ms=round((time.perf_counter() - began) * 1000)
         )
     vectors = np.vstack(
-        [embeddings.embed_one(question), embeddings.embed_cached([c.text for c in candidates])]
+        [
+            embeddings.embed_one(question),
+            embeddings.embed_cached([f"{c.title}: {c.text}" for c in candidates]),
+        ]
     )
     semantic = vectors[1:] @ vectors[0]
     asked = content_words(question)
-    lexical = np.array([len(asked & content_words(c.text)) / max(len(asked), 1) for c in candidates])
-    scores = semantic + LEXICAL_WEIGHT * lexical
+    lexical = np.array(
+        [len(asked & content_words(f"{c.title} {c.text}")) / max(len(asked), 1) for c in candidates]
+    )
+    scores = semantic + LEXICAL_WEIGHT * lexical + ANSWER_KIND_WEIGHT * _gives_kind(question, candidates)
     chosen: list[int] = []
     for index in np.argsort(-scores):
         if scores[index] < MIN_SCORE or len(chosen) == MAX_SENTENCES:

@@ -117,6 +117,21 @@ def test_without_a_key_the_local_synthesiser_answers_with_verbatim_cited_sentenc
     assert fake_messages_api.request_count == 0
 
 
+@pytest.mark.parametrize(
+    ("question", "fact"),
+    [
+        ("How long is Harrowden Viaduct?", "196 m"),
+        ("When was the Kestrel Valley Railway Preservation Society founded?", "1972"),
+    ],
+)
+def test_the_local_synthesiser_picks_sentences_that_give_the_kind_of_answer_asked_for(
+    fake_messages_api, question, fact
+):
+    # "How long" wants a length, "when" a year: sentences about the viaduct that give neither do not answer.
+    answer = question_ask(text=question)
+    assert answer.generator == Generator.EXTRACTIVE and fact in answer.text
+
+
 @pytest.mark.parametrize("text", ["", "   ", None])
 def test_an_empty_question_is_rejected(text):
     with pytest.raises(QuestionError) as problem:
