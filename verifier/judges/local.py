@@ -315,6 +315,18 @@ def _ruled_out(words: Sequence[str], i: int) -> bool:
     return any(before[-len(phrase) :] == phrase for phrase in _NEGATED_MENTION)
 
 
+def _written_otherwise(claim: _Text, i: int, value: str, source: _Prepared) -> bool:
+    """Whether the figure at `claim.words[i]` is one the source has, written another way or rounded."""
+    if _other_writings(claim, i, value) & source.numbers:
+        return True
+    if i and claim.words[i - 1].lower() in _APPROXIMATELY and _near(value, source.numbers):
+        return True  # "roughly 15 km" for 14.5 km is a rounding, not another figure
+    return any(
+        {day, year} <= source.numbers and {month, month[:3]} & source.lower_words
+        for day, month, year in _slash_date(value)
+    )
+
+
 def _is_year(value: str) -> bool:
     """Whether a normalised number reads as a year."""
     return value.isdigit() and len(value) == 4 and 1000 <= int(value) <= 2100
@@ -632,16 +644,9 @@ def _align(claim: _Text, source: _Prepared) -> _Alignment:
             continue
         if not word[0].isdigit() and (value in {"1", "2"} or word.lower() in _VAGUE_NUMBER_WORDS):
             continue  # "one", "second", "half", "a million" are too often not figures at all
-        if _other_writings(claim, i, value) & (source.numbers | best_numbers):
+        if _written_otherwise(claim, i, value, source):
             continue
-        if i and claim.words[i - 1].lower() in _APPROXIMATELY and _near(value, source.numbers | best_numbers):
-            continue  # "roughly 15 km" for 14.5 km is a rounding, not another figure
         dates = _slash_date(value)
-        if any(
-            {day, year} <= source.numbers and {month, month[:3]} & source.lower_words
-            for day, month, year in dates
-        ):
-            continue
         value = _range_end_year(claim, i, value) or value
         novel_numbers += 1
         previous = claim.words[i - 1].lower() if i else ""
