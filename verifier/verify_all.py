@@ -63,6 +63,7 @@ def golden_sync(path: Path = DEFAULT_FILE) -> int:
     return len(questions)
 
 
+RUN_FAILED = "This run failed before its report was made; the server log says why. Start a new run."
 QUEUE_UNREACHABLE = "The task queue (Redis) could not be reached, so no question was run. Start the run again once it is back."
 
 
@@ -127,16 +128,27 @@ def verify_run_item(*, item_id: int) -> None:
 
 
 def verify_run_finish(*, run_id: int) -> VerifyRun | None:
-    """Compute and store the report once no item is pending; returns the run when it finished now."""
-    with transaction.atomic():
-        run = VerifyRun.objects.select_for_update().get(pk=run_id)
-        if run.status != RunStatus.RUNNING or run.items.filter(status=RunItemStatus.PENDING).exists():
-            return None
-        run.report = run_report(run)
-        run.status = RunStatus.DONE
-        run.finished_at = timezone.now()
-        run.save(update_fields=["report", "status", "finished_at"])
-        return run
+    """Compute and store the report once no item is pending; returns the run when it finished now.
+
+    A report that cannot be computed marks the run failed (it would otherwise show as running for good), and
+    the error is raised for the log.
+    """
+    try:
+        with transaction.atomic():
+            run = VerifyRun.objects.select_for_update().get(pk=run_id)
+            if run.status != RunStatus.RUNNING or run.items.filter(status=RunItemStatus.PENDING).exists():
+                return None
+            run.report = run_report(run)
+            run.status = RunStatus.DONE
+            run.finished_at = timezone.now()
+            run.save(update_fields=["report", "status", "finished_at"])
+            return run
+    except Exception:
+        logger.exception("Verify-all run %s: the report could not be computed", run_id)
+        VerifyRun.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
+            status=RunStatus.ERROR, finished_at=timezone.now()
+        )
+        raise
 
 
 def run_progress(run: VerifyRun) -> tuple[int, int]:

@@ -17,6 +17,7 @@ from verifier.models import RunStatus, Severity, Verdict, VerifyRun
 from verifier.roles import RUN_VERIFY_ALL, VIEW_LOGS
 from verifier.verify_all import (
     HEADLINE,
+    RUN_FAILED,
     RunNotQueued,
     run_csv,
     run_progress,
@@ -59,6 +60,7 @@ def run_page(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         "done": done,
         "total": total,
         "percent": round(100 * done / total) if total else 100,
+        "run_failed": RUN_FAILED,
     }
     if request.htmx and request.htmx.target == f"run-{run.pk}":
         return render(request, "dashboard/run.html#run", context)

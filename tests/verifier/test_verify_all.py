@@ -15,6 +15,7 @@ from verifier.models import GoldenQuestion, RunStatus, VerifyRun
 from verifier.roles import roles_ensure
 from verifier.verify_all import (
     QUEUE_UNREACHABLE,
+    RUN_FAILED,
     golden_sync,
     run_csv,
     runs_compare,
@@ -62,6 +63,25 @@ def test_a_run_reports_claim_rates_refusals_and_categories(small_golden):
     assert report["in_scope_refused"] == 0.0
     assert set(report["per_category"]) == {"single_fact", "outdated", "out_of_scope"}
     assert all(c["claim"] and c["answer"] for c in report["unverified_claims"])
+
+
+def test_a_run_whose_report_fails_is_marked_failed_not_left_running(small_golden, client, monkeypatch):
+    def broken_report(run):
+        raise RuntimeError("the report could not be computed")
+
+    monkeypatch.setattr("verifier.verify_all.run_report", broken_report)
+    with pytest.raises(RuntimeError):
+        run_inline("broken", small_golden)
+    run = VerifyRun.objects.get(label="broken")
+    assert run.status == RunStatus.ERROR and run.finished_at is not None
+
+    roles_ensure()
+    operator = User.objects.create_user("op", password="x")
+    operator.groups.add(Group.objects.get(name="operator"))
+    client.force_login(operator)
+    page = client.get(f"/operators/runs/{run.pk}/").content.decode()
+    assert "every 1s" not in page  # the page stops polling
+    assert RUN_FAILED in page
 
 
 def test_two_runs_compare_and_export(small_golden, client):
