@@ -155,10 +155,9 @@ _NEGATIONS = _word_set(
     failed unable lack lacks lacked"""
 )
 _NEGATION_PREFIXES = ("un", "in", "im", "ir", "il", "dis", "non", "mis")
-_MONTHS = _word_set(
-    """january february march april may june july august september october november december jan feb mar apr
-    jun jul aug sep sept oct nov dec"""
-)
+_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                "november", "december")  # fmt: skip
+_MONTHS = frozenset(_MONTH_NAMES) | _word_set("jan feb mar apr jun jul aug sep sept oct nov dec")
 _NUMBER_WORDS = {
     "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
     "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "thirteen": "13",
@@ -206,9 +205,12 @@ def _number_value(token: str) -> str | None:
     return core
 
 
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-         "ninety": 90}  # fmt: skip
-_UNITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+_TENS = {
+    word: int(value) for word, value in _NUMBER_WORDS.items() if word.endswith("ty")
+}  # twenty ... ninety
+_UNITS = {
+    word: int(_NUMBER_WORDS[word]) for word in _word_set("one two three four five six seven eight nine")
+}
 # Units of length and mass, in metres and kilograms: "1.2 km" is "1,200 m".
 _UNIT_SCALES: dict[str, tuple[str, Decimal]] = {
     **dict.fromkeys(
@@ -229,10 +231,6 @@ def _plain_number(value: Decimal) -> str:
     """A number as `_number_value` writes it: no exponent, no trailing zeros ("1200", "1.2")."""
     text = format(value, "f")
     return text.rstrip("0").rstrip(".") if "." in text else text
-
-
-_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-                "november", "december")  # fmt: skip
 
 
 def _slash_date(value: str) -> tuple[tuple[str, str, str], ...]:
