@@ -20,16 +20,23 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 
 class Worker:
     """A `celery worker` process on the test database; `env` adds to its environment (e.g. another REDIS_URL),
-    `beat` runs Celery beat inside it, as `make run` does."""
+    `beat` runs Celery beat inside it, as `make run` does; `app` names another Celery app module (a test's)."""
 
     def __init__(
-        self, env: dict[str, str] | None = None, *, name: str = "test", beat: bool = False, pool: str = "solo"
+        self,
+        env: dict[str, str] | None = None,
+        *,
+        name: str = "test",
+        beat: bool = False,
+        pool: str = "solo",
+        app: str = "config",
     ) -> None:
         self.process: subprocess.Popen[bytes] | None = None
         self.env = env or {}
         self.name = name
         self.beat = beat
         self.pool = pool
+        self.app = app
         self.log = BASE_DIR / ".run" / f"{name}-worker.log"
 
     def start(self) -> None:
@@ -46,7 +53,7 @@ class Worker:
                 "-m",
                 "celery",
                 "-A",
-                "config",
+                self.app,
                 "worker",
                 "--pool",
                 self.pool,

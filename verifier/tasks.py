@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from celery import Task, shared_task
-from celery.signals import worker_process_init, worker_ready
+from celery.signals import worker_init, worker_process_init, worker_ready
 from django.db import InterfaceError, OperationalError
 
 from garden import embeddings
@@ -53,8 +53,20 @@ def requeue_pending(**kwargs: Any) -> None:
     services.verifications_requeue()
 
 
-@worker_process_init.connect
-def prepare_worker_process(**kwargs: Any) -> None:
-    """Each worker process: one torch thread (the processes share the cores) and the model loaded up front."""
+@worker_init.connect
+def load_model_before_forking(**kwargs: Any) -> None:
+    """The worker's main process loads torch and the embedding model once, before its pool forks.
+
+    Every pool process, the first ones and each replacement for one that died, then starts with the model
+    already in memory (shared copy-on-write) and reports "up" at once. Loaded in the pool process instead, a
+    cold disk made each replacement miss the pool's 4 s start-up deadline and be killed, for ever.
+    One torch thread first: no thread pool exists before the fork for the children to inherit half-made.
+    """
     embeddings.use_one_thread()
     embeddings.model()
+
+
+@worker_process_init.connect
+def prepare_worker_process(**kwargs: Any) -> None:
+    """Each pool process keeps torch to one thread: the processes share the cores."""
+    embeddings.use_one_thread()

@@ -168,33 +168,47 @@ def test_a_worker_killed_mid_verification_is_redelivered_and_the_answer_verified
     assert verdict["status"] == "done"
 
 
-def test_a_pool_process_killed_mid_verification_is_replaced_and_the_task_run_again(
+def test_a_pool_process_killed_mid_verification_is_replaced_at_once_even_when_loading_the_model_is_slow(
     own_redis: EmbeddedRedis, hanging_juror: FakeMessagesAPI
 ) -> None:
     """`make run`'s worker uses a prefork pool: when a pool process dies (say, the OOM killer), the worker
-    gives its unacknowledged task back to the queue (reject_on_worker_lost) and a new pool process runs it."""
+    gives its unacknowledged task back to the queue (reject_on_worker_lost) and a new pool process runs it.
+
+    Loading the model takes 10 s here, as on a machine whose disk cache is cold: longer than the 4 s the pool
+    gives a new process to report that it is up. The replacement must not have to load it again."""
     site_env = {"REDIS_URL": own_redis.url}
     site = Site(site_env, name="pool-fault").start()
     worker = Worker(
         {**site_env, "GROUNDWORK_TEST_FAKE_CLAUDE_URL": hanging_juror.base_url},
         name="pool",
         pool="prefork",
+        app="tests.slow_model_worker:app",
     )
     try:
         worker.start()
         answer_id = ask_until_judging(site, hanging_juror)
 
-        [pool_process] = worker.pool_processes()
-        os.kill(pool_process, signal.SIGKILL)
+        [killed] = worker.pool_processes()
+        os.kill(killed, signal.SIGKILL)
         wait_for(lambda: status_of(answer_id) == "done", seconds=90)
+        [replacement] = worker.pool_processes()
+        # Later answers are verified too, by the same replacement.
+        _, later, _ = post_json(f"{site.url}/api/ask", {"question": QUESTIONS[1]})
+        wait_for(lambda: status_of(later["answer_id"]) == "done", seconds=60)
+        survivors = worker.pool_processes()
     finally:
         worker.stop()
         site.stop()
 
-    assert "WorkerLostError" in worker.log.read_text()
+    log = worker.log.read_text()
+    assert "WorkerLostError" in log
+    assert "Timed out waiting for UP message" not in log
+    assert replacement != killed and survivors == [replacement]
     assert_verified_once(answer_id)
     assert Verification.objects.get(answer_id=answer_id).attempts == 2
-    assert juror_calls(hanging_juror) == 2
+    assert_verified_once(later["answer_id"])
+    assert Verification.objects.get(answer_id=later["answer_id"]).attempts == 1
+    assert juror_calls(hanging_juror) == 3  # the killed run, its redelivery, the later answer
 
 
 def test_with_redis_stopped_readers_still_get_answers_and_every_one_is_verified_once_redis_is_back(
