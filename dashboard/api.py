@@ -10,11 +10,18 @@ from ninja.errors import HttpError
 
 from dashboard.asking import ask
 from dashboard.permissions import may_ask
-from dashboard.presenters import answer_payload, checked_payload, passage_url, verification_payload
+from dashboard.presenters import (
+    answer_payload,
+    checked_payload,
+    health_payload,
+    passage_url,
+    verification_payload,
+)
 from dashboard.ratelimit import RATE_LIMITED, rate_limited, retry_after
 from garden import selectors
 from garden.answering import QuestionError
 from garden.models import Answer
+from verifier.health import health_check
 from verifier.selectors import verification_for_answer
 from verifier.services import CheckError, garden_check
 
@@ -164,6 +171,19 @@ class VerdictOut(Schema):
     claims: list[ClaimOut]
 
 
+class HealthOut(Schema):
+    status: str = Field(
+        description="ok; degraded: verdicts are held up (see problems); down: questions cannot be answered."
+    )
+    database: str = Field(description="ok or down")
+    redis: str = Field(description="ok or down (Celery's broker)")
+    workers_seen: int = Field(description="Celery workers that reported themselves alive in the last minute.")
+    waiting: int = Field(description="Verifications pending or running.")
+    stuck: int = Field(description="Of those, how many have waited longer than the requeue window.")
+    oldest_waiting_seconds: float | None = Field(description="Age of the oldest verification still waiting.")
+    problems: list[str] = Field(description="Each problem in words, for operators.")
+
+
 class CheckIn(Schema):
     text: str = Field(
         description="Any text to fact-check against the garden, up to 10,000 characters.",
@@ -273,3 +293,11 @@ def api_check(request: HttpRequest, payload: CheckIn, response: HttpResponse) ->
         for n, c in enumerate(chunks, start=1)
     ]
     return Status(200, checked_payload(checked, sources))
+
+
+@api.get("/health", response={200: HealthOut, 503: HealthOut}, summary="Whether answers are being verified")
+def api_health(request: HttpRequest) -> Status[dict[str, Any]]:
+    """The database, Redis, the workers seen in the last minute and the age of the oldest waiting
+    verification; 503 when the database is down, 200 otherwise (with `status` degraded when verdicts wait)."""
+    health = health_check()
+    return Status(503 if health.status == "down" else 200, health_payload(health))

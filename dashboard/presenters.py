@@ -1,4 +1,4 @@
-"""The JSON shape of an answer, shared by the API and the `ask` command."""
+"""The JSON shapes of answers, verdicts and health, shared by the API and the commands."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 from django.urls import reverse
 
 from garden.models import Answer
+from verifier.health import Health
 from verifier.models import Verification
 from verifier.selectors import verdict_summary
 from verifier.services import Checked
@@ -161,4 +162,18 @@ def checked_payload(checked: Checked, sources: list[dict[str, Any]]) -> dict[str
             for claim, vote in zip(claims, checked.outcome.finals, strict=True)
         ],
         "sources": sources,
+    }
+
+
+def health_payload(health: Health) -> dict[str, Any]:
+    oldest = health.oldest_waiting
+    return {
+        "status": health.status,
+        "database": "ok" if health.database else "down",
+        "redis": "ok" if health.redis else "down",
+        "workers_seen": len(health.workers),
+        "waiting": health.waiting,
+        "stuck": health.stuck,
+        "oldest_waiting_seconds": round(oldest.total_seconds(), 1) if oldest is not None else None,
+        "problems": health.problems,
     }

@@ -5,11 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from celery import Task, shared_task
-from celery.signals import worker_init, worker_process_init, worker_ready
+from celery.signals import worker_init, worker_process_init, worker_ready, worker_shutdown
 from django.db import InterfaceError, OperationalError
 
 from garden import embeddings
 from verifier import services, verify_all
+from verifier.health import Heartbeat
+
+_heartbeat: Heartbeat | None = None
 
 
 @shared_task(
@@ -51,6 +54,20 @@ def requeue_pending_verifications() -> int:
 def requeue_pending(**kwargs: Any) -> None:
     """A worker coming up queues again what was left pending, e.g. while the broker was away."""
     services.verifications_requeue()
+
+
+@worker_ready.connect
+def start_heartbeat(sender: Any, **kwargs: Any) -> None:
+    """The worker tells `/api/health` and the operators' logs that it is alive, every few seconds."""
+    global _heartbeat
+    _heartbeat = Heartbeat(sender.hostname)
+    _heartbeat.start()
+
+
+@worker_shutdown.connect
+def stop_heartbeat(**kwargs: Any) -> None:
+    if _heartbeat is not None:
+        _heartbeat.stop()
 
 
 @worker_init.connect

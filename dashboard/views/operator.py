@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from dashboard.charts import line_chart
 from dashboard.permissions import role_required
 from dashboard.views.htmx import HtmxHttpRequest, query_date
+from verifier.health import health_check
 from verifier.logs import LogFilters, alerts, answers_logged, spend_today
 from verifier.models import RunStatus, Severity, Verdict, VerifyRun
 from verifier.roles import RUN_VERIFY_ALL, VIEW_LOGS
@@ -118,6 +119,7 @@ def logs_page(request: HtmxHttpRequest) -> HttpResponse:
             "answers": answers_logged(filters)[:100],
             "filters": filters,
             "alerts": alerts(),
+            "health": health_check(),
             "spend": spend_today(),
             "verdicts": Verdict.choices,
             "severities": Severity.choices,
