@@ -29,7 +29,7 @@ from tests.fakes.messages_api import Behaviour, FakeMessagesAPI, delay, reply_to
 from verifier.judges.claude import TOOL_NAME
 from verifier.models import Claim, Verification, VerificationStatus, Vote
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 # Transactional tests start from an empty database: these tests bring the one article their questions need.
 ARTICLE = (
@@ -236,8 +236,9 @@ def test_with_redis_stopped_readers_still_get_answers_and_every_one_is_verified_
             assert code == 200 and not asked["refused"] and asked["answer"]
             answer_ids.append(asked["answer_id"])
             waits.append(seconds)
-        # Answers are not held up waiting for the broker (it was ~19 s each, then ~2 s of connection retries).
-        assert statistics.median(waits) < usual + 1.0, (waits, usual)
+        # Answers are not held up waiting for the broker (it was ~19 s each, then ~2 s of connection retries):
+        # within a few times the usual answer's time measured in this run, so a busy machine moves both.
+        assert statistics.median(waits) < 3 * usual + 1.0, (waits, usual)
         page = get_text(f"{site.url}/answers/{answer_ids[0]}/")
         assert "Waiting for the judge" in page
         assert json.loads(get_text(f"{site.url}/api/answers/{answer_ids[0]}/verdict"))["status"] == "pending"

@@ -10,6 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 import anthropic
+import anthropic._base_client
 import pytest
 
 from garden.claude import (
@@ -66,6 +67,24 @@ def ask(config: ClaudeConfig, **overrides: Any) -> ClaudeReply:
     }
     arguments.update(overrides)
     return call_claude(config, **arguments)
+
+
+class RetrySleeps(list[float]):
+    """Stands in for the SDK's `time` module: records the waits between attempts instead of sleeping them,
+    so the tests read how long the client chose to wait, whatever the machine's speed."""
+
+    def sleep(self, seconds: float) -> None:
+        self.append(seconds)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+
+@pytest.fixture
+def retry_sleeps(monkeypatch: pytest.MonkeyPatch) -> RetrySleeps:
+    sleeps = RetrySleeps()
+    monkeypatch.setattr(anthropic._base_client, "time", sleeps)
+    return sleeps
 
 
 def unused_local_url() -> str:
@@ -138,36 +157,36 @@ def test_fake_rejects_sampling_parameters_like_the_real_api(fake_messages_api: F
         )
 
 
-def test_rate_limit_twice_then_success_honours_retry_after(fake_messages_api: FakeMessagesAPI) -> None:
+def test_rate_limit_twice_then_success_honours_retry_after(
+    fake_messages_api: FakeMessagesAPI, retry_sleeps: RetrySleeps
+) -> None:
     fake_messages_api.status(429, headers={"retry-after-ms": "20"})
     fake_messages_api.status(429, headers={"retry-after-ms": "20"})
     fake_messages_api.reply_text("Third time lucky.")
 
-    started = time.monotonic()
     reply = ask(make_config(fake_messages_api, max_retries=2))
-    elapsed = time.monotonic() - started
 
     assert reply.text == "Third time lucky."
     assert fake_messages_api.request_count == 3
-    # Exponential backoff alone would have slept at least 0.375 s + 0.75 s.
-    assert elapsed < 1.0
+    # The 20 ms the server asked for, where exponential backoff would have waited 0.375-0.5 s, then 0.75-1 s.
+    assert list(retry_sleeps) == [pytest.approx(0.02), pytest.approx(0.02)]
     retry_counts = [request["headers"]["x-stainless-retry-count"] for request in fake_messages_api.requests]
     assert retry_counts == ["0", "1", "2"]
 
 
 def test_rate_limit_every_time_gives_rate_limited_after_all_attempts(
-    fake_messages_api: FakeMessagesAPI,
+    fake_messages_api: FakeMessagesAPI, retry_sleeps: RetrySleeps
 ) -> None:
     # retry-after: 0 is not a usable wait, so the SDK falls back to exponential backoff.
     fake_messages_api.set_default(status(429, headers={"retry-after": "0"}))
 
-    started = time.monotonic()
     error = fail(make_config(fake_messages_api, max_retries=2))
-    elapsed = time.monotonic() - started
 
     assert error.kind == "rate_limited"
     assert fake_messages_api.request_count == 3
-    assert elapsed >= 1.0
+    # Backoff of 0.5 s, then 1 s, each less up to 25 % jitter.
+    assert len(retry_sleeps) == 2
+    assert 0.375 <= retry_sleeps[0] <= 0.5 and 0.75 <= retry_sleeps[1] <= 1.0
     assert error.message == RATE_LIMITED_MESSAGE
     assert str(error) == RATE_LIMITED_MESSAGE
     assert error.retryable
@@ -177,13 +196,14 @@ def test_rate_limit_every_time_gives_rate_limited_after_all_attempts(
     assert "3 attempt(s)" in error.detail
 
 
-def test_retry_after_beyond_the_limit_fails_at_once(fake_messages_api: FakeMessagesAPI) -> None:
+def test_retry_after_beyond_the_limit_fails_at_once(
+    fake_messages_api: FakeMessagesAPI, retry_sleeps: RetrySleeps
+) -> None:
     fake_messages_api.set_default(status(429, headers={"retry-after": "3600"}))
 
-    started = time.monotonic()
     error = fail(make_config(fake_messages_api, max_retries=2, max_retry_wait_seconds=60))
 
-    assert time.monotonic() - started < 2
+    assert retry_sleeps == []  # no wait at all, let alone the hour asked for
     assert error.kind == "rate_limited"
     assert fake_messages_api.request_count == 1
     assert "3600" in error.detail
@@ -231,8 +251,10 @@ def test_client_errors_are_not_retried(
     assert fake_messages_api.request_count == 1
 
 
-def test_slow_reply_times_out_and_is_retried(fake_messages_api: FakeMessagesAPI) -> None:
-    fake_messages_api.set_default(delay(3))
+def test_slow_reply_times_out_and_is_retried(
+    fake_messages_api: FakeMessagesAPI, retry_sleeps: RetrySleeps
+) -> None:
+    fake_messages_api.set_default(delay(60))
 
     started = time.monotonic()
     error = fail(make_config(fake_messages_api, timeout_seconds=0.5, max_retries=1))
@@ -240,7 +262,9 @@ def test_slow_reply_times_out_and_is_retried(fake_messages_api: FakeMessagesAPI)
     assert error.kind == "timeout"
     assert error.message == TIMEOUT_MESSAGE
     assert fake_messages_api.request_count == 2
-    assert time.monotonic() - started < 2.9
+    assert len(retry_sleeps) == 1
+    # Both attempts were cut off at the timeout: waiting for the reply would have taken a minute each.
+    assert time.monotonic() - started < 60
 
 
 def test_unreachable_server_is_a_connection_error() -> None:

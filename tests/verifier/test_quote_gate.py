@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import pytest
+from rapidfuzz import fuzz
 
 from verifier.judges.local import Source, Vote
 from verifier.quote_gate import QUOTE_NOT_FOUND, check_quote, gate_vote
@@ -117,14 +119,28 @@ def test_an_unverified_vote_passes_unchanged() -> None:
     assert gate_vote(original, SOURCES) is original
 
 
-def test_the_gate_is_fast() -> None:
+def test_the_gate_costs_a_few_fuzzy_scans_per_vote() -> None:
+    """Timed against rapidfuzz's own scan of the same quotes in the same run (best of five, so another
+    process's burst does not count): the gate's work is a small multiple of one scan per vote (about 12x here),
+    not a scan per window, whatever the machine's speed."""
     texts = [
         f"Article {n}. " + " ".join(f"word{n}x{i} stands for item {i}." for i in range(30)) for n in range(8)
     ]
     sources = {n: Source(n, text[:600]) for n, text in enumerate(texts)}
-    votes = [vote("verified", sources[n].text[200:280].replace("item", "iten", 1), n) for n in sources]
-    started = time.perf_counter()
-    gated = [gate_vote(v, sources) for v in votes]
-    elapsed = time.perf_counter() - started
-    assert all(g.status == "verified" for g in gated)
-    assert elapsed < 0.05
+    quotes = {n: sources[n].text[200:280].replace("item", "iten", 1) for n in sources}
+    votes = [vote("verified", quote, n) for n, quote in quotes.items()]
+
+    def best_of_five(work: Callable[[], object]) -> float:
+        timings = []
+        for _ in range(5):
+            started = time.perf_counter()
+            work()
+            timings.append(time.perf_counter() - started)
+        return min(timings)
+
+    gate = best_of_five(lambda: [gate_vote(v, sources) for v in votes])
+    scan = best_of_five(
+        lambda: [fuzz.partial_ratio_alignment(quote, sources[n].text) for n, quote in quotes.items()]
+    )
+    assert all(gate_vote(v, sources).status == "verified" for v in votes)
+    assert gate < 100 * scan, (gate, scan)
