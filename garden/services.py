@@ -193,10 +193,14 @@ def garden_import(
         if on_start:
             on_start(len(texts))
         embed_began = time.perf_counter()
-        vectors: list[list[float]] = []
-        for start in range(0, len(texts), embeddings.BATCH_SIZE):
-            batch = texts[start : start + embeddings.BATCH_SIZE]
-            vectors.extend(embeddings.embed(batch).tolist())
+        vectors: list[list[float]] = [[] for _ in texts]
+        # Batches of texts of like length: a batch is padded to its longest text, so mixed lengths cost twice
+        # the time (the sample garden: 12 s against 7 s).
+        by_length = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(by_length), embeddings.BATCH_SIZE):
+            batch = by_length[start : start + embeddings.BATCH_SIZE]
+            for i, vector in zip(batch, embeddings.embed([texts[i] for i in batch]).tolist(), strict=True):
+                vectors[i] = vector
             if on_progress:
                 on_progress(len(batch))
         report.embed_seconds += time.perf_counter() - embed_began
