@@ -4,13 +4,17 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench load eval calibrate install browser clean
+.PHONY: run test check bench load eval calibrate install browser clean
 
 run: $(STAMP)
 	$(PY) -m config.devstack run
 
 test: $(STAMP) browser
 	$(PY) -m config.devstack test
+
+# The quick loop while developing: ruff, mypy and the tests not marked slow (browser, e2e, faults, stress, fuzz).
+check: $(STAMP)
+	$(PY) -m config.devstack test -m "not slow"
 
 bench: $(STAMP)
 	$(PY) -m config.devstack exec -- python manage.py bench

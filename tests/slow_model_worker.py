@@ -28,4 +28,4 @@ def _slow_load() -> SentenceTransformer:
     return _load()
 
 
-embeddings._model = _slow_load  # type: ignore[misc]
+embeddings._model = _slow_load

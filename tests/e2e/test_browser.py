@@ -11,7 +11,7 @@ from tests.e2e.conftest import screenshot
 from tests.factories import answer_for
 from verifier.services import verification_create, verification_run
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 WIDTHS = {"desktop": 1200, "phone": 390}
 STATUS_LABELS = {"Verified", "Inferred", "Unverified", "Outdated", "Misattributed", "Contradicted"}

@@ -8,7 +8,7 @@ from django.db import connection
 
 from config.devstack import RUN_DIR, EmbeddedPostgres
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
 def get(url: str) -> int:

@@ -8,6 +8,8 @@ from hypothesis import HealthCheck, settings
 
 from config.wsgi import application
 
+pytestmark = pytest.mark.slow
+
 schema = schemathesis.openapi.from_wsgi("/api/openapi.json", application)
 
 

@@ -15,6 +15,8 @@ from django.db.models import Count, Q
 from config.database import current_database_url
 from garden.models import Article
 
+pytestmark = pytest.mark.slow
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 WORDS = [
     "signal",

@@ -18,6 +18,7 @@ from verifier.verdict import LABEL_UNAVAILABLE
 pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.slow  # real backoff between real retries, and replies timed out: about 12 s in all
 @pytest.mark.parametrize(
     ("fault", "kind", "calls"),
     [
