@@ -49,6 +49,13 @@ class Article(models.Model):
 
     slug = models.SlugField(max_length=200, unique=True)
     title = models.CharField(max_length=300)
+    path = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text="Where the note lives in its garden, without .md: 'Sync/Security'.",
+    )
+    aliases = ArrayField(models.CharField(max_length=300), default=list, blank=True)
+    tags = ArrayField(models.CharField(max_length=200), default=list, blank=True)
     topics = models.ManyToManyField(Topic, related_name="articles", blank=True)
     themes = models.ManyToManyField(Theme, related_name="articles", blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -140,7 +147,8 @@ class Chunk(models.Model):
 
 
 class Link(models.Model):
-    """A `[[wikilink]]` from one article to another (the target may not exist yet)."""
+    """A link from one article to another: one row per target, however many times and ways the note links to
+    it. With no target it is a red link (the note it names is not in the garden, or not yet)."""
 
     source = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="links_out")
     target_slug = models.SlugField(max_length=200)
@@ -148,6 +156,12 @@ class Link(models.Model):
         Article, on_delete=models.SET_NULL, null=True, blank=True, related_name="links_in"
     )
     text = models.CharField(max_length=300, blank=True)
+    written = ArrayField(
+        models.CharField(max_length=500),
+        default=list,
+        blank=True,
+        help_text="The targets as the note writes them (lower case, no .md): how its page finds the link.",
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["source", "target_slug"], name="unique_link")]

@@ -45,5 +45,15 @@ def revision_chunks(revision: ArticleRevision) -> QuerySet[Chunk]:
     return revision.chunks.order_by("ordinal")
 
 
+def article_links(article: Article) -> dict[str, str | None]:
+    """Each target the article's note writes (lower case, no .md) -> the URL of the article it resolved to,
+    or None for a red link (a note the garden does not have)."""
+    return {
+        written: link.target.get_absolute_url() if link.target else None
+        for link in article.links_out.select_related("target")
+        for written in link.written
+    }
+
+
 def article_backlinks(article: Article) -> QuerySet[Article]:
     return Article.objects.filter(links_out__target=article).distinct().order_by("title")

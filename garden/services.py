@@ -23,6 +23,7 @@ from garden.importer import (
     read_vocabulary,
     slugify,
 )
+from garden.links import LinkResolver, Note, red_link_slug
 from garden.models import Article, ArticleRevision, Chunk, Link, Theme, Topic
 
 Progress = Callable[[int], None]
@@ -36,6 +37,8 @@ class ImportReport:
     chunks: int = 0
     embed_seconds: float = 0.0
     seconds: float = 0.0
+    private: int = 0  # notes left out by their front matter (publish: false, draft: true, private: true)
+    red_links: int = 0  # links, across the garden, to notes it does not have
     failures: list[tuple[str, str]] = field(default_factory=list)
 
     @property
@@ -43,11 +46,59 @@ class ImportReport:
         return self.chunks / self.seconds if self.seconds else 0.0
 
 
+@dataclass(frozen=True)
+class _ResolvedLink:
+    target_slug: str
+    exists: bool
+    text: str
+    written: tuple[str, ...]
+
+
 @dataclass
 class _Pending:
     parsed: ParsedArticle
     spans: list[tuple[int, int]]
     vectors: list[list[float]] = field(default_factory=list)
+    links: list[_ResolvedLink] = field(default_factory=list)
+
+
+def _links_resolve(parsed: ParsedArticle, resolver: LinkResolver) -> list[_ResolvedLink]:
+    """The note's links, one per target however often and however it is written."""
+    by_target: dict[str, tuple[bool, str, list[str]]] = {}
+    for link in parsed.links:
+        note = resolver.resolve(link, from_path=parsed.relative_path or parsed.slug)
+        slug = note.slug if note is not None else red_link_slug(link)
+        written = by_target.setdefault(slug, (note is not None, link.text, []))[2]
+        if link.key not in written:
+            written.append(link.key)
+    return [
+        _ResolvedLink(slug, exists, text, tuple(written))
+        for slug, (exists, text, written) in by_target.items()
+    ]
+
+
+def _resolver(parsed: list[ParsedArticle]) -> LinkResolver:
+    """Every note a link may name: the garden's articles, with this import's notes as they are now."""
+    notes = {
+        slug: Note(slug, path or slug, tuple(aliases))
+        for slug, path, aliases in Article.objects.values_list("slug", "path", "aliases")
+    }
+    notes.update({p.slug: Note(p.slug, p.relative_path or p.slug, p.aliases) for p in parsed})
+    return LinkResolver(notes.values())
+
+
+def _red_links_resolve(resolver: LinkResolver) -> None:
+    """Red links whose note has now arrived point to it."""
+    for link in Link.objects.filter(target__isnull=True):
+        note = next(filter(None, (resolver.wikilink(key) for key in link.written)), None)
+        if note is None:
+            continue
+        target = Article.objects.filter(slug=note.slug).first()
+        if (
+            target is not None
+            and not Link.objects.filter(source=link.source_id, target_slug=note.slug).exists()
+        ):
+            Link.objects.filter(pk=link.pk).update(target=target, target_slug=note.slug)
 
 
 def _embedding_input(title: str, text: str) -> str:
@@ -90,6 +141,9 @@ def _article_write(pending: _Pending) -> bool:
     parsed = pending.parsed
     article, created = Article.objects.get_or_create(slug=parsed.slug, defaults={"title": parsed.title})
     article.title = parsed.title
+    article.path = parsed.relative_path
+    article.aliases = list(parsed.aliases)
+    article.tags = list(parsed.tags)
     article.save()
     topics = [
         Topic.objects.get_or_create(slug=s, defaults={"title": s.replace("-", " ").title()})[0]
@@ -120,11 +174,12 @@ def _article_write(pending: _Pending) -> bool:
     Link.objects.bulk_create(
         Link(
             source=article,
-            target_slug=slug,
-            text=text[:300],
-            target=Article.objects.filter(slug=slug).first(),
+            target_slug=link.target_slug,
+            text=link.text[:300],
+            target=Article.objects.filter(slug=link.target_slug).first() if link.exists else None,
+            written=list(link.written),
         )
-        for slug, text in parsed.links
+        for link in pending.links
     )
     Link.objects.filter(target_slug=article.slug, target__isnull=True).update(target=article)
     return created
@@ -178,15 +233,27 @@ def garden_import(
             vocabulary_apply(read_vocabulary(folder))
         except ArticleFileError as error:
             report.failures.append((str(folder), str(error)))
-        pending: list[_Pending] = []
+        notes: dict[str, ParsedArticle] = {}
         for path in article_files(folder):
             try:
-                parsed = parse_article_file(path)
+                parsed = parse_article_file(path, root=folder if folder.is_dir() else None)
             except ArticleFileError as error:
                 report.failures.append((str(path), str(error)))
                 continue
+            if parsed.private:
+                report.private += 1
+                continue
+            if parsed.slug in notes:
+                other = notes[parsed.slug].path
+                report.failures.append((str(path), f"its slug '{parsed.slug}' is already that of {other}"))
+                continue
+            notes[parsed.slug] = parsed
+        resolver = _resolver(list(notes.values()))
+        pending: list[_Pending] = []
+        for parsed in notes.values():
             if _needs_revision(parsed):
-                pending.append(_Pending(parsed, [(s.start, s.end) for s in chunk_spans(parsed.body)]))
+                spans = [(s.start, s.end) for s in chunk_spans(parsed.body)]
+                pending.append(_Pending(parsed, spans, links=_links_resolve(parsed, resolver)))
             else:
                 report.unchanged += 1
         texts = [_embedding_input(p.parsed.title, p.parsed.body[a:b]) for p in pending for a, b in p.spans]
@@ -213,5 +280,7 @@ def garden_import(
             else:
                 report.revised += 1
             report.chunks += len(item.spans)
+        _red_links_resolve(resolver)
+    report.red_links = Link.objects.filter(target__isnull=True).count()
     report.seconds = time.perf_counter() - began
     return report

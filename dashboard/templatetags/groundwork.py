@@ -44,8 +44,9 @@ def link_citations(answer: Answer, escaped: str) -> SafeString:
 
 
 @register.filter
-def markdown(text: str) -> SafeString:
-    return render_markdown(text)
+def markdown(text: str, links: dict[str, str | None] | None = None) -> SafeString:
+    """Article Markdown as safe HTML; `links` (from `article_links`) sends each link where it resolved."""
+    return render_markdown(text, links)
 
 
 @register.filter

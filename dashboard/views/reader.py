@@ -96,6 +96,7 @@ def article_page(request: HttpRequest, slug: str) -> HttpResponse:
             "chunks": selectors.revision_chunks(revision),
             "revisions": article.revisions.all(),
             "backlinks": selectors.article_backlinks(article),
+            "links": selectors.article_links(article),
         },
     )
 

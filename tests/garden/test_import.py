@@ -87,6 +87,7 @@ def test_bad_files_are_reported_by_name_and_reason_while_the_rest_import(tmp_pat
             "broken-yaml.md": "---\ntitle: [unclosed\n---\nBody text.\n",
             "latin1.md": "---\ntitle: Café\n---\nCaf\xe9 au lait.\n".encode("latin-1"),
             "empty-body.md": "---\ntitle: Nothing here\n---\n\n",
+            "bad-date.md": "---\ndate: last spring\n---\nSome text.\n",
             "no-title.md": "---\ntopics: [x]\n---\nSome text.\n",
         },
     )
@@ -96,9 +97,11 @@ def test_bad_files_are_reported_by_name_and_reason_while_the_rest_import(tmp_pat
     assert "broken-yaml.md: front matter is not valid YAML" in errors
     assert "latin1.md: not valid UTF-8" in errors
     assert "empty-body.md: the article has no body" in errors
-    assert "no-title.md: front matter has no 'title'" in errors
+    assert "bad-date.md: front matter field 'date' is not an ISO date" in errors
     assert Article.objects.filter(slug="quarry-siding").exists()
-    assert not Article.objects.filter(slug__in=["broken-yaml", "latin1", "empty-body", "no-title"]).exists()
+    assert not Article.objects.filter(slug__in=["broken-yaml", "latin1", "empty-body", "bad-date"]).exists()
+    # A note without a title is no longer an error: it is titled by its file name.
+    assert Article.objects.get(slug="no-title").title == "no-title"
 
 
 def test_a_missing_folder_is_a_clear_error(tmp_path):

@@ -13,7 +13,7 @@ from garden.services import garden_import
 
 
 class Command(BaseCommand):
-    help = "Import Markdown articles (YAML front matter) from one or more folders; a changed file gets a new revision."
+    help = "Import gardens of Markdown notes (an Obsidian vault, a docs/ tree, a folder), in order; a changed note gets a new revision."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
@@ -50,6 +50,14 @@ class Command(BaseCommand):
             f"Imported {report.created} new and {report.revised} revised articles, {report.unchanged} unchanged; "
             f"{report.chunks} chunks in {report.seconds:.1f}s ({report.chunks_per_second:.1f} chunks/s)."
         )
+        if report.private:
+            self.stdout.write(
+                f"Left out {report.private} private note(s) (publish: false, draft or private)."
+            )
+        if report.red_links:
+            self.stdout.write(
+                f"{report.red_links} link(s) point to notes that are not in the garden (red links)."
+            )
         for name, reason in report.failures:
             self.stderr.write(f"FAILED {name}: {reason}")
         if report.failures:

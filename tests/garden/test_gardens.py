@@ -1,0 +1,213 @@
+"""Gardens as people keep them: notes without front matter, folders, aliases and tags, links written every way
+an editor writes them, red links, and notes that must stay private."""
+
+import datetime
+import os
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from garden.models import Article, Chunk, Link
+from garden.selectors import article_backlinks
+
+pytestmark = pytest.mark.django_db
+
+VAULT = {
+    "Varroa treatment.md": """---
+aliases: [Mite plan, mites]
+tags: [bees, health]
+created: 2024-03-01T09:30
+---
+# Treating hives for varroa
+
+The cooperative treats every hive with oxalic acid in the first week of December. #bees/health
+
+See [[Hive calendar]] and [[hive CALENDAR|the calendar]] again, and [[Swarm rules#^swarm-rule]].
+""",
+    "Bees/Hive calendar.md": """The hive calendar starts with the spring inspection on 15 March.
+Treatment is in December: [[Mite plan]], and [[Varroa treatment#Dosage|the dosage]].
+""",
+    "Bees/Swarm rules.md": """---
+title: Swarm rules
+updated: 2025-06-02
+---
+A swarm is collected within two hours of the first call. ^swarm-rule
+
+[[Pruning calendar]] is not written yet.
+""",
+    "Sync/Security and privacy.md": "# Security of the shared drive\n\nThe shared drive syncs every 15 minutes.\n",
+    "Publish/Security and privacy.md": (
+        "The public website shows no member's address. Read the [drive note](../Sync/Security%20and%20privacy.md)."
+    ),
+    "Orchard/Apples.md": "We grow 14 apple varieties, see [[Orchard/Pears]] and [the pears](Pears.md#grafting).",
+    "Orchard/Pears.md": "Nine pear trees grow along the east hedge.",
+    "Pears.md": "A root note called Pears that the orchard's folder links must not pick.",
+}
+
+PRIVATE = {
+    "Unpublished.md": "---\npublish: false\n---\nZEPHYRCODE 101 the gate code is 4471.\n",
+    "Draft.md": "---\ndraft: true\n---\nZEPHYRCODE 102 a draft plan.\n",
+    "Secret.md": "---\nprivate: yes\n---\nZEPHYRCODE 103 a private note.\n",
+    ".obsidian/workspace.md": "ZEPHYRCODE 104 the editor's settings.\n",
+    ".trash/Old note.md": "ZEPHYRCODE 105 a deleted note.\n",
+    "templates/Daily template.md": "ZEPHYRCODE 106 a template.\n",
+    "node_modules/pkg/README.md": "ZEPHYRCODE 107 a package.\n",
+    "Drafts/Unfinished plan.md": "ZEPHYRCODE 108 ignored by the folder rule.\n",
+    "Membership/Committee pay.secret.md": "ZEPHYRCODE 109 ignored by the pattern.\n",
+    ".gardenignore": "# private folders\nDrafts/\n*.secret.md\n",
+}
+
+
+def write(folder: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def vault(tmp_path: Path, capsys) -> tuple[Path, str]:
+    folder = write(tmp_path / "vault", VAULT)
+    call_command("import_garden", str(folder), "--no-progress")
+    return folder, capsys.readouterr().out
+
+
+def article(path: str) -> Article:
+    return Article.objects.get(path=path)
+
+
+def date_of(path: str) -> datetime.date | None:
+    revision = article(path).current_revision
+    assert revision is not None
+    return revision.date
+
+
+def test_every_note_imports_with_a_title_from_its_front_matter_heading_or_file_name(vault):
+    assert article("Varroa treatment").title == "Treating hives for varroa"  # the first '# ' heading
+    assert article("Bees/Swarm rules").title == "Swarm rules"  # front matter
+    assert article("Bees/Hive calendar").title == "Hive calendar"  # the file name, spaces kept
+    assert article("Sync/Security and privacy").title == "Security of the shared drive"
+    assert article("Publish/Security and privacy").title == "Security and privacy"
+
+
+def test_notes_of_one_name_in_two_folders_are_two_articles_and_slugs_stay_put(vault, capsys):
+    folder, _ = vault
+    slugs = {a.path: a.slug for a in Article.objects.all()}
+    assert slugs["Sync/Security and privacy"] == "sync-security-and-privacy"
+    assert slugs["Publish/Security and privacy"] == "publish-security-and-privacy"
+
+    call_command("import_garden", str(folder), "--no-progress")
+
+    assert {a.path: a.slug for a in Article.objects.all()} == slugs
+    assert f"{len(VAULT)} unchanged" in capsys.readouterr().out
+
+
+def test_aliases_tags_and_dates_are_kept(vault):
+    varroa = article("Varroa treatment")
+    assert varroa.aliases == ["Mite plan", "mites"]
+    assert varroa.tags == ["bees", "health", "bees/health"]
+    assert date_of("Varroa treatment") == datetime.date(2024, 3, 1)  # `created`
+    assert date_of("Bees/Swarm rules") == datetime.date(2025, 6, 2)  # `updated`
+
+
+def test_a_note_without_dates_takes_its_file_modification_date(tmp_path):
+    note = write(tmp_path / "g", {"Plain.md": "Just a plain note about hedges."}) / "Plain.md"
+    os.utime(note, (0, datetime.datetime(2023, 5, 17, 12, tzinfo=datetime.UTC).timestamp()))
+    call_command("import_garden", str(note.parent), "--no-progress")
+    assert date_of("Plain") == datetime.date(2023, 5, 17)
+
+
+def test_links_resolve_as_editors_write_them_and_two_links_to_one_note_are_one_link(vault):
+    varroa, calendar = article("Varroa treatment"), article("Bees/Hive calendar")
+    # '[[Hive calendar]]' and '[[hive CALENDAR|the calendar]]': one link, by file name, any case.
+    [to_calendar] = Link.objects.filter(source=varroa, target=calendar)
+    assert to_calendar.text == "Hive calendar"
+    assert sorted(to_calendar.written) == ["hive calendar"]
+    # A heading or block anchor still names the note; so does an alias.
+    assert Link.objects.filter(source=varroa, target=article("Bees/Swarm rules")).exists()
+    assert (
+        Link.objects.filter(source=calendar, target=varroa).count() == 1
+    )  # '[[Mite plan]]' and '[[Varroa...]]'
+    # A relative Markdown link with %20, and a folder-qualified wikilink beside a root note of the same name.
+    assert Link.objects.get(source=article("Publish/Security and privacy")).target == article(
+        "Sync/Security and privacy"
+    )
+    apples = article("Orchard/Apples")
+    assert list(Link.objects.filter(source=apples).values_list("target__path", flat=True)) == [
+        "Orchard/Pears"
+    ]
+
+
+def test_the_shortest_path_wins_when_several_notes_share_a_name(vault, tmp_path):
+    write(vault[0], {"Notes.md": "See [[Pears]]."})
+    call_command("import_garden", str(vault[0]), "--no-progress")
+    assert Link.objects.get(source=article("Notes")).target == article("Pears")
+
+
+def test_a_link_to_a_missing_note_is_a_red_link_counted_and_shown(vault, client):
+    _, out = vault
+    red = Link.objects.get(source=article("Bees/Swarm rules"), target__isnull=True)
+    assert red.target_slug == "pruning-calendar"
+    assert "1 link(s) point to notes that are not in the garden" in out
+
+    html = client.get(article("Bees/Swarm rules").get_absolute_url()).content.decode()
+    assert '<span class="red-link" title="No note of this name in the garden">Pruning calendar' in html
+    assert "(missing)" in html
+
+
+def test_a_red_link_turns_into_a_link_when_its_note_arrives(vault):
+    folder, _ = vault
+    write(folder, {"Orchard/Pruning calendar.md": "Pruning is done in February."})
+    call_command("import_garden", str(folder), "--no-progress")
+    red = Link.objects.get(source=article("Bees/Swarm rules"))
+    assert red.target == article("Orchard/Pruning calendar")
+
+
+def test_pages_link_each_form_to_its_note_and_backlinks_list_every_linker(vault, client):
+    varroa = article("Varroa treatment")
+    html = client.get(article("Bees/Hive calendar").get_absolute_url()).content.decode()
+    body, aside = html.split('<aside class="article-aside">')
+    assert body.count(f'href="{varroa.get_absolute_url()}"') == 2  # '[[Mite plan]]' and the anchored link
+    assert f'href="{varroa.get_absolute_url()}"' in aside  # it links here too: "Linked from"
+    html = client.get(article("Publish/Security and privacy").get_absolute_url()).content.decode()
+    assert f'<a href="{article("Sync/Security and privacy").get_absolute_url()}"' in html
+    assert set(article_backlinks(varroa)) == {article("Bees/Hive calendar")}
+    assert set(article_backlinks(article("Bees/Swarm rules"))) == {varroa}
+
+
+def test_private_notes_reach_no_chunk_no_page_and_no_answer(tmp_path, client, capsys):
+    folder = write(tmp_path / "vault", {**VAULT, **PRIVATE})
+    call_command("import_garden", str(folder), "--no-progress")
+    assert "Left out 3 private note(s)" in capsys.readouterr().out
+
+    assert not Chunk.objects.filter(text__contains="ZEPHYRCODE").exists()
+    assert not Article.objects.filter(
+        path__in=["Unpublished", "Draft", "Secret", "Drafts/Unfinished plan"]
+    ).exists()
+    assert "ZEPHYRCODE" not in client.get("/articles/").content.decode()
+    for question in ["What is the ZEPHYRCODE gate code?", "What is the code of the gate?"]:
+        asked = client.post("/api/ask", {"question": question}, "application/json").json()
+        shown = str([asked["answer"], asked["sources"], asked["citations"]])
+        assert "ZEPHYRCODE" not in shown and "4471" not in shown
+
+
+SAMPLE_VAULT = Path(__file__).resolve().parents[2] / "garden" / "sample" / "vault"
+
+
+def test_the_sample_vault_imports_whole(capsys):
+    """An Obsidian vault of 47 notes, 8 of them private, with every convention of a kept garden."""
+    call_command("import_garden", str(SAMPLE_VAULT), "--no-progress")
+    out = capsys.readouterr().out
+
+    paths = set(
+        Article.objects.filter(revisions__source_path__startswith=str(SAMPLE_VAULT)).values_list(
+            "path", flat=True
+        )
+    )
+    assert len(paths) == 39
+    assert {"Sync/Security and privacy", "Publish/Security and privacy", "Daily/2025-06-07"} <= paths
+    assert "Left out 3 private note(s)" in out
+    assert "3 link(s) point to notes that are not in the garden" in out
+    assert not Chunk.objects.filter(text__contains="ZEPHYRCODE").exists()
