@@ -4,18 +4,25 @@ when the note is missing), then the HTML is sanitised so nothing in an article r
 from __future__ import annotations
 
 import re
+import secrets
 from collections.abc import Mapping
 
 import markdown as markdown_lib
 import nh3
 from django.urls import reverse
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from garden.importer import MARKDOWN_LINK, WIKILINK, slugify, written_key
+from garden.importer import ATTACHMENTS, MARKDOWN_LINK, WIKILINK, slugify, written_key
+from garden.selectors import Embedded
 
 # A link to a note the garden does not have is written as a link to this fragment, then shown as a red link.
 _MISSING = "#missing-note"
 _MISSING_LINK = re.compile(r'<a href="#missing-note"[^>]*>(.*?)</a>', re.DOTALL)
+# `> [!note] Title` (or `[!tip]-` folded, `[!info]+` foldable and open) and the quoted lines under it.
+CALLOUT = re.compile(r"^>[ \t]*\[!([\w-]+)\]([+-]?)[ \t]*(.*)\n?((?:>.*(?:\n|$))*)", re.MULTILINE)
+# `![[Note]]`, `![[Note#Heading]]`, `![[picture.png]]`.
+EMBED = re.compile(r"!\[\[([^\]|#]+)(?:#([^\]|]*))?(?:\|[^\]]*)?\]\]")
 RED_LINK = (
     '<span class="red-link" title="No note of this name in the garden">\\1 <small>(missing)</small></span>'
 )
@@ -51,6 +58,61 @@ ALLOWED_TAGS = {
 }
 
 
+def _section(body: str, heading: str | None) -> str:
+    """The part of `body` under `heading` (to the next heading as high or higher), or all of it."""
+    if not heading or heading.startswith("^"):
+        return body
+    lines = body.split("\n")
+    for i, line in enumerate(lines):
+        level = len(line) - len(line.lstrip("#"))
+        if 0 < level <= 6 and line[level:].strip().lower() == heading.strip().lower():
+            end = next(
+                (
+                    j
+                    for j in range(i + 1, len(lines))
+                    if 0 < len(lines[j]) - len(lines[j].lstrip("#")) <= level
+                ),
+                len(lines),
+            )
+            return "\n".join(lines[i + 1 : end])
+    return body
+
+
+def _callout(match: re.Match[str], links: Mapping[str, str | None] | None) -> str:
+    kind, fold, title = match.group(1).lower(), match.group(2), match.group(3).strip()
+    inner = re.sub(r"^>[ \t]?", "", match.group(4), flags=re.MULTILINE)
+    label = format_label(kind, title)
+    body = render_markdown(inner, links)
+    if fold:
+        opened = " open" if fold == "+" else ""
+        return f'<details class="callout callout-{escape(kind)}"{opened}><summary>{label}</summary>{body}</details>'
+    return f'<div class="callout callout-{escape(kind)}" role="note"><p class="callout-title">{label}</p>{body}</div>'
+
+
+def format_label(kind: str, title: str) -> str:
+    name = kind.replace("-", " ").capitalize()
+    return f"<strong>{escape(name)}</strong>" + (
+        f": {escape(title)}" if title and title.lower() != kind else ""
+    )
+
+
+def _embed(match: re.Match[str], embeds: Mapping[str, Embedded] | None) -> str:
+    target, heading = match.group(1).strip(), match.group(2)
+    if ATTACHMENTS.search(target):
+        return f'<p class="embed-missing">Attachment not shown here: {escape(target)}</p>'
+    embedded = (embeds or {}).get(written_key(target))
+    if embedded is None:
+        return f'<p class="embed-missing">Embedded note not in the garden: {escape(target)}</p>'
+    text = render_markdown(_section(embedded.body, heading))
+    title = escape(embedded.title) + (
+        f" › {escape(heading)}" if heading and not heading.startswith("^") else ""
+    )
+    return (
+        f'<aside class="embed"><p class="embed-title">From <a href="{escape(embedded.url)}">{title}</a></p>'
+        f"{text}</aside>"
+    )
+
+
 def _links(text: str, links: Mapping[str, str | None] | None) -> str:
     """Wikilinks and links to `.md` files as Markdown links: to the article each resolved to at import
     (`links`: the note's written targets to URLs, None for a missing note), else by the target's slug."""
@@ -71,8 +133,22 @@ def _links(text: str, links: Mapping[str, str | None] | None) -> str:
     return MARKDOWN_LINK.sub(markdown_link, WIKILINK.sub(wikilink, text))
 
 
-def render_markdown(text: str, links: Mapping[str, str | None] | None = None) -> SafeString:
-    """Markdown to sanitised HTML: raw HTML in the source is escaped as text, never run."""
+def render_markdown(
+    text: str,
+    links: Mapping[str, str | None] | None = None,
+    embeds: Mapping[str, Embedded] | None = None,
+) -> SafeString:
+    """Markdown to sanitised HTML: raw HTML in the source is escaped as text, never run. Callouts become
+    callouts (folded ones a `<details>`), and an embedded note shows its text (`embeds`, one level deep)."""
+    held: list[str] = []
+    marker = f"held{secrets.token_hex(6)}n"  # unguessable, so no text of a note can pose as one
+
+    def hold(html: str) -> str:
+        held.append(html)
+        return f"\n\n{marker}{len(held) - 1}\n\n"
+
+    text = CALLOUT.sub(lambda m: hold(_callout(m, links)), text)
+    text = EMBED.sub(lambda m: hold(_embed(m, embeds)), text)
     converter = markdown_lib.Markdown(extensions=["tables", "sane_lists"])
     # Raw HTML in an article is shown as text: without these two steps Markdown would pass it through.
     converter.preprocessors.deregister("html_block")
@@ -85,4 +161,6 @@ def render_markdown(text: str, links: Mapping[str, str | None] | None = None) ->
         url_schemes={"http", "https"},
         link_rel="noopener noreferrer",
     )
-    return mark_safe(_MISSING_LINK.sub(RED_LINK, clean))
+    clean = _MISSING_LINK.sub(RED_LINK, clean)
+    # Each held block was built from sanitised parts; it goes back where its placeholder paragraph stands.
+    return mark_safe(re.sub(rf"<p>{marker}(\d+)</p>", lambda m: held[int(m.group(1))], clean))

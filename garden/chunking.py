@@ -66,6 +66,7 @@ ABBREVIATIONS = frozenset(
 )
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s+|$)")
 _CITATION_AFTER = re.compile(r"(\s*\[\d+\])+")
+FENCED_CODE = re.compile(r"^[ \t]*(```+|~~~+).*?^[ \t]*\1[ \t]*$", re.DOTALL | re.MULTILINE)
 TARGET_CHUNK_CHARS = 600
 MAX_CHUNK_CHARS = 900
 
@@ -130,13 +131,33 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[Sp
 
 
 def paragraph_spans(text: str) -> list[Span]:
-    """Blocks separated by blank lines."""
-    spans = []
+    """Blocks separated by blank lines; a fenced code block is one block, blank lines and all."""
+    fences = [(m.start(), m.end()) for m in FENCED_CODE.finditer(text)]
+    spans: list[Span] = []
     for match in re.finditer(r"\S(?:.|\n(?![ \t]*\n))*", text):
         span = _trimmed(text, match.start(), match.end())
-        if span:
-            spans.append(span)
+        if span is None:
+            continue
+        inside = next(((a, b) for a, b in fences if a < span.end and span.start < b), None)
+        if inside and spans and spans[-1].end > inside[0]:  # the same code block as the block before
+            spans[-1] = Span(spans[-1].start, max(spans[-1].end, span.end))
+            continue
+        spans.append(span)
     return spans
+
+
+def _is_code(text: str, span: Span) -> bool:
+    line_start = text.rfind("\n", 0, span.start) + 1
+    fence = FENCED_CODE.search(text, line_start)
+    return fence is not None and fence.start() == line_start and fence.end() >= span.end
+
+
+def _is_table(text: str, span: Span) -> bool:
+    return all(line.lstrip().startswith("|") for line in span.of(text).split("\n"))
+
+
+def _line_spans(text: str, span: Span) -> list[Span]:
+    return [Span(span.start + m.start(), span.start + m.end()) for m in re.finditer(r"[^\n]+", span.of(text))]
 
 
 def _is_heading(text: str, span: Span) -> bool:
@@ -146,15 +167,21 @@ def _is_heading(text: str, span: Span) -> bool:
 def chunk_spans(text: str) -> list[Span]:
     """Chunks of about TARGET_CHUNK_CHARS: whole paragraphs merged, a long paragraph split at sentences.
 
-    A heading is never left alone at the end of a chunk: it starts the chunk of the text it heads.
+    A heading is never left alone at the end of a chunk: it starts the chunk of the text it heads. A code
+    block is never cut (however long), and a long table is cut only between rows.
     """
     pieces: list[Span] = []
     for paragraph in paragraph_spans(text):
-        if paragraph.end - paragraph.start <= MAX_CHUNK_CHARS:
+        if paragraph.end - paragraph.start <= MAX_CHUNK_CHARS or _is_code(text, paragraph):
             pieces.append(paragraph)
             continue
         group_start = group_end = None
-        for sentence in sentence_spans(text, paragraph.start, paragraph.end):
+        units = (
+            _line_spans(text, paragraph)
+            if _is_table(text, paragraph)
+            else sentence_spans(text, paragraph.start, paragraph.end)
+        )
+        for sentence in units:
             if (
                 group_start is not None
                 and group_end is not None

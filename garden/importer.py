@@ -20,6 +20,8 @@ from urllib.parse import unquote
 import pathspec
 import yaml
 
+from garden.gardening import editor_markup_removed, page_properties, without_code
+
 GARDEN_FILE = "_garden.yaml"
 IGNORE_FILE = ".gardenignore"  # gitignore syntax, at the garden's root
 # Folders that hold an editor's settings, deleted notes, templates or packages, never notes to publish.
@@ -30,7 +32,6 @@ WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]")
 SLUG = re.compile(r"[^a-z0-9]+")
 FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n?---[ \t]*(?:\n|\Z)", re.DOTALL)
 HEADING_1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
-CODE = re.compile(r"^(```|~~~).*?^\1[ \t]*$|`[^`\n]+`", re.DOTALL | re.MULTILINE)
 # `#tag` and nested `#a/b`, not a heading, a URL fragment or a number (`#1` is no tag in Obsidian either).
 INLINE_TAG = re.compile(r"(?<![\w#&/(\[])#([\w/-]*[^\W\d_][\w/-]*)")
 # `[text](target.md)` and `[text](target.md#heading)`, relative to the note; not images or web addresses.
@@ -154,28 +155,24 @@ def _private(meta: dict[str, Any]) -> bool:
     return any(key in meta and _flag(meta[key]) is value for key, value in PRIVATE_FLAGS.items())
 
 
-def _without_code(body: str) -> str:
-    return CODE.sub(lambda m: " " * len(m.group(0)), body)
-
-
 def _title(meta: dict[str, Any], body: str, file_name: str) -> str:
     title = meta.get("title")
     if title is not None and not isinstance(title, str | int | float):
         raise ArticleFileError("front matter field 'title' must be text")
     if title is not None and str(title).strip():
         return str(title).strip()
-    heading = HEADING_1.search(_without_code(body))
+    heading = HEADING_1.search(without_code(body))
     return heading.group(1).strip() if heading else file_name
 
 
 def _tags(meta: dict[str, Any], body: str) -> tuple[str, ...]:
     written = [tag.lstrip("#") for tag in _names(meta, "tags", "tag")]
-    written += INLINE_TAG.findall(_without_code(body))
+    written += INLINE_TAG.findall(without_code(body))
     return tuple(dict.fromkeys(tag.strip("/").lower() for tag in written if tag.strip("/")))
 
 
 def _links(body: str) -> tuple[WrittenLink, ...]:
-    prose = _without_code(body)
+    prose = without_code(body)
     links = [
         WrittenLink(target.strip(), (text or target).strip())
         for target, text in WIKILINK.findall(prose)
@@ -218,7 +215,9 @@ def parse_article_text(
             raise ArticleFileError("front matter must be a mapping of fields (title, tags, ...)")
         meta = loaded or {}
         body = raw[match.end() :]
-    body = body.strip("\n")
+    properties, body = page_properties(body)
+    meta = {**properties, **meta}
+    body = editor_markup_removed(body)
     if _private(meta):
         return ParsedArticle(
             slug=slugify(slug),

@@ -2,9 +2,24 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 from django.db.models import Count, Prefetch, QuerySet
 
+from garden.importer import written_key
 from garden.models import Answer, AnswerSource, Article, ArticleRevision, Chunk, RetrievedArticle
+
+EMBEDDED = re.compile(r"!\[\[([^\]|#]+)")
+
+
+@dataclass(frozen=True)
+class Embedded:
+    """A note another embeds: its title, its page and its current text."""
+
+    title: str
+    url: str
+    body: str
 
 
 def answer_get(answer_id: int) -> Answer | None:
@@ -53,6 +68,23 @@ def article_links(article: Article) -> dict[str, str | None]:
         for link in article.links_out.select_related("target")
         for written in link.written
     }
+
+
+def article_embeds(revision: ArticleRevision) -> dict[str, Embedded]:
+    """The notes this revision embeds (`![[Note]]`), by the target as written, with their current text."""
+    keys = {written_key(target) for target in EMBEDDED.findall(revision.body)}
+    if not keys:
+        return {}
+    embedded: dict[str, Embedded] = {}
+    links = revision.article.links_out.filter(written__overlap=list(keys), target__isnull=False)
+    for link in links.select_related("target"):
+        target = link.target
+        current = target.revisions.filter(superseded=False).first() if target else None
+        if target is None or current is None:
+            continue
+        for key in keys.intersection(link.written):
+            embedded[key] = Embedded(current.title, target.get_absolute_url(), current.body)
+    return embedded
 
 
 def article_backlinks(article: Article) -> QuerySet[Article]:

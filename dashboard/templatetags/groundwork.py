@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from django import template
 from django.utils.html import escape, format_html
@@ -44,9 +45,11 @@ def link_citations(answer: Answer, escaped: str) -> SafeString:
 
 
 @register.filter
-def markdown(text: str, links: dict[str, str | None] | None = None) -> SafeString:
-    """Article Markdown as safe HTML; `links` (from `article_links`) sends each link where it resolved."""
-    return render_markdown(text, links)
+def markdown(text: str, page: dict[str, Any] | None = None) -> SafeString:
+    """Article Markdown as safe HTML; `page` holds the article's `links` (each to where it resolved at import)
+    and `embeds` (the notes it embeds)."""
+    page = page or {}
+    return render_markdown(text, page.get("links"), page.get("embeds"))
 
 
 @register.filter

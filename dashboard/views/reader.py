@@ -96,7 +96,7 @@ def article_page(request: HttpRequest, slug: str) -> HttpResponse:
             "chunks": selectors.revision_chunks(revision),
             "revisions": article.revisions.all(),
             "backlinks": selectors.article_backlinks(article),
-            "links": selectors.article_links(article),
+            "page": {"links": selectors.article_links(article), "embeds": selectors.article_embeds(revision)},
         },
     )
 

@@ -211,3 +211,91 @@ def test_the_sample_vault_imports_whole(capsys):
     assert "Left out 3 private note(s)" in out
     assert "3 link(s) point to notes that are not in the garden" in out
     assert not Chunk.objects.filter(text__contains="ZEPHYRCODE").exists()
+
+
+SYNTAX = {
+    "Hives.md": """# Hives
+
+Bramble hive was split on 4 May. ^split-day
+The queen is ==marked blue== this year. %% remember: lock code 4471 %%
+<!-- MOTHWING-01 a private reminder -->
+status:: active
+owner:: Priya Nair
+Honey this year [yield:: 31 kg] was light.
+
+> [!warning] Stings
+> Wear a veil within 10 metres of the hives.
+
+> [!tip]- Folded advice
+> Smoke calms the colony.
+
+```text
+%% this is code, kept %% and ==kept== and key:: kept
+```
+
+| Hive | Frames |
+|---|---|
+| Bramble | 10 |
+| Clover | 8 |
+
+![[Calendar#Spring]]
+![[Missing note]]
+![[hive-plan.png]]
+""",
+    "Calendar.md": "# Calendar\n\n## Spring\n\nThe first inspection is on 15 March.\n\n## Autumn\n\nFeeding starts in September.\n",
+}
+
+
+@pytest.fixture
+def syntax(tmp_path: Path) -> Article:
+    call_command("import_garden", str(write(tmp_path / "g", SYNTAX)), "--no-progress")
+    return article("Hives")
+
+
+def test_editor_markup_is_neither_chunk_text_nor_page_text(syntax, client):
+    text = "\n".join(Chunk.objects.filter(article=syntax).values_list("text", flat=True))
+    page = client.get(syntax.get_absolute_url()).content.decode()
+    for markup in ["^split-day", "==marked", "4471", "MOTHWING", "status::", "owner::", "Priya", "yield::"]:
+        assert markup not in text.replace("==kept==", "") and markup not in page
+    assert "Bramble hive was split on 4 May." in text and "The queen is marked blue this year." in text
+    assert "Honey this year was light." in text
+    assert "%% this is code, kept %% and ==kept== and key:: kept" in text  # code is left as written
+
+
+def test_callouts_render_as_callouts_and_their_text_is_retrievable(syntax, client):
+    page = client.get(syntax.get_absolute_url()).content.decode()
+    assert (
+        '<div class="callout callout-warning" role="note"><p class="callout-title"><strong>Warning</strong>: Stings</p>'
+        in page
+    )
+    assert "<p>Wear a veil within 10 metres of the hives.</p></div>" in page
+    assert (
+        '<details class="callout callout-tip"><summary><strong>Tip</strong>: Folded advice</summary>' in page
+    )
+    assert Chunk.objects.filter(article=syntax, text__contains="Wear a veil within 10 metres").exists()
+
+
+def test_embeds_show_the_embedded_section_or_a_named_placeholder(syntax, client):
+    page = client.get(syntax.get_absolute_url()).content.decode()
+    calendar = article("Calendar")
+    assert (
+        f'<aside class="embed"><p class="embed-title">From <a href="{calendar.get_absolute_url()}">Calendar › Spring</a></p>'
+        in page
+    )
+    assert "The first inspection is on 15 March." in page and "Feeding starts in September" not in page
+    assert "Embedded note not in the garden: Missing note" in page
+    assert "Attachment not shown here: hive-plan.png" in page
+
+
+def test_code_blocks_and_tables_are_never_cut(tmp_path):
+    code = "```text\n" + "\n\n".join(f"setting {i} = value {i}. More text." for i in range(60)) + "\n```"
+    rows = "\n".join(f"| {2000 + i} | {i * 10} kg | A dry year. Few wasps. |" for i in range(60))
+    body = f"Intro.\n\n{code}\n\nMiddle.\n\n| Year | Crop | Notes |\n|---|---|---|\n{rows}\n\nEnd."
+    call_command("import_garden", str(write(tmp_path / "g", {"Long.md": body})), "--no-progress")
+    chunks = list(Chunk.objects.filter(article=article("Long")).order_by("ordinal"))
+    revision = chunks[0].revision
+    assert all(revision.body[c.start : c.end] == c.text for c in chunks)  # passage links land on the words
+    assert [c.text.count("```") for c in chunks if "```" in c.text] == [2]
+    for chunk in chunks:
+        for line in chunk.text.split("\n"):
+            assert not line.startswith("|") or line.endswith("|"), line  # whole rows only

@@ -1,0 +1,66 @@
+"""Gardening syntax: what in a note is its editor's markup rather than its content.
+
+Comments (`%% ... %%`, `<!-- ... -->`) are the editor's own and are dropped; so are block ids (`^abc123` at the
+end of a line: a link to one still reaches the note), the `==` of highlights (the words stay) and Dataview or
+Logseq fields (`key:: value`). None of it reaches a chunk, a claim or a page. Code keeps all of it: in a code
+block `%%` is code. Callouts (`> [!note] Title`) are content and stay; pages render them as callouts. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# Fenced code blocks and inline code, whose text is left exactly as written.
+CODE = re.compile(r"^[ \t]*(```+|~~~+).*?^[ \t]*\1[ \t]*$|`[^`\n]+`", re.DOTALL | re.MULTILINE)
+_COMMENT = re.compile(r"[ \t]*(?:%%.*?%%|<!--.*?-->)", re.DOTALL)
+_BLOCK_ID = re.compile(r"[ \t]+\^[A-Za-z0-9-]+[ \t]*$|^\^[A-Za-z0-9-]+[ \t]*$", re.MULTILINE)
+_HIGHLIGHT = re.compile(r"==(?=\S)(.+?)(?<=\S)==")
+_FIELD_NAME = r"[^\W\d][\w -]{0,40}?"
+# A field on a line of its own (a list item's too), and one inline in brackets: `[key:: value]`.
+_FIELD_LINE = re.compile(rf"^[ \t]*(?:[-*+][ \t]+)?{_FIELD_NAME}::(?:[ \t].*)?\n?", re.MULTILINE)
+_FIELD_INLINE = re.compile(rf"[ \t]*[\[(]{_FIELD_NAME}::[^\])\n]*[\])]")
+_PROPERTY = re.compile(rf"^({_FIELD_NAME})::[ \t]*(.*)$")
+_BLANK_RUNS = re.compile(r"\n{3,}")
+
+
+def without_code(text: str) -> str:
+    """`text` with its code blanked out (same length), for searching prose only."""
+    return CODE.sub(lambda m: " " * len(m.group(0)), text)
+
+
+def _outside_code(text: str, clean: Any) -> str:
+    pieces, cursor = [], 0
+    for match in CODE.finditer(text):
+        pieces += [clean(text[cursor : match.start()]), match.group(0)]
+        cursor = match.end()
+    pieces.append(clean(text[cursor:]))
+    return "".join(pieces)
+
+
+def _prose_clean(prose: str) -> str:
+    prose = _COMMENT.sub("", prose)
+    prose = _BLOCK_ID.sub("", prose)
+    prose = _HIGHLIGHT.sub(r"\1", prose)
+    prose = _FIELD_INLINE.sub("", prose)
+    return _FIELD_LINE.sub("", prose)
+
+
+def editor_markup_removed(body: str) -> str:
+    """The note's content: its body without comments, block ids, highlight marks and fields."""
+    return _BLANK_RUNS.sub("\n\n", _outside_code(body, _prose_clean)).strip("\n")
+
+
+def page_properties(body: str) -> tuple[dict[str, Any], str]:
+    """Logseq-style properties on the note's first lines (`title:: Bee forage`, `alias:: forage, bees`), as
+    front matter would give them, and the body after them."""
+    properties: dict[str, Any] = {}
+    lines = body.split("\n")
+    taken = 0
+    for line in lines:
+        match = _PROPERTY.match(line.strip())
+        if not match:
+            break
+        properties[match.group(1).strip().lower()] = match.group(2).strip()
+        taken += 1
+    return properties, "\n".join(lines[taken:])
