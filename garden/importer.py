@@ -1,5 +1,4 @@
-"""Reading one Markdown note as people keep them (Obsidian, Foam, MkDocs or a plain folder), and the garden's
-optional topic/theme file.
+"""Reading one Markdown note as people keep them (Obsidian, Foam, MkDocs or a plain folder).
 
 Front matter is optional. A note's title is its front matter `title`, else its first `# ` heading, else its file
 name; its slug comes from its path in the garden, so notes of one name in two folders are two articles. Parsing is
@@ -12,7 +11,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote
@@ -22,7 +21,6 @@ import yaml
 
 from garden.gardening import editor_markup_removed, page_properties, without_code
 
-GARDEN_FILE = "_garden.yaml"
 IGNORE_FILE = ".gardenignore"  # gitignore syntax, at the garden's root
 # Folders that hold an editor's settings, deleted notes, templates or packages, never notes to publish.
 PRIVATE_FOLDERS = frozenset({"templates", "node_modules"})
@@ -76,14 +74,6 @@ class ParsedArticle:
     tags: tuple[str, ...] = ()
     relative_path: str = ""  # within the garden, without `.md`: "Sync/Security and privacy"
     private: bool = False  # its front matter keeps it out of the garden (see PRIVATE_FLAGS)
-
-
-@dataclass(frozen=True)
-class Vocabulary:
-    """Topics and themes defined in a garden's `_garden.yaml`."""
-
-    topics: dict[str, dict[str, Any]] = field(default_factory=dict)
-    themes: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def slugify(value: str) -> str:
@@ -292,17 +282,3 @@ def article_files(folder: Path) -> list[Path]:
             continue
         notes.append(path)
     return sorted(notes)
-
-
-def read_vocabulary(folder: Path) -> Vocabulary:
-    """Topic titles and aliases, theme titles and keywords, from the folder's `_garden.yaml` if it has one."""
-    path = folder / GARDEN_FILE
-    if not path.is_file():
-        return Vocabulary()
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (yaml.YAMLError, UnicodeDecodeError) as error:
-        raise ArticleFileError(f"{path}: not valid YAML ({error.__class__.__name__})") from None
-    if not isinstance(data, dict):
-        raise ArticleFileError(f"{path}: must be a mapping with 'topics' and 'themes'")
-    return Vocabulary(topics=dict(data.get("topics") or {}), themes=dict(data.get("themes") or {}))

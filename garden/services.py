@@ -6,7 +6,7 @@ import datetime
 import hashlib
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from django.db import transaction
@@ -17,14 +17,13 @@ from garden.chunking import chunk_spans
 from garden.importer import (
     ArticleFileError,
     ParsedArticle,
-    Vocabulary,
     article_files,
     parse_article_file,
-    read_vocabulary,
     slugify,
 )
 from garden.links import LinkResolver, Note, red_link_slug
 from garden.models import Article, ArticleRevision, Chunk, Link, Theme, Topic
+from garden.vocabulary import Vocabulary, has_vocabulary_file, read_vocabulary, vocabulary_derived
 
 Progress = Callable[[int], None]
 
@@ -250,12 +249,18 @@ def garden_import(
             notes[parsed.slug] = parsed
         resolver = _resolver(list(notes.values()))
         pending: list[_Pending] = []
-        for parsed in notes.values():
-            if _needs_revision(parsed):
-                spans = [(s.start, s.end) for s in chunk_spans(parsed.body)]
-                pending.append(_Pending(parsed, spans, links=_links_resolve(parsed, resolver)))
-            else:
-                report.unchanged += 1
+        changed = [parsed for parsed in notes.values() if _needs_revision(parsed)]
+        report.unchanged += len(notes) - len(changed)
+        if folder.is_dir() and not has_vocabulary_file(folder) and changed:
+            vocabulary, placed = vocabulary_derived(changed)
+            vocabulary_apply(vocabulary)
+            changed = [
+                replace(p, topics=(*p.topics, *placed[p.slug][0]), themes=(*p.themes, *placed[p.slug][1]))
+                for p in changed
+            ]
+        for parsed in changed:
+            spans = [(s.start, s.end) for s in chunk_spans(parsed.body)]
+            pending.append(_Pending(parsed, spans, links=_links_resolve(parsed, resolver)))
         texts = [_embedding_input(p.parsed.title, p.parsed.body[a:b]) for p in pending for a, b in p.spans]
         if on_start:
             on_start(len(texts))

@@ -299,3 +299,21 @@ def test_code_blocks_and_tables_are_never_cut(tmp_path):
     for chunk in chunks:
         for line in chunk.text.split("\n"):
             assert not line.startswith("|") or line.endswith("|"), line  # whole rows only
+
+
+def test_without_a_vocabulary_file_topics_come_from_tags_titles_and_aliases_and_themes_from_folders(vault):
+    from garden.models import Theme, Topic
+    from garden.retrieval import matched_themes, matched_topics
+
+    varroa = article("Varroa treatment")
+    topics = {t.slug: t for t in Topic.objects.filter(articles=varroa)}
+    assert set(topics) == {"bees", "health", "bees-health", "treating-hives-for-varroa"}
+    assert topics["treating-hives-for-varroa"].aliases == ["Mite plan", "mites", "Varroa treatment"]
+    assert topics["bees-health"].aliases == ["health"]
+    assert set(
+        Theme.objects.filter(articles=article("Bees/Hive calendar")).values_list("title", flat=True)
+    ) == {"Bees"}
+    # A question naming a note's alias or title finds its topic; one naming a top-level folder, its theme.
+    assert topics["treating-hives-for-varroa"].pk in matched_topics("What is in the mite plan this year?")
+    assert Topic.objects.get(slug="swarm-rules").pk in matched_topics("What do the swarm rules say?")
+    assert Theme.objects.get(slug="orchard").pk in matched_themes("What grows in the orchard?")

@@ -1,0 +1,75 @@
+"""A garden's topics and themes: from its optional `_garden.yaml`, else from its notes.
+
+Without that file, each tag is a topic (`#bees/swarming` is matched by "bees/swarming" or "swarming"), and so is
+each note, under its title with its aliases and file name; each top-level folder is a theme. So a question that
+names a note, an alias or a tag finds it, with no file to write. Pure: no database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import yaml
+
+from garden.importer import ArticleFileError, ParsedArticle, slugify
+
+GARDEN_FILE = "_garden.yaml"
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """Topics and themes defined in a garden's `_garden.yaml`."""
+
+    topics: dict[str, dict[str, Any]] = field(default_factory=dict)
+    themes: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def read_vocabulary(folder: Path) -> Vocabulary:
+    """Topic titles and aliases, theme titles and keywords, from the folder's `_garden.yaml` if it has one."""
+    path = folder / GARDEN_FILE
+    if not path.is_file():
+        return Vocabulary()
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as error:
+        raise ArticleFileError(f"{path}: not valid YAML ({error.__class__.__name__})") from None
+    if not isinstance(data, dict):
+        raise ArticleFileError(f"{path}: must be a mapping with 'topics' and 'themes'")
+    return Vocabulary(topics=dict(data.get("topics") or {}), themes=dict(data.get("themes") or {}))
+
+
+def vocabulary_derived(
+    notes: Iterable[ParsedArticle],
+) -> tuple[Vocabulary, dict[str, tuple[list[str], list[str]]]]:
+    """Topics and themes derived from notes, and each note's (topic slugs, theme slugs) by its slug."""
+    topics: dict[str, dict[str, Any]] = {}
+    themes: dict[str, dict[str, Any]] = {}
+    placed: dict[str, tuple[list[str], list[str]]] = {}
+
+    def topic(title: str, aliases: Iterable[str]) -> str:
+        slug = slugify(title)
+        spec = topics.setdefault(slug, {"title": title, "aliases": []})
+        spec["aliases"] = list(
+            dict.fromkeys([*spec["aliases"], *(a for a in aliases if a.lower() != title.lower())])
+        )
+        return slug
+
+    for note in notes:
+        note_topics = [topic(tag, [tag.rsplit("/", 1)[-1]] if "/" in tag else []) for tag in note.tags]
+        names = [*note.aliases, PurePosixPath(note.relative_path or note.slug).name]
+        note_topics.append(topic(note.title, names))
+        note_themes = []
+        folders = PurePosixPath(note.relative_path).parts[:-1]
+        if folders:
+            slug = slugify(folders[0])
+            themes.setdefault(slug, {"title": folders[0], "keywords": [folders[0].lower()]})
+            note_themes.append(slug)
+        placed[note.slug] = ([t for t in dict.fromkeys(note_topics) if t], note_themes)
+    return Vocabulary(topics=topics, themes=themes), placed
+
+
+def has_vocabulary_file(folder: Path) -> bool:
+    return (folder / GARDEN_FILE).is_file()
