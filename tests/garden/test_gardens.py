@@ -317,3 +317,40 @@ def test_without_a_vocabulary_file_topics_come_from_tags_titles_and_aliases_and_
     assert topics["treating-hives-for-varroa"].pk in matched_topics("What is in the mite plan this year?")
     assert Topic.objects.get(slug="swarm-rules").pk in matched_topics("What do the swarm rules say?")
     assert Theme.objects.get(slug="orchard").pk in matched_themes("What grows in the orchard?")
+
+
+GARDENS = Path(__file__).resolve().parent / "gardens"
+
+
+def test_a_logseq_graph_imports_with_its_page_properties_and_journals():
+    call_command("import_garden", str(GARDENS / "logseq"), "--no-progress")  # raises if any file failed
+    forage = article("pages/Bee Forage Plants")
+    assert (forage.title, forage.aliases) == ("Bee Forage Plants", ["forage", "bee plants"])
+    assert {"bees", "plants", "nectar"} <= set(forage.tags)
+    revision = forage.current_revision
+    assert revision is not None and "title::" not in revision.body and "alias::" not in revision.body
+    assert Link.objects.get(source=forage, target_slug="pages-allotment-rota").target == article(
+        "pages/Allotment Rota"
+    )
+    assert Article.objects.filter(path__startswith="journals/").count() == 2
+
+
+def test_a_foam_or_dendron_folder_imports_with_dotted_names_and_epoch_dates():
+    call_command("import_garden", str(GARDENS / "foam"), "--no-progress")
+    design = article("projects.garden.design")
+    assert design.slug == "projects-garden-design" and design.title == "Kitchen garden design"
+    assert date_of("projects.garden.design") == datetime.date(2026, 3, 8)  # `updated`, epoch milliseconds
+    assert Link.objects.get(source=design, target__isnull=False).target == article("projects.garden")
+
+
+def test_an_mkdocs_docs_tree_imports_with_relative_links_and_one_index_per_folder():
+    call_command("import_garden", str(GARDENS / "mkdocs"), "--no-progress")
+    assert {a.path for a in Article.objects.filter(path__startswith="docs/")} == {
+        "docs/index",
+        "docs/guide/index",
+        "docs/guide/install",
+        "docs/reference/settings",
+    }
+    install = article("docs/guide/install")
+    targets = set(Link.objects.filter(source=install).values_list("target__path", flat=True))
+    assert targets == {"docs/reference/settings", "docs/guide/index"}
