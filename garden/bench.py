@@ -21,7 +21,7 @@ from garden import embeddings
 from garden.golden import GoldenQuestion
 from garden.models import Article, ArticleRevision, Chunk
 from garden.retrieval import CANDIDATES, Thresholds, gather, retrieve, select, vector_candidates
-from garden.services import garden_import
+from garden.sync import garden_import
 
 SIZES = (1_000, 10_000, 100_000)
 T = TypeVar("T")

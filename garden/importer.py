@@ -2,7 +2,7 @@
 
 Front matter is optional. A note's title is its front matter `title`, else its first `# ` heading, else its file
 name; its slug comes from its path in the garden, so notes of one name in two folders are two articles. Parsing is
-pure: it touches no database. `garden.services.garden_import` writes what this module reads, and
+pure: it touches no database. `garden.sync.garden_import` writes what this module reads, and
 `garden.links` resolves the links it finds.
 """
 

@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from garden.services import garden_import
+from garden.sync import garden_import
 
 
 class Command(BaseCommand):
