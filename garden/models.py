@@ -60,6 +60,9 @@ class Article(models.Model):
     themes = models.ManyToManyField(Theme, related_name="articles", blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    retired_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its note left the garden: no longer retrieved or listed."
+    )
 
     class Meta:
         ordering = ["title"]

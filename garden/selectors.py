@@ -41,8 +41,10 @@ def answer_get(answer_id: int) -> Answer | None:
 
 
 def article_list() -> QuerySet[Article]:
+    """The live articles (not retired), by title."""
     return (
-        Article.objects.prefetch_related("topics")
+        Article.objects.filter(retired_at__isnull=True)
+        .prefetch_related("topics")
         .annotate(revision_count=Count("revisions"))
         .order_by("title")
     )

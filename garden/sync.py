@@ -5,12 +5,15 @@ embedded, so one bad note costs nothing else and an interrupted import resumes w
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
 
 from garden import embeddings
 from garden.chunking import chunk_spans
@@ -31,6 +34,9 @@ class ImportReport:
     chunks: int = 0
     embed_seconds: float = 0.0
     seconds: float = 0.0
+    embedded: int = 0  # chunks embedded (an edit reuses the vectors of the passages it left alone)
+    moved: int = 0  # notes moved or renamed, which kept their article
+    retired: int = 0  # notes gone from the garden
     private: int = 0  # notes left out by their front matter (publish: false, draft: true, private: true)
     red_links: int = 0  # links, across the garden, to notes it does not have
     failures: list[tuple[str, str]] = field(default_factory=list)
@@ -133,6 +139,7 @@ def _article_write(pending: _Pending) -> bool:
     article.path = parsed.relative_path
     article.aliases = list(parsed.aliases)
     article.tags = list(parsed.tags)
+    article.retired_at = None  # a note that left the garden and came back, edited
     article.save()
     topics = [
         Topic.objects.get_or_create(slug=s, defaults={"title": s.replace("-", " ").title()})[0]
@@ -174,79 +181,189 @@ def _article_write(pending: _Pending) -> bool:
     return created
 
 
+GROUP_CHUNKS = 256  # chunks embedded, then written, at a time: an interrupted import loses at most one group
+
+
+def _notes_read(folder: Path, root: Path, report: ImportReport) -> tuple[dict[str, ParsedArticle], set[str]]:
+    """The folder's notes by slug, and the slugs of notes present but not imported this time (a note that
+    failed or is private), which must not be mistaken for deleted ones."""
+    notes: dict[str, ParsedArticle] = {}
+    held_back: set[str] = set()
+    for path in article_files(folder):
+        try:
+            parsed = parse_article_file(path.resolve(), root=root if folder.is_dir() else None)
+        except ArticleFileError as error:
+            report.failures.append((str(path), str(error)))
+            held_back.add(
+                slugify(path.relative_to(folder).with_suffix("").as_posix() if folder.is_dir() else path.stem)
+            )
+            continue
+        if parsed.private:
+            report.private += 1
+            continue
+        if parsed.slug in notes:
+            other = notes[parsed.slug].path
+            report.failures.append((str(path), f"its slug '{parsed.slug}' is already that of {other}"))
+            continue
+        notes[parsed.slug] = parsed
+    return notes, held_back
+
+
+def _garden_articles(root: Path) -> QuerySet[Article]:
+    """The live articles whose current revision came from a note under `root`."""
+    return Article.objects.filter(
+        retired_at__isnull=True,
+        revisions__superseded=False,
+        revisions__source_path__startswith=f"{root}{os.sep}",
+    )
+
+
+def _renames_follow(root: Path, notes: dict[str, ParsedArticle]) -> int:
+    """A note that moved or was renamed (its text unchanged) keeps its article, history and backlinks."""
+    known = set(Article.objects.filter(slug__in=notes).values_list("slug", flat=True))
+    arrivals = {p.content_hash: p for slug, p in notes.items() if slug not in known}
+    if not arrivals:
+        return 0
+    moved = 0
+    for article in _garden_articles(root).exclude(slug__in=notes):
+        current = article.revisions.filter(superseded=False).first()
+        arrival = arrivals.pop(current.content_hash, None) if current else None
+        if current is None or arrival is None:
+            continue
+        with transaction.atomic():
+            Link.objects.filter(target=article).update(target_slug=arrival.slug)
+            article.slug, article.path = arrival.slug, arrival.relative_path
+            article.save(update_fields=["slug", "path", "updated_at"])
+            ArticleRevision.objects.filter(pk=current.pk).update(source_path=arrival.path)
+        moved += 1
+    return moved
+
+
+def _retire_missing(root: Path, present: set[str]) -> int:
+    """Articles whose note is gone from the garden are retired: no longer retrieved or listed, while their
+    history, and the answers that cited them, stay."""
+    retired = 0
+    for article in _garden_articles(root).exclude(slug__in=present):
+        with transaction.atomic():
+            Article.objects.filter(pk=article.pk).update(retired_at=timezone.now())
+            Chunk.objects.filter(article=article, is_current=True).update(is_current=False)
+        retired += 1
+    return retired
+
+
+def _restore_returned(slugs: Sequence[str]) -> None:
+    """A retired note that is back, unchanged, is live again."""
+    for article in Article.objects.filter(slug__in=slugs, retired_at__isnull=False):
+        with transaction.atomic():
+            Article.objects.filter(pk=article.pk).update(retired_at=None)
+            Chunk.objects.filter(article=article, revision__superseded=False).update(is_current=True)
+
+
+def _previous_vectors(pending: Sequence[_Pending]) -> dict[tuple[str, str], list[float]]:
+    """The vectors of the current chunks of the notes being revised, by (slug, embedding input): an edit
+    re-embeds only the passages it changed."""
+    rows = Chunk.objects.filter(
+        is_current=True, article__slug__in=[p.parsed.slug for p in pending]
+    ).values_list("article__slug", "revision__title", "text", "embedding")
+    return {(slug, embedding_input(title, text)): list(vector) for slug, title, text, vector in rows}
+
+
+def _vectors_fill(group: Sequence[_Pending], on_progress: Progress | None) -> int:
+    """Embed the group's chunks that are new, in batches of texts of like length (a batch is padded to its
+    longest text: mixed lengths cost twice the time). Returns how many were embedded."""
+    keys = [
+        (p.parsed.slug, embedding_input(p.parsed.title, p.parsed.body[a:b]))
+        for p in group
+        for a, b in p.spans
+    ]
+    known = _previous_vectors(group)
+    vectors: list[list[float]] = [known.get(key, []) for key in keys]
+    missing = sorted((i for i, v in enumerate(vectors) if not v), key=lambda i: len(keys[i][1]))
+    for start in range(0, len(missing), embeddings.BATCH_SIZE):
+        batch = missing[start : start + embeddings.BATCH_SIZE]
+        for i, vector in zip(batch, embeddings.embed([keys[i][1] for i in batch]).tolist(), strict=True):
+            vectors[i] = vector
+        if on_progress:
+            on_progress(len(batch))
+    offset = 0
+    for item in group:
+        item.vectors = vectors[offset : offset + len(item.spans)]
+        offset += len(item.spans)
+    return len(missing)
+
+
+def _groups(pending: Sequence[_Pending]) -> list[list[_Pending]]:
+    groups: list[list[_Pending]] = [[]]
+    size = 0
+    for item in pending:
+        if size >= GROUP_CHUNKS:
+            groups.append([])
+            size = 0
+        groups[-1].append(item)
+        size += len(item.spans)
+    return [group for group in groups if group]
+
+
+def _folder_import(
+    folder: Path, report: ImportReport, on_start: Callable[[int], None] | None, on_progress: Progress | None
+) -> None:
+    root = folder.resolve()
+    try:
+        vocabulary_apply(read_vocabulary(folder))
+    except ArticleFileError as error:
+        report.failures.append((str(folder), str(error)))
+    notes, held_back = _notes_read(folder, root, report)
+    if folder.is_dir():
+        report.moved += _renames_follow(root, notes)
+    resolver = _resolver(list(notes.values()))
+    changed = [parsed for parsed in notes.values() if _needs_revision(parsed)]
+    report.unchanged += len(notes) - len(changed)
+    _restore_returned([slug for slug in notes if slug not in {p.slug for p in changed}])
+    if folder.is_dir() and not has_vocabulary_file(folder) and changed:
+        vocabulary, placed = vocabulary_derived(changed)
+        vocabulary_apply(vocabulary)
+        changed = [
+            replace(p, topics=(*p.topics, *placed[p.slug][0]), themes=(*p.themes, *placed[p.slug][1]))
+            for p in changed
+        ]
+    pending = [
+        _Pending(p, [(s.start, s.end) for s in chunk_spans(p.body)], links=_links_resolve(p, resolver))
+        for p in changed
+    ]
+    if on_start:
+        on_start(sum(len(p.spans) for p in pending))
+    for group in _groups(pending):
+        embed_began = time.perf_counter()
+        report.embedded += _vectors_fill(group, on_progress)
+        report.embed_seconds += time.perf_counter() - embed_began
+        for item in group:
+            if _article_write(item):
+                report.created += 1
+            else:
+                report.revised += 1
+            report.chunks += len(item.spans)
+    _red_links_resolve(resolver)
+    if folder.is_dir():
+        report.retired += _retire_missing(root, present=set(notes) | held_back)
+
+
 def garden_import(
     folders: Sequence[Path],
     *,
     on_start: Callable[[int], None] | None = None,
     on_progress: Progress | None = None,
 ) -> ImportReport:
-    """Import folders of Markdown articles in order; a changed article gets a new revision.
+    """Sync folders of Markdown notes (or single notes) in order: new notes become articles, edited ones new
+    revisions (re-embedding only the passages that changed), moved or renamed ones keep their article, and
+    notes gone from a folder are retired. A note whose exact text was imported before is skipped.
 
-    Files whose exact text was imported before (current or superseded revision) are skipped. A file that cannot be imported is reported with its
-    reason and the rest still import. Each article is written in its own transaction, so an interrupted
-    import never leaves a half-written article.
+    A file that cannot be imported is reported with its reason and the rest still import. Each article is
+    written in its own transaction, so an interrupted import never leaves a half-written article.
     """
     report = ImportReport()
     began = time.perf_counter()
     for folder in folders:
-        try:
-            vocabulary_apply(read_vocabulary(folder))
-        except ArticleFileError as error:
-            report.failures.append((str(folder), str(error)))
-        notes: dict[str, ParsedArticle] = {}
-        for path in article_files(folder):
-            try:
-                parsed = parse_article_file(path, root=folder if folder.is_dir() else None)
-            except ArticleFileError as error:
-                report.failures.append((str(path), str(error)))
-                continue
-            if parsed.private:
-                report.private += 1
-                continue
-            if parsed.slug in notes:
-                other = notes[parsed.slug].path
-                report.failures.append((str(path), f"its slug '{parsed.slug}' is already that of {other}"))
-                continue
-            notes[parsed.slug] = parsed
-        resolver = _resolver(list(notes.values()))
-        pending: list[_Pending] = []
-        changed = [parsed for parsed in notes.values() if _needs_revision(parsed)]
-        report.unchanged += len(notes) - len(changed)
-        if folder.is_dir() and not has_vocabulary_file(folder) and changed:
-            vocabulary, placed = vocabulary_derived(changed)
-            vocabulary_apply(vocabulary)
-            changed = [
-                replace(p, topics=(*p.topics, *placed[p.slug][0]), themes=(*p.themes, *placed[p.slug][1]))
-                for p in changed
-            ]
-        for parsed in changed:
-            spans = [(s.start, s.end) for s in chunk_spans(parsed.body)]
-            pending.append(_Pending(parsed, spans, links=_links_resolve(parsed, resolver)))
-        texts = [embedding_input(p.parsed.title, p.parsed.body[a:b]) for p in pending for a, b in p.spans]
-        if on_start:
-            on_start(len(texts))
-        embed_began = time.perf_counter()
-        vectors: list[list[float]] = [[] for _ in texts]
-        # Batches of texts of like length: a batch is padded to its longest text, so mixed lengths cost twice
-        # the time (the sample garden: 12 s against 7 s).
-        by_length = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for start in range(0, len(by_length), embeddings.BATCH_SIZE):
-            batch = by_length[start : start + embeddings.BATCH_SIZE]
-            for i, vector in zip(batch, embeddings.embed([texts[i] for i in batch]).tolist(), strict=True):
-                vectors[i] = vector
-            if on_progress:
-                on_progress(len(batch))
-        report.embed_seconds += time.perf_counter() - embed_began
-        offset = 0
-        for item in pending:
-            item.vectors = vectors[offset : offset + len(item.spans)]
-            offset += len(item.spans)
-            if _article_write(item):
-                report.created += 1
-            else:
-                report.revised += 1
-            report.chunks += len(item.spans)
-        _red_links_resolve(resolver)
-    report.red_links = Link.objects.filter(target__isnull=True).count()
+        _folder_import(folder, report, on_start, on_progress)
+    report.red_links = Link.objects.filter(target__isnull=True, source__retired_at__isnull=True).count()
     report.seconds = time.perf_counter() - began
     return report

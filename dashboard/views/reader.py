@@ -104,7 +104,8 @@ def article_page(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def topic_page(request: HttpRequest, slug: str) -> HttpResponse:
     topic = get_object_or_404(Topic, slug=slug)
-    return render(request, "dashboard/topic.html", {"topic": topic, "articles": topic.articles.all()})
+    articles = topic.articles.filter(retired_at__isnull=True)
+    return render(request, "dashboard/topic.html", {"topic": topic, "articles": articles})
 
 
 def _too_many(request: HtmxHttpRequest) -> HttpResponse:

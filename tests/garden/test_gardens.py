@@ -196,6 +196,7 @@ def test_private_notes_reach_no_chunk_no_page_and_no_answer(tmp_path, client, ca
 SAMPLE_VAULT = Path(__file__).resolve().parents[2] / "garden" / "sample" / "vault"
 
 
+@pytest.mark.slow  # the whole vault embedded
 def test_the_sample_vault_imports_whole(capsys):
     """An Obsidian vault of 47 notes, 8 of them private, with every convention of a kept garden."""
     call_command("import_garden", str(SAMPLE_VAULT), "--no-progress")

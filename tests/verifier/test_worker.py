@@ -10,7 +10,7 @@ from verifier.models import Verification, VerificationStatus
 from verifier.services import verification_request, verification_run
 from verifier.verdict import LABEL_UNAVAILABLE
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]  # a real worker process
 
 SOURCE = "The Eiffel Tower opened in Paris in 1889. It is 330 metres tall."
 

@@ -50,6 +50,16 @@ class Command(BaseCommand):
             f"Imported {report.created} new and {report.revised} revised articles, {report.unchanged} unchanged; "
             f"{report.chunks} chunks in {report.seconds:.1f}s ({report.chunks_per_second:.1f} chunks/s)."
         )
+        if report.embedded != report.chunks:
+            self.stdout.write(
+                f"Embedded {report.embedded} of those chunks; the others were unchanged passages."
+            )
+        if report.moved:
+            self.stdout.write(f"Followed {report.moved} moved or renamed note(s), which keep their history.")
+        if report.retired:
+            self.stdout.write(
+                f"Retired {report.retired} note(s) gone from the garden; their history is kept."
+            )
         if report.private:
             self.stdout.write(
                 f"Left out {report.private} private note(s) (publish: false, draft or private)."

@@ -1,0 +1,158 @@
+"""Import is sync: unchanged notes cost nothing, an edit re-embeds only what changed, a deleted note is retired
+with its history kept, a moved note keeps its article, and an interrupted import resumes."""
+
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from garden import embeddings
+from garden.models import Article, ArticleRevision, Chunk, Link
+from garden.sync import garden_import
+from tests.factories import answer_for
+
+pytestmark = pytest.mark.django_db
+
+PARAGRAPH = (
+    "The {name} hive stands at the north end of the orchard, beside the old damson. It was built by the "
+    "cooperative in {year} from larch boards and holds eleven frames in its brood box. Inspections happen "
+    "every nine days from April to August, and the colony is fed fondant in February when the stores run low. "
+    "Its queen was marked {colour} the year she was introduced, and she has headed the colony since then."
+)
+
+
+def note(name: str, year: int, colour: str = "red") -> str:
+    return "\n\n".join(PARAGRAPH.format(name=f"{name} {part}", year=year, colour=colour) for part in "ABC")
+
+
+def write(folder: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def garden(tmp_path: Path) -> Path:
+    folder = write(
+        tmp_path / "garden",
+        {
+            "Hives/Bramble.md": note("Bramble", 2015),
+            "Hives/Clover.md": note("Clover", 2018) + "\n\nSee [[Bramble]].",
+            "Orchard.md": "The orchard has 146 trees. The [[Bramble]] hive is at its north end.",
+        },
+    )
+    garden_import([folder])
+    return folder
+
+
+def embeds_nothing(texts, **kwargs):
+    raise AssertionError(f"embedded {len(texts)} texts; nothing had changed")
+
+
+def test_an_unchanged_garden_embeds_nothing(garden, monkeypatch):
+    monkeypatch.setattr(embeddings, "embed", embeds_nothing)
+    report = garden_import([garden])
+    assert (report.unchanged, report.created, report.revised, report.embedded) == (3, 0, 0, 0)
+
+
+def test_an_edit_re_embeds_only_the_passages_it_changed(garden):
+    bramble = Article.objects.get(path="Hives/Bramble")
+    before = list(bramble.chunks.filter(is_current=True).order_by("ordinal").values_list("text", flat=True))
+    assert len(before) == 3
+    edited = note("Bramble", 2015).replace("marked red", "marked blue", 1)
+    write(garden, {"Hives/Bramble.md": edited})
+
+    report = garden_import([garden])
+
+    assert (report.revised, report.chunks, report.embedded) == (1, 3, 1)
+    assert ArticleRevision.objects.filter(article=bramble).count() == 2
+    assert "marked blue" in bramble.chunks.get(is_current=True, ordinal=0).text
+
+
+def test_a_deleted_note_is_retired_its_history_and_citing_answers_kept(garden, client):
+    bramble = Article.objects.get(path="Hives/Bramble")
+    chunk = bramble.chunks.first()
+    assert chunk is not None
+    cited = answer_for("The Bramble hive holds eleven frames [1].", chunk)
+    (garden / "Hives" / "Bramble.md").unlink()
+
+    report = garden_import([garden])
+
+    bramble.refresh_from_db()
+    assert report.retired == 1 and bramble.retired_at is not None
+    assert not Chunk.objects.filter(article=bramble, is_current=True).exists()  # never retrieved again
+    assert bramble.title not in client.get("/articles/").content.decode()
+    page = client.get(bramble.get_absolute_url()).content.decode()
+    assert "this note left the garden" in page and "eleven frames" in page  # its history stays readable
+    assert client.get(cited.get_absolute_url()).status_code == 200
+
+
+def test_a_note_that_comes_back_is_live_again(garden):
+    text = (garden / "Hives" / "Bramble.md").read_text()
+    (garden / "Hives" / "Bramble.md").unlink()
+    garden_import([garden])
+    write(garden, {"Hives/Bramble.md": text})
+
+    garden_import([garden])
+
+    bramble = Article.objects.get(path="Hives/Bramble")
+    assert bramble.retired_at is None and bramble.chunks.filter(is_current=True).count() == 3
+
+
+def test_a_note_made_private_is_retired(garden):
+    write(garden, {"Orchard.md": "---\npublish: false\n---\nThe orchard has 146 trees."})
+    report = garden_import([garden])
+    assert report.retired == 1 and Article.objects.get(path="Orchard").retired_at is not None
+
+
+def test_a_moved_or_renamed_note_keeps_its_article_history_and_backlinks(garden):
+    bramble = Article.objects.get(path="Hives/Bramble")
+    revisions = list(bramble.revisions.values_list("pk", flat=True))
+    (garden / "Hives" / "Bramble.md").rename(garden / "Bramble hive.md")
+
+    report = garden_import([garden])
+
+    moved = Article.objects.get(pk=bramble.pk)
+    assert (report.moved, report.retired, report.created) == (1, 0, 0)
+    assert (moved.path, moved.slug) == ("Bramble hive", "bramble-hive")
+    assert list(moved.revisions.values_list("pk", flat=True)) == revisions
+    assert set(Link.objects.filter(target=moved).values_list("source__path", flat=True)) == {
+        "Hives/Clover",
+        "Orchard",
+    }
+
+
+@pytest.mark.slow  # 360 chunks embedded, twice over
+def test_an_interrupted_import_resumes_where_it_stopped(tmp_path, monkeypatch):
+    folder = write(tmp_path / "big", {f"Note {n:03}.md": note(f"Hive {n}", 2000 + n) for n in range(120)})
+    real_embed, calls = embeddings.embed, []
+
+    def embed_then_die(texts, **kwargs):
+        calls.append(len(texts))
+        if sum(calls) > 300:  # partway through the second group of notes
+            raise KeyboardInterrupt
+        return real_embed(texts, **kwargs)
+
+    monkeypatch.setattr(embeddings, "embed", embed_then_die)
+    with pytest.raises(KeyboardInterrupt):
+        garden_import([folder])
+    stored = Article.objects.filter(path__startswith="Note ").count()
+    assert 0 < stored < 120
+    assert all(
+        a.chunks.count() == 3 for a in Article.objects.filter(path__startswith="Note ")
+    )  # none half-written
+
+    monkeypatch.setattr(embeddings, "embed", real_embed)
+    report = garden_import([folder])
+    assert (report.unchanged, report.created) == (stored, 120 - stored)
+    assert report.embedded == 3 * (120 - stored)
+
+
+def test_the_command_reports_what_sync_did(garden, capsys):
+    (garden / "Orchard.md").unlink()
+    (garden / "Hives" / "Clover.md").rename(garden / "Clover.md")
+    call_command("import_garden", str(garden), "--no-progress")
+    out = capsys.readouterr().out
+    assert "Followed 1 moved or renamed note(s)" in out and "Retired 1 note(s) gone from the garden" in out
