@@ -7,7 +7,9 @@ of the same vectors measured in the same run.
 
 from __future__ import annotations
 
+import random
 import statistics
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -21,6 +23,7 @@ from garden import embeddings
 from garden.golden import GoldenQuestion
 from garden.models import Article, ArticleRevision, Chunk
 from garden.retrieval import CANDIDATES, Thresholds, gather, retrieve, select, vector_candidates
+from garden.services import embedding_input
 from garden.sync import garden_import
 
 SIZES = (1_000, 10_000, 100_000)
@@ -63,6 +66,96 @@ def bench_import(folders: Sequence[Path]) -> dict[str, Any]:
         "chunks": report.chunks,
         "seconds": round(report.seconds, 2),
         "chunks_per_second": round(report.chunks_per_second, 1),
+    }
+
+
+GENERATED_WORDS = [
+    "hive",
+    "frame",
+    "queen",
+    "brood",
+    "nectar",
+    "pollen",
+    "orchard",
+    "graft",
+    "rootstock",
+    "blossom",
+    "harvest",
+    "cider",
+    "press",
+    "bramble",
+    "clover",
+    "hedge",
+    "fence",
+    "gate",
+    "path",
+    "shed",
+    "ladder",
+    "basket",
+    "crate",
+    "label",
+    "jar",
+    "honey",
+    "wax",
+    "smoker",
+    "veil",
+    "glove",
+    "apple",
+    "pear",
+    "plum",
+    "quince",
+]
+
+
+def generate_garden(folder: Path, count: int, seed: int = 7) -> Path:
+    """`count` notes as a kept garden has them: ten folders, no front matter on every other note, tags, links
+    to other notes (and one missing), about 500 characters each."""
+    rng = random.Random(seed)
+    for number in range(count):
+        words = [" ".join(rng.choice(GENERATED_WORDS) for _ in range(12)) for _ in range(4)]
+        head = (
+            ""
+            if number % 2
+            else f"---\naliases: [note {number}]\ntags: [generated, batch-{number % 7}]\n---\n"
+        )
+        path = folder / f"Folder {number % 10}" / f"Note {number:04d}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            f"{head}# Note {number}\n\nItem {number} was recorded in {1900 + number % 120}: {words[0]}. "
+            f"{words[1]} #generated\n\nSee [[Note {(number * 7) % count:04d}]] and [[Missing {number % 3}]]. "
+            f"{words[2]}. {words[3]}.\n",
+            encoding="utf-8",
+        )
+    return folder
+
+
+def bench_large_garden(count: int) -> dict[str, Any]:
+    """A first import of `count` generated notes, the embedding model's own encode of the same chunks in the
+    same run (so the import's overhead beyond the model is a ratio of two figures measured together), and a
+    re-import of the unchanged garden."""
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = generate_garden(Path(scratch) / "garden", count)
+        first = garden_import([folder])
+        inputs = [
+            embedding_input(c.revision.title, c.text)
+            for c in Chunk.objects.filter(revision__source_path__startswith=scratch).select_related(
+                "revision"
+            )
+        ]
+        encode_seconds = _timed(embeddings.embed, sorted(inputs, key=len))[0] / 1000
+        again = garden_import([folder])
+        # Gone again, so the retrieval figures that follow are measured on the same garden as before.
+        Article.objects.filter(revisions__source_path__startswith=scratch).delete()
+    return {
+        "notes": count,
+        "chunks": first.chunks,
+        "first_import_seconds": round(first.seconds, 1),
+        "chunks_per_second": round(first.chunks_per_second, 1),
+        "import_embedding_seconds": round(first.embed_seconds, 1),
+        "encode_seconds": round(encode_seconds, 1),
+        "overhead_beyond_encode_pct": round(100 * (first.seconds - encode_seconds) / encode_seconds, 1),
+        "reimport_unchanged_seconds": round(again.seconds, 1),
+        "reimport_embedded": again.embedded,
     }
 
 

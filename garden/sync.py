@@ -10,8 +10,10 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
@@ -106,37 +108,96 @@ def _red_links_resolve(resolver: LinkResolver) -> None:
             Link.objects.filter(pk=link.pk).update(target=target, target_slug=note.slug)
 
 
+def _upsert(model: Any, specs: dict[str, dict[str, Any]]) -> None:
+    """Create or update topics (or themes) by slug, in three queries however many there are."""
+    existing = {row.slug: row for row in model.objects.filter(slug__in=specs)}
+    fields = sorted({name for spec in specs.values() for name in spec})
+    model.objects.bulk_create(
+        [model(slug=slug, **spec) for slug, spec in specs.items() if slug not in existing]
+    )
+    changed = []
+    for slug, row in existing.items():
+        if any(getattr(row, name) != value for name, value in specs[slug].items()):
+            for name, value in specs[slug].items():
+                setattr(row, name, value)
+            changed.append(row)
+    if changed:
+        model.objects.bulk_update(changed, fields)
+
+
 def vocabulary_apply(vocabulary: Vocabulary) -> None:
-    for slug, spec in vocabulary.topics.items():
-        spec = spec or {}
-        Topic.objects.update_or_create(
-            slug=slugify(slug),
-            defaults={
-                "title": spec.get("title") or slug.replace("-", " ").title(),
-                "aliases": [str(a) for a in spec.get("aliases") or []],
-            },
-        )
-    for slug, spec in vocabulary.themes.items():
-        spec = spec or {}
-        Theme.objects.update_or_create(
-            slug=slugify(slug),
-            defaults={
-                "title": spec.get("title") or slug.replace("-", " ").title(),
-                "keywords": [str(k) for k in spec.get("keywords") or []],
-            },
-        )
+    def title(slug: str, spec: dict[str, Any]) -> str:
+        return str(spec.get("title") or slug.replace("-", " ").title())
+
+    topics = {slugify(slug): spec or {} for slug, spec in vocabulary.topics.items()}
+    themes = {slugify(slug): spec or {} for slug, spec in vocabulary.themes.items()}
+    _upsert(
+        Topic,
+        {
+            s: {"title": title(s, v), "aliases": [str(a) for a in v.get("aliases") or []]}
+            for s, v in topics.items()
+        },
+    )
+    _upsert(
+        Theme,
+        {
+            s: {"title": title(s, v), "keywords": [str(k) for k in v.get("keywords") or []]}
+            for s, v in themes.items()
+        },
+    )
 
 
-def _needs_revision(parsed: ParsedArticle) -> bool:
-    # A text imported before (current or superseded) is not imported again, so re-importing an older
-    # snapshot after a newer one never turns the clock back.
-    return not ArticleRevision.objects.filter(
-        article__slug=parsed.slug, content_hash=parsed.content_hash
-    ).exists()
+def _changed(notes: Sequence[ParsedArticle]) -> list[ParsedArticle]:
+    """The notes whose text was never imported. A text imported before (current or superseded) is not
+    imported again, so re-importing an older snapshot after a newer one never turns the clock back."""
+    known: set[tuple[str, str]] = set()
+    for start in range(0, len(notes), 1000):
+        slugs = [note.slug for note in notes[start : start + 1000]]
+        known.update(
+            ArticleRevision.objects.filter(article__slug__in=slugs).values_list(
+                "article__slug", "content_hash"
+            )
+        )
+    return [note for note in notes if (note.slug, note.content_hash) not in known]
+
+
+@dataclass(frozen=True)
+class _Known:
+    """What a group of notes refers to, read once for the group: topics, themes and link targets by slug."""
+
+    topics: dict[str, Topic]
+    themes: dict[str, Theme]
+    articles: dict[str, int]
+
+    @classmethod
+    def of(cls, group: Sequence[_Pending]) -> _Known:
+        topic_slugs = {slug for p in group for slug in p.parsed.topics}
+        theme_slugs = {slug for p in group for slug in p.parsed.themes}
+        # Named in front matter with no vocabulary entry: created under a title made from the slug.
+        vocabulary_apply(
+            Vocabulary(
+                topics={
+                    s: {}
+                    for s in topic_slugs
+                    - set(Topic.objects.filter(slug__in=topic_slugs).values_list("slug", flat=True))
+                },
+                themes={
+                    s: {}
+                    for s in theme_slugs
+                    - set(Theme.objects.filter(slug__in=theme_slugs).values_list("slug", flat=True))
+                },
+            )
+        )
+        targets = {link.target_slug for p in group for link in p.links if link.exists}
+        return cls(
+            topics={t.slug: t for t in Topic.objects.filter(slug__in=topic_slugs)},
+            themes={t.slug: t for t in Theme.objects.filter(slug__in=theme_slugs)},
+            articles=dict(Article.objects.filter(slug__in=targets).values_list("slug", "pk")),
+        )
 
 
 @transaction.atomic
-def _article_write(pending: _Pending) -> bool:
+def _article_write(pending: _Pending, known: _Known) -> bool:
     """Store one article's new revision with its chunks and links, all or nothing. True when it is new."""
     parsed = pending.parsed
     article, created = Article.objects.get_or_create(slug=parsed.slug, defaults={"title": parsed.title})
@@ -146,16 +207,8 @@ def _article_write(pending: _Pending) -> bool:
     article.tags = list(parsed.tags)
     article.retired_at = None  # a note that left the garden and came back, edited
     article.save()
-    topics = [
-        Topic.objects.get_or_create(slug=s, defaults={"title": s.replace("-", " ").title()})[0]
-        for s in parsed.topics
-    ]
-    themes = [
-        Theme.objects.get_or_create(slug=s, defaults={"title": s.replace("-", " ").title()})[0]
-        for s in parsed.themes
-    ]
-    article.topics.set(topics)
-    article.themes.set(themes)
+    article.topics.set([known.topics[slug] for slug in parsed.topics])
+    article.themes.set([known.themes[slug] for slug in parsed.themes])
     revision = revision_store(
         article, parsed.title, parsed.body, parsed.date, parsed.path, parsed.content_hash
     )
@@ -177,12 +230,14 @@ def _article_write(pending: _Pending) -> bool:
             source=article,
             target_slug=link.target_slug,
             text=link.text[:300],
-            target=Article.objects.filter(slug=link.target_slug).first() if link.exists else None,
+            # A note of this group written before this one is a target too.
+            target_id=known.articles.get(link.target_slug) if link.exists else None,
             written=list(link.written),
         )
         for link in pending.links
     )
     Link.objects.filter(target_slug=article.slug, target__isnull=True).update(target=article)
+    known.articles[article.slug] = article.pk  # later notes of the group may link to it
     return created
 
 
@@ -273,28 +328,74 @@ def _previous_vectors(pending: Sequence[_Pending]) -> dict[tuple[str, str], list
     return {(slug, embedding_input(title, text)): list(vector) for slug, title, text, vector in rows}
 
 
-def _vectors_fill(group: Sequence[_Pending], on_progress: Progress | None) -> int:
-    """Embed the group's chunks that are new, in batches of texts of like length (a batch is padded to its
-    longest text: mixed lengths cost twice the time). Returns how many were embedded."""
-    keys = [
-        (p.parsed.slug, embedding_input(p.parsed.title, p.parsed.body[a:b]))
-        for p in group
-        for a, b in p.spans
-    ]
-    known = _previous_vectors(group)
-    vectors: list[list[float]] = [known.get(key, []) for key in keys]
-    missing = sorted((i for i, v in enumerate(vectors) if not v), key=lambda i: len(keys[i][1]))
-    for start in range(0, len(missing), embeddings.BATCH_SIZE):
-        batch = missing[start : start + embeddings.BATCH_SIZE]
-        for i, vector in zip(batch, embeddings.embed([keys[i][1] for i in batch]).tolist(), strict=True):
-            vectors[i] = vector
-        if on_progress:
-            on_progress(len(batch))
-    offset = 0
-    for item in group:
-        item.vectors = vectors[offset : offset + len(item.spans)]
-        offset += len(item.spans)
-    return len(missing)
+@dataclass
+class _Embedding:
+    """One group's vectors: those its notes' unchanged passages already have, and the texts still to encode."""
+
+    group: Sequence[_Pending]
+    vectors: list[list[float]]
+    missing: list[int]  # positions still to encode, shortest text first
+    texts: list[str]
+
+    @classmethod
+    def plan(cls, group: Sequence[_Pending]) -> _Embedding:
+        keys = [
+            (p.parsed.slug, embedding_input(p.parsed.title, p.parsed.body[a:b]))
+            for p in group
+            for a, b in p.spans
+        ]
+        known = _previous_vectors(group)
+        vectors = [known.get(key, []) for key in keys]
+        missing = sorted((i for i, v in enumerate(vectors) if not v), key=lambda i: len(keys[i][1]))
+        return cls(group, vectors, missing, [keys[i][1] for i in missing])
+
+    def fill(self, encoded: list[list[float]]) -> None:
+        for i, vector in zip(self.missing, encoded, strict=True):
+            self.vectors[i] = vector
+        offset = 0
+        for item in self.group:
+            item.vectors = self.vectors[offset : offset + len(item.spans)]
+            offset += len(item.spans)
+
+
+def _encode(texts: list[str]) -> tuple[list[list[float]], float]:
+    """Embed texts sorted by length, in batches (a batch is padded to its longest text: mixed lengths cost
+    twice the time); the vectors and the seconds it took."""
+    began = time.perf_counter()
+    vectors: list[list[float]] = []
+    for start in range(0, len(texts), embeddings.BATCH_SIZE):
+        vectors += embeddings.embed(texts[start : start + embeddings.BATCH_SIZE]).tolist()
+    return vectors, time.perf_counter() - began
+
+
+def _groups_write(
+    groups: Sequence[Sequence[_Pending]], report: ImportReport, on_progress: Progress | None
+) -> None:
+    """Embed and write the groups in turn, the next group's encoding (in a thread: torch leaves Python's lock)
+    overlapping this group's database writes."""
+    if not groups:
+        return
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed") as encoder:
+        planned = _Embedding.plan(groups[0])
+        encoding = encoder.submit(_encode, planned.texts)
+        for number, group in enumerate(groups):
+            encoded, seconds = encoding.result()
+            planned.fill(encoded)
+            report.embedded += len(encoded)
+            report.embed_seconds += seconds
+            if on_progress:
+                on_progress(len(encoded))
+            if number + 1 < len(groups):
+                following = _Embedding.plan(groups[number + 1])
+                encoding = encoder.submit(_encode, following.texts)
+            known = _Known.of(group)
+            for item in group:
+                created = _article_write(item, known)
+                report.created += created
+                report.revised += not created
+                report.chunks += len(item.spans)
+            if number + 1 < len(groups):
+                planned = following
 
 
 def _groups(pending: Sequence[_Pending]) -> list[list[_Pending]]:
@@ -321,7 +422,7 @@ def _folder_import(
     if folder.is_dir():
         report.moved += _renames_follow(root, notes)
     resolver = _resolver(list(notes.values()))
-    changed = [parsed for parsed in notes.values() if _needs_revision(parsed)]
+    changed = _changed(list(notes.values()))
     report.unchanged += len(notes) - len(changed)
     _restore_returned([slug for slug in notes if slug not in {p.slug for p in changed}])
     if folder.is_dir() and not has_vocabulary_file(folder) and changed:
@@ -337,16 +438,7 @@ def _folder_import(
     ]
     if on_start:
         on_start(sum(len(p.spans) for p in pending))
-    for group in _groups(pending):
-        embed_began = time.perf_counter()
-        report.embedded += _vectors_fill(group, on_progress)
-        report.embed_seconds += time.perf_counter() - embed_began
-        for item in group:
-            if _article_write(item):
-                report.created += 1
-            else:
-                report.revised += 1
-            report.chunks += len(item.spans)
+    _groups_write(_groups(pending), report, on_progress)
     _red_links_resolve(resolver)
     if folder.is_dir():
         report.retired += _retire_missing(root, present=set(notes) | held_back)

@@ -15,7 +15,7 @@ from django.core.management import call_command
 from config.database import current_database_url
 from garden import embeddings
 from garden.models import Article, ArticleRevision, Chunk, Link
-from garden.sync import SYNC_LOCK, garden_import, garden_sync_configured, garden_watch
+from garden.sync import SYNC_LOCK, ImportReport, garden_import, garden_sync_configured, garden_watch
 from tests.factories import answer_for
 
 pytestmark = pytest.mark.django_db
@@ -169,7 +169,8 @@ def test_the_command_reports_what_sync_did(garden, capsys):
 def test_watch_syncs_as_notes_change(tmp_path):
     folder = write(tmp_path / "watched", {"Orchard.md": "The orchard has 146 trees."})
     garden_import([folder])
-    reports, stop = [], threading.Event()
+    reports: list[ImportReport] = []
+    stop = threading.Event()
     watcher = threading.Thread(target=garden_watch, args=([folder], reports.append), kwargs={"stop": stop})
     watcher.start()
     try:

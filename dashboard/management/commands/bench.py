@@ -30,13 +30,21 @@ class Command(BaseCommand):
         parser.add_argument("--runs", type=int, default=5, help="Repeated runs; medians are reported.")
         parser.add_argument("--sizes", type=int, nargs="+", default=list(bench.SIZES))
         parser.add_argument(
+            "--garden-notes",
+            type=int,
+            default=2000,
+            help="Notes in the generated garden whose import is timed.",
+        )
+        parser.add_argument(
             "--no-verify-all",
             action="store_false",
             dest="verify_all",
             help="Skip the Verify-all wall-time runs (they start Celery workers).",
         )
 
-    def handle(self, *args: Any, runs: int, sizes: list[int], verify_all: bool, **options: Any) -> None:
+    def handle(
+        self, *args: Any, runs: int, sizes: list[int], garden_notes: int, verify_all: bool, **options: Any
+    ) -> None:
         questions = golden_load(DEFAULT_FILE)
         in_scope = [q for q in questions if q.in_scope]
         out_of_scope = [q for q in questions if not q.in_scope]
@@ -48,6 +56,7 @@ class Command(BaseCommand):
             report: dict[str, Any] = {
                 "runs": runs,
                 "import": bench.bench_import(SAMPLE),
+                "large_garden": bench.bench_large_garden(garden_notes),
                 "query_embedding": bench.bench_query_embedding([q.question for q in questions], runs),
                 "retrieval": bench.bench_retrieval(in_scope, runs, sizes),
                 "refusal_decision": bench.bench_refusal(out_of_scope, runs),
