@@ -119,9 +119,15 @@ def _links(text: str, links: Mapping[str, str | None] | None) -> str:
     known = links or {}
 
     def wikilink(match: re.Match[str]) -> str:
-        target, label = match.group(1), match.group(2)
+        target, label, anchor = match["target"], match["label"], match["anchor"]
         key = written_key(target)
-        url = known[key] if key in known else reverse("dashboard:article", args=[slugify(target) or "-"])
+        anchored = f"{key}#{anchor.strip().lower()}" if anchor else ""
+        if anchored in known:
+            url = known[anchored]
+        elif key in known:
+            url = known[key]
+        else:
+            url = reverse("dashboard:article", args=[slugify(target) or "-"])
         return f"[{(label or target).strip()}]({url or _MISSING})"
 
     def markdown_link(match: re.Match[str]) -> str:

@@ -14,7 +14,9 @@ from typing import Any
 # Fenced code blocks and inline code, whose text is left exactly as written.
 CODE = re.compile(r"^[ \t]*(```+|~~~+).*?^[ \t]*\1[ \t]*$|`[^`\n]+`", re.DOTALL | re.MULTILINE)
 _COMMENT = re.compile(r"[ \t]*(?:%%.*?%%|<!--.*?-->)", re.DOTALL)
-_BLOCK_ID = re.compile(r"[ \t]+\^[A-Za-z0-9-]+[ \t]*$|^\^[A-Za-z0-9-]+[ \t]*$", re.MULTILINE)
+_BLOCK_ID = re.compile(r"(?:[ \t]+|^)\^([A-Za-z0-9-]+)[ \t]*$", re.MULTILINE)
+# Where a block id stood while the text is being cleaned; NUL never survives into stored text.
+_ANCHOR = re.compile(r"\x00([A-Za-z0-9-]+)\x00")
 _HIGHLIGHT = re.compile(r"==(?=\S)(.+?)(?<=\S)==")
 _FIELD_NAME = r"[^\W\d][\w -]{0,40}?"
 # A field on a line of its own (a list item's too), and one inline in brackets: `[key:: value]`.
@@ -40,15 +42,31 @@ def _outside_code(text: str, clean: Any) -> str:
 
 def _prose_clean(prose: str) -> str:
     prose = _COMMENT.sub("", prose)
-    prose = _BLOCK_ID.sub("", prose)
+    prose = _BLOCK_ID.sub(lambda m: f"\x00{m.group(1)}\x00", prose)
     prose = _HIGHLIGHT.sub(r"\1", prose)
     prose = _FIELD_INLINE.sub("", prose)
     return _FIELD_LINE.sub("", prose)
 
 
-def editor_markup_removed(body: str) -> str:
-    """The note's content: its body without comments, block ids, highlight marks and fields."""
-    return _BLANK_RUNS.sub("\n\n", _outside_code(body, _prose_clean)).strip("\n")
+def editor_markup_removed(body: str) -> tuple[str, dict[str, int]]:
+    """The note's content: its body without comments, block ids, highlight marks and fields; and where each
+    block id stood in it (lower case id -> offset of the end of its block), so a link to `#^id` lands there."""
+    text = _BLANK_RUNS.sub("\n\n", _outside_code(body, _prose_clean)).strip("\n")
+    anchors: dict[str, int] = {}
+    removed = 0
+    for match in _ANCHOR.finditer(text):
+        anchors[match.group(1).lower()] = max(match.start() - removed - 1, 0)
+        removed += len(match.group(0))
+    return _ANCHOR.sub("", text), anchors
+
+
+def heading_offset(body: str, heading: str) -> int | None:
+    """Where the heading `heading` (any level, any case) starts in `body`, or None."""
+    wanted = heading.strip().lower()
+    for match in re.finditer(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", without_code(body), re.MULTILINE):
+        if match.group(2).strip().lower() == wanted:
+            return match.start()
+    return None
 
 
 def page_properties(body: str) -> tuple[dict[str, Any], str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote
@@ -26,7 +26,8 @@ IGNORE_FILE = ".gardenignore"  # gitignore syntax, at the garden's root
 PRIVATE_FOLDERS = frozenset({"templates", "node_modules"})
 # Front matter that keeps a note out: publish: false, draft: true, private: true.
 PRIVATE_FLAGS = {"publish": False, "draft": True, "private": True}
-WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]")
+# `[[target]]`, `[[target#Heading]]`, `[[target#^block-id]]`, `[[target|label]]`.
+WIKILINK = re.compile(r"\[\[(?P<target>[^\]|#]+)(?:#(?P<anchor>[^\]|]*))?(?:\|(?P<label>[^\]]+))?\]\]")
 SLUG = re.compile(r"[^a-z0-9]+")
 FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n?---[ \t]*(?:\n|\Z)", re.DOTALL)
 HEADING_1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
@@ -74,6 +75,7 @@ class ParsedArticle:
     tags: tuple[str, ...] = ()
     relative_path: str = ""  # within the garden, without `.md`: "Sync/Security and privacy"
     private: bool = False  # its front matter keeps it out of the garden (see PRIVATE_FLAGS)
+    anchors: dict[str, int] = field(default_factory=dict)  # block id -> offset in body, for `[[Note#^id]]`
 
 
 def slugify(value: str) -> str:
@@ -164,9 +166,9 @@ def _tags(meta: dict[str, Any], body: str) -> tuple[str, ...]:
 def _links(body: str) -> tuple[WrittenLink, ...]:
     prose = without_code(body)
     links = [
-        WrittenLink(target.strip(), (text or target).strip())
-        for target, text in WIKILINK.findall(prose)
-        if target.strip() and not ATTACHMENTS.search(target.strip())
+        WrittenLink(match["target"].strip(), (match["label"] or match["target"]).strip())
+        for match in WIKILINK.finditer(prose)
+        if match["target"].strip() and not ATTACHMENTS.search(match["target"].strip())
     ]
     links += [
         WrittenLink(target, text.strip() or target, markdown=True)
@@ -207,7 +209,7 @@ def parse_article_text(
         body = raw[match.end() :]
     properties, body = page_properties(body)
     meta = {**properties, **meta}
-    body = editor_markup_removed(body)
+    body, anchors = editor_markup_removed(body)
     if _private(meta):
         return ParsedArticle(
             slug=slugify(slug),
@@ -237,6 +239,7 @@ def parse_article_text(
         aliases=_names(meta, "aliases", "alias"),
         tags=_tags(meta, body),
         relative_path=relative_path,
+        anchors=anchors,
     )
 
 

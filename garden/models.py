@@ -87,6 +87,9 @@ class ArticleRevision(models.Model):
     content_hash = models.CharField(max_length=64)
     date = models.DateField(null=True, blank=True, help_text="The date the front matter gives this version.")
     source_path = models.CharField(max_length=500, blank=True)
+    anchors = models.JSONField(
+        default=dict, blank=True, help_text="Block ids (`^id`) of the note -> where they stand in its body."
+    )
     superseded = models.BooleanField(default=False)
     superseded_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Prefetch, QuerySet
 
-from garden.importer import written_key
+from garden.gardening import heading_offset
+from garden.importer import WIKILINK, written_key
 from garden.models import Answer, AnswerSource, Article, ArticleRevision, Chunk, RetrievedArticle
 
 EMBEDDED = re.compile(r"!\[\[([^\]|#]+)")
@@ -62,14 +63,41 @@ def revision_chunks(revision: ArticleRevision) -> QuerySet[Chunk]:
     return revision.chunks.order_by("ordinal")
 
 
-def article_links(article: Article) -> dict[str, str | None]:
+def article_links(article: Article, revision: ArticleRevision | None = None) -> dict[str, str | None]:
     """Each target the article's note writes (lower case, no .md) -> the URL of the article it resolved to,
-    or None for a red link (a note the garden does not have)."""
-    return {
-        written: link.target.get_absolute_url() if link.target else None
-        for link in article.links_out.select_related("target")
-        for written in link.written
-    }
+    or None for a red link (a note the garden does not have). A link to a heading or block of a note
+    (`[[Note#Heading]]`, `[[Note#^id]]` in `revision`) -> the passage that holds it."""
+    links: dict[str, str | None] = {}
+    targets: dict[str, Article] = {}
+    for link in article.links_out.select_related("target"):
+        for written in link.written:
+            links[written] = link.target.get_absolute_url() if link.target else None
+            if link.target is not None:
+                targets[written] = link.target
+    for match in WIKILINK.finditer(revision.body if revision else ""):
+        target = targets.get(written_key(match["target"]))
+        anchor = (match["anchor"] or "").strip()
+        chunk = _anchor_chunk(target, anchor) if target and anchor else None
+        if target is not None and chunk is not None:
+            links[f"{written_key(match['target'])}#{anchor.lower()}"] = (
+                f"{target.get_absolute_url()}#{chunk.anchor}"
+            )
+    return links
+
+
+def _anchor_chunk(article: Article, anchor: str) -> Chunk | None:
+    """The current passage of `article` that holds the heading `anchor`, or the block `^id`."""
+    current = article.revisions.filter(superseded=False).first()
+    if current is None:
+        return None
+    offset = (
+        current.anchors.get(anchor[1:].lower())
+        if anchor.startswith("^")
+        else heading_offset(current.body, anchor)
+    )
+    if offset is None:
+        return None
+    return current.chunks.filter(end__gt=offset).order_by("start").first()
 
 
 def article_embeds(revision: ArticleRevision) -> dict[str, Embedded]:

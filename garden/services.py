@@ -19,14 +19,26 @@ def embedding_input(title: str, text: str) -> str:
 
 
 def revision_store(
-    article: Article, title: str, body: str, date: datetime.date | None, source_path: str, content_hash: str
+    article: Article,
+    title: str,
+    body: str,
+    date: datetime.date | None,
+    source_path: str,
+    content_hash: str,
+    anchors: dict[str, int] | None = None,
 ) -> ArticleRevision:
     now = timezone.now()
     previous = list(article.revisions.select_for_update().filter(superseded=False))
     ArticleRevision.objects.filter(pk__in=[r.pk for r in previous]).update(superseded=True, superseded_at=now)
     Chunk.objects.filter(revision__in=previous).update(is_current=False)
     return ArticleRevision.objects.create(
-        article=article, title=title, body=body, date=date, source_path=source_path, content_hash=content_hash
+        article=article,
+        title=title,
+        body=body,
+        date=date,
+        source_path=source_path,
+        content_hash=content_hash,
+        anchors=anchors or {},
     )
 
 

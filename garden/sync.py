@@ -210,7 +210,7 @@ def _article_write(pending: _Pending, known: _Known) -> bool:
     article.topics.set([known.topics[slug] for slug in parsed.topics])
     article.themes.set([known.themes[slug] for slug in parsed.themes])
     revision = revision_store(
-        article, parsed.title, parsed.body, parsed.date, parsed.path, parsed.content_hash
+        article, parsed.title, parsed.body, parsed.date, parsed.path, parsed.content_hash, parsed.anchors
     )
     Chunk.objects.bulk_create(
         Chunk(

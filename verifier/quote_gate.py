@@ -155,7 +155,7 @@ def _link_markup(text: str) -> frozenset[int]:
     """The offsets of the characters of `text` that are link markup, not the words a reader sees."""
     dropped: set[int] = set()
     for match in WIKILINK.finditer(text):
-        shown = match.span(2) if match.group(2) else match.span(1)
+        shown = match.span("label") if match["label"] else match.span("target")
         dropped.update(range(match.start(), shown[0]), range(shown[1], match.end()))
     for match in _MARKDOWN_LINK.finditer(text):
         dropped.update(range(match.start(), match.start(1)), range(match.end(1), match.end()))

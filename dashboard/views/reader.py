@@ -96,7 +96,10 @@ def article_page(request: HttpRequest, slug: str) -> HttpResponse:
             "chunks": selectors.revision_chunks(revision),
             "revisions": article.revisions.all(),
             "backlinks": selectors.article_backlinks(article),
-            "page": {"links": selectors.article_links(article), "embeds": selectors.article_embeds(revision)},
+            "page": {
+                "links": selectors.article_links(article, revision),
+                "embeds": selectors.article_embeds(revision),
+            },
         },
     )
 

@@ -138,7 +138,7 @@ class _Candidate:
 
 def plain(markdown: str) -> str:
     """A sentence without Markdown markup: wikilinks become their label, emphasis and code marks go."""
-    text = WIKILINK.sub(lambda m: (m.group(2) or m.group(1)).strip(), markdown)
+    text = WIKILINK.sub(lambda m: (m["label"] or m["target"]).strip(), markdown)
     text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", text)
     return re.sub(r"(\*\*|__|\*|`)(.+?)\1", r"\2", text)
 

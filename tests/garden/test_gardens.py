@@ -241,6 +241,7 @@ Honey this year [yield:: 31 kg] was light.
 
 ![[Calendar#Spring]]
 ![[Missing note]]
+Feeding: [[Calendar#Autumn|in autumn]].
 ![[hive-plan.png]]
 """,
     "Calendar.md": "# Calendar\n\n## Spring\n\nThe first inspection is on 15 March.\n\n## Autumn\n\nFeeding starts in September.\n",
@@ -355,3 +356,18 @@ def test_an_mkdocs_docs_tree_imports_with_relative_links_and_one_index_per_folde
     install = article("docs/guide/install")
     targets = set(Link.objects.filter(source=install).values_list("target__path", flat=True))
     assert targets == {"docs/reference/settings", "docs/guide/index"}
+
+
+def test_a_link_to_a_heading_or_a_block_lands_on_its_passage(vault, syntax, client):
+    swarm = article("Bees/Swarm rules").chunks.get(is_current=True, text__contains="within two hours")
+    page = client.get(article("Varroa treatment").get_absolute_url()).content.decode()
+    assert (
+        f'href="{article("Bees/Swarm rules").get_absolute_url()}#chunk-{swarm.pk}"' in page
+    )  # [[...#^swarm-rule]]
+
+    autumn = article("Calendar").chunks.get(is_current=True, text__contains="Feeding starts in September")
+    page = client.get(syntax.get_absolute_url()).content.decode()
+    assert (
+        f'<a href="{article("Calendar").get_absolute_url()}#chunk-{autumn.pk}" rel="noopener noreferrer">in autumn</a>'
+        in page
+    )

@@ -51,7 +51,7 @@ def fabricated_references(critic_input: CriticInput) -> Finding:
 
     wikilinks: list[str] = []
     for match in WIKILINK.finditer(visible):
-        target = match.group(1).strip()
+        target = match["target"].strip()
         if slugify(target) not in slugs and target not in wikilinks:
             wikilinks.append(target)
 
