@@ -14,7 +14,7 @@ test: $(STAMP) browser
 
 # The quick loop while developing: ruff, mypy and the tests not marked slow (browser, e2e, faults, stress, fuzz).
 check: $(STAMP)
-	$(PY) -m config.devstack test -m "not slow"
+	$(PY) -m config.devstack check -m "not slow"
 
 bench: $(STAMP)
 	$(PY) -m config.devstack exec -- python manage.py bench

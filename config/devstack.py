@@ -7,6 +7,7 @@ command finds them, runs the requested programs, and on exit or Ctrl-C stops eve
 
     python -m config.devstack run            # migrate, import the garden (GARDEN_PATH, else the sample one), serve
     python -m config.devstack test [ARGS]    # ruff, mypy and pytest against the real services
+    python -m config.devstack check [ARGS]   # the same, ruff and mypy beside pytest rather than before it
     python -m config.devstack exec -- CMD    # any command with the services up
 """
 
@@ -22,6 +23,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -305,6 +307,17 @@ def run_steps(steps: Sequence[Sequence[str]], env: dict[str, str]) -> int:
     return 0
 
 
+def run_beside(steps: Sequence[Sequence[str]], main: Sequence[str], env: dict[str, str]) -> int:
+    """`make check`'s quick loop: `steps` (lint, types) in a thread while `main` (the tests) runs; the first
+    failure's exit code, or 0."""
+    outcome: list[int] = []
+    beside = threading.Thread(target=lambda: outcome.append(run_steps(steps, env)), daemon=True)
+    beside.start()
+    code = run_steps([main], env)
+    beside.join()
+    return code or outcome[0]
+
+
 def serve(env: dict[str, str]) -> int:
     """Serve the site with gunicorn and a Celery worker until Ctrl-C; stop both."""
     host = os.environ.get("HOST", "127.0.0.1")
@@ -381,7 +394,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("mode", choices=["run", "test", "exec"])
+    parser.add_argument("mode", choices=["run", "test", "check", "exec"])
     parser.add_argument("args", nargs=argparse.REMAINDER)
     options = parser.parse_args(argv)
     args = [a for a in options.args if a != "--"] if options.args[:1] == ["--"] else options.args
@@ -402,16 +415,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 setup.append([*manage, "create_demo_accounts"])
             code = run_steps(setup, env)
             return code or serve(env)
-        if options.mode == "test":
+        if options.mode in {"test", "check"}:
             venv_bin = Path(python()).parent
             env = {**env, "DJANGO_SETTINGS_MODULE": "config.settings.test"}
-            checks = [
+            lint = [
                 [str(venv_bin / "ruff"), "check", "."],
                 [str(venv_bin / "ruff"), "format", "--check", "."],
                 [str(venv_bin / "mypy"), "."],
-                [python(), "-m", "pytest", *args],
             ]
-            return run_steps(checks, env)
+            tests = [python(), "-m", "pytest", *args]
+            if options.mode == "test":
+                return run_steps([*lint, tests], env)
+            return run_beside(lint, tests, env)
         if not args:
             parser.error("exec needs a command")
         command = [python() if args[0] == "python" else (shutil.which(args[0]) or args[0]), *args[1:]]

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+import redis
+from django.conf import settings
 from django.core.management import call_command
 
 if TYPE_CHECKING:
@@ -21,7 +23,9 @@ GOLDEN_FILE = BASE_DIR / "garden" / "sample" / "golden.yaml"
 
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup: None, django_db_blocker: pytest.FixtureRequest) -> Iterator[None]:
-    """The test database holds the sample garden, imported once per run through the real import command."""
+    """The test database holds the sample garden, imported once per run through the real import command; the
+    test queue starts empty (Redis keeps its data between runs, and a new test database reuses ids)."""
+    redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()
     with django_db_blocker.unblock():  # type: ignore[attr-defined]
         call_command("import_garden", *map(str, SAMPLE_FOLDERS), "--no-progress", verbosity=0)
     yield
