@@ -1,4 +1,7 @@
-"""Rows the tests need again and again."""
+"""Rows (and garden folders) the tests need again and again."""
+
+from collections.abc import Mapping
+from pathlib import Path
 
 from django.contrib.auth.models import Group, User
 from django.test import Client
@@ -67,3 +70,12 @@ def login(client: Client, role: str) -> User:
     user.groups.add(Group.objects.get(name=role))
     client.force_login(user)
     return user
+
+
+def garden_write(folder: Path, files: Mapping[str, str | bytes]) -> Path:
+    """Write a garden's notes (path in the garden -> text, or bytes as they are) under `folder`."""
+    for name, content in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content.encode() if isinstance(content, str) else content)
+    return folder

@@ -10,6 +10,7 @@ from django.core.management import call_command
 
 from garden.models import Article, Chunk, Link
 from garden.selectors import article_backlinks
+from tests.factories import garden_write
 
 pytestmark = pytest.mark.django_db
 
@@ -59,17 +60,9 @@ PRIVATE = {
 }
 
 
-def write(folder: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return folder
-
-
 @pytest.fixture
 def vault(tmp_path: Path, capsys) -> tuple[Path, str]:
-    folder = write(tmp_path / "vault", VAULT)
+    folder = garden_write(tmp_path / "vault", VAULT)
     call_command("import_garden", str(folder), "--no-progress")
     return folder, capsys.readouterr().out
 
@@ -113,7 +106,7 @@ def test_aliases_tags_and_dates_are_kept(vault):
 
 
 def test_a_note_without_dates_takes_its_file_modification_date(tmp_path):
-    note = write(tmp_path / "g", {"Plain.md": "Just a plain note about hedges."}) / "Plain.md"
+    note = garden_write(tmp_path / "g", {"Plain.md": "Just a plain note about hedges."}) / "Plain.md"
     os.utime(note, (0, datetime.datetime(2023, 5, 17, 12, tzinfo=datetime.UTC).timestamp()))
     call_command("import_garden", str(note.parent), "--no-progress")
     assert date_of("Plain") == datetime.date(2023, 5, 17)
@@ -141,7 +134,7 @@ def test_links_resolve_as_editors_write_them_and_two_links_to_one_note_are_one_l
 
 
 def test_the_shortest_path_wins_when_several_notes_share_a_name(vault, tmp_path):
-    write(vault[0], {"Notes.md": "See [[Pears]]."})
+    garden_write(vault[0], {"Notes.md": "See [[Pears]]."})
     call_command("import_garden", str(vault[0]), "--no-progress")
     assert Link.objects.get(source=article("Notes")).target == article("Pears")
 
@@ -159,7 +152,7 @@ def test_a_link_to_a_missing_note_is_a_red_link_counted_and_shown(vault, client)
 
 def test_a_red_link_turns_into_a_link_when_its_note_arrives(vault):
     folder, _ = vault
-    write(folder, {"Orchard/Pruning calendar.md": "Pruning is done in February."})
+    garden_write(folder, {"Orchard/Pruning calendar.md": "Pruning is done in February."})
     call_command("import_garden", str(folder), "--no-progress")
     red = Link.objects.get(source=article("Bees/Swarm rules"))
     assert red.target == article("Orchard/Pruning calendar")
@@ -178,7 +171,7 @@ def test_pages_link_each_form_to_its_note_and_backlinks_list_every_linker(vault,
 
 
 def test_private_notes_reach_no_chunk_no_page_and_no_answer(tmp_path, client, capsys):
-    folder = write(tmp_path / "vault", {**VAULT, **PRIVATE})
+    folder = garden_write(tmp_path / "vault", {**VAULT, **PRIVATE})
     call_command("import_garden", str(folder), "--no-progress")
     assert "Left out 3 private note(s)" in capsys.readouterr().out
 
@@ -250,7 +243,7 @@ Feeding: [[Calendar#Autumn|in autumn]].
 
 @pytest.fixture
 def syntax(tmp_path: Path) -> Article:
-    call_command("import_garden", str(write(tmp_path / "g", SYNTAX)), "--no-progress")
+    call_command("import_garden", str(garden_write(tmp_path / "g", SYNTAX)), "--no-progress")
     return article("Hives")
 
 
@@ -293,7 +286,7 @@ def test_code_blocks_and_tables_are_never_cut(tmp_path):
     code = "```text\n" + "\n\n".join(f"setting {i} = value {i}. More text." for i in range(60)) + "\n```"
     rows = "\n".join(f"| {2000 + i} | {i * 10} kg | A dry year. Few wasps. |" for i in range(60))
     body = f"Intro.\n\n{code}\n\nMiddle.\n\n| Year | Crop | Notes |\n|---|---|---|\n{rows}\n\nEnd."
-    call_command("import_garden", str(write(tmp_path / "g", {"Long.md": body})), "--no-progress")
+    call_command("import_garden", str(garden_write(tmp_path / "g", {"Long.md": body})), "--no-progress")
     chunks = list(Chunk.objects.filter(article=article("Long")).order_by("ordinal"))
     revision = chunks[0].revision
     assert all(revision.body[c.start : c.end] == c.text for c in chunks)  # passage links land on the words

@@ -1,11 +1,10 @@
 """Importing a folder of Markdown: revisions, idempotence, bad files reported while the rest import."""
 
-from pathlib import Path
-
 import pytest
 from django.core.management import CommandError, call_command
 
 from garden.models import Article, ArticleRevision, Chunk, Link, Theme, Topic
+from tests.factories import garden_write
 
 pytestmark = pytest.mark.django_db
 
@@ -34,16 +33,8 @@ themes:
 """
 
 
-def write_garden(folder: Path, files: dict[str, bytes | str]) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, content in files.items():
-        data = content.encode() if isinstance(content, str) else content
-        (folder / name).write_bytes(data)
-    return folder
-
-
 def test_import_creates_articles_chunks_links_topics_and_themes(tmp_path, capsys):
-    folder = write_garden(
+    folder = garden_write(
         tmp_path / "g", {"quarry-siding.md": GOOD, "test-signal-box.md": SECOND, "_garden.yaml": VOCABULARY}
     )
     call_command("import_garden", str(folder), "--no-progress")
@@ -64,13 +55,13 @@ def test_import_creates_articles_chunks_links_topics_and_themes(tmp_path, capsys
 
 
 def test_reimport_is_idempotent_and_a_changed_file_makes_a_new_revision(tmp_path, capsys):
-    folder = write_garden(tmp_path / "g", {"quarry-siding.md": GOOD})
+    folder = garden_write(tmp_path / "g", {"quarry-siding.md": GOOD})
     call_command("import_garden", str(folder), "--no-progress")
     call_command("import_garden", str(folder), "--no-progress")
     assert ArticleRevision.objects.filter(article__slug="quarry-siding").count() == 1
     assert "1 unchanged" in capsys.readouterr().out
 
-    write_garden(folder, {"quarry-siding.md": GOOD.replace("210 m long", "240 m long")})
+    garden_write(folder, {"quarry-siding.md": GOOD.replace("210 m long", "240 m long")})
     call_command("import_garden", str(folder), "--no-progress")
     revisions = ArticleRevision.objects.filter(article__slug="quarry-siding").order_by("created_at")
     assert [r.superseded for r in revisions] == [True, False]
@@ -80,7 +71,7 @@ def test_reimport_is_idempotent_and_a_changed_file_makes_a_new_revision(tmp_path
 
 
 def test_bad_files_are_reported_by_name_and_reason_while_the_rest_import(tmp_path, capsys):
-    folder = write_garden(
+    folder = garden_write(
         tmp_path / "g",
         {
             "quarry-siding.md": GOOD,

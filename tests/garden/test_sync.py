@@ -16,7 +16,7 @@ from config.database import current_database_url
 from garden import embeddings
 from garden.models import Article, ArticleRevision, Chunk, Link
 from garden.sync import SYNC_LOCK, ImportReport, garden_import, garden_sync_configured, garden_watch
-from tests.factories import answer_for
+from tests.factories import answer_for, garden_write
 
 pytestmark = pytest.mark.django_db
 
@@ -32,17 +32,9 @@ def note(name: str, year: int, colour: str = "red") -> str:
     return "\n\n".join(PARAGRAPH.format(name=f"{name} {part}", year=year, colour=colour) for part in "ABC")
 
 
-def write(folder: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return folder
-
-
 @pytest.fixture
 def garden(tmp_path: Path) -> Path:
-    folder = write(
+    folder = garden_write(
         tmp_path / "garden",
         {
             "Hives/Bramble.md": note("Bramble", 2015),
@@ -69,7 +61,7 @@ def test_an_edit_re_embeds_only_the_passages_it_changed(garden):
     before = list(bramble.chunks.filter(is_current=True).order_by("ordinal").values_list("text", flat=True))
     assert len(before) == 3
     edited = note("Bramble", 2015).replace("marked red", "marked blue", 1)
-    write(garden, {"Hives/Bramble.md": edited})
+    garden_write(garden, {"Hives/Bramble.md": edited})
 
     report = garden_import([garden])
 
@@ -100,7 +92,7 @@ def test_a_note_that_comes_back_is_live_again(garden):
     text = (garden / "Hives" / "Bramble.md").read_text()
     (garden / "Hives" / "Bramble.md").unlink()
     garden_import([garden])
-    write(garden, {"Hives/Bramble.md": text})
+    garden_write(garden, {"Hives/Bramble.md": text})
 
     garden_import([garden])
 
@@ -109,7 +101,7 @@ def test_a_note_that_comes_back_is_live_again(garden):
 
 
 def test_a_note_made_private_is_retired(garden):
-    write(garden, {"Orchard.md": "---\npublish: false\n---\nThe orchard has 146 trees."})
+    garden_write(garden, {"Orchard.md": "---\npublish: false\n---\nThe orchard has 146 trees."})
     report = garden_import([garden])
     assert report.retired == 1 and Article.objects.get(path="Orchard").retired_at is not None
 
@@ -133,7 +125,9 @@ def test_a_moved_or_renamed_note_keeps_its_article_history_and_backlinks(garden)
 
 @pytest.mark.slow  # 360 chunks embedded, twice over
 def test_an_interrupted_import_resumes_where_it_stopped(tmp_path, monkeypatch):
-    folder = write(tmp_path / "big", {f"Note {n:03}.md": note(f"Hive {n}", 2000 + n) for n in range(120)})
+    folder = garden_write(
+        tmp_path / "big", {f"Note {n:03}.md": note(f"Hive {n}", 2000 + n) for n in range(120)}
+    )
     real_embed, calls = embeddings.embed, []
 
     def embed_then_die(texts, **kwargs):
@@ -167,7 +161,7 @@ def test_the_command_reports_what_sync_did(garden, capsys):
 
 @pytest.mark.django_db(transaction=True)  # the watch syncs from a thread of its own, on its own connection
 def test_watch_syncs_as_notes_change(tmp_path):
-    folder = write(tmp_path / "watched", {"Orchard.md": "The orchard has 146 trees."})
+    folder = garden_write(tmp_path / "watched", {"Orchard.md": "The orchard has 146 trees."})
     garden_import([folder])
     reports: list[ImportReport] = []
     stop = threading.Event()
@@ -175,7 +169,7 @@ def test_watch_syncs_as_notes_change(tmp_path):
     watcher.start()
     try:
         time.sleep(0.5)  # the watch is set up
-        write(folder, {"Bees.md": "The apiary has four hives."})
+        garden_write(folder, {"Bees.md": "The apiary has four hives."})
         deadline = time.monotonic() + 60
         while not Article.objects.filter(path="Bees").exists():
             assert time.monotonic() < deadline, "the new note was never synced"
@@ -190,7 +184,9 @@ def test_the_scheduled_sync_imports_the_configured_garden_one_at_a_time(tmp_path
     settings.GARDEN_PATH = ""
     assert garden_sync_configured() is None
 
-    settings.GARDEN_PATH = str(write(tmp_path / "configured", {"Orchard.md": "The orchard has 146 trees."}))
+    settings.GARDEN_PATH = str(
+        garden_write(tmp_path / "configured", {"Orchard.md": "The orchard has 146 trees."})
+    )
     with psycopg.connect(current_database_url(), autocommit=True) as other:
         other.execute("SELECT pg_advisory_lock(%s)", [SYNC_LOCK])  # another worker's sync is running
         assert garden_sync_configured() is None

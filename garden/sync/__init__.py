@@ -1,0 +1,19 @@
+"""Syncing a garden into the database: `import_garden`, `--watch` and the scheduled sync of GARDEN_PATH.
+
+`importing` drives a sync; `writing` stores one note; `linking` resolves its links; `embedding` reuses or
+encodes its vectors; `lifecycle` follows notes that move, leave or come back; `watching` keeps a garden in sync.
+"""
+
+from garden.sync.importing import GROUP_CHUNKS, ImportReport, garden_import
+from garden.sync.watching import SYNC_LOCK, garden_sync_configured, garden_watch
+from garden.sync.writing import vocabulary_apply
+
+__all__ = [
+    "GROUP_CHUNKS",
+    "SYNC_LOCK",
+    "ImportReport",
+    "garden_import",
+    "garden_sync_configured",
+    "garden_watch",
+    "vocabulary_apply",
+]

@@ -1,0 +1,167 @@
+"""Importing garden folders (`import_garden`): read the notes, follow moves, embed and write what changed, in
+groups, the next group's encoding overlapping this group's writes, then retire what is gone."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from garden.chunking import chunk_spans
+from garden.importer import ArticleFileError, ParsedArticle, article_files, parse_article_file, slugify
+from garden.models import Link
+from garden.sync.embedding import Embedding, encode
+from garden.sync.lifecycle import renames_follow, restore_returned, retire_missing
+from garden.sync.linking import link_resolver, links_resolve, red_links_resolve
+from garden.sync.writing import Known, Pending, article_write, notes_changed, vocabulary_apply
+from garden.vocabulary import has_vocabulary_file, read_vocabulary, vocabulary_derived
+
+Progress = Callable[[int], None]
+
+
+@dataclass
+class ImportReport:
+    created: int = 0
+    revised: int = 0
+    unchanged: int = 0
+    chunks: int = 0
+    embed_seconds: float = 0.0
+    seconds: float = 0.0
+    embedded: int = 0  # chunks embedded (an edit reuses the vectors of the passages it left alone)
+    moved: int = 0  # notes moved or renamed, which kept their article
+    retired: int = 0  # notes gone from the garden
+    private: int = 0  # notes left out by their front matter (publish: false, draft: true, private: true)
+    red_links: int = 0  # links, across the garden, to notes it does not have
+    failures: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def chunks_per_second(self) -> float:
+        return self.chunks / self.seconds if self.seconds else 0.0
+
+
+GROUP_CHUNKS = 256  # chunks embedded, then written, at a time: an interrupted import loses at most one group
+
+
+def _notes_read(folder: Path, root: Path, report: ImportReport) -> tuple[dict[str, ParsedArticle], set[str]]:
+    """The folder's notes by slug, and the slugs of notes present but not imported this time (a note that
+    failed or is private), which must not be mistaken for deleted ones."""
+    notes: dict[str, ParsedArticle] = {}
+    held_back: set[str] = set()
+    for path in article_files(folder):
+        try:
+            parsed = parse_article_file(path.resolve(), root=root if folder.is_dir() else None)
+        except ArticleFileError as error:
+            report.failures.append((str(path), str(error)))
+            held_back.add(
+                slugify(path.relative_to(folder).with_suffix("").as_posix() if folder.is_dir() else path.stem)
+            )
+            continue
+        if parsed.private:
+            report.private += 1
+            continue
+        if parsed.slug in notes:
+            other = notes[parsed.slug].path
+            report.failures.append((str(path), f"its slug '{parsed.slug}' is already that of {other}"))
+            continue
+        notes[parsed.slug] = parsed
+    return notes, held_back
+
+
+def _groups_write(
+    groups: Sequence[Sequence[Pending]], report: ImportReport, on_progress: Progress | None
+) -> None:
+    """Embed and write the groups in turn, the next group's encoding (in a thread: torch leaves Python's lock)
+    overlapping this group's database writes."""
+    if not groups:
+        return
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed") as encoder:
+        planned = Embedding.plan(groups[0])
+        encoding = encoder.submit(encode, planned.texts)
+        for number, group in enumerate(groups):
+            encoded, seconds = encoding.result()
+            planned.fill(encoded)
+            report.embedded += len(encoded)
+            report.embed_seconds += seconds
+            if on_progress:
+                on_progress(len(encoded))
+            if number + 1 < len(groups):
+                following = Embedding.plan(groups[number + 1])
+                encoding = encoder.submit(encode, following.texts)
+            known = Known.of(group)
+            for item in group:
+                created = article_write(item, known)
+                report.created += created
+                report.revised += not created
+                report.chunks += len(item.spans)
+            if number + 1 < len(groups):
+                planned = following
+
+
+def _groups(pending: Sequence[Pending]) -> list[list[Pending]]:
+    groups: list[list[Pending]] = [[]]
+    size = 0
+    for item in pending:
+        if size >= GROUP_CHUNKS:
+            groups.append([])
+            size = 0
+        groups[-1].append(item)
+        size += len(item.spans)
+    return [group for group in groups if group]
+
+
+def _folder_import(
+    folder: Path, report: ImportReport, on_start: Callable[[int], None] | None, on_progress: Progress | None
+) -> None:
+    root = folder.resolve()
+    try:
+        vocabulary_apply(read_vocabulary(folder))
+    except ArticleFileError as error:
+        report.failures.append((str(folder), str(error)))
+    notes, held_back = _notes_read(folder, root, report)
+    if folder.is_dir():
+        report.moved += renames_follow(root, notes)
+    resolver = link_resolver(list(notes.values()))
+    changed = notes_changed(list(notes.values()))
+    report.unchanged += len(notes) - len(changed)
+    restore_returned([slug for slug in notes if slug not in {p.slug for p in changed}])
+    if folder.is_dir() and not has_vocabulary_file(folder) and changed:
+        vocabulary, placed = vocabulary_derived(changed)
+        vocabulary_apply(vocabulary)
+        changed = [
+            replace(p, topics=(*p.topics, *placed[p.slug][0]), themes=(*p.themes, *placed[p.slug][1]))
+            for p in changed
+        ]
+    pending = [
+        Pending(p, [(s.start, s.end) for s in chunk_spans(p.body)], links=links_resolve(p, resolver))
+        for p in changed
+    ]
+    if on_start:
+        on_start(sum(len(p.spans) for p in pending))
+    _groups_write(_groups(pending), report, on_progress)
+    red_links_resolve(resolver)
+    if folder.is_dir():
+        report.retired += retire_missing(root, present=set(notes) | held_back)
+
+
+def garden_import(
+    folders: Sequence[Path],
+    *,
+    on_start: Callable[[int], None] | None = None,
+    on_progress: Progress | None = None,
+) -> ImportReport:
+    """Sync folders of Markdown notes (or single notes) in order: new notes become articles, edited ones new
+    revisions (re-embedding only the passages that changed), moved or renamed ones keep their article, and
+    notes gone from a folder are retired. A note whose exact text was imported before is skipped.
+
+    A file that cannot be imported is reported with its reason and the rest still import. Each article is
+    written in its own transaction, so an interrupted import never leaves a half-written article.
+    """
+    report = ImportReport()
+    began = time.perf_counter()
+    for folder in folders:
+        _folder_import(folder, report, on_start, on_progress)
+    report.red_links = Link.objects.filter(target__isnull=True, source__retired_at__isnull=True).count()
+    report.seconds = time.perf_counter() - began
+    return report

@@ -1,0 +1,67 @@
+"""Keeping a garden in sync: `import_garden --watch`, and the scheduled sync of GARDEN_PATH."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from django.conf import settings
+from django.db import DatabaseError, connection
+
+from garden.sync.importing import ImportReport, garden_import
+
+logger = logging.getLogger(__name__)
+
+
+def _garden_file(change: object, path: str) -> bool:
+    return path.endswith((".md", ".gardenignore", "_garden.yaml"))
+
+
+def garden_watch(
+    folders: Sequence[Path],
+    on_report: Callable[[ImportReport], None],
+    *,
+    stop: threading.Event | None = None,
+) -> None:
+    """Sync the folders each time their notes change (batched while an editor saves), until `stop` is set
+    or the process is interrupted. A sync that fails is reported and the watch goes on."""
+    import watchfiles
+
+    try:
+        for _changes in watchfiles.watch(*folders, watch_filter=_garden_file, stop_event=stop, debounce=800):
+            try:
+                on_report(garden_import(folders))
+            except DatabaseError as error:
+                logger.error("the garden could not be synced: %s", error)
+    finally:
+        connection.close()  # the watch may run in a thread of its own, whose connection nobody else closes
+
+
+SYNC_LOCK = 7402  # advisory lock: one scheduled sync at a time, whichever worker beat sent it to
+
+
+def garden_sync_configured() -> ImportReport | None:
+    """Sync the garden at GARDEN_PATH (Celery beat's schedule); None when none is set or a sync is running."""
+    if not settings.GARDEN_PATH:
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [SYNC_LOCK])
+        if not cursor.fetchone()[0]:
+            logger.info("a garden sync is already running; this one steps aside")
+            return None
+        try:
+            report = garden_import([Path(settings.GARDEN_PATH)])
+        finally:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [SYNC_LOCK])
+    logger.info(
+        "garden synced: %d new, %d revised, %d unchanged, %d moved, %d retired, %d failed",
+        report.created,
+        report.revised,
+        report.unchanged,
+        report.moved,
+        report.retired,
+        len(report.failures),
+    )
+    return report
