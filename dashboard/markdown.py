@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Mapping
+from typing import Any
 
 import markdown as markdown_lib
 import nh3
@@ -13,7 +14,7 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from garden.importer import ATTACHMENTS, MARKDOWN_LINK, WIKILINK, slugify, written_key
+from garden.importer import ATTACHMENTS, IMAGE_EMBED, MARKDOWN_LINK, WIKILINK, slugify, written_key
 from garden.selectors import Embedded
 
 # A link to a note the garden does not have is written as a link to this fragment, then shown as a red link.
@@ -78,11 +79,11 @@ def _section(body: str, heading: str | None) -> str:
     return body
 
 
-def _callout(match: re.Match[str], links: Mapping[str, str | None] | None) -> str:
+def _callout(match: re.Match[str], page: dict[str, Any]) -> str:
     kind, fold, title = match.group(1).lower(), match.group(2), match.group(3).strip()
     inner = re.sub(r"^>[ \t]?", "", match.group(4), flags=re.MULTILINE)
     label = format_label(kind, title)
-    body = render_markdown(inner, links)
+    body = render_markdown(inner, **page)
     if fold:
         opened = " open" if fold == "+" else ""
         return f'<details class="callout callout-{escape(kind)}"{opened}><summary>{label}</summary>{body}</details>'
@@ -94,6 +95,16 @@ def format_label(kind: str, title: str) -> str:
     return f"<strong>{escape(name)}</strong>" + (
         f": {escape(title)}" if title and title.lower() != kind else ""
     )
+
+
+def _image(match: re.Match[str], images: Mapping[str, str] | None) -> str:
+    written = match["target"] or match["path"]
+    name = written.rsplit("/", 1)[-1]
+    url = (images or {}).get(written_key(written))
+    if url is None:
+        return f'<p class="embed-missing">Image not in the garden: {escape(name)}</p>'
+    alt = (match["alt"] or "").strip() or name
+    return f'<p class="image"><img src="{escape(url)}" alt="{escape(alt)}" loading="lazy"></p>'
 
 
 def _embed(match: re.Match[str], embeds: Mapping[str, Embedded] | None) -> str:
@@ -143,9 +154,11 @@ def render_markdown(
     text: str,
     links: Mapping[str, str | None] | None = None,
     embeds: Mapping[str, Embedded] | None = None,
+    images: Mapping[str, str] | None = None,
 ) -> SafeString:
     """Markdown to sanitised HTML: raw HTML in the source is escaped as text, never run. Callouts become
-    callouts (folded ones a `<details>`), and an embedded note shows its text (`embeds`, one level deep)."""
+    callouts (folded ones a `<details>`), an embedded note shows its text (`embeds`, one level deep) and an
+    embedded image itself (`images`: as written -> URL), else a named placeholder."""
     held: list[str] = []
     marker = f"held{secrets.token_hex(6)}n"  # unguessable, so no text of a note can pose as one
 
@@ -153,7 +166,9 @@ def render_markdown(
         held.append(html)
         return f"\n\n{marker}{len(held) - 1}\n\n"
 
-    text = CALLOUT.sub(lambda m: hold(_callout(m, links)), text)
+    page = {"links": links, "embeds": embeds, "images": images}
+    text = CALLOUT.sub(lambda m: hold(_callout(m, page)), text)
+    text = IMAGE_EMBED.sub(lambda m: hold(_image(m, images)), text)
     text = EMBED.sub(lambda m: hold(_embed(m, embeds)), text)
     converter = markdown_lib.Markdown(extensions=["tables", "sane_lists"])
     # Raw HTML in an article is shown as text: without these two steps Markdown would pass it through.

@@ -10,6 +10,7 @@ urlpatterns = [
     path("articles/", reader.article_list, name="articles"),
     path("articles/<slug:slug>/", reader.article_page, name="article"),
     path("topics/<slug:slug>/", reader.topic_page, name="topic"),
+    path("images/<str:sha256>/<str:name>", reader.image, name="image"),
     path("review/", review.queue_page, name="review"),
     path("review/claims/<int:claim_id>/decide/", review.decide, name="review-decide"),
     path("operators/logs/", operator.logs_page, name="logs"),

@@ -39,6 +39,13 @@ MARKDOWN_LINK = re.compile(r"(?<!!)\[([^\]]*)\]\(<?([^)<>\s]+?\.md)(#[^)\s>]*)?>
 ATTACHMENTS = re.compile(
     r"\.(png|jpe?g|gif|svg|webp|bmp|avif|pdf|mp3|mp4|m4a|wav|ogg|webm|mov|canvas|excalidraw)$", re.IGNORECASE
 )
+# Images a note may show, and where it names them: `![[hive-plan.png]]`, `![a plan](Attachments/plan.png)`.
+IMAGES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".bmp"})
+_IMAGE_NAME = r"[^\]|#()<>\n]+\.(?:png|jpe?g|gif|webp|avif|bmp)"
+IMAGE_EMBED = re.compile(
+    rf"!\[\[(?P<target>{_IMAGE_NAME})(?:\|[^\]]*)?\]\]|!\[(?P<alt>[^\]]*)\]\(<?(?P<path>{_IMAGE_NAME})>?\)",
+    re.IGNORECASE,
+)
 DATE_FIELDS = ("date", "updated", "modified", "last_modified", "created")
 
 
@@ -76,6 +83,7 @@ class ParsedArticle:
     relative_path: str = ""  # within the garden, without `.md`: "Sync/Security and privacy"
     private: bool = False  # its front matter keeps it out of the garden (see PRIVATE_FLAGS)
     anchors: dict[str, int] = field(default_factory=dict)  # block id -> offset in body, for `[[Note#^id]]`
+    images: tuple[tuple[str, bool], ...] = ()  # (image as written, whether a path from the note) it shows
 
 
 def slugify(value: str) -> str:
@@ -240,6 +248,12 @@ def parse_article_text(
         tags=_tags(meta, body),
         relative_path=relative_path,
         anchors=anchors,
+        images=tuple(
+            dict.fromkeys(
+                (match["target"], False) if match["target"] else (match["path"], True)
+                for match in IMAGE_EMBED.finditer(without_code(body))
+            )
+        ),
     )
 
 
@@ -261,13 +275,19 @@ def parse_article_file(path: Path, root: Path | None = None) -> ParsedArticle:
 
 
 def article_files(folder: Path) -> list[Path]:
-    """The notes of a garden folder (recursively): its Markdown files, less what is private by place.
+    """The notes of a garden folder (recursively): its Markdown files, less what is private by place."""
+    return [folder] if folder.is_file() else garden_files(folder, {".md"})
 
-    Skipped: files and folders whose name starts with '.' (`.obsidian/`, `.trash/`) or '_', the folders in
-    PRIVATE_FOLDERS, and the paths that the garden's `.gardenignore` matches (gitignore syntax).
-    """
-    if folder.is_file():
-        return [folder]
+
+def image_files(folder: Path) -> list[Path]:
+    """The images of a garden folder that its notes may show, less what is private by place."""
+    return [] if folder.is_file() else garden_files(folder, IMAGES)
+
+
+def garden_files(folder: Path, suffixes: set[str] | frozenset[str]) -> list[Path]:
+    """The garden's files with these suffixes (any case), less what is private by place: files and folders
+    whose name starts with '.' (`.obsidian/`, `.trash/`) or '_', the folders in PRIVATE_FOLDERS, and the
+    paths that the garden's `.gardenignore` matches (gitignore syntax)."""
     ignore_file = folder / IGNORE_FILE
     ignored = pathspec.GitIgnoreSpec.from_lines(
         ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -275,7 +295,9 @@ def article_files(folder: Path) -> list[Path]:
         else []
     )
     notes = []
-    for path in folder.rglob("*.md"):
+    for path in folder.rglob("*"):
+        if path.suffix.lower() not in suffixes or not path.is_file():
+            continue
         relative = path.relative_to(folder)
         if any(part.startswith(("_", ".")) for part in relative.parts):
             continue

@@ -90,6 +90,9 @@ class ArticleRevision(models.Model):
     anchors = models.JSONField(
         default=dict, blank=True, help_text="Block ids (`^id`) of the note -> where they stand in its body."
     )
+    images = models.JSONField(
+        default=dict, blank=True, help_text="Images the note shows, as written (lower case) -> Image sha256."
+    )
     superseded = models.BooleanField(default=False)
     superseded_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -150,6 +153,21 @@ class Chunk(models.Model):
     @property
     def anchor(self) -> str:
         return f"chunk-{self.pk}"
+
+
+class Image(models.Model):
+    """An image from a garden, shown where a note embeds it; stored once however many notes show it."""
+
+    sha256 = models.CharField(max_length=64, unique=True)
+    name = models.CharField(max_length=300)
+    content_type = models.CharField(max_length=50)
+    data = models.BinaryField()
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("dashboard:image", args=[self.sha256, self.name])
 
 
 class Link(models.Model):

@@ -6,10 +6,11 @@ import re
 from dataclasses import dataclass
 
 from django.db.models import Count, Prefetch, QuerySet
+from django.urls import reverse
 
 from garden.gardening import heading_offset
 from garden.importer import WIKILINK, written_key
-from garden.models import Answer, AnswerSource, Article, ArticleRevision, Chunk, RetrievedArticle
+from garden.models import Answer, AnswerSource, Article, ArticleRevision, Chunk, Image, RetrievedArticle
 
 EMBEDDED = re.compile(r"!\[\[([^\]|#]+)")
 
@@ -115,6 +116,16 @@ def article_embeds(revision: ArticleRevision) -> dict[str, Embedded]:
         for key in keys.intersection(link.written):
             embedded[key] = Embedded(current.title, target.get_absolute_url(), current.body)
     return embedded
+
+
+def revision_images(revision: ArticleRevision) -> dict[str, str]:
+    """The images the revision shows, as written (lower case) -> the URL that serves each."""
+    names = dict(Image.objects.filter(sha256__in=revision.images.values()).values_list("sha256", "name"))
+    return {
+        written: reverse("dashboard:image", args=[digest, names[digest]])
+        for written, digest in revision.images.items()
+        if digest in names
+    }
 
 
 def article_backlinks(article: Article) -> QuerySet[Article]:

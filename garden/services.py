@@ -26,6 +26,7 @@ def revision_store(
     source_path: str,
     content_hash: str,
     anchors: dict[str, int] | None = None,
+    images: dict[str, str] | None = None,
 ) -> ArticleRevision:
     now = timezone.now()
     previous = list(article.revisions.select_for_update().filter(superseded=False))
@@ -39,6 +40,7 @@ def revision_store(
         source_path=source_path,
         content_hash=content_hash,
         anchors=anchors or {},
+        images=images or {},
     )
 
 

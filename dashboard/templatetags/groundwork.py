@@ -49,7 +49,7 @@ def markdown(text: str, page: dict[str, Any] | None = None) -> SafeString:
     """Article Markdown as safe HTML; `page` holds the article's `links` (each to where it resolved at import)
     and `embeds` (the notes it embeds)."""
     page = page or {}
-    return render_markdown(text, page.get("links"), page.get("embeds"))
+    return render_markdown(text, page.get("links"), page.get("embeds"), page.get("images"))
 
 
 @register.filter

@@ -13,7 +13,7 @@ from dashboard.ratelimit import RATE_LIMITED, rate_limited, retry_after
 from dashboard.views.htmx import HtmxHttpRequest
 from garden import selectors
 from garden.answering import QuestionError
-from garden.models import Article, Question, Topic
+from garden.models import Article, Image, Question, Topic
 
 
 @ask_required
@@ -99,9 +99,19 @@ def article_page(request: HttpRequest, slug: str) -> HttpResponse:
             "page": {
                 "links": selectors.article_links(article, revision),
                 "embeds": selectors.article_embeds(revision),
+                "images": selectors.revision_images(revision),
             },
         },
     )
+
+
+@require_GET
+def image(request: HttpRequest, sha256: str, name: str) -> HttpResponse:
+    """An image a note shows, by its content's hash: never changes, so it is cached for good."""
+    stored = get_object_or_404(Image, sha256=sha256)
+    response = HttpResponse(bytes(stored.data), content_type=stored.content_type)
+    response["Cache-Control"] = "public, max-age=31536000, immutable"
+    return response
 
 
 @require_GET

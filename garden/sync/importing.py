@@ -13,6 +13,7 @@ from garden.chunking import chunk_spans
 from garden.importer import ArticleFileError, ParsedArticle, article_files, parse_article_file, slugify
 from garden.models import Link
 from garden.sync.embedding import Embedding, encode
+from garden.sync.images import ImageFinder
 from garden.sync.lifecycle import renames_follow, restore_returned, retire_missing
 from garden.sync.linking import link_resolver, links_resolve, red_links_resolve
 from garden.sync.writing import Known, Pending, article_write, notes_changed, vocabulary_apply
@@ -133,8 +134,14 @@ def _folder_import(
             replace(p, topics=(*p.topics, *placed[p.slug][0]), themes=(*p.themes, *placed[p.slug][1]))
             for p in changed
         ]
+    images = ImageFinder(folder) if any(p.images for p in changed) else None
     pending = [
-        Pending(p, [(s.start, s.end) for s in chunk_spans(p.body)], links=links_resolve(p, resolver))
+        Pending(
+            p,
+            [(s.start, s.end) for s in chunk_spans(p.body)],
+            links=links_resolve(p, resolver),
+            images=images.store(p) if images and p.images else {},
+        )
         for p in changed
     ]
     if on_start:

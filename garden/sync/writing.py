@@ -22,6 +22,7 @@ class Pending:
     spans: list[tuple[int, int]]
     vectors: list[list[float]] = field(default_factory=list)
     links: list[ResolvedLink] = field(default_factory=list)
+    images: dict[str, str] = field(default_factory=dict)  # as written -> Image sha256
 
 
 def _upsert(model: Any, specs: dict[str, dict[str, Any]]) -> None:
@@ -126,7 +127,14 @@ def article_write(pending: Pending, known: Known) -> bool:
     article.topics.set([known.topics[slug] for slug in parsed.topics])
     article.themes.set([known.themes[slug] for slug in parsed.themes])
     revision = revision_store(
-        article, parsed.title, parsed.body, parsed.date, parsed.path, parsed.content_hash, parsed.anchors
+        article,
+        parsed.title,
+        parsed.body,
+        parsed.date,
+        parsed.path,
+        parsed.content_hash,
+        parsed.anchors,
+        pending.images,
     )
     Chunk.objects.bulk_create(
         Chunk(

@@ -3,6 +3,7 @@ an editor writes them, red links, and notes that must stay private."""
 
 import datetime
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -207,7 +208,13 @@ def test_the_sample_vault_imports_whole(capsys):
     assert not Chunk.objects.filter(text__contains="ZEPHYRCODE").exists()
 
 
-SYNTAX = {
+# The smallest PNG there is: one transparent pixel.
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c63000100000500010d0a2db40000000049454e44ae426082"
+)
+
+SYNTAX: dict[str, str | bytes] = {
     "Hives.md": """# Hives
 
 Bramble hive was split on 4 May. ^split-day
@@ -236,8 +243,14 @@ Honey this year [yield:: 31 kg] was light.
 ![[Missing note]]
 Feeding: [[Calendar#Autumn|in autumn]].
 ![[hive-plan.png]]
+![the apiary](Attachments/apiary%20map.png)
+![[missing-photo.jpg]]
+![[report.pdf]]
 """,
     "Calendar.md": "# Calendar\n\n## Spring\n\nThe first inspection is on 15 March.\n\n## Autumn\n\nFeeding starts in September.\n",
+    "Pictures/hive-plan.png": PNG,
+    "Attachments/apiary map.png": PNG + b"map",
+    ".trash/missing-photo.jpg": PNG + b"deleted",
 }
 
 
@@ -279,7 +292,20 @@ def test_embeds_show_the_embedded_section_or_a_named_placeholder(syntax, client)
     )
     assert "The first inspection is on 15 March." in page and "Feeding starts in September" not in page
     assert "Embedded note not in the garden: Missing note" in page
-    assert "Attachment not shown here: hive-plan.png" in page
+    assert "Attachment not shown here: report.pdf" in page
+
+
+def test_an_embedded_image_in_the_garden_is_shown_and_one_that_is_not_is_named(syntax, client):
+    page = client.get(syntax.get_absolute_url()).content.decode()
+    shown = re.findall(r'<img src="([^"]+)" alt="([^"]+)" loading="lazy">', page)
+    assert [alt for _, alt in shown] == [
+        "hive-plan.png",
+        "the apiary",
+    ]  # by name anywhere; by path from the note
+    response = client.get(shown[0][0])
+    assert (response.status_code, response["Content-Type"], response.content) == (200, "image/png", PNG)
+    assert client.get(shown[1][0]).content == PNG + b"map"
+    assert "Image not in the garden: missing-photo.jpg" in page  # the copy in .trash/ is private
 
 
 def test_code_blocks_and_tables_are_never_cut(tmp_path):

@@ -1,0 +1,55 @@
+"""The images a note shows: found in its garden (a path from the note, else by file name anywhere, the
+shortest path first, as Obsidian finds them), stored once each, and named on the note's revision."""
+
+from __future__ import annotations
+
+import hashlib
+import mimetypes
+import posixpath
+from collections import defaultdict
+from pathlib import Path
+
+from garden.importer import ParsedArticle, image_files, written_key
+from garden.models import Image
+
+MAX_IMAGE_BYTES = 5 * 1024 * 1024  # larger images are left out (a named placeholder shows where they were)
+
+
+class ImageFinder:
+    def __init__(self, folder: Path) -> None:
+        self.root = folder.resolve() if folder.is_dir() else folder.resolve().parent
+        self.by_name: dict[str, list[Path]] = defaultdict(list)
+        for path in image_files(folder):
+            self.by_name[path.name.lower()].append(path.resolve())
+        for paths in self.by_name.values():
+            paths.sort(key=lambda p: (len(p.relative_to(self.root).parts), str(p).lower()))
+
+    def find(self, written: str, *, from_note: bool, note_path: str) -> Path | None:
+        if from_note:
+            relative = posixpath.normpath(posixpath.join(posixpath.dirname(note_path), written_key(written)))
+            wanted = {relative, posixpath.normpath(written_key(written))}
+            for path in self.by_name.get(posixpath.basename(relative), []):
+                if path.relative_to(self.root).as_posix().lower() in wanted:
+                    return path
+        candidates = self.by_name.get(posixpath.basename(written_key(written)), [])
+        return candidates[0] if candidates else None
+
+    def store(self, parsed: ParsedArticle) -> dict[str, str]:
+        """The note's images as written (lower case) -> the stored Image's sha256; missing ones are left out."""
+        found: dict[str, str] = {}
+        for written, from_note in parsed.images:
+            path = self.find(written, from_note=from_note, note_path=(parsed.relative_path or "").lower())
+            if path is None or path.stat().st_size > MAX_IMAGE_BYTES:
+                continue
+            data = path.read_bytes()
+            digest = hashlib.sha256(data).hexdigest()
+            Image.objects.get_or_create(
+                sha256=digest,
+                defaults={
+                    "name": path.name[:300],
+                    "content_type": mimetypes.guess_type(path.name)[0] or "application/octet-stream",
+                    "data": data,
+                },
+            )
+            found[written_key(written)] = digest
+        return found
