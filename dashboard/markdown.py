@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from garden.importer import ATTACHMENTS, IMAGE_EMBED, MARKDOWN_LINK, WIKILINK, slugify, written_key
+from garden.importer import ATTACHMENTS, EMBED, IMAGE_EMBED, MARKDOWN_LINK, WIKILINK, slugify, written_key
 from garden.selectors import Embedded
 
 # A link to a note the garden does not have is written as a link to this fragment, then shown as a red link.
@@ -22,8 +22,6 @@ _MISSING = "#missing-note"
 _MISSING_LINK = re.compile(r'<a href="#missing-note"[^>]*>(.*?)</a>', re.DOTALL)
 # `> [!note] Title` (or `[!tip]-` folded, `[!info]+` foldable and open) and the quoted lines under it.
 CALLOUT = re.compile(r"^>[ \t]*\[!([\w-]+)\]([+-]?)[ \t]*(.*)\n?((?:>.*(?:\n|$))*)", re.MULTILINE)
-# `![[Note]]`, `![[Note#Heading]]`, `![[picture.png]]`.
-EMBED = re.compile(r"!\[\[([^\]|#]+)(?:#([^\]|]*))?(?:\|[^\]]*)?\]\]")
 RED_LINK = (
     '<span class="red-link" title="No note of this name in the garden">\\1 <small>(missing)</small></span>'
 )
@@ -108,7 +106,7 @@ def _image(match: re.Match[str], images: Mapping[str, str] | None) -> str:
 
 
 def _embed(match: re.Match[str], embeds: Mapping[str, Embedded] | None) -> str:
-    target, heading = match.group(1).strip(), match.group(2)
+    target, heading = match["target"].strip(), match["anchor"]
     if ATTACHMENTS.search(target):
         return f'<p class="embed-missing">Attachment not shown here: {escape(target)}</p>'
     embedded = (embeds or {}).get(written_key(target))

@@ -28,6 +28,8 @@ PRIVATE_FOLDERS = frozenset({"templates", "node_modules"})
 PRIVATE_FLAGS = {"publish": False, "draft": True, "private": True}
 # `[[target]]`, `[[target#Heading]]`, `[[target#^block-id]]`, `[[target|label]]`.
 WIKILINK = re.compile(r"\[\[(?P<target>[^\]|#]+)(?:#(?P<anchor>[^\]|]*))?(?:\|(?P<label>[^\]]+))?\]\]")
+# `![[Note]]`, `![[Note#Heading]]`: a note shown inside another (an image embed is an IMAGE_EMBED too).
+EMBED = re.compile(r"!\[\[(?P<target>[^\]|#]+)(?:#(?P<anchor>[^\]|]*))?(?:\|[^\]]*)?\]\]")
 SLUG = re.compile(r"[^a-z0-9]+")
 FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n?---[ \t]*(?:\n|\Z)", re.DOTALL)
 HEADING_1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from django.db.models import Count, Prefetch, QuerySet
 from django.urls import reverse
 
 from garden.gardening import heading_offset
-from garden.importer import WIKILINK, written_key
+from garden.importer import EMBED, WIKILINK, written_key
 from garden.models import Answer, AnswerSource, Article, ArticleRevision, Chunk, Image, RetrievedArticle
-
-EMBEDDED = re.compile(r"!\[\[([^\]|#]+)")
 
 
 @dataclass(frozen=True)
@@ -103,7 +100,7 @@ def _anchor_chunk(article: Article, anchor: str) -> Chunk | None:
 
 def article_embeds(revision: ArticleRevision) -> dict[str, Embedded]:
     """The notes this revision embeds (`![[Note]]`), by the target as written, with their current text."""
-    keys = {written_key(target) for target in EMBEDDED.findall(revision.body)}
+    keys = {written_key(match["target"]) for match in EMBED.finditer(revision.body)}
     if not keys:
         return {}
     embedded: dict[str, Embedded] = {}
