@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from garden.gardening import heading_section
 from garden.importer import ATTACHMENTS, EMBED, IMAGE_EMBED, MARKDOWN_LINK, WIKILINK, slugify, written_key
 from garden.selectors import Embedded
 
@@ -58,23 +59,10 @@ ALLOWED_TAGS = {
 
 
 def _section(body: str, heading: str | None) -> str:
-    """The part of `body` under `heading` (to the next heading as high or higher), or all of it."""
+    """The part of `body` under `heading` (a block id names no section), or all of it."""
     if not heading or heading.startswith("^"):
         return body
-    lines = body.split("\n")
-    for i, line in enumerate(lines):
-        level = len(line) - len(line.lstrip("#"))
-        if 0 < level <= 6 and line[level:].strip().lower() == heading.strip().lower():
-            end = next(
-                (
-                    j
-                    for j in range(i + 1, len(lines))
-                    if 0 < len(lines[j]) - len(lines[j].lstrip("#")) <= level
-                ),
-                len(lines),
-            )
-            return "\n".join(lines[i + 1 : end])
-    return body
+    return heading_section(body, heading) or body
 
 
 def _callout(match: re.Match[str], page: dict[str, Any]) -> str:

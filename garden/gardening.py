@@ -60,12 +60,31 @@ def editor_markup_removed(body: str) -> tuple[str, dict[str, int]]:
     return _ANCHOR.sub("", text), anchors
 
 
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+
+
 def heading_offset(body: str, heading: str) -> int | None:
     """Where the heading `heading` (any level, any case) starts in `body`, or None."""
+    section = _heading_section(body, heading)
+    return section[0] if section else None
+
+
+def heading_section(body: str, heading: str) -> str | None:
+    """The text under the heading `heading`, to the next heading as high or higher; None if there is none."""
+    section = _heading_section(body, heading)
+    return body[section[1] : section[2]].strip("\n") if section else None
+
+
+def _heading_section(body: str, heading: str) -> tuple[int, int, int] | None:
+    """(where the heading starts, where its text starts, where its section ends), headings in code ignored."""
     wanted = heading.strip().lower()
-    for match in re.finditer(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", without_code(body), re.MULTILINE):
-        if match.group(2).strip().lower() == wanted:
-            return match.start()
+    headings = list(_HEADING.finditer(without_code(body)))
+    for i, match in enumerate(headings):
+        if match.group(2).strip().lower() != wanted:
+            continue
+        level = len(match.group(1))
+        end = next((h.start() for h in headings[i + 1 :] if len(h.group(1)) <= level), len(body))
+        return match.start(), match.end(), end
     return None
 
 

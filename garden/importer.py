@@ -37,13 +37,15 @@ HEADING_1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 INLINE_TAG = re.compile(r"(?<![\w#&/(\[])#([\w/-]*[^\W\d_][\w/-]*)")
 # `[text](target.md)` and `[text](target.md#heading)`, relative to the note; not images or web addresses.
 MARKDOWN_LINK = re.compile(r"(?<!!)\[([^\]]*)\]\(<?([^)<>\s]+?\.md)(#[^)\s>]*)?>?\)", re.IGNORECASE)
-# Files a wikilink may embed that are not notes: `![[hive-plan.png]]` is an attachment, not a missing note.
-ATTACHMENTS = re.compile(
-    r"\.(png|jpe?g|gif|svg|webp|bmp|avif|pdf|mp3|mp4|m4a|wav|ogg|webm|mov|canvas|excalidraw)$", re.IGNORECASE
-)
-# Images a note may show, and where it names them: `![[hive-plan.png]]`, `![a plan](Attachments/plan.png)`.
+# Images a note may show (raster only: an SVG can carry script), and where it names them: `![[hive-plan.png]]`,
+# `![a plan](Attachments/plan.png)`.
 IMAGES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".bmp"})
-_IMAGE_NAME = r"[^\]|#()<>\n]+\.(?:png|jpe?g|gif|webp|avif|bmp)"
+_IMAGE_NAME = rf"[^\]|#()<>\n]+\.(?:{'|'.join(sorted(s[1:] for s in IMAGES))})"
+# Files a wikilink may embed that are not notes: `![[hive-plan.png]]` is an attachment, not a missing note.
+_OTHER_ATTACHMENTS = ("svg", "pdf", "mp3", "mp4", "m4a", "wav", "ogg", "webm", "mov", "canvas", "excalidraw")
+ATTACHMENTS = re.compile(
+    rf"\.(?:{'|'.join(sorted(s[1:] for s in IMAGES))}|{'|'.join(_OTHER_ATTACHMENTS)})$", re.IGNORECASE
+)
 IMAGE_EMBED = re.compile(
     rf"!\[\[(?P<target>{_IMAGE_NAME})(?:\|[^\]]*)?\]\]|!\[(?P<alt>[^\]]*)\]\(<?(?P<path>{_IMAGE_NAME})>?\)",
     re.IGNORECASE,
@@ -157,24 +159,23 @@ def _private(meta: dict[str, Any]) -> bool:
     return any(key in meta and _flag(meta[key]) is value for key, value in PRIVATE_FLAGS.items())
 
 
-def _title(meta: dict[str, Any], body: str, file_name: str) -> str:
+def _title(meta: dict[str, Any], prose: str, file_name: str) -> str:
     title = meta.get("title")
     if title is not None and not isinstance(title, str | int | float):
         raise ArticleFileError("front matter field 'title' must be text")
     if title is not None and str(title).strip():
         return str(title).strip()
-    heading = HEADING_1.search(without_code(body))
+    heading = HEADING_1.search(prose)
     return heading.group(1).strip() if heading else file_name
 
 
-def _tags(meta: dict[str, Any], body: str) -> tuple[str, ...]:
+def _tags(meta: dict[str, Any], prose: str) -> tuple[str, ...]:
     written = [tag.lstrip("#") for tag in _names(meta, "tags", "tag")]
-    written += INLINE_TAG.findall(without_code(body))
+    written += INLINE_TAG.findall(prose)
     return tuple(dict.fromkeys(tag.strip("/").lower() for tag in written if tag.strip("/")))
 
 
-def _links(body: str) -> tuple[WrittenLink, ...]:
-    prose = without_code(body)
+def _links(prose: str) -> tuple[WrittenLink, ...]:
     links = [
         WrittenLink(match["target"].strip(), (match["label"] or match["target"]).strip())
         for match in WIKILINK.finditer(prose)
@@ -236,24 +237,25 @@ def parse_article_text(
     if not body.strip():
         raise ArticleFileError("the article has no body")
     file_name = PurePosixPath(relative_path).name if relative_path else PurePosixPath(path).stem
+    prose = without_code(body)  # the body, its code blanked out: titles, tags and links are read from prose
     return ParsedArticle(
         slug=slugify(str(meta.get("slug") or slug)),
-        title=_title(meta, body, file_name),
+        title=_title(meta, prose, file_name),
         topics=_string_list(meta, "topics"),
         themes=_string_list(meta, "themes"),
         date=_date(meta, modified),
         body=body,
         path=path,
         content_hash=hashlib.sha256(raw.encode()).hexdigest(),
-        links=_links(body),
+        links=_links(prose),
         aliases=_names(meta, "aliases", "alias"),
-        tags=_tags(meta, body),
+        tags=_tags(meta, prose),
         relative_path=relative_path,
         anchors=anchors,
         images=tuple(
             dict.fromkeys(
                 (match["target"], False) if match["target"] else (match["path"], True)
-                for match in IMAGE_EMBED.finditer(without_code(body))
+                for match in IMAGE_EMBED.finditer(prose)
             )
         ),
     )

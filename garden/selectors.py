@@ -85,7 +85,7 @@ def article_links(article: Article, revision: ArticleRevision | None = None) -> 
 
 def _anchor_chunk(article: Article, anchor: str) -> Chunk | None:
     """The current passage of `article` that holds the heading `anchor`, or the block `^id`."""
-    current = article.revisions.filter(superseded=False).first()
+    current = article.current_revision
     if current is None:
         return None
     offset = (
@@ -107,7 +107,7 @@ def article_embeds(revision: ArticleRevision) -> dict[str, Embedded]:
     links = revision.article.links_out.filter(written__overlap=list(keys), target__isnull=False)
     for link in links.select_related("target"):
         target = link.target
-        current = target.revisions.filter(superseded=False).first() if target else None
+        current = target.current_revision if target else None
         if target is None or current is None:
             continue
         for key in keys.intersection(link.written):

@@ -37,11 +37,16 @@ def _redis() -> redis.Redis:
     return redis.Redis.from_url(settings.CELERY_BROKER_URL, socket_connect_timeout=1, socket_timeout=1)
 
 
-def heartbeat(name: str) -> None:
-    """Record that the worker `name` is alive now (by Redis's clock, which every machine shares)."""
-    client = _redis()
+def _now(client: redis.Redis) -> float:
+    """Redis's clock, which every machine shares (theirs may drift apart)."""
     seconds, micros = client.time()
-    now = seconds + micros / 1e6
+    return seconds + micros / 1e6
+
+
+def heartbeat(name: str) -> None:
+    """Record that the worker `name` is alive now."""
+    client = _redis()
+    now = _now(client)
     with client.pipeline() as pipe:
         pipe.zadd(WORKERS_KEY, {name: now})
         pipe.zremrangebyscore(WORKERS_KEY, 0, now - 10 * SEEN_WITHIN_SECONDS)  # forget long-gone workers
@@ -82,9 +87,7 @@ class Heartbeat(threading.Thread):
 def workers_seen() -> list[str]:
     """Names of the workers that beat within the last SEEN_WITHIN_SECONDS."""
     client = _redis()
-    seconds, micros = client.time()
-    now = seconds + micros / 1e6
-    names = client.zrangebyscore(WORKERS_KEY, now - SEEN_WITHIN_SECONDS, "+inf")
+    names = client.zrangebyscore(WORKERS_KEY, _now(client) - SEEN_WITHIN_SECONDS, "+inf")
     return sorted(name.decode() for name in names if isinstance(name, bytes))
 
 

@@ -32,7 +32,7 @@ def renames_follow(root: Path, notes: dict[str, ParsedArticle]) -> int:
         return 0
     moved = 0
     for article in garden_articles(root).exclude(slug__in=notes):
-        current = article.revisions.filter(superseded=False).first()
+        current = article.current_revision
         arrival = arrivals.pop(current.content_hash, None) if current else None
         if current is None or arrival is None:
             continue
