@@ -126,7 +126,7 @@ def _folder_import(
     resolver = link_resolver(list(notes.values()))
     changed = notes_changed(list(notes.values()))
     report.unchanged += len(notes) - len(changed)
-    restore_returned([slug for slug in notes if slug not in {p.slug for p in changed}])
+    restore_returned(sorted(set(notes) - {p.slug for p in changed}))
     if folder.is_dir() and not has_vocabulary_file(folder) and changed:
         vocabulary, placed = vocabulary_derived(changed)
         vocabulary_apply(vocabulary)
