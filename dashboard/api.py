@@ -46,10 +46,15 @@ ASK_FORBIDDEN = "Log in as a reader (or above) to use this endpoint."
 
 
 # The limits are documented in the schema but checked by the services, so clients get their clear messages.
+# A text must hold a character the services keep: not whitespace (as Python's `str.strip` sees it) and not NUL,
+# which is dropped before storing (PostgreSQL text cannot hold it).
+NOT_BLANK = r"[^\s\u0000\u001c-\u001f\u0085]"
+
+
 class AskIn(Schema):
     question: str = Field(
         description="The question, up to 2,000 characters.",
-        json_schema_extra={"minLength": 1, "maxLength": 2000, "pattern": r"\S"},
+        json_schema_extra={"minLength": 1, "maxLength": 2000, "pattern": NOT_BLANK},
     )
 
 
@@ -187,7 +192,7 @@ class HealthOut(Schema):
 class CheckIn(Schema):
     text: str = Field(
         description="Any text to fact-check against the garden, up to 10,000 characters.",
-        json_schema_extra={"minLength": 1, "maxLength": 10000, "pattern": r"\S"},
+        json_schema_extra={"minLength": 1, "maxLength": 10000, "pattern": NOT_BLANK},
     )
 
 

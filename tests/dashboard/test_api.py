@@ -1,6 +1,7 @@
 """The JSON API and the `ask` command give the same answer shape and the same clear errors."""
 
 import json
+import re
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -113,3 +114,15 @@ def test_ask_command_waits_for_nothing_on_a_refusal(capsys):
     captured = capsys.readouterr()
     assert "RETRIEVAL REFUSED" in captured.out and "verification: none" in captured.out
     assert captured.err == ""
+
+
+@pytest.mark.parametrize("blank", ["\u0000", " \u0000\n", "\u001c\u0085"])
+def test_a_text_the_services_would_find_blank_is_outside_the_schema_too(client, blank):
+    """The fuzzer drew a question of one NUL: schema-valid, yet the garden rightly calls it empty. The schema
+    now says what the services keep, so a client that follows it is never refused."""
+    schema = client.get("/api/openapi.json").json()["components"]["schemas"]
+    for name, field in [("AskIn", "question"), ("CheckIn", "text")]:
+        assert re.search(schema[name]["properties"][field]["pattern"], blank) is None
+        assert re.search(schema[name]["properties"][field]["pattern"], blank + "x") is not None
+    response = client.post("/api/ask", {"question": blank}, content_type="application/json")
+    assert (response.status_code, response.json()) == (400, {"error": EMPTY_QUESTION})
