@@ -11,13 +11,14 @@ from django.urls import reverse
 from pgvector.django import HnswIndex, VectorField
 
 from garden.embeddings import DIMENSIONS
+from garden.vocabulary import NAME_SLUG_LIMIT, NAME_TITLE_LIMIT
 
 
 class Topic(models.Model):
     """A subject an article is about; its title and aliases are matched against questions."""
 
-    slug = models.SlugField(max_length=100, unique=True)
-    title = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=NAME_SLUG_LIMIT, unique=True)
+    title = models.CharField(max_length=NAME_TITLE_LIMIT)
     aliases = ArrayField(models.CharField(max_length=100), default=list, blank=True)
 
     class Meta:
@@ -33,8 +34,8 @@ class Topic(models.Model):
 class Theme(models.Model):
     """A broad theme across articles; its keywords are matched against questions."""
 
-    slug = models.SlugField(max_length=100, unique=True)
-    title = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=NAME_SLUG_LIMIT, unique=True)
+    title = models.CharField(max_length=NAME_TITLE_LIMIT)
     keywords = ArrayField(models.CharField(max_length=100), default=list, blank=True)
 
     class Meta:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+from collections.abc import Iterable
 
 from django.db import transaction
 from django.utils import timezone
@@ -18,30 +19,15 @@ def embedding_input(title: str, text: str) -> str:
     return f"{title}: {text}"
 
 
-def revision_store(
-    article: Article,
-    title: str,
-    body: str,
-    date: datetime.date | None,
-    source_path: str,
-    content_hash: str,
-    anchors: dict[str, int] | None = None,
-    images: dict[str, str] | None = None,
-) -> ArticleRevision:
-    now = timezone.now()
-    previous = list(article.revisions.select_for_update().filter(superseded=False))
-    ArticleRevision.objects.filter(pk__in=[r.pk for r in previous]).update(superseded=True, superseded_at=now)
-    Chunk.objects.filter(revision__in=previous).update(is_current=False)
-    return ArticleRevision.objects.create(
-        article=article,
-        title=title,
-        body=body,
-        date=date,
-        source_path=source_path,
-        content_hash=content_hash,
-        anchors=anchors or {},
-        images=images or {},
+def revisions_supersede(article_ids: Iterable[int]) -> None:
+    """The current revisions of these articles, and their chunks, are current no more: a new one follows."""
+    previous = list(
+        ArticleRevision.objects.select_for_update()
+        .filter(article_id__in=list(article_ids), superseded=False)
+        .values_list("pk", flat=True)
     )
+    ArticleRevision.objects.filter(pk__in=previous).update(superseded=True, superseded_at=timezone.now())
+    Chunk.objects.filter(revision__in=previous).update(is_current=False)
 
 
 @transaction.atomic
@@ -51,8 +37,14 @@ def revision_create(
     """A new current revision of `article` (e.g. edited in admin): the old one is kept, superseded."""
     spans = [(s.start, s.end) for s in chunk_spans(body)]
     vectors = embeddings.embed([embedding_input(title, body[a:b]) for a, b in spans])
-    revision = revision_store(
-        article, title, body, date, source_path, hashlib.sha256(f"{title}\n{body}".encode()).hexdigest()
+    revisions_supersede([article.pk])
+    revision = ArticleRevision.objects.create(
+        article=article,
+        title=title,
+        body=body,
+        date=date,
+        source_path=source_path,
+        content_hash=hashlib.sha256(f"{title}\n{body}".encode()).hexdigest(),
     )
     Chunk.objects.bulk_create(
         Chunk(revision=revision, article=article, ordinal=i, text=body[a:b], start=a, end=b, embedding=v)

@@ -17,6 +17,14 @@ import yaml
 from garden.importer import ArticleFileError, ParsedArticle, slugify
 
 GARDEN_FILE = "_garden.yaml"
+# What a topic's or theme's slug and title hold. A longer name is a sentence, not one a question would use:
+# it is left out of the vocabulary (its note still imports, and is still found by its text).
+NAME_SLUG_LIMIT = 100
+NAME_TITLE_LIMIT = 200
+
+
+def fits(slug: str, title: str) -> bool:
+    return 0 < len(slug) <= NAME_SLUG_LIMIT and len(title) <= NAME_TITLE_LIMIT
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Syncing a garden into the database: `import_garden`, `--watch` and the scheduled sync of GARDEN_PATH.
 
-`importing` drives a sync; `writing` stores one note; `linking` resolves its links; `embedding` reuses or
+`importing` drives a sync; `writing` stores notes; `linking` resolves its links; `embedding` reuses or
 encodes its vectors; `lifecycle` follows notes that move, leave or come back; `watching` keeps a garden in sync.
 """
 

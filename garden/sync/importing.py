@@ -9,6 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from django.db import DatabaseError, transaction
+
 from garden.chunking import chunk_spans
 from garden.importer import ArticleFileError, ParsedArticle, article_files, parse_article_file, slugify
 from garden.models import Link
@@ -16,7 +18,7 @@ from garden.sync.embedding import Embedding, encode
 from garden.sync.images import ImageFinder
 from garden.sync.lifecycle import renames_follow, restore_returned, retire_missing
 from garden.sync.linking import link_resolver, links_resolve, red_links_resolve
-from garden.sync.writing import Known, Pending, article_write, notes_changed, vocabulary_apply
+from garden.sync.writing import Known, Pending, notes_changed, notes_write, vocabulary_apply
 from garden.vocabulary import has_vocabulary_file, read_vocabulary, vocabulary_derived
 
 Progress = Callable[[int], None]
@@ -90,14 +92,30 @@ def _groups_write(
             if number + 1 < len(groups):
                 following = Embedding.plan(groups[number + 1])
                 encoding = encoder.submit(encode, following.texts)
-            known = Known.of(group)
-            for item in group:
-                created = article_write(item, known)
-                report.created += created
-                report.revised += not created
-                report.chunks += len(item.spans)
+            _group_store(group, report)
             if number + 1 < len(groups):
                 planned = following
+
+
+def _group_store(group: Sequence[Pending], report: ImportReport) -> None:
+    """Write a group in one transaction (a few queries for the lot); should that fail, write its notes one by
+    one, each in its own transaction, so one note the database refuses costs only itself, and is reported."""
+    known = Known.of(group)
+    try:
+        with transaction.atomic():
+            stored = [(group, notes_write(group, known))]
+    except DatabaseError:
+        stored = []
+        for item in group:
+            try:
+                with transaction.atomic():
+                    stored.append(([item], notes_write([item], known)))
+            except DatabaseError as error:
+                report.failures.append((item.parsed.path, f"could not be stored: {error}".strip()))
+    for items, created in stored:
+        report.created += created
+        report.revised += len(items) - created
+        report.chunks += sum(len(item.spans) for item in items)
 
 
 def _groups(pending: Sequence[Pending]) -> list[list[Pending]]:
@@ -162,8 +180,9 @@ def garden_import(
     revisions (re-embedding only the passages that changed), moved or renamed ones keep their article, and
     notes gone from a folder are retired. A note whose exact text was imported before is skipped.
 
-    A file that cannot be imported is reported with its reason and the rest still import. Each article is
-    written in its own transaction, so an interrupted import never leaves a half-written article.
+    A file that cannot be imported is reported with its reason and the rest still import. Notes are written
+    a group at a time, each group in one transaction (each note in its own, should the group's fail), so an
+    interrupted import never leaves a half-written article.
     """
     report = ImportReport()
     began = time.perf_counter()

@@ -1,4 +1,4 @@
-"""Writing one note's new revision: its article, topics, themes, chunks and links, all in one transaction; and
+"""Writing notes' new revisions: their articles, topics, themes, chunks and links, a group in a few queries; and
 the topics and themes of a garden's vocabulary."""
 
 from __future__ import annotations
@@ -7,13 +7,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import transaction
+from django.db.models import OuterRef, Subquery
+from django.utils import timezone
 
 from garden.importer import ParsedArticle, slugify
 from garden.models import Article, ArticleRevision, Chunk, Link, Theme, Topic
-from garden.services import revision_store
+from garden.services import revisions_supersede
 from garden.sync.linking import ResolvedLink
-from garden.vocabulary import Vocabulary
+from garden.vocabulary import Vocabulary, fits
 
 
 @dataclass
@@ -48,6 +49,8 @@ def vocabulary_apply(vocabulary: Vocabulary) -> None:
 
     topics = {slugify(slug): spec or {} for slug, spec in vocabulary.topics.items()}
     themes = {slugify(slug): spec or {} for slug, spec in vocabulary.themes.items()}
+    topics = {s: v for s, v in topics.items() if fits(s, title(s, v))}
+    themes = {s: v for s, v in themes.items() if fits(s, title(s, v))}
     _upsert(
         Topic,
         {
@@ -113,53 +116,82 @@ class Known:
         )
 
 
-@transaction.atomic
-def article_write(pending: Pending, known: Known) -> bool:
-    """Store one article's new revision with its chunks and links, all or nothing. True when it is new."""
-    parsed = pending.parsed
-    article, created = Article.objects.get_or_create(slug=parsed.slug, defaults={"title": parsed.title})
-    article.title = parsed.title
-    article.path = parsed.relative_path
-    article.aliases = list(parsed.aliases)
-    article.tags = list(parsed.tags)
-    article.retired_at = None  # a note that left the garden and came back, edited
-    article.save()
-    article.topics.set([known.topics[slug] for slug in parsed.topics])
-    article.themes.set([known.themes[slug] for slug in parsed.themes])
-    revision = revision_store(
-        article,
-        parsed.title,
-        parsed.body,
-        parsed.date,
-        parsed.path,
-        parsed.content_hash,
-        parsed.anchors,
-        pending.images,
+def notes_write(group: Sequence[Pending], known: Known) -> int:
+    """Store the new revisions of a group of notes, with their chunks and links, in a few queries however many
+    notes there are; the caller's transaction makes it all or nothing. How many of the articles are new."""
+    now = timezone.now()
+    slugs = [p.parsed.slug for p in group]
+    stored = {a.slug: a for a in Article.objects.select_for_update().filter(slug__in=slugs)}
+    articles = {slug: stored.get(slug) or Article(slug=slug) for slug in slugs}
+    for item in group:
+        article = articles[item.parsed.slug]
+        article.title = item.parsed.title
+        article.path = item.parsed.relative_path
+        article.aliases = list(item.parsed.aliases)
+        article.tags = list(item.parsed.tags)
+        article.retired_at = None  # a note that left the garden and came back, edited
+        article.updated_at = now
+    Article.objects.bulk_update(
+        stored.values(), ["title", "path", "aliases", "tags", "retired_at", "updated_at"]
+    )
+    Article.objects.bulk_create([a for slug, a in articles.items() if slug not in stored])
+    known.articles.update(
+        {slug: a.pk for slug, a in articles.items()}
+    )  # notes of the group link to each other
+    ids = [a.pk for a in articles.values()]
+
+    for relation, chosen in (("topics", known.topics), ("themes", known.themes)):
+        through = getattr(Article, relation).through
+        through.objects.filter(article_id__in=ids).delete()
+        through.objects.bulk_create(
+            through(article_id=articles[p.parsed.slug].pk, **{f"{relation[:-1]}_id": chosen[slug].pk})
+            for p in group
+            for slug in dict.fromkeys(getattr(p.parsed, relation))
+            if slug in chosen  # a name too long for the vocabulary is no topic
+        )
+
+    revisions_supersede(ids)
+    revisions = ArticleRevision.objects.bulk_create(
+        ArticleRevision(
+            article=articles[p.parsed.slug],
+            title=p.parsed.title,
+            body=p.parsed.body,
+            date=p.parsed.date,
+            source_path=p.parsed.path,
+            content_hash=p.parsed.content_hash,
+            anchors=p.parsed.anchors or {},
+            images=p.images,
+        )
+        for p in group
     )
     Chunk.objects.bulk_create(
         Chunk(
             revision=revision,
-            article=article,
+            article_id=revision.article_id,
             ordinal=i,
-            text=parsed.body[start:end],
+            text=p.parsed.body[start:end],
             start=start,
             end=end,
             embedding=vector,
         )
-        for i, ((start, end), vector) in enumerate(zip(pending.spans, pending.vectors, strict=True))
+        for p, revision in zip(group, revisions, strict=True)
+        for i, ((start, end), vector) in enumerate(zip(p.spans, p.vectors, strict=True))
     )
-    article.links_out.all().delete()
+
+    Link.objects.filter(source_id__in=ids).delete()
     Link.objects.bulk_create(
         Link(
-            source=article,
+            source_id=articles[p.parsed.slug].pk,
             target_slug=link.target_slug,
             text=link.text[:300],
-            # A note of this group written before this one is a target too.
             target_id=known.articles.get(link.target_slug) if link.exists else None,
             written=list(link.written),
         )
-        for link in pending.links
+        for p in group
+        for link in p.links
     )
-    Link.objects.filter(target_slug=article.slug, target__isnull=True).update(target=article)
-    known.articles[article.slug] = article.pk  # later notes of the group may link to it
-    return created
+    # Red links elsewhere that named these notes' slugs point to them now.
+    Link.objects.filter(target_slug__in=slugs, target__isnull=True).update(
+        target_id=Subquery(Article.objects.filter(slug=OuterRef("target_slug")).values("pk")[:1])
+    )
+    return len(articles) - len(stored)

@@ -95,6 +95,29 @@ def test_bad_files_are_reported_by_name_and_reason_while_the_rest_import(tmp_pat
     assert Article.objects.get(slug="no-title").title == "no-title"
 
 
+def test_a_note_the_database_refuses_is_reported_while_the_notes_written_with_it_are_stored(tmp_path, capsys):
+    # Notes are written a group at a time; a title longer than the column holds fails the group's transaction,
+    # and the notes are then written one by one, so only that note is lost, and named.
+    folder = garden_write(
+        tmp_path / "g",
+        {
+            "quarry-siding.md": GOOD,
+            "Long title.md": f"---\ntitle: {'Goods shed ' * 40}\n---\nThe weighbridge hut has a 3 t crane.\n",
+            "test-signal-box.md": SECOND,
+            # Too long to be a topic (a sentence, not a name), yet a title: the note imports.
+            "Sentence.md": f"# {'The goods yard was busy ' * 6}\n\nThe yard had two cranes.\n",
+        },
+    )
+    with pytest.raises(CommandError, match="1 file"):
+        call_command("import_garden", str(folder), "--no-progress")
+    assert "Long title.md: could not be stored: value too long" in capsys.readouterr().err
+    stored = Article.objects.filter(slug__in=["quarry-siding", "test-signal-box", "sentence", "long-title"])
+    assert sorted(stored.values_list("slug", flat=True)) == ["quarry-siding", "sentence", "test-signal-box"]
+    link = Link.objects.get(source__slug="quarry-siding")
+    assert link.target_id == Article.objects.get(slug="test-signal-box").pk
+    assert not Chunk.objects.filter(text__contains="weighbridge hut").exists()
+
+
 def test_a_missing_folder_is_a_clear_error(tmp_path):
     with pytest.raises(CommandError, match="no such file or folder"):
         call_command("import_garden", str(tmp_path / "nowhere"))
