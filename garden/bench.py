@@ -20,7 +20,7 @@ import numpy.typing as npt
 from django.db import connection
 
 from garden import embeddings
-from garden.golden import GoldenQuestion
+from garden.golden import GoldenEntry
 from garden.models import Article, ArticleRevision, Chunk
 from garden.retrieval import CANDIDATES, Thresholds, gather, retrieve, select, vector_candidates
 from garden.services import embedding_input
@@ -218,7 +218,7 @@ def _current_matrix() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
 
 
 def bench_retrieval(
-    questions: Sequence[GoldenQuestion], runs: int, sizes: Sequence[int] = SIZES, seed: int = 7
+    questions: Sequence[GoldenEntry], runs: int, sizes: Sequence[int] = SIZES, seed: int = 7
 ) -> list[dict[str, Any]]:
     rng = np.random.default_rng(seed)
     vectors = embeddings.embed([q.question for q in questions])
@@ -261,6 +261,6 @@ def bench_retrieval(
     return results
 
 
-def bench_refusal(questions: Sequence[GoldenQuestion], runs: int) -> dict[str, float]:
+def bench_refusal(questions: Sequence[GoldenEntry], runs: int) -> dict[str, float]:
     """The whole refusal decision for out-of-scope questions: embedding, retrieval and the gate."""
     return _percentiles([_timed(retrieve, q.question)[0] for _ in range(runs) for q in questions])

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from garden.citations import TRAILING
+
 # Abbreviations after which a full stop does not end a sentence.
 ABBREVIATIONS = frozenset(
     [
@@ -65,7 +67,6 @@ ABBREVIATIONS = frozenset(
     ]
 )
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s+|$)")
-_CITATION_AFTER = re.compile(r"(\s*\[\d+\])+")
 FENCED_CODE = re.compile(r"^[ \t]*(```+|~~~+).*?^[ \t]*\1[ \t]*$", re.DOTALL | re.MULTILINE)
 TARGET_CHUNK_CHARS = 600
 MAX_CHUNK_CHARS = 900
@@ -117,7 +118,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[Sp
             next_char = text[stop : stop + 2].strip()[:1]
             if next_char and next_char.islower():
                 continue
-            citation = _CITATION_AFTER.match(text, stop, line_end)
+            citation = TRAILING.match(text, stop, line_end)
             if citation:
                 stop = citation.end()
             span = _trimmed(text, cursor, stop)

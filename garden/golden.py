@@ -21,7 +21,9 @@ DEFAULT_FILE = Path(__file__).resolve().parent / "sample" / "golden.yaml"
 
 
 @dataclass(frozen=True)
-class GoldenQuestion:
+class GoldenEntry:
+    """One entry of a golden set file; Verify-all stores it as `verifier.models.GoldenQuestion`."""
+
     id: str
     category: str
     question: str
@@ -34,7 +36,7 @@ class GoldenQuestion:
         return self.category != OUT_OF_SCOPE
 
 
-def golden_load(path: Path = DEFAULT_FILE) -> list[GoldenQuestion]:
+def golden_load(path: Path = DEFAULT_FILE) -> list[GoldenEntry]:
     """Read a golden set file; raises ValueError naming the entry that is malformed."""
     entries = yaml.safe_load(path.read_text(encoding="utf-8")) or []
     questions = []
@@ -46,7 +48,7 @@ def golden_load(path: Path = DEFAULT_FILE) -> list[GoldenQuestion]:
         ):
             raise ValueError(f"{path}: entry {number} needs a 'question' and a 'category' in {CATEGORIES}")
         questions.append(
-            GoldenQuestion(
+            GoldenEntry(
                 id=str(entry.get("id") or number),
                 category=entry["category"],
                 question=str(entry["question"]),

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from garden import embeddings
-from garden.golden import GoldenQuestion
+from garden.golden import GoldenEntry
 from garden.models import Article
 from garden.retrieval import Candidates, Thresholds, gather, select
 
@@ -24,11 +24,11 @@ RECALL_AT = 5
 
 @dataclass(frozen=True)
 class Observed:
-    question: GoldenQuestion
+    question: GoldenEntry
     candidates: Candidates
 
 
-def observe(questions: Sequence[GoldenQuestion]) -> list[Observed]:
+def observe(questions: Sequence[GoldenEntry]) -> list[Observed]:
     """Gather candidates for every question once; thresholds are applied afterwards, as often as needed."""
     vectors = embeddings.embed([q.question for q in questions])
     return [Observed(q, gather(q.question, vector)) for q, vector in zip(questions, vectors, strict=True)]

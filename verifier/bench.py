@@ -12,7 +12,8 @@ from typing import Any
 
 from garden.models import Chunk
 from verifier.claims import split_claims
-from verifier.judges.local import Source, judge_claims
+from verifier.judges.local import judge_claims
+from verifier.judges.types import Source
 from verifier.models import SpendPurpose
 from verifier.services import text_check
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Claim", "citation_numbers", "split_claims", "split_sentences", "strip_citations"]
+from garden.citations import MARKER, TRAILING, citation_numbers, strip_citations
+
+__all__ = ["Sentence", "split_claims", "split_sentences"]
 
 
 @dataclass(frozen=True)
-class Claim:
+class Sentence:
     """One sentence of an answer: `text == original[start:end]`; `is_claim` is False for meta/tone."""
 
     text: str
@@ -37,10 +39,6 @@ _ABBREVIATIONS = frozenset(
 # Abbreviations only before a year: circa, born, died, flourished ("c. 1876", "b. 1830").
 _BEFORE_A_YEAR = frozenset({"c", "b", "d", "fl"})
 
-# A citation marker such as [2], [1, 3] or [2-4].
-_CITATION_RE = re.compile(r"\[(\d{1,3}(?:\s*[,;–-]\s*\d{1,3})*)\]")
-# Optional run of citation markers after a sentence end ("... 1889. [2][3]").
-_TRAILING_CITATIONS_RE = re.compile(r"(?:\s*\[\d{1,3}(?:\s*[,;–-]\s*\d{1,3})*\])+")
 _BULLET_RE = re.compile(r"^[ \t]*(?:[-*•‣◦+]|\d{1,3}[.)]|[a-z][.)](?=\s)|#{1,6})[ \t]+")
 _CLOSERS = "\"'”’)]»"
 _OPENERS = "\"'“‘([«"
@@ -94,32 +92,6 @@ _LABEL_RE = re.compile(
     re.IGNORECASE,
 )
 _WORD_RE = re.compile(r"[A-Za-z0-9]")
-
-
-def citation_numbers(text: str) -> tuple[int, ...]:
-    """The distinct numbers of the `[n]` markers in `text`, in order of appearance (ranges expanded)."""
-    found: list[int] = []
-    for match in _CITATION_RE.finditer(text):
-        for part in re.split(r"\s*[,;]\s*", match.group(1)):
-            bounds = re.split(r"\s*[–-]\s*", part)
-            if len(bounds) == 2 and bounds[0].isdigit() and bounds[1].isdigit():
-                low, high = int(bounds[0]), int(bounds[1])
-                numbers: range | tuple[int, ...] = (
-                    range(low, high + 1) if 0 < high - low < 50 else (low, high)
-                )
-            else:
-                numbers = (int(bounds[0]),)
-            for number in numbers:
-                if number not in found:
-                    found.append(number)
-    return tuple(found)
-
-
-def strip_citations(text: str) -> str:
-    """`text` without its `[n]` markers, whitespace tidied (the text the judge compares with sources)."""
-    cleaned = _CITATION_RE.sub("", text)
-    cleaned = re.sub(r"\s+([.,;:!?])", r"\1", cleaned)
-    return re.sub(r"\s{2,}", " ", cleaned).strip()
 
 
 def _previous_word(text: str, end: int) -> str:
@@ -210,7 +182,7 @@ def _sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
             cursor += 1
         while cursor < end and text[cursor] in _CLOSERS:
             cursor += 1
-        marker = _TRAILING_CITATIONS_RE.match(text, cursor, end)
+        marker = TRAILING.match(text, cursor, end)
         if marker:
             cursor = marker.end()
             # "... 1889. [2]." keeps a stray final period with the marker.
@@ -290,20 +262,20 @@ def _merge_citation_only(text: str, spans: list[tuple[int, int]]) -> list[tuple[
     for start, end in spans:
         piece = text[start:end]
         same_line = bool(merged) and "\n" not in text[merged[-1][1] : start]
-        if same_line and not _CITATION_RE.sub("", piece).strip(" .,;"):
+        if same_line and not MARKER.sub("", piece).strip(" .,;"):
             merged[-1] = (merged[-1][0], end)
             continue
         merged.append((start, end))
     return merged
 
 
-def split_claims(text: str) -> list[Claim]:
-    """Every sentence of `text` as a `Claim` (meta-statements kept with `is_claim=False`)."""
+def split_claims(text: str) -> list[Sentence]:
+    """Every sentence of `text` as a `Sentence` (meta-statements kept with `is_claim=False`)."""
     claims = []
     for start, end in split_sentences(text):
         sentence = text[start:end]
         claims.append(
-            Claim(
+            Sentence(
                 text=sentence,
                 start=start,
                 end=end,

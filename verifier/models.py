@@ -9,6 +9,7 @@ from django.db import models
 from django.utils import timezone
 
 from garden.models import Answer, Chunk
+from verifier.terms import ClaimStatus, Verdict, choices
 
 
 class VerificationStatus(models.TextChoices):
@@ -16,22 +17,6 @@ class VerificationStatus(models.TextChoices):
     RUNNING = "running", "Being checked"
     DONE = "done", "Checked"
     ERROR = "error", "Check failed"
-
-
-class ClaimStatus(models.TextChoices):
-    VERIFIED = "verified", "Verified"
-    INFERRED = "inferred", "Inferred"
-    UNVERIFIED = "unverified", "Unverified"
-    OUTDATED = "outdated", "Outdated"
-    MISATTRIBUTED = "misattributed", "Misattributed"
-    CONTRADICTED = "contradicted", "Contradicted"
-
-
-class Verdict(models.TextChoices):
-    GROUNDED = "grounded", "Grounded"
-    MIXED = "mixed", "Mixed"
-    HALLUCINATING = "hallucinating", "Hallucinating"
-    NO_CLAIMS = "no_claims", "No checkable claims"
 
 
 class JudgeMode(models.TextChoices):
@@ -54,7 +39,7 @@ class Verification(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     mode = models.CharField(max_length=10, choices=JudgeMode.choices, blank=True)
-    verdict = models.CharField(max_length=15, choices=Verdict.choices, blank=True)
+    verdict = models.CharField(max_length=15, choices=choices(Verdict), blank=True)
     risk_score = models.PositiveSmallIntegerField(null=True, blank=True)
     risk_label = models.CharField(max_length=2, blank=True)
     delta_score = models.FloatField(null=True, blank=True)
@@ -137,7 +122,7 @@ class Claim(models.Model):
     start = models.PositiveIntegerField()
     end = models.PositiveIntegerField()
     is_claim = models.BooleanField(default=True, help_text="False for meta-statements, which are not scored.")
-    status = models.CharField(max_length=15, choices=ClaimStatus.choices, blank=True)
+    status = models.CharField(max_length=15, choices=choices(ClaimStatus), blank=True)
     quote = models.TextField(blank=True)
     source_number = models.PositiveIntegerField(null=True, blank=True)
     chunk = models.ForeignKey(Chunk, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
@@ -167,7 +152,7 @@ class Vote(models.Model):
     claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="votes")
     judge = models.CharField(max_length=60, help_text="'local' or the Claude model name.")
     role = models.CharField(max_length=12, choices=JurorRole.choices, default=JurorRole.JUROR)
-    status = models.CharField(max_length=15, choices=ClaimStatus.choices)
+    status = models.CharField(max_length=15, choices=choices(ClaimStatus))
     quote = models.TextField(blank=True)
     source_number = models.PositiveIntegerField(null=True, blank=True)
     confidence = models.FloatField()
@@ -260,8 +245,8 @@ class Review(models.Model):
     claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="reviews")
     reviewer = models.ForeignKey("auth.User", on_delete=models.SET_NULL, null=True, related_name="+")
     decision = models.CharField(max_length=12, choices=Decision.choices)
-    judged_status = models.CharField(max_length=15, choices=ClaimStatus.choices)
-    correct_status = models.CharField(max_length=15, choices=ClaimStatus.choices, blank=True)
+    judged_status = models.CharField(max_length=15, choices=choices(ClaimStatus))
+    correct_status = models.CharField(max_length=15, choices=choices(ClaimStatus), blank=True)
     note = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -15,11 +15,12 @@ from decimal import Decimal
 from typing import Protocol
 
 from garden.claude import ClaudeConfig, ClaudeError, Usage
-from verifier.claims import Claim
+from verifier.claims import Sentence
 from verifier.judges.claude import ClaimToJudge, ClaudeJudgement, judge_claims_with_claude, most_cost
-from verifier.judges.local import Source, Vote, judge_claims
+from verifier.judges.local import judge_claims
+from verifier.judges.types import Ruling, Source
 from verifier.quote_gate import gate_vote
-from verifier.verdict import DELTA
+from verifier.terms import DELTA, ClaimStatus
 
 LOCAL = "local"
 NO_KEY = "Only the weaker local judge ran: no Claude judge is configured (no API key)."
@@ -38,14 +39,14 @@ TIEBREAKER_BUDGET_SPENT = (
 class CastVote:
     judge: str
     role: str
-    vote: Vote
+    vote: Ruling
 
 
 @dataclass
 class PanelOutcome:
     """One final vote per checkable claim, every vote cast, and what the panel spent."""
 
-    finals: list[Vote] = field(default_factory=list)
+    finals: list[Ruling] = field(default_factory=list)
     votes: list[list[CastVote]] = field(default_factory=list)
     escalated: list[bool] = field(default_factory=list)
     local_only: bool = True
@@ -90,7 +91,7 @@ class _BudgetSpent(Exception):
     """Today's budget cannot cover the call: it was not made."""
 
 
-def _gated(votes: Sequence[Vote], sources: dict[int, Source]) -> list[Vote]:
+def _gated(votes: Sequence[Ruling], sources: dict[int, Source]) -> list[Ruling]:
     return [gate_vote(vote, sources) for vote in votes]
 
 
@@ -98,7 +99,7 @@ def _claude(
     config: PanelConfig,
     outcome: PanelOutcome,
     model: str,
-    claims: Sequence[Claim],
+    claims: Sequence[Sentence],
     numbers: Sequence[int],
     sources: Sequence[Source],
 ) -> ClaudeJudgement:
@@ -132,7 +133,7 @@ def _spent(config: PanelConfig, outcome: PanelOutcome, booking: object | None, u
         config.budget.settle(booking, usage)
 
 
-def run_panel(claims: Sequence[Claim], sources: Sequence[Source], config: PanelConfig) -> PanelOutcome:
+def run_panel(claims: Sequence[Sentence], sources: Sequence[Source], config: PanelConfig) -> PanelOutcome:
     """Judge the checkable claims; `claims` may include meta-statements, which are skipped."""
     checkable = [c for c in claims if c.is_claim]
     by_number = {s.index: s for s in sources}
@@ -141,7 +142,7 @@ def run_panel(claims: Sequence[Claim], sources: Sequence[Source], config: PanelC
         outcome.local_only = config.mode == "local" or config.claude is None
         return outcome
 
-    def local_votes() -> list[Vote]:
+    def local_votes() -> list[Ruling]:
         votes = _gated(judge_claims(checkable, sources), by_number)
         for cast, vote in zip(outcome.votes, votes, strict=True):
             cast.append(CastVote(LOCAL, "juror", vote))
@@ -187,7 +188,7 @@ def run_panel(claims: Sequence[Claim], sources: Sequence[Source], config: PanelC
     for i in disputed:
         outcome.escalated[i] = True
         if local:  # until the tie-breaker speaks, the more cautious juror vote stands
-            outcome.finals[i] = max(local[i], jurors[i], key=lambda v: DELTA[v.status])
+            outcome.finals[i] = max(local[i], jurors[i], key=lambda v: DELTA[ClaimStatus(v.status)])
     try:
         tie = _claude(config, outcome, config.tiebreaker_model, checkable, disputed, sources)
     except _BudgetSpent:

@@ -19,12 +19,11 @@ from typing import Final
 from rapidfuzz import fuzz
 
 from garden.importer import WIKILINK
-from verifier.judges.local import Source, Vote
+from verifier.judges.types import Ruling, Source
+from verifier.terms import ClaimStatus, Flag
 
-__all__ = ["MIN_FUZZY_LENGTH", "QUOTE_NOT_FOUND", "QuoteCheck", "check_quote", "gate_vote"]
+__all__ = ["MIN_FUZZY_LENGTH", "QuoteCheck", "check_quote", "gate_vote"]
 
-QUOTE_NOT_FOUND: Final = "quote-not-found"
-UNVERIFIED: Final = "unverified"
 # Below this many characters a fuzzy match is too likely to be a coincidence, so only a verbatim one counts.
 MIN_FUZZY_LENGTH: Final = 12
 
@@ -90,7 +89,7 @@ def check_quote(quote: str, source_text: str, *, threshold: float = 90.0) -> Quo
     return best
 
 
-def gate_vote(vote: Vote, sources: Mapping[int, Source]) -> Vote:
+def gate_vote(vote: Ruling, sources: Mapping[int, Source]) -> Ruling:
     """Let a vote stand only if its quote is in the source it names.
 
     An `unverified` vote passes unchanged. Any other status needs support: when the quote is not found in
@@ -99,7 +98,7 @@ def gate_vote(vote: Vote, sources: Mapping[int, Source]) -> Vote:
     that does not exist is dropped so nothing links to it. A quote that is found is replaced by the exact
     span of the source it matched.
     """
-    if vote.status == UNVERIFIED:
+    if vote.status == ClaimStatus.UNVERIFIED:
         return vote
     source = sources.get(vote.source_index) if vote.source_index is not None else None
     if source is None:
@@ -112,9 +111,9 @@ def gate_vote(vote: Vote, sources: Mapping[int, Source]) -> Vote:
     return replace(vote, quote=check.text)
 
 
-def _downgrade(vote: Vote, *, source_index: int | None) -> Vote:
-    flags = vote.flags if QUOTE_NOT_FOUND in vote.flags else (*vote.flags, QUOTE_NOT_FOUND)
-    return replace(vote, status=UNVERIFIED, source_index=source_index, flags=flags)
+def _downgrade(vote: Ruling, *, source_index: int | None) -> Ruling:
+    flags = vote.flags if Flag.QUOTE_NOT_FOUND in vote.flags else (*vote.flags, Flag.QUOTE_NOT_FOUND)
+    return replace(vote, status=ClaimStatus.UNVERIFIED, source_index=source_index, flags=flags)
 
 
 def _unwrap(quote: str) -> str:

@@ -9,9 +9,9 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
 
 from garden.errors import UserFacingError
-from verifier.models import Claim, ClaimStatus, Decision, Review, VerificationStatus
+from verifier.models import Claim, Decision, Review, VerificationStatus
+from verifier.terms import FLAGGED, ClaimStatus
 
-FLAGGED = (ClaimStatus.UNVERIFIED, ClaimStatus.CONTRADICTED, ClaimStatus.MISATTRIBUTED, ClaimStatus.OUTDATED)
 WRONG_NEEDS_STATUS = "Say what the correct status is when the judge was wrong."
 NOTE_NEEDED = "Write a note, or choose 'judge right' or 'judge wrong'."
 
@@ -69,7 +69,7 @@ def review_record(
 ) -> Review:
     """Store an editor's decision (or a note) on a claim."""
     note = note.replace("\x00", "").strip()
-    if decision == Decision.JUDGE_WRONG and correct_status not in ClaimStatus.values:
+    if decision == Decision.JUDGE_WRONG and correct_status not in set(ClaimStatus):
         raise ReviewError(WRONG_NEEDS_STATUS)
     if decision == Decision.NOTE and not note:
         raise ReviewError(NOTE_NEEDED)

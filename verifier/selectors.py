@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from django.db.models import Prefetch
 
-from verifier.models import Claim, ClaimStatus, CriticFinding, Verification, Vote
+from verifier.models import Claim, CriticFinding, Verification, Vote
+from verifier.terms import ClaimStatus
 
 
 @dataclass(frozen=True)

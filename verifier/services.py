@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import datetime
 import logging
-import re
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from garden.citations import strip_citations
 from garden.errors import UserFacingError
 from garden.models import Answer, AnswerSource, Article, Chunk
 from garden.retrieval import retrieve
@@ -24,7 +24,7 @@ from garden.text import storable
 from verifier import claims as claim_splitter
 from verifier.budget import DailyBudget
 from verifier.critics import BLOCK, ConstraintRules, CriticInput, CriticResult, SourcePassage, run_critics
-from verifier.judges.local import Source
+from verifier.judges.types import Source
 from verifier.models import (
     Claim,
     CriticFinding,
@@ -34,8 +34,8 @@ from verifier.models import (
     Vote,
 )
 from verifier.panel import CastVote, PanelConfig, PanelOutcome, run_panel
-from verifier.quote_gate import QUOTE_NOT_FOUND
-from verifier.verdict import LABEL_UNAVAILABLE, UNSURE_RISK, Scored, score
+from verifier.terms import UNSURE_RISK, Flag, RiskLabel
+from verifier.verdict import Scored, score
 
 logger = logging.getLogger(__name__)
 
@@ -122,7 +122,7 @@ def answer_sources(answer: Answer) -> tuple[list[Source], dict[int, Chunk]]:
 class Checked:
     """Text judged by the panel: its claims, the outcome and the scores."""
 
-    claims: list[claim_splitter.Claim]
+    claims: list[claim_splitter.Sentence]
     outcome: PanelOutcome
     scored: Scored
     judge_available: bool
@@ -231,7 +231,7 @@ def _run(verification_id: int) -> Verification | None:
             status=VerificationStatus.ERROR,
             error=JUDGE_CRASHED,
             risk_score=UNSURE_RISK,  # as DESIGN scores a check that failed
-            risk_label=LABEL_UNAVAILABLE,
+            risk_label=RiskLabel.UNAVAILABLE,
             finished_at=timezone.now(),
         )
         raise
@@ -279,7 +279,7 @@ def _store(
         if piece.is_claim:
             final, cast, escalated = next(finals)
             # An invented quote stays on the judge's vote for editors to see, never as the claim's quote.
-            quote = "" if QUOTE_NOT_FOUND in final.flags else final.quote
+            quote = "" if Flag.QUOTE_NOT_FOUND in final.flags else final.quote
             claim.status, claim.quote, claim.confidence = final.status, quote, final.confidence
             claim.source_number = final.source_index
             claim.chunk = chunks.get(final.source_index) if final.source_index else None
@@ -349,7 +349,7 @@ def garden_check(text: str | None) -> tuple[Checked, list[Chunk]]:
 
     `[n]` markers are removed first: in arbitrary text they do not refer to the retrieved passages.
     """
-    text = re.sub(r"\s*\[\d+\]", "", storable(text or "")).strip()
+    text = strip_citations(storable(text or ""))
     if not text:
         raise CheckError(EMPTY_TEXT)
     if len(text) > CHECK_MAX_CHARS:

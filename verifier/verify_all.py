@@ -20,7 +20,6 @@ from garden.errors import UserFacingError
 from garden.golden import DEFAULT_FILE, OUT_OF_SCOPE, golden_load
 from verifier.models import (
     Claim,
-    ClaimStatus,
     GoldenQuestion,
     RunItemStatus,
     RunStatus,
@@ -29,6 +28,7 @@ from verifier.models import (
     VerifyRunItem,
 )
 from verifier.services import verification_create, verification_run
+from verifier.terms import ClaimStatus
 
 logger = logging.getLogger(__name__)
 

@@ -11,10 +11,10 @@ from django.utils.safestring import SafeString, mark_safe
 
 from dashboard.markdown import render_markdown
 from dashboard.presenters import passage_url
+from garden.citations import MARKER, marker_numbers
 from garden.models import Answer
 
 register = template.Library()
-CITATION = re.compile(r"\[(\d+)\]")
 
 
 @register.filter
@@ -24,24 +24,31 @@ def cited(answer: Answer) -> SafeString:
 
 
 def link_citations(answer: Answer, escaped: str) -> SafeString:
-    """Already-escaped text with each `[n]` linked to the passage of the answer's source n."""
+    """Already-escaped text with each `[n]` linked to the passage of the answer's source n; a marker of several
+    numbers (`[1, 3]`, `[2-4]`) becomes one link per number. A number with no such source stays text."""
     sources = {s.number: s for s in answer.sources.all()}
 
-    def link(match: re.Match[str]) -> str:
-        source = sources.get(int(match.group(1)))
+    def cite(number: int) -> str:
+        source = sources.get(number)
         if source is None:
-            return match.group(0)
+            return f"[{number}]"
         chunk = source.chunk
         url = passage_url(chunk.article.slug, chunk.revision_id, chunk.pk, current=chunk.is_current)
         return format_html(
             '<a class="cite" href="{}" title="Source {}: {}">[{}]</a>',
             url,
-            source.number,
+            number,
             chunk.article.title,
-            source.number,
+            number,
         )
 
-    return mark_safe(CITATION.sub(link, escaped))
+    def link(match: re.Match[str]) -> str:
+        numbers = marker_numbers(match.group(1))
+        if not any(number in sources for number in numbers):
+            return match.group(0)
+        return "".join(cite(number) for number in numbers)
+
+    return mark_safe(MARKER.sub(link, escaped))
 
 
 @register.filter

@@ -14,10 +14,9 @@ from garden.models import Answer, Chunk
 from verifier.models import Claim, Verification
 from verifier.selectors import VerdictSummary
 from verifier.selectors import verdict_summary as summarise
-from verifier.verdict import LABEL_GROUNDED, LABEL_HALLUCINATING, LABEL_MIXED, LABEL_TEXT
+from verifier.terms import RiskLabel
 
 register = template.Library()
-LABEL_CLASS = {LABEL_GROUNDED: "grounded", LABEL_MIXED: "mixed", LABEL_HALLUCINATING: "hallucinating"}
 
 
 @register.simple_tag
@@ -27,12 +26,12 @@ def verdict_summary(verification: Verification) -> VerdictSummary:
 
 @register.filter
 def label_text(label: str) -> str:
-    return LABEL_TEXT.get(label, "")
+    return RiskLabel(label).text if label in set(RiskLabel) else ""
 
 
 @register.filter
 def label_class(label: str) -> str:
-    return LABEL_CLASS.get(label, "unavailable")
+    return RiskLabel(label).css_class if label in set(RiskLabel) else RiskLabel.UNAVAILABLE.css_class
 
 
 @register.simple_tag(name="passage_url")

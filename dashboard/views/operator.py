@@ -14,8 +14,9 @@ from dashboard.permissions import role_required
 from dashboard.views.htmx import HtmxHttpRequest, query_date
 from verifier.health import health_check
 from verifier.logs import LogFilters, alerts, answers_logged, spend_today
-from verifier.models import RunStatus, Severity, Verdict, VerifyRun
+from verifier.models import RunStatus, Severity, VerifyRun
 from verifier.roles import RUN_VERIFY_ALL, VIEW_LOGS
+from verifier.terms import Verdict, choices
 from verifier.verify_all import (
     HEADLINE,
     RUN_FAILED,
@@ -121,7 +122,7 @@ def logs_page(request: HtmxHttpRequest) -> HttpResponse:
             "alerts": alerts(),
             "health": health_check(),
             "spend": spend_today(),
-            "verdicts": Verdict.choices,
+            "verdicts": choices(Verdict),
             "severities": Severity.choices,
         },
     )

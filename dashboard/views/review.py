@@ -11,9 +11,10 @@ from django.views.decorators.http import require_GET, require_POST
 from dashboard.permissions import role_required
 from dashboard.views.htmx import HtmxHttpRequest, query_date
 from garden.models import Topic
-from verifier.models import Claim, ClaimStatus
-from verifier.review import FLAGGED, QueueFilters, ReviewError, agreement_rates, claims_flagged, review_record
+from verifier.models import Claim
+from verifier.review import QueueFilters, ReviewError, agreement_rates, claims_flagged, review_record
 from verifier.roles import REVIEW
+from verifier.terms import FLAGGED, ClaimStatus, choices
 
 PAGE_SIZE = 30
 
@@ -37,7 +38,7 @@ def queue_page(request: HtmxHttpRequest) -> HttpResponse:
             "filters": filters,
             "statuses": FLAGGED,
             "topics": Topic.objects.all(),
-            "all_statuses": ClaimStatus.choices,
+            "all_statuses": choices(ClaimStatus),
             "agreement": agreement_rates(),
         },
     )
@@ -69,7 +70,7 @@ def decide(request: HtmxHttpRequest, claim_id: int) -> HttpResponse:
                 "claim": claim,
                 "error": error,
                 "decided": not error,
-                "all_statuses": ClaimStatus.choices,
+                "all_statuses": choices(ClaimStatus),
                 "reviews": claim.reviews.all(),
             },
             status=422 if error else 200,

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from django.conf import settings
 
+from garden.citations import TRAILING
 from garden.claude import ClaudeConfig, ClaudeError, call_claude
 from garden.models import Generator
 from garden.synthesis import SourceText, Synthesis
@@ -81,7 +82,7 @@ def synthesize(question: str, sources: Sequence[SourceText], config: ClaudeConfi
 
 
 # The end of a sentence: its stop, then any closing quotes or brackets and any [n] citations after it.
-_SENTENCE_END = re.compile(r"""[.!?]["'\u201d\u2019)\]]*(?:\s*\[\d+(?:,\s*\d+)*\])*(?=\s|$)""")
+_SENTENCE_END = re.compile(r"""[.!?]["'\u201d\u2019)\]]*(?:""" + TRAILING.pattern + r")?(?=\s|$)")
 
 
 def whole_sentences(text: str) -> str:

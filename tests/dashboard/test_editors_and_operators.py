@@ -7,9 +7,10 @@ from django.utils.html import escape
 
 from garden.models import Chunk
 from tests.factories import answer_for, login
-from verifier.models import Claim, ClaimStatus, Review
+from verifier.models import Claim, Review
 from verifier.review import WRONG_NEEDS_STATUS, agreement_rates
 from verifier.services import verification_create, verification_run
+from verifier.terms import ClaimStatus
 
 pytestmark = pytest.mark.django_db
 

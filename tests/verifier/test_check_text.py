@@ -5,7 +5,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from verifier.verdict import LABEL_GROUNDED, LABEL_HALLUCINATING
+from verifier.terms import RiskLabel
 
 SOURCE = "The Eiffel Tower opened in Paris in 1889."
 
@@ -31,10 +31,10 @@ def test_the_classic_case(tmp_path):
 
     assert wrong["claims"][0]["status"] in {"contradicted", "unverified"}
     assert {"wrong-place", "wrong-year"} <= set(wrong["claims"][0]["flags"])
-    assert wrong["risk_label"] == LABEL_HALLUCINATING and wrong["supported"] is False
+    assert wrong["risk_label"] == RiskLabel.HALLUCINATING and wrong["supported"] is False
     assert right["claims"][0]["status"] == "verified"
     assert right["claims"][0]["quote"] == SOURCE and right["claims"][0]["source_index"] == 1
-    assert right["risk_label"] == LABEL_GROUNDED and right["supported"] is True
+    assert right["risk_label"] == RiskLabel.GROUNDED and right["supported"] is True
     assert {"id", "verdict", "risk_score", "delta_score", "claims"} <= set(right)
     assert {"text", "status", "quote", "source_index", "confidence", "flags"} <= set(right["claims"][0])
 

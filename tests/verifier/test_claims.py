@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from verifier.claims import Claim, citation_numbers, split_claims, strip_citations
+from garden.citations import citation_numbers, strip_citations
+from verifier.claims import Sentence, split_claims
 
 
-def texts(claims: list[Claim]) -> list[str]:
+def texts(claims: list[Sentence]) -> list[str]:
     return [c.text for c in claims]
 
 
-def assert_spans(original: str, claims: list[Claim]) -> None:
+def assert_spans(original: str, claims: list[Sentence]) -> None:
     for claim in claims:
         assert original[claim.start : claim.end] == claim.text
         assert claim.text == claim.text.strip()

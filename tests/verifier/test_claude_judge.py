@@ -14,14 +14,14 @@ from garden.claude import ClaudeConfig, ClaudeError, cost_usd
 from tests.fakes.messages_api import Behaviour, FakeMessagesAPI, reply_tool
 from verifier.judges.claude import (
     CLAIMS_PER_CALL,
-    STATUSES,
     TOOL_NAME,
     ClaimToJudge,
     ClaudeJudgement,
     judge_claims_with_claude,
     most_cost,
 )
-from verifier.judges.local import Source, Vote
+from verifier.judges.types import Ruling, Source
+from verifier.terms import ClaimStatus
 
 MODEL = "claude-haiku-4-5"
 BRIDGE = "The old stone bridge over the Wear was opened in 1932. It is 120 metres long."
@@ -82,8 +82,8 @@ def test_a_good_tool_reply_becomes_votes_in_claim_order_with_tokens_and_cost(
     fake_messages_api.reply_tool(TOOL_NAME, GOOD_VERDICTS, input_tokens=1000, output_tokens=200)
     result = judge(config)
     assert result.votes == (
-        Vote("verified", "was opened in 1932", 1, 1.0, ()),
-        Vote("misattributed", "ground corn until 1911", 2, 0.9, ("misattributed",)),
+        Ruling("verified", "was opened in 1932", 1, 1.0, ()),
+        Ruling("misattributed", "ground corn until 1911", 2, 0.9, ("misattributed",)),
     )
     assert result.model == MODEL
     assert (result.input_tokens, result.output_tokens) == (1000, 200)
@@ -110,14 +110,14 @@ def test_the_request_forces_the_tool_and_keeps_instructions_in_system_and_data_i
         "confidence",
         "flags",
     }
-    assert item["properties"]["status"]["enum"] == list(STATUSES)
+    assert item["properties"]["status"]["enum"] == [str(status) for status in ClaimStatus]
     assert item["properties"]["claim_number"]["enum"] == [1, 2]
     assert item["properties"]["confidence"] == {"type": "number", "minimum": 0, "maximum": 1}
 
     system = body["system"]
     system_text = system if isinstance(system, str) else "".join(block["text"] for block in system)
     assert "data" in system_text and "ignore" in system_text.lower()
-    for status in STATUSES:
+    for status in ClaimStatus:
         assert f"- {status}:" in system_text
     text = user_text(body)
     assert text.startswith("<sources>\n") and text.endswith("</claims>")

@@ -11,9 +11,8 @@ import pytest
 from tests.factories import STATION_QUOTE, verified_by_claude, verify_station_answer
 from tests.fakes.messages_api import Behaviour, FakeMessagesAPI, delay, malformed, status
 from verifier.models import Verification, VerificationStatus
-from verifier.quote_gate import QUOTE_NOT_FOUND
 from verifier.services import JUDGE_CRASHED
-from verifier.verdict import LABEL_UNAVAILABLE
+from verifier.terms import Flag, RiskLabel
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +42,7 @@ def test_a_failing_claude_juror_is_retried_then_recorded_and_the_verdict_labelle
     assert all(gap >= 0.2 for gap in gaps), gaps  # with a pause (backoff) before each retry
     assert verification.status == VerificationStatus.DONE
     assert f": {kind}: " in verification.judge_errors
-    assert verification.risk_label == LABEL_UNAVAILABLE
+    assert verification.risk_label == RiskLabel.UNAVAILABLE
     assert verification.disclosure.startswith("Only the weaker local judge ran: the Claude judge failed")
     [claim] = verification.claims.filter(is_claim=True)
     assert claim.status == "verified" and claim.quote == STATION_QUOTE  # the local judge's verdict stands
@@ -56,7 +55,7 @@ def test_a_rate_limit_that_clears_on_retry_gives_a_full_verdict(claude: FakeMess
 
     assert claude.request_count == 2
     assert verification.judge_errors == "" and verification.disclosure == ""
-    assert verification.risk_label != LABEL_UNAVAILABLE
+    assert verification.risk_label != RiskLabel.UNAVAILABLE
     assert verification.input_tokens == 900 and verification.cost_usd > 0
 
 
@@ -67,7 +66,9 @@ def test_an_invented_quote_from_claude_is_caught_by_the_quote_gate(claude: FakeM
 
     [claim] = verification.claims.filter(is_claim=True)
     claude_votes = claim.votes.exclude(judge="local")
-    assert claude_votes and all(v.status == "unverified" and QUOTE_NOT_FOUND in v.flags for v in claude_votes)
+    assert claude_votes and all(
+        v.status == "unverified" and Flag.QUOTE_NOT_FOUND in v.flags for v in claude_votes
+    )
     assert claim.status == "unverified" and claim.quote == ""  # the reader is shown no invented quote
 
 
@@ -81,7 +82,7 @@ def test_a_judge_that_crashes_leaves_a_failed_check_scored_50_judge_unavailable(
 
     verification = Verification.objects.get()
     assert verification.status == VerificationStatus.ERROR and verification.error == JUDGE_CRASHED
-    assert (verification.risk_score, verification.risk_label) == (50, LABEL_UNAVAILABLE)
+    assert (verification.risk_score, verification.risk_label) == (50, RiskLabel.UNAVAILABLE)
     assert verification.compact == "[Hall: ? · 50/100 · 0 judges · 0 flags]"
     page = client.get(verification.answer.get_absolute_url()).content.decode()
     assert "The claim check failed." in page and verification.compact in page and "judge unavailable" in page

@@ -10,15 +10,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 from verifier.claims import split_claims
-from verifier.judges.local import (
-    FLAGS,
-    NOT_SUPPORTED,
-    STATUSES,
-    Source,
-    Vote,
-    judge_claims,
-    judge_text,
-)
+from verifier.judges.local import judge_claims, judge_text
+from verifier.judges.types import Ruling, Source
+from verifier.terms import NOT_SUPPORTED, ClaimStatus, Flag
 
 EIFFEL = "The Eiffel Tower opened in Paris in 1889."
 COLOSSEUM = "The Colosseum is an ancient amphitheatre in the centre of Rome, completed in 80 AD under Titus."
@@ -31,14 +25,14 @@ def _one_thread() -> None:
     torch.set_num_threads(1)
 
 
-def judge(text: str, sources: list[Source]) -> list[Vote]:
+def judge(text: str, sources: list[Source]) -> list[Ruling]:
     return judge_claims(split_claims(text), sources)
 
 
-def check_vote(vote: Vote, sources: list[Source]) -> None:
-    assert vote.status in STATUSES
+def check_vote(vote: Ruling, sources: list[Source]) -> None:
+    assert vote.status in set(ClaimStatus)
     assert 0.0 <= vote.confidence <= 1.0
-    assert all(flag in FLAGS for flag in vote.flags)
+    assert all(flag in set(Flag) for flag in vote.flags)
     if vote.quote:
         assert any(vote.quote in s.text for s in sources), "quotes must be verbatim source text"
 

@@ -8,10 +8,10 @@ from garden.claude import ClaudeConfig, Usage
 from tests.fakes.messages_api import status
 from verifier.claims import split_claims
 from verifier.judges.claude import TOOL_NAME, ClaimToJudge, most_cost
-from verifier.judges.local import Source
+from verifier.judges.types import Source
 from verifier.panel import BUDGET_SPENT, NO_KEY, TIEBREAKER_BUDGET_SPENT, PanelConfig, run_panel
-from verifier.quote_gate import QUOTE_NOT_FOUND
-from verifier.verdict import LABEL_UNAVAILABLE, score
+from verifier.terms import Flag, RiskLabel
+from verifier.verdict import score
 
 SOURCES = [Source(1, "The Eiffel Tower opened in Paris in 1889. It is 330 metres tall.")]
 ANSWER = "The Eiffel Tower opened in Paris in 1889 [1]. It is 330 metres tall [1]."
@@ -99,7 +99,7 @@ def test_without_a_key_only_the_local_judge_runs_and_says_so():
     scored = score(
         [v.status for v in outcome.finals], [v.confidence for v in outcome.finals], judge_available=False
     )
-    assert scored.risk_label == LABEL_UNAVAILABLE
+    assert scored.risk_label == RiskLabel.UNAVAILABLE
 
 
 def test_jurors_that_agree_settle_the_claims_without_the_tie_breaker(fake_messages_api):
@@ -130,7 +130,7 @@ def test_an_invented_quote_is_caught_by_the_quote_gate(fake_messages_api):
     tie_breaker_says(fake_messages_api, "verified", 0.9)
     outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api))
     juror_vote = outcome.votes[1][1].vote
-    assert juror_vote.status == "unverified" and QUOTE_NOT_FOUND in juror_vote.flags
+    assert juror_vote.status == "unverified" and Flag.QUOTE_NOT_FOUND in juror_vote.flags
     assert outcome.escalated[1]
 
 
@@ -187,7 +187,7 @@ def test_a_failing_claude_judge_is_recorded_and_the_local_verdict_stands(fake_me
         [v.confidence for v in outcome.finals],
         judge_available=not outcome.local_only,
     )
-    assert scored.risk_label == LABEL_UNAVAILABLE and scored.verdict == "hallucinating"
+    assert scored.risk_label == RiskLabel.UNAVAILABLE and scored.verdict == "hallucinating"
 
 
 def test_a_reply_that_cannot_be_used_still_counts_what_it_was_billed(fake_messages_api):

@@ -8,8 +8,9 @@ from collections.abc import Callable
 import pytest
 from rapidfuzz import fuzz
 
-from verifier.judges.local import Source, Vote
-from verifier.quote_gate import QUOTE_NOT_FOUND, check_quote, gate_vote
+from verifier.judges.types import Ruling, Source
+from verifier.quote_gate import check_quote, gate_vote
+from verifier.terms import Flag
 
 BRIDGE = (
     "In the spring of 1932 the old stone bridge over the Wear was opened to traffic by the mayor.\n"
@@ -19,8 +20,8 @@ MILL = "The water mill at Ashby ground corn until 1911, when a steam mill replac
 SOURCES = {1: Source(1, BRIDGE), 2: Source(2, MILL)}
 
 
-def vote(status: str, quote: str, source_index: int | None, flags: tuple[str, ...] = ()) -> Vote:
-    return Vote(status=status, quote=quote, source_index=source_index, confidence=0.8, flags=flags)
+def vote(status: str, quote: str, source_index: int | None, flags: tuple[str, ...] = ()) -> Ruling:
+    return Ruling(status=status, quote=quote, source_index=source_index, confidence=0.8, flags=flags)
 
 
 def test_exact_quote_is_found_at_its_offsets() -> None:
@@ -90,17 +91,17 @@ def test_invented_quote_falls_to_unverified_keeping_quote_and_confidence() -> No
     gated = gate_vote(vote("verified", invented, 1, ("wrong-year",)), SOURCES)
     assert gated.status == "unverified"
     assert gated.quote == invented and gated.confidence == 0.8 and gated.source_index == 1
-    assert gated.flags == ("wrong-year", QUOTE_NOT_FOUND)
+    assert gated.flags == ("wrong-year", Flag.QUOTE_NOT_FOUND)
 
 
 def test_quote_from_another_source_than_the_one_named_is_not_found() -> None:
     gated = gate_vote(vote("contradicted", "ground corn until 1911", 1), SOURCES)
-    assert gated.status == "unverified" and QUOTE_NOT_FOUND in gated.flags
+    assert gated.status == "unverified" and Flag.QUOTE_NOT_FOUND in gated.flags
 
 
 def test_quote_attributed_to_a_source_that_does_not_exist_falls_to_unverified() -> None:
     gated = gate_vote(vote("misattributed", "ground corn until 1911", 7), SOURCES)
-    assert gated.status == "unverified" and gated.flags == (QUOTE_NOT_FOUND,)
+    assert gated.status == "unverified" and gated.flags == (Flag.QUOTE_NOT_FOUND,)
     assert gated.source_index is None and gated.quote == "ground corn until 1911"
     assert gate_vote(vote("inferred", "ground corn until 1911", None), SOURCES).status == "unverified"
 

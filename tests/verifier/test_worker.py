@@ -8,7 +8,7 @@ from garden.services import revision_create
 from tests.celery_worker import wait_for
 from verifier.models import Verification, VerificationStatus
 from verifier.services import verification_request, verification_run
-from verifier.verdict import LABEL_UNAVAILABLE
+from verifier.terms import RiskLabel
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]  # a real worker process
 
@@ -46,7 +46,9 @@ def test_a_worker_checks_the_answer_and_the_verdict_arrives(celery_worker):
     assert {"wrong-place", "wrong-year"} <= set(claims[0].flags)
     assert claims[1].quote == "It is 330 metres tall."
     assert done.verdict == "hallucinating"
-    assert done.risk_label == LABEL_UNAVAILABLE and "only the weaker local judge" in done.disclosure.lower()
+    assert (
+        done.risk_label == RiskLabel.UNAVAILABLE and "only the weaker local judge" in done.disclosure.lower()
+    )
 
 
 def test_a_finished_verification_is_not_redone(celery_worker):

@@ -30,6 +30,7 @@ from verifier.calibration.features import (
 )
 from verifier.calibration.train import balanced_accuracy, fit, item_scores
 from verifier.judges.local import PARAMS_PATH
+from verifier.judges.types import Source
 
 FloatArray = npt.NDArray[np.float64]
 SUMMEDITS_DOMAINS = ("podcast", "samsum", "scitldr")
@@ -211,7 +212,7 @@ def speed(items: Sequence[Item], sample: int = 60) -> dict[str, Any]:
         body = " ".join(chunks[i].split()[5:25]).replace(".", ",").replace("?", ",").replace("!", ",")
         answer_sentences.append(f"According to the garden, {body.rstrip(',;: ')} [{i + 1}].")
     answer = " ".join(answer_sentences)
-    sources = [local.Source(index=i + 1, text=chunk) for i, chunk in enumerate(chunks)]
+    sources = [Source(index=i + 1, text=chunk) for i, chunk in enumerate(chunks)]
     split = split_claims(answer)
     cold, warm = [], []
     for _ in range(11):

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from garden.citations import MARKER, marker_numbers
+
 __all__ = [
     "BLOCK",
     "FENCED_CODE",
@@ -136,10 +138,6 @@ def blank_code(text: str, *, fenced: bool = True, inline: bool = True) -> str:
     return text
 
 
-# A citation marker such as [2], [1, 3] or [2-4]; the same syntax `verifier.claims` reads.
-_MARKER = re.compile(r"\[(\d{1,3}(?:\s*[,;–-]\s*\d{1,3})*)\]")
-
-
 def citation_markers(text: str) -> list[tuple[int, int, tuple[int, ...]]]:
     """The `[n]` markers of `text` outside code as (start, end, numbers), ranges expanded.
 
@@ -148,24 +146,13 @@ def citation_markers(text: str) -> list[tuple[int, int, tuple[int, ...]]]:
     """
     visible = blank_code(text)
     markers = []
-    for match in _MARKER.finditer(visible):
+    for match in MARKER.finditer(visible):
         after = visible[match.end() : match.end() + 1]
         line_start = match.start() == 0 or visible[match.start() - 1] == "\n"
         if after == "(" or (line_start and after == ":"):
             continue
-        markers.append((match.start(), match.end(), _expand(match.group(1))))
+        markers.append((match.start(), match.end(), marker_numbers(match.group(1))))
     return markers
-
-
-def _expand(inside: str) -> tuple[int, ...]:
-    numbers: list[int] = []
-    for part in re.split(r"\s*[,;]\s*", inside):
-        bounds = [int(bound) for bound in re.split(r"\s*[–-]\s*", part)]
-        low, high = bounds[0], bounds[-1]
-        # A "range" of more than 50 numbers is almost certainly two citations joined by a typo.
-        span = range(low, high + 1) if 0 < high - low <= 50 else (low, high)
-        numbers.extend(number for number in span if number not in numbers)
-    return tuple(numbers)
 
 
 _STOPWORDS: Final = frozenset(

@@ -24,11 +24,11 @@ from decimal import Decimal
 from typing import Any, Final, NoReturn
 
 from garden.claude import NO_USAGE, ClaudeConfig, ClaudeError, Usage, call_claude, cost_usd
-from verifier.judges.local import Source, Vote
+from verifier.judges.types import Ruling, Source
+from verifier.terms import ClaimStatus
 
 __all__ = [
     "CLAIMS_PER_CALL",
-    "STATUSES",
     "SYSTEM_PROMPT",
     "TOOL_NAME",
     "ClaimToJudge",
@@ -40,7 +40,6 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 TOOL_NAME: Final = "record_claim_verdicts"
-STATUSES: Final = ("verified", "inferred", "unverified", "contradicted", "outdated", "misattributed")
 SUGGESTED_FLAGS: Final = (
     "wrong-year",
     "wrong-date",
@@ -120,7 +119,7 @@ class ClaimToJudge:
 class ClaudeJudgement:
     """The votes in the order the claims were given, with the call's model, token usage, cost and latency."""
 
-    votes: tuple[Vote, ...]
+    votes: tuple[Ruling, ...]
     model: str
     input_tokens: int
     output_tokens: int
@@ -282,7 +281,7 @@ def _tool_schema(claim_numbers: Sequence[int], source_numbers: Sequence[int]) ->
         "type": "object",
         "properties": {
             "claim_number": {"type": "integer", "enum": list(claim_numbers)},
-            "status": {"type": "string", "enum": list(STATUSES)},
+            "status": {"type": "string", "enum": [str(status) for status in ClaimStatus]},
             "quote": {"type": "string", "description": 'Verbatim from the source; "" when unverified.'},
             "source_number": {**source_number, "description": "The source quoted; null when unverified."},
             "confidence": {"type": "number", "minimum": 0, "maximum": 1},
@@ -305,12 +304,12 @@ def _tool_schema(claim_numbers: Sequence[int], source_numbers: Sequence[int]) ->
 
 def _read_verdicts(
     tool_input: Mapping[str, Any], claims: Sequence[ClaimToJudge], sources: Mapping[int, Source]
-) -> tuple[Vote, ...]:
+) -> tuple[Ruling, ...]:
     verdicts = tool_input.get("verdicts")
     if not isinstance(verdicts, list):
         _malformed(f"'verdicts' is not a list: {_clip(tool_input)}")
     wanted = {claim.number for claim in claims}
-    votes: dict[int, Vote] = {}
+    votes: dict[int, Ruling] = {}
     for position, verdict in enumerate(verdicts):
         if not isinstance(verdict, dict):
             _malformed(f"verdict #{position} is not an object: {_clip(verdict)}")
@@ -328,11 +327,11 @@ def _read_verdicts(
     return tuple(votes[claim.number] for claim in claims)
 
 
-def _read_vote(number: int, verdict: Mapping[str, Any], sources: Mapping[int, Source]) -> Vote:
+def _read_vote(number: int, verdict: Mapping[str, Any], sources: Mapping[int, Source]) -> Ruling:
     where = f"claim {number}"
     status = verdict.get("status")
-    if status not in STATUSES:
-        _malformed(f"{where}: status {_clip(status)} is not one of {', '.join(STATUSES)}")
+    if status not in set(ClaimStatus):
+        _malformed(f"{where}: status {_clip(status)} is not one of {', '.join(ClaimStatus)}")
 
     quote = verdict.get("quote")
     if not isinstance(quote, str):
@@ -355,7 +354,7 @@ def _read_vote(number: int, verdict: Mapping[str, Any], sources: Mapping[int, So
         _malformed(f"{where}: flags is not a list of strings: {_clip(raw_flags)}")
 
     source = sources.get(source_index) if source_index is not None else None
-    return Vote(
+    return Ruling(
         status=status,
         quote=_unescape_quote(quote.strip(), source.text if source is not None else ""),
         source_index=source_index,

@@ -27,20 +27,18 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from verifier.claims import Claim, split_claims, split_sentences, strip_citations
+from garden.citations import strip_citations
+from verifier.claims import Sentence, split_claims, split_sentences
+from verifier.judges.types import Ruling, Source
+from verifier.terms import CONTRADICTION_FLAGS, NOT_SUPPORTED, ClaimStatus, Flag
 
 __all__ = [
     "ALWAYS_CONTRADICTING",
     "FEATURE_NAMES",
-    "FLAGS",
     "MISMATCH_FEATURES",
-    "NOT_SUPPORTED",
     "PARAMS_PATH",
-    "STATUSES",
     "WORD_REPRESENTATION_SIZE",
     "JudgedText",
-    "Source",
-    "Vote",
     "claim_evidence",
     "claim_features",
     "contradiction_rule",
@@ -50,79 +48,15 @@ __all__ = [
     "supported_probability",
 ]
 
-VERIFIED = "verified"
-INFERRED = "inferred"
-UNVERIFIED = "unverified"
-CONTRADICTED = "contradicted"
-OUTDATED = "outdated"
-MISATTRIBUTED = "misattributed"
-STATUSES = (VERIFIED, INFERRED, UNVERIFIED, CONTRADICTED, OUTDATED, MISATTRIBUTED)
-# Statuses under which an answer is not supported by its sources (see DESIGN.md, "Verdict").
-NOT_SUPPORTED = frozenset({UNVERIFIED, MISATTRIBUTED, CONTRADICTED})
-
-FLAG_WRONG_NUMBER = "wrong-number"
-FLAG_WRONG_YEAR = "wrong-year"
-FLAG_WRONG_DATE = "wrong-date"
-FLAG_WRONG_NAME = "wrong-name"
-FLAG_WRONG_PLACE = "wrong-place"
-FLAG_NEGATION = "negation"
-FLAG_ANTONYM = "antonym"
-FLAG_NOT_IN_SOURCES = "not-in-sources"
-FLAG_NOVEL_CONTENT = "novel-content"
-FLAG_LOW_SIMILARITY = "low-similarity"
-FLAG_SUPERSEDED = "superseded-source"
-FLAG_OTHER_SOURCE = "supported-by-other-source"
-FLAG_UNCITED = "uncited"
-FLAGS = (
-    FLAG_WRONG_NUMBER,
-    FLAG_WRONG_YEAR,
-    FLAG_WRONG_DATE,
-    FLAG_WRONG_NAME,
-    FLAG_WRONG_PLACE,
-    FLAG_NEGATION,
-    FLAG_ANTONYM,
-    FLAG_NOT_IN_SOURCES,
-    FLAG_NOVEL_CONTENT,
-    FLAG_LOW_SIMILARITY,
-    FLAG_SUPERSEDED,
-    FLAG_OTHER_SOURCE,
-    FLAG_UNCITED,
-)
-# Mismatches that mean "a source says otherwise" when the claim is otherwise well aligned.
-_CONTRADICTION_FLAGS = frozenset(
-    {FLAG_WRONG_NUMBER, FLAG_WRONG_YEAR, FLAG_WRONG_DATE, FLAG_WRONG_NAME, FLAG_WRONG_PLACE, FLAG_NEGATION,
-     FLAG_ANTONYM}
-)  # fmt: skip
-
 PARAMS_PATH = Path(__file__).with_name("local_params.json")
-
-
-@dataclass(frozen=True)
-class Source:
-    """A numbered source; `index` is the `[n]` the answer uses (1-based)."""
-
-    index: int
-    text: str
-    superseded: bool = False
-
-
-@dataclass(frozen=True)
-class Vote:
-    """The judge's verdict on one claim; `quote` is verbatim source text (empty when there is none)."""
-
-    status: str
-    quote: str
-    source_index: int | None
-    confidence: float
-    flags: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class JudgedText:
     """A whole text judged: its claims, one vote per checkable claim, and the item-level outcome."""
 
-    claims: tuple[Claim, ...]
-    votes: tuple[Vote, ...]
+    claims: tuple[Sentence, ...]
+    votes: tuple[Ruling, ...]
     probability: float  # that every claim is supported (the weakest claim's probability)
     supported: bool  # no vote is unverified, misattributed or contradicted, and there is at least one vote
 
@@ -584,7 +518,7 @@ def _negated(words: Sequence[str]) -> bool:
 
 
 def _antonym_pairs(claim_stems: Sequence[str], other: frozenset[str]) -> int:
-    """Claim words that are a prefix-negated form of a source word, or the reverse (correct/incorrect)."""
+    """Sentence words that are a prefix-negated form of a source word, or the reverse (correct/incorrect)."""
     count = 0
     for stem in claim_stems:
         if stem in other or len(stem) < 5:
@@ -607,7 +541,7 @@ def _align(claim: _Text, source: _Prepared) -> _Alignment:
         return _Alignment(
             features,
             -1,
-            (FLAG_NOT_IN_SOURCES,),
+            (Flag.NOT_IN_SOURCES,),
             0.0,
             0.0,
             np.zeros((0, WORD_REPRESENTATION_SIZE), np.float32),
@@ -650,11 +584,11 @@ def _align(claim: _Text, source: _Prepared) -> _Alignment:
         previous = claim.words[i - 1].lower() if i else ""
         following = claim.words[i + 1].lower() if i + 1 < len(claim.words) else ""
         if dates or previous in _MONTHS or following in _MONTHS:
-            flags.append(FLAG_WRONG_DATE)
+            flags.append(Flag.WRONG_DATE)
         elif _is_year(value):
-            flags.append(FLAG_WRONG_YEAR)
+            flags.append(Flag.WRONG_YEAR)
         else:
-            flags.append(FLAG_WRONG_NUMBER)
+            flags.append(Flag.WRONG_NUMBER)
     novel_names = 0
     for i, word in enumerate(claim.words):
         if i == 0 or not word[0].isupper() or word.lower() in _STOPWORDS or word.lower() in _MONTHS:
@@ -665,13 +599,13 @@ def _align(claim: _Text, source: _Prepared) -> _Alignment:
             continue  # "in Millbridge, not Ashcombe" names a place only to say it is not the one
         novel_names += 1
         previous = claim.words[i - 1].lower()
-        flags.append(FLAG_WRONG_PLACE if previous in _PLACE_PREPOSITIONS else FLAG_WRONG_NAME)
+        flags.append(Flag.WRONG_PLACE if previous in _PLACE_PREPOSITIONS else Flag.WRONG_NAME)
     negation_mismatch = float(_negated(claim.words) != _negated(best_piece.words))
     if negation_mismatch:
-        flags.append(FLAG_NEGATION)
+        flags.append(Flag.NEGATION)
     antonyms = _antonym_pairs(novel, source.stems)
     if antonyms:
-        flags.append(FLAG_ANTONYM)
+        flags.append(Flag.ANTONYM)
 
     # Token alignment: each content word's best contextual match among the top passages' words.
     token_pieces = ranking[:_TOKEN_SENTENCES]
@@ -731,7 +665,7 @@ def _align(claim: _Text, source: _Prepared) -> _Alignment:
         ]
     )
     if novel and coverage_source < 0.75:
-        flags.append(FLAG_NOVEL_CONTENT)
+        flags.append(Flag.NOVEL_CONTENT)
     return _Alignment(
         features, best, tuple(dict.fromkeys(flags)), float(sims.max()), coverage_top, novel_words
     )
@@ -850,11 +784,13 @@ def _quote(source: _Prepared, piece: int) -> str:
     return source.text[start:end]
 
 
-def _vote(claim: Claim, analysed: _Text, sources: Sequence[Source], prepared: Sequence[_Prepared]) -> Vote:
+def _vote(
+    claim: Sentence, analysed: _Text, sources: Sequence[Source], prepared: Sequence[_Prepared]
+) -> Ruling:
     """One claim's vote: best support, then misattribution, outdatedness and contradiction rules."""
     params = _params()
     if not sources:
-        return Vote(UNVERIFIED, "", None, 0.9, (FLAG_NOT_IN_SOURCES,))
+        return Ruling(ClaimStatus.UNVERIFIED, "", None, 0.9, (Flag.NOT_IN_SOURCES,))
     assessments = []
     for position, source in enumerate(prepared):
         alignment = _align(analysed, source)
@@ -872,29 +808,29 @@ def _vote(claim: Claim, analysed: _Text, sources: Sequence[Source], prepared: Se
         if cited:
             chosen, status = max(cited, key=lambda a: a.probability), None
         elif current and claim.citations:
-            chosen, status = max(current, key=lambda a: a.probability), MISATTRIBUTED
+            chosen, status = max(current, key=lambda a: a.probability), ClaimStatus.MISATTRIBUTED
         elif current:
             chosen, status = max(current, key=lambda a: a.probability), None
         else:
-            chosen, status = max(supported, key=lambda a: a.probability), OUTDATED
+            chosen, status = max(supported, key=lambda a: a.probability), ClaimStatus.OUTDATED
         extra: tuple[str, ...] = ()
-        if status == MISATTRIBUTED:
-            extra = (FLAG_OTHER_SOURCE,)
-        elif status == OUTDATED:
-            extra = (FLAG_SUPERSEDED,)
+        if status == ClaimStatus.MISATTRIBUTED:
+            extra = (Flag.OTHER_SOURCE,)
+        elif status == ClaimStatus.OUTDATED:
+            extra = (Flag.SUPERSEDED,)
         if status is None:
-            extra = tuple(f for f in chosen.alignment.flags if f in _CONTRADICTION_FLAGS)
+            extra = tuple(f for f in chosen.alignment.flags if f in CONTRADICTION_FLAGS)
             direct = (
                 chosen.probability >= params.verified_threshold
                 and (chosen.alignment.coverage_top >= 0.8 or chosen.alignment.cos_best >= 0.85)
-                and not any(flag in _CONTRADICTION_FLAGS for flag in chosen.alignment.flags)
+                and not any(flag in CONTRADICTION_FLAGS for flag in chosen.alignment.flags)
             )
-            status = VERIFIED if direct else INFERRED
+            status = ClaimStatus.VERIFIED if direct else ClaimStatus.INFERRED
             if not claim.citations and len(sources) > 1:
-                extra = (*extra, FLAG_UNCITED)
+                extra = (*extra, Flag.UNCITED)
         origin = sources[chosen.source_position]
         quote = _quote(prepared[chosen.source_position], chosen.alignment.best_piece)
-        return Vote(status, quote, origin.index, round(chosen.probability, 4), extra)
+        return Ruling(status, quote, origin.index, round(chosen.probability, 4), extra)
 
     # Not supported anywhere: contradicted when a well-aligned passage disagrees, else unverified.
     best = max(assessments, key=lambda a: (a.alignment.cos_best + a.alignment.coverage_top, a.probability))
@@ -904,19 +840,19 @@ def _vote(claim: Claim, analysed: _Text, sources: Sequence[Source], prepared: Se
     # A rule (not the probability) decides these two, so the confidence is at least even.
     confidence = round(1.0 - best.probability, 4)
     if _contradicting(best):
-        return Vote(CONTRADICTED, quote, origin.index, max(confidence, 0.5), alignment.flags)
+        return Ruling(ClaimStatus.CONTRADICTED, quote, origin.index, max(confidence, 0.5), alignment.flags)
     flags = list(alignment.flags)
     if _edited(best):
         confidence = max(confidence, 0.5)
-        flags.append(FLAG_NOVEL_CONTENT)
+        flags.append(Flag.NOVEL_CONTENT)
     if alignment.cos_best < _RELATED_COSINE and alignment.coverage_top < _RELATED_COVERAGE:
         # Without a passage on the same subject no source "says otherwise": only the novelty is worth naming.
-        flags = [f for f in flags if f not in _CONTRADICTION_FLAGS]
+        flags = [f for f in flags if f not in CONTRADICTION_FLAGS]
     if alignment.cos_best < 0.5:
-        flags.append(FLAG_LOW_SIMILARITY)
+        flags.append(Flag.LOW_SIMILARITY)
     if alignment.coverage_top < 0.5 or alignment.cos_best < 0.4:
-        flags.append(FLAG_NOT_IN_SOURCES)
-    return Vote(UNVERIFIED, quote, origin.index, confidence, tuple(dict.fromkeys(flags)))
+        flags.append(Flag.NOT_IN_SOURCES)
+    return Ruling(ClaimStatus.UNVERIFIED, quote, origin.index, confidence, tuple(dict.fromkeys(flags)))
 
 
 def _aligned(alignment: _Alignment) -> bool:
@@ -952,7 +888,7 @@ def contradiction_rule(
     return aligned & mismatch
 
 
-def judge_claims(claims: Sequence[Claim], sources: Sequence[Source]) -> list[Vote]:
+def judge_claims(claims: Sequence[Sentence], sources: Sequence[Source]) -> list[Ruling]:
     """One vote per claim with `is_claim=True`, in order."""
     checkable = [c for c in claims if c.is_claim]
     if not checkable:

@@ -12,8 +12,9 @@ from dashboard.asking import ask
 from dashboard.presenters import answer_payload, verification_payload
 from garden import selectors
 from garden.answering import QuestionError
-from verifier.models import ClaimStatus, Verification
+from verifier.models import Verification
 from verifier.selectors import verification_for_answer
+from verifier.terms import ClaimStatus
 
 
 class Command(BaseCommand):

@@ -16,10 +16,10 @@ from typing import Any, TextIO
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from garden.text import storable
-from verifier.judges.local import Source
+from verifier.judges.types import Source
 from verifier.models import SpendPurpose
 from verifier.services import text_check
-from verifier.verdict import BAD
+from verifier.terms import NOT_SUPPORTED
 
 
 class Command(BaseCommand):
@@ -73,7 +73,7 @@ def _judged(item_id: object, text: str, sources: list[str], judge: str) -> dict[
         "risk_score": checked.scored.risk_score,
         "risk_label": checked.scored.risk_label,
         "delta_score": checked.scored.delta_score,
-        "supported": bool(finals) and not any(v.status in BAD for v in finals),
+        "supported": bool(finals) and not any(v.status in NOT_SUPPORTED for v in finals),
         "claims": [
             {
                 "text": c.text,
