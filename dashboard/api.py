@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from django.http import HttpRequest, HttpResponse
 from ninja import Field, NinjaAPI, Schema, Status
@@ -24,6 +24,7 @@ from garden.models import Answer
 from verifier.health import health_check
 from verifier.selectors import verification_for_answer
 from verifier.services import CheckError, garden_check
+from verifier.terms import ClaimStatus, RiskLabel, Verdict
 
 api = NinjaAPI(
     title="Groundwork API",
@@ -97,8 +98,8 @@ class UsageOut(Schema):
 
 class VerificationOut(Schema):
     status: str | None
-    verdict: str | None = None
-    risk_label: str | None = None
+    verdict: Verdict | None = None
+    risk_label: RiskLabel | None = None
     blocked: bool = Field(False, description="A critic check held the answer back: show it only on request.")
 
 
@@ -124,7 +125,7 @@ class AnswerOut(Schema):
 class VoteOut(Schema):
     judge: str
     role: str
-    status: str
+    status: ClaimStatus
     confidence: float
     quote: str
     flags: list[str]
@@ -134,7 +135,7 @@ class ClaimOut(Schema):
     text: str
     start: int
     end: int
-    status: str
+    status: ClaimStatus | Literal[""] = Field(description="Empty for a sentence that is not a claim.")
     quote: str
     source_index: int | None
     article: str | None
@@ -156,9 +157,9 @@ class CriticOut(Schema):
 class VerdictOut(Schema):
     status: str | None
     error: str | None = None
-    verdict: str | None = None
+    verdict: Verdict | None = None
     risk_score: int | None = None
-    risk_label: str | None = None
+    risk_label: RiskLabel | None = None
     delta_score: float | None = None
     confidence: int | None = None
     compact: str | None = None
@@ -198,7 +199,7 @@ class CheckIn(Schema):
 
 class CheckedClaimOut(Schema):
     text: str
-    status: str
+    status: ClaimStatus
     quote: str
     source_index: int | None
     confidence: float
@@ -213,9 +214,9 @@ class CheckSourceOut(Schema):
 
 
 class CheckOut(Schema):
-    verdict: str
+    verdict: Verdict
     risk_score: int
-    risk_label: str
+    risk_label: RiskLabel
     delta_score: float
     judge_available: bool
     disclosure: str | None
