@@ -3,7 +3,8 @@ FROM python:3.11-slim
 WORKDIR /app
 ENV PYTHONUNBUFFERED=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 COPY pyproject.toml ./
-# torch first and pinned, so the CPU build is used rather than a multi-GB CUDA one.
+# torch first and pinned, so the CPU build is used rather than a multi-GB CUDA one; then the runtime set only
+# (no dev or calibrate extra).
 RUN pip install "torch==2.13.0" && pip install -e .
 COPY . .
 RUN DJANGO_SETTINGS_MODULE=config.settings.production SECRET_KEY=build-only python manage.py collectstatic --noinput

@@ -3,6 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+CALIBRATE_STAMP := $(VENV)/.installed-calibrate
 
 .PHONY: run test check bench load eval calibrate install browser clean
 
@@ -24,10 +25,10 @@ load: $(STAMP)
 	$(PY) -m config.devstack exec -- python manage.py loadtest --prepare
 
 # The offline judge: score it on ../shared/eval (balanced accuracy, AUC, leave-one-domain-out), or retrain it.
-eval: $(STAMP)
+eval: $(CALIBRATE_STAMP)
 	$(PY) -m verifier.calibration.evaluate
 
-calibrate: $(STAMP)
+calibrate: $(CALIBRATE_STAMP)
 	$(PY) -m verifier.calibration.train
 
 install: $(STAMP)
@@ -44,6 +45,12 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check "torch==2.13.0"
 	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev]"
 	touch $(STAMP)
+
+# The calibrate extra (scikit-learn), which only eval and calibrate use; dev includes it, so this usually finds
+# it installed already.
+$(CALIBRATE_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[calibrate]"
+	touch $(CALIBRATE_STAMP)
 
 clean:
 	rm -rf .run
