@@ -194,11 +194,6 @@ class ClaudeError(Exception):
         return f"ClaudeError(kind={self.kind!r}, status_code={self.status_code!r}, detail={self.detail!r})"
 
 
-def config_is_usable(config: ClaudeConfig | None) -> bool:
-    """True when there is a config with a non-blank API key."""
-    return config is not None and bool(config.api_key.strip())
-
-
 def price_for(model: str, prices: Mapping[str, tuple[Decimal, Decimal]]) -> tuple[Decimal, Decimal]:
     """USD per million (input, output) tokens for `model`: longest matching prefix, else `FALLBACK_PRICE`."""
     matches = [prefix for prefix in prices if model.startswith(prefix)]
@@ -232,17 +227,15 @@ def call_claude(
     max_tokens: int,
     tools: list[dict[str, Any]] | None = None,
     tool_choice: dict[str, Any] | None = None,
-    temperature: float | None = None,
 ) -> ClaudeReply:
     """Send one Messages API request and return the reply, or raise `ClaudeError`.
 
-    `temperature` is accepted but never sent: API version 2026-10-21, the one anthropic 2.x speaks,
-    answers 400 to any sampling parameter, even at its default value.
+    No sampling parameter (temperature, top_p, top_k) is sent: API version 2026-10-21, the one anthropic 2.x
+    speaks, answers 400 to any of them, even at its default value.
 
     Raises `ClaudeError` with kind "refused" for a refusal, and "malformed" for a reply that is not a
     readable message, or that lacks the tool call a forcing `tool_choice` asked for.
     """
-    del temperature
     kwargs: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": messages}
     if system:
         kwargs["system"] = system
