@@ -17,7 +17,7 @@ from django.db import connection, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from garden.claude import Usage
+from garden.claude_api import Usage
 from verifier.models import JudgeSpend, SpendPurpose
 
 # Advisory-lock key of the ledger (verifications lock in namespace 7401 by their id).

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Protocol
 
-from garden.claude import ClaudeConfig, ClaudeError, Usage
+from garden.claude_api import ClaudeConfig, ClaudeError, Usage
 from verifier.claims import Sentence
 from verifier.judges.claude import ClaimToJudge, ClaudeJudgement, judge_claims_with_claude, most_cost
 from verifier.judges.local import judge_claims

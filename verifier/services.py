@@ -16,10 +16,10 @@ from django.db.models import Q
 from django.utils import timezone
 
 from garden.citations import strip_citations
+from garden.claude_api import claude_config
 from garden.errors import UserFacingError
 from garden.models import Answer, AnswerSource, Article, Chunk
 from garden.retrieval import retrieve
-from garden.synthesis.claude import claude_config
 from garden.text import storable
 from verifier import claims as claim_splitter
 from verifier.budget import DailyBudget

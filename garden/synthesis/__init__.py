@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
+from garden.claude_api import claude_config
+
 
 @dataclass(frozen=True)
 class SourceText:
@@ -32,7 +34,7 @@ def synthesize(question: str, sources: Sequence[SourceText]) -> Synthesis:
     """Answer `question` from `sources`, citing them as [n]. Never raises for an API failure: see `error`."""
     from garden.synthesis import claude, extractive
 
-    config = claude.claude_config()
+    config = claude_config()
     if config is not None:
         return claude.synthesize(question, sources, config)
     return extractive.synthesize(question, sources)

@@ -5,7 +5,7 @@ from decimal import Decimal
 
 import pytest
 
-from garden import claude as claude_module
+from garden import claude_api
 from garden.answering import EMPTY_QUESTION, REFUSAL_TEXT, QuestionError, question_ask
 from garden.models import Answer, Generator, Retrieval
 from garden.synthesis.claude import CUT_OFF_REPLY
@@ -49,11 +49,11 @@ def test_in_scope_question_is_answered_by_claude_from_numbered_sources(claude):
 @pytest.mark.parametrize(
     ("behaviour", "message", "requests"),
     [
-        (fake.status(429, headers={"retry-after": "0"}), claude_module.RATE_LIMITED_MESSAGE, 2),
-        (fake.status(500), claude_module.SERVER_ERROR_MESSAGE, 2),
-        (fake.delay(5.0), claude_module.TIMEOUT_MESSAGE, 2),
+        (fake.status(429, headers={"retry-after": "0"}), claude_api.RATE_LIMITED_MESSAGE, 2),
+        (fake.status(500), claude_api.SERVER_ERROR_MESSAGE, 2),
+        (fake.delay(5.0), claude_api.TIMEOUT_MESSAGE, 2),
         # A readable-but-broken 200 is not transient: retrying would only spend tokens again.
-        (fake.malformed(b'{"id": "msg_1", "content": [tru'), claude_module.MALFORMED_MESSAGE, 1),
+        (fake.malformed(b'{"id": "msg_1", "content": [tru'), claude_api.MALFORMED_MESSAGE, 1),
     ],
     ids=["rate-limited", "server-error", "timeout", "malformed"],
 )

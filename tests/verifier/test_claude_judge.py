@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from garden.claude import ClaudeConfig, ClaudeError, cost_usd
+from garden.claude_api import ClaudeConfig, ClaudeError, cost_usd
 from tests.fakes.messages_api import Behaviour, FakeMessagesAPI, reply_tool
 from verifier.judges.claude import (
     CLAIMS_PER_CALL,

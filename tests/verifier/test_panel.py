@@ -4,7 +4,7 @@ import dataclasses
 from decimal import Decimal
 from typing import Any
 
-from garden.claude import ClaudeConfig, Usage
+from garden.claude_api import ClaudeConfig, Usage
 from tests.fakes.messages_api import status
 from verifier.claims import split_claims
 from verifier.judges.claude import TOOL_NAME, ClaimToJudge, most_cost

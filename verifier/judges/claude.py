@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Final, NoReturn
 
-from garden.claude import NO_USAGE, ClaudeConfig, ClaudeError, Usage, call_claude, cost_usd
+from garden.claude_api import NO_USAGE, ClaudeConfig, ClaudeError, Usage, call_claude, cost_usd
 from verifier.judges.types import Ruling, Source
 from verifier.terms import ClaimStatus
 

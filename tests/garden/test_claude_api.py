@@ -1,4 +1,4 @@
-"""garden.claude against the real anthropic SDK, talking to the local fake Messages API."""
+"""garden.claude_api against the real anthropic SDK, talking to the local fake Messages API."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import anthropic
 import anthropic._base_client
 import pytest
 
-from garden.claude import (
+from garden.claude_api import (
     AUTH_MESSAGE,
     BAD_REQUEST_MESSAGE,
     FALLBACK_PRICE,
@@ -27,7 +27,6 @@ from garden.claude import (
     ClaudeReply,
     Usage,
     call_claude,
-    config_is_usable,
     cost_usd,
     price_for,
 )
@@ -137,13 +136,6 @@ def test_tool_reply_returns_tool_input(fake_messages_api: FakeMessagesAPI) -> No
     body = fake_messages_api.last_request["body"]
     assert body["tools"] == [VERDICT_TOOL]
     assert body["tool_choice"] == FORCE_VERDICT
-
-
-def test_temperature_is_accepted_but_never_sent(fake_messages_api: FakeMessagesAPI) -> None:
-    reply = ask(make_config(fake_messages_api), temperature=0.0)
-
-    assert reply.text == "Hello from the fake API."
-    assert "temperature" not in fake_messages_api.last_request["body"]
 
 
 def test_fake_rejects_sampling_parameters_like_the_real_api(fake_messages_api: FakeMessagesAPI) -> None:
@@ -427,13 +419,6 @@ def test_api_key_never_leaks(fake_messages_api: FakeMessagesAPI, caplog: pytest.
     for record in caplog.records:
         assert API_KEY not in record.getMessage()
     assert API_KEY not in repr(config)
-
-
-def test_config_is_usable() -> None:
-    assert not config_is_usable(None)
-    assert not config_is_usable(ClaudeConfig(api_key=""))
-    assert not config_is_usable(ClaudeConfig(api_key="   "))
-    assert config_is_usable(ClaudeConfig(api_key="sk-ant-something"))
 
 
 def test_prices_use_the_longest_prefix_and_a_high_fallback() -> None:
