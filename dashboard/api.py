@@ -268,9 +268,10 @@ def api_verdict(request: HttpRequest, answer_id: int) -> Status[dict[str, Any]]:
     """Claims with statuses, quotes, flags and juror votes; `status` is pending/running until the judge is done."""
     if not may_ask(request):
         return Status(403, {"error": ASK_FORBIDDEN})
-    if not Answer.objects.filter(pk=answer_id).exists():
+    answer = Answer.objects.filter(pk=answer_id).first()
+    if answer is None:
         return Status(404, {"error": ANSWER_NOT_FOUND})
-    return Status(200, verification_payload(verification_for_answer(answer_id)))
+    return Status(200, verification_payload(verification_for_answer(answer)))
 
 
 @api.post(

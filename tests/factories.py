@@ -9,8 +9,17 @@ from django.test import Client
 from garden.models import Answer, AnswerSource, Article, Chunk, Generator, Question, Retrieval
 from tests.fakes.messages_api import Behaviour, reply_tool
 from verifier.judges.claude import TOOL_NAME
-from verifier.models import Verification
+from verifier.models import (
+    Claim,
+    CriticFinding,
+    JudgeMode,
+    Severity,
+    Verification,
+    VerificationStatus,
+    Vote,
+)
 from verifier.services import verification_create, verification_run
+from verifier.terms import ClaimStatus, RiskLabel, Verdict
 
 # From the sample garden's article on Ashcombe station.
 STATION_ANSWER = (
@@ -62,6 +71,50 @@ def verify_station_answer() -> Verification:
     assert verification is not None
     verification_run(verification_id=verification.pk)
     return Verification.objects.get(pk=verification.pk)
+
+
+def verification_with_claims(count: int) -> Verification:
+    """A finished verification of an answer of `count` claims, each verified by a passage of its own article
+    (the answer's source of the same number) with two jurors' votes, `local` and `claude-test`."""
+    one_per_article = (
+        Chunk.objects.filter(is_current=True).order_by("article_id", "ordinal").distinct("article_id")
+    )
+    chunks = list(one_per_article[:count])
+    assert len(chunks) == count, "the sample garden has fewer articles"
+    sentences = [f"Claim {n} is in the garden [{n}]." for n in range(1, count + 1)]
+    answer = answer_for(" ".join(sentences), *chunks)
+    verification = Verification.objects.create(
+        answer=answer,
+        status=VerificationStatus.DONE,
+        mode=JudgeMode.LOCAL,
+        verdict=Verdict.GROUNDED,
+        risk_score=8,
+        risk_label=RiskLabel.GROUNDED,
+        judges=2,
+    )
+    CriticFinding.objects.create(
+        verification=verification, check_name="safety", severity=Severity.BLOCK, passed=True
+    )
+    start = 0
+    for n, (chunk, sentence) in enumerate(zip(chunks, sentences, strict=True), start=1):
+        claim = Claim.objects.create(
+            verification=verification,
+            ordinal=n,
+            text=sentence,
+            start=start,
+            end=start + len(sentence),
+            status=ClaimStatus.VERIFIED,
+            quote=chunk.text[:40],
+            source_number=n,
+            chunk=chunk,
+            confidence=0.9,
+        )
+        Vote.objects.bulk_create(
+            Vote(claim=claim, judge=judge, status=ClaimStatus.VERIFIED, confidence=0.9)
+            for judge in ("local", "claude-test")
+        )
+        start += len(sentence) + 1
+    return verification
 
 
 def login(client: Client, role: str) -> User:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.utils import timezone
@@ -197,7 +198,7 @@ class VerifyRun(models.Model):
     mode = models.CharField(max_length=10, choices=JudgeMode.choices)
     total = models.PositiveIntegerField(default=0)
     report = models.JSONField(default=dict, blank=True)
-    started_by = models.ForeignKey("auth.User", on_delete=models.SET_NULL, null=True, blank=True)
+    started_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -243,7 +244,9 @@ class Review(models.Model):
     """An editor's decision on a flagged claim: the judge was right, or wrong (with the correct status)."""
 
     claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="reviews")
-    reviewer = models.ForeignKey("auth.User", on_delete=models.SET_NULL, null=True, related_name="+")
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
     decision = models.CharField(max_length=12, choices=Decision.choices)
     judged_status = models.CharField(max_length=15, choices=choices(ClaimStatus))
     correct_status = models.CharField(max_length=15, choices=choices(ClaimStatus), blank=True)

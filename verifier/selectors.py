@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from django.db.models import Prefetch
+from django.db.models import Prefetch, prefetch_related_objects
 
+from garden.models import Answer
 from verifier.models import Claim, CriticFinding, Verification, Vote
 from verifier.terms import ClaimStatus
 
@@ -20,19 +21,17 @@ class VerdictSummary:
     failed_checks: list[CriticFinding]
 
 
-def verification_for_answer(answer_id: int) -> Verification | None:
-    return (
-        Verification.objects.prefetch_related(
-            Prefetch(
-                "claims",
-                Claim.objects.select_related("chunk__article").prefetch_related(
-                    Prefetch("votes", Vote.objects.order_by("id"))
-                ),
-            )
-        )
-        .filter(answer_id=answer_id)
-        .first()
+def verification_for_answer(answer: Answer) -> Verification | None:
+    """The answer's verification, or None, with all its verdict shows: claims with their votes and their
+    passages' articles, and the critics' findings. Four queries however many claims; what they load is kept
+    on `answer.verification`, so the answer page and its polled verdict read it without querying again."""
+    prefetch_related_objects(
+        [answer],
+        "verification__findings",
+        Prefetch("verification__claims", Claim.objects.select_related("chunk__article")),
+        Prefetch("verification__claims__votes", Vote.objects.order_by("id")),
     )
+    return getattr(answer, "verification", None)
 
 
 def verdict_summary(verification: Verification) -> VerdictSummary:

@@ -14,6 +14,7 @@ from dashboard.views.htmx import HtmxHttpRequest
 from garden import selectors
 from garden.answering import QuestionError
 from garden.models import Article, Image, Question, Topic
+from verifier.selectors import verification_for_answer
 
 
 @ask_required
@@ -32,6 +33,8 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
         else:
             if request.htmx:
                 loaded = selectors.answer_get(answer.pk)
+                assert loaded is not None
+                verification_for_answer(loaded)
                 response = render(request, "dashboard/answer.html#answer", {"answer": loaded})
                 response["HX-Push-Url"] = answer.get_absolute_url()
                 return response
@@ -53,6 +56,7 @@ def answer_page(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     answer = selectors.answer_get(answer_id)
     if answer is None:
         raise Http404("No such answer.")
+    verification_for_answer(answer)  # the template reads it from answer.verification
     return render(request, "dashboard/answer.html", {"answer": answer, "form": AskForm()})
 
 
@@ -65,6 +69,7 @@ def verdict_partial(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
         raise Http404("No such answer.")
     if not request.htmx:
         return redirect(answer)
+    verification_for_answer(answer)  # polled every 2 s: its queries must not grow with the claims
     # Once the verdict is in, the answer text above it is swapped too, now with its claims highlighted.
     return render(request, "dashboard/answer.html#verdict", {"answer": answer, "oob": True})
 

@@ -1,9 +1,12 @@
 """The verdict as readers and API clients see it, once the judge has run."""
 
 import pytest
+from django.urls import reverse
+from django.utils.html import escape
 
 from dashboard.asking import ask
-from tests.factories import STATION_QUOTE, verified_by_claude, verify_station_answer
+from garden.models import AnswerSource
+from tests.factories import STATION_QUOTE, verification_with_claims, verified_by_claude, verify_station_answer
 from verifier.services import verification_run
 
 pytestmark = pytest.mark.django_db
@@ -89,3 +92,46 @@ def test_the_judges_tokens_and_cost_are_shown_under_why(client, claude):
         verification.output_tokens,
     )
     assert verdict["cost_usd"] == str(verification.cost_usd)
+
+
+# Every open answer page polls its verdict every 2 s. The answer with its sources and retrieval (5), the
+# verification with its findings, claims (and their passages' articles) and votes (4): none per claim.
+MAX_QUERIES = 9
+
+
+@pytest.mark.parametrize(
+    ("url", "headers"),
+    [
+        ("/answers/{}/", {}),
+        ("/answers/{}/verdict/", {"HX-Request": "true"}),
+        ("/api/answers/{}/verdict", {}),
+    ],
+    ids=["answer page", "verdict partial", "verdict api"],
+)
+def test_the_answer_and_its_verdict_cost_the_same_few_queries_for_3_claims_or_20(
+    client, django_assert_max_num_queries, url, headers
+):
+    queries = {}
+    for count in (3, 20):
+        verification = verification_with_claims(count)
+        # The last claim quotes the answer's last source.
+        last = (
+            AnswerSource.objects.select_related("chunk__article")
+            .get(answer=verification.answer, number=count)
+            .chunk
+        )
+        with django_assert_max_num_queries(MAX_QUERIES) as captured:
+            response = client.get(url.format(verification.answer_id), headers=headers)
+        queries[count] = len(captured)
+        assert response.status_code == 200
+        if url.startswith("/api/"):
+            claims = response.json()["claims"]
+            assert len(claims) == count and claims[-1]["article"] == last.article.slug
+            assert [vote["judge"] for vote in claims[-1]["votes"]] == ["local", "claude-test"]
+        else:
+            html = response.content.decode()
+            passage = reverse("dashboard:article", args=[last.article.slug]) + f"#chunk-{last.pk}"
+            assert html.count('<li id="claim-') == count
+            assert f'Source [{count}]: <a href="{passage}">{escape(last.article.title)}</a>' in html
+            assert html.count("<td>claude-test</td>") == count
+    assert queries[3] == queries[20]

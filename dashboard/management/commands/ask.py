@@ -44,7 +44,7 @@ class Command(BaseCommand):
         assert loaded is not None
         payload = answer_payload(loaded)
         if wait:
-            payload["verification"] = verification_payload(verification_for_answer(answer.pk))
+            payload["verification"] = verification_payload(verification_for_answer(loaded))
         if as_json:
             self.stdout.write(_dumps(payload))
             return

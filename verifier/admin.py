@@ -1,0 +1,125 @@
+"""The verifier's records, to look into: verifications with their claims and votes, reviews, Verify-all runs and
+the judge's spending. All are read-only here: each records what a judge, an editor or a run did (or what it
+cost), and an edit would falsify it."""
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from verifier.models import (
+    Claim,
+    CriticFinding,
+    JudgeSpend,
+    Review,
+    Verification,
+    VerifyRun,
+    VerifyRunItem,
+    Vote,
+)
+
+
+class RecordOnly:
+    """Shown, never added, changed or deleted (for model admins and inlines alike)."""
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+class ClaimInline(RecordOnly, admin.TabularInline[Claim, Verification]):
+    model = Claim
+    fields = ["ordinal", "text", "is_claim", "status", "quote", "chunk", "confidence", "flags", "escalated"]
+    show_change_link = True  # to the claim's votes and reviews
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Claim]:
+        return super().get_queryset(request).select_related("chunk__article")
+
+
+class FindingInline(RecordOnly, admin.TabularInline[CriticFinding, Verification]):
+    model = CriticFinding
+    fields = ["check_name", "severity", "passed", "message", "error", "latency_ms"]
+
+
+@admin.register(Verification)
+class VerificationAdmin(RecordOnly, admin.ModelAdmin[Verification]):
+    list_display = [
+        "answer",
+        "status",
+        "verdict",
+        "risk_label",
+        "risk_score",
+        "judges",
+        "flags",
+        "mode",
+        "blocked",
+        "cost_usd",
+        "created_at",
+    ]
+    list_filter = ["status", "verdict", "mode", "blocked", "local_only", "budget_held"]
+    list_select_related = ["answer__question"]
+    search_fields = ["answer__question__text", "answer__text", "error", "judge_errors"]
+    date_hierarchy = "created_at"
+    inlines = [ClaimInline, FindingInline]
+
+
+class VoteInline(RecordOnly, admin.TabularInline[Vote, Claim]):
+    model = Vote
+    fields = ["judge", "role", "status", "quote", "source_number", "confidence", "flags"]
+
+
+class ReviewInline(RecordOnly, admin.TabularInline[Review, Claim]):
+    model = Review
+    fields = ["decision", "judged_status", "correct_status", "note", "reviewer", "created_at"]
+    readonly_fields = ["created_at"]  # not editable, so no form field: shown as it was recorded
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Review]:
+        return super().get_queryset(request).select_related("reviewer")
+
+
+@admin.register(Claim)
+class ClaimAdmin(RecordOnly, admin.ModelAdmin[Claim]):
+    list_display = ["__str__", "verification", "ordinal", "status", "confidence", "escalated"]
+    list_filter = ["status", "is_claim", "escalated"]
+    search_fields = ["text", "quote"]
+    list_select_related = ["verification"]
+    inlines = [VoteInline, ReviewInline]
+
+
+@admin.register(Review)
+class ReviewAdmin(RecordOnly, admin.ModelAdmin[Review]):
+    list_display = ["claim", "decision", "judged_status", "correct_status", "reviewer", "created_at"]
+    list_filter = ["decision", "judged_status", "correct_status"]
+    list_select_related = ["claim", "reviewer"]
+    search_fields = ["claim__text", "note", "reviewer__username"]
+    date_hierarchy = "created_at"
+
+
+class RunItemInline(RecordOnly, admin.TabularInline[VerifyRunItem, VerifyRun]):
+    model = VerifyRunItem
+    fields = ["golden", "answer", "status", "error", "seconds"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[VerifyRunItem]:
+        return super().get_queryset(request).select_related("golden", "answer__question")
+
+
+@admin.register(VerifyRun)
+class VerifyRunAdmin(RecordOnly, admin.ModelAdmin[VerifyRun]):
+    list_display = ["label", "status", "mode", "total", "started_by", "started_at", "finished_at"]
+    list_filter = ["status", "mode"]
+    list_select_related = ["started_by"]
+    search_fields = ["label"]
+    date_hierarchy = "started_at"
+    inlines = [RunItemInline]
+
+
+@admin.register(JudgeSpend)
+class JudgeSpendAdmin(RecordOnly, admin.ModelAdmin[JudgeSpend]):
+    list_display = ["created_at", "purpose", "model", "settled", "input_tokens", "output_tokens", "cost_usd"]
+    list_filter = ["purpose", "settled", "model"]
+    search_fields = ["model"]
+    date_hierarchy = "created_at"
