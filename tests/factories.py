@@ -10,7 +10,8 @@ from garden.models import Answer, AnswerSource, Article, Chunk, Generator, Quest
 from tests.fakes.messages_api import Behaviour, reply_tool
 from verifier.judges.claude import TOOL_NAME
 from verifier.models import Verification
-from verifier.services import verification_create, verification_run
+from verifier.queueing import verification_create
+from verifier.verifying import verification_run
 
 # From the sample garden's article on Ashcombe station.
 STATION_ANSWER = (

@@ -4,7 +4,7 @@ import pytest
 
 from dashboard.asking import ask
 from tests.factories import STATION_QUOTE, verified_by_claude, verify_station_answer
-from verifier.services import verification_run
+from verifier.verifying import verification_run
 
 pytestmark = pytest.mark.django_db
 
