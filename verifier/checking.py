@@ -44,6 +44,7 @@ class Checked:
 
 
 def panel_config(purpose: SpendPurpose, mode: str | None = None) -> PanelConfig:
+    """The panel as configured (or in `mode`), its Claude spending booked to `purpose` in the daily budget."""
     return PanelConfig(
         mode=mode or settings.VERIFIER_MODE,
         claude=claude_config(),
