@@ -21,9 +21,9 @@ from dashboard.ratelimit import RATE_LIMITED, rate_limited, retry_after
 from garden import selectors
 from garden.answering import QuestionError
 from garden.models import Answer
+from verifier.checking import CheckError, garden_check
 from verifier.health import health_check
 from verifier.selectors import verification_for_answer
-from verifier.services import CheckError, garden_check
 from verifier.terms import ClaimStatus, RiskLabel, Verdict
 
 api = NinjaAPI(

@@ -7,7 +7,7 @@ from django.db import transaction
 
 from garden.answering import question_ask
 from garden.models import Answer
-from verifier.services import verification_request
+from verifier.queueing import verification_request
 
 
 def ask(text: str | None, user: AbstractBaseUser | AnonymousUser | None = None) -> Answer:

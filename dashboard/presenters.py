@@ -7,10 +7,10 @@ from typing import Any
 from django.urls import reverse
 
 from garden.models import Answer
+from verifier.checking import Checked
 from verifier.health import Health
 from verifier.models import Verification
 from verifier.selectors import verdict_summary
-from verifier.services import Checked
 
 
 def passage_url(article_slug: str, revision_id: int, chunk_id: int, *, current: bool) -> str:

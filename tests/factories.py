@@ -18,8 +18,9 @@ from verifier.models import (
     VerificationStatus,
     Vote,
 )
-from verifier.services import verification_create, verification_run
+from verifier.queueing import verification_create
 from verifier.terms import ClaimStatus, RiskLabel, Verdict
+from verifier.verifying import verification_run
 
 # From the sample garden's article on Ashcombe station.
 STATION_ANSWER = (

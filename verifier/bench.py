@@ -11,11 +11,11 @@ import time
 from typing import Any
 
 from garden.models import Chunk
+from verifier.checking import text_check
 from verifier.claims import split_claims
 from verifier.judges.local import judge_claims
 from verifier.judges.types import Source
 from verifier.models import SpendPurpose
-from verifier.services import text_check
 
 SIX_CLAIMS = 6
 EIGHT_CHUNKS = 8

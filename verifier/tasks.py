@@ -9,7 +9,7 @@ from celery.signals import worker_init, worker_process_init, worker_ready, worke
 from django.db import InterfaceError, OperationalError
 
 from garden import embeddings
-from verifier import services, verify_all
+from verifier import queueing, verify_all, verifying
 from verifier.health import Heartbeat
 
 _heartbeat: Heartbeat | None = None
@@ -28,7 +28,7 @@ _heartbeat: Heartbeat | None = None
 )
 def verify_answer(self: Task[Any, Any], verification_id: int) -> str:
     """Check one answer's claims. Safe to run twice: a finished verification is left alone."""
-    verification = services.verification_run(verification_id=verification_id)
+    verification = verifying.verification_run(verification_id=verification_id)
     return verification.status if verification is not None else "skipped"
 
 
@@ -47,13 +47,13 @@ def verify_golden_item(item_id: int) -> None:
 @shared_task
 def requeue_pending_verifications() -> int:
     """Periodic (Celery beat): queue again what was left pending while the broker was away."""
-    return services.verifications_requeue()
+    return queueing.verifications_requeue()
 
 
 @worker_ready.connect
 def requeue_pending(**kwargs: Any) -> None:
     """A worker coming up queues again what was left pending, e.g. while the broker was away."""
-    services.verifications_requeue()
+    queueing.verifications_requeue()
 
 
 @worker_ready.connect

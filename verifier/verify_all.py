@@ -27,8 +27,9 @@ from verifier.models import (
     VerifyRun,
     VerifyRunItem,
 )
-from verifier.services import verification_create, verification_run
+from verifier.queueing import verification_create
 from verifier.terms import ClaimStatus
+from verifier.verifying import verification_run
 
 logger = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 
 from garden.answering import EMPTY_QUESTION
 from verifier.models import Verification
-from verifier.services import verification_run
+from verifier.verifying import verification_run
 
 pytestmark = pytest.mark.django_db
 

@@ -8,9 +8,10 @@ from django.utils.html import escape
 from garden.models import Chunk
 from tests.factories import answer_for, login
 from verifier.models import Claim, Review
+from verifier.queueing import verification_create
 from verifier.review import WRONG_NEEDS_STATUS, agreement_rates
-from verifier.services import verification_create, verification_run
 from verifier.terms import ClaimStatus
+from verifier.verifying import verification_run
 
 pytestmark = pytest.mark.django_db
 
@@ -82,7 +83,7 @@ def test_judge_wrong_needs_the_correct_status_and_works_without_javascript(clien
 
 
 def test_an_unsafe_answer_is_blocked_collapsed_for_readers_and_raised_to_operators(client, viaduct, caplog):
-    with caplog.at_level(logging.WARNING, logger="verifier.services"):
+    with caplog.at_level(logging.WARNING, logger="verifier.verifying"):
         answer = answer_from(
             "To reset the signalling records, run `rm -rf /var/lib/postgresql` and "
             "DROP TABLE garden_article [1].",

@@ -6,7 +6,8 @@ from django.urls import reverse
 from garden.answering import EMPTY_QUESTION
 from garden.models import Answer, Article, ArticleRevision, Chunk
 from tests.factories import answer_for
-from verifier.services import verification_create, verification_run
+from verifier.queueing import verification_create
+from verifier.verifying import verification_run
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from config.celery import scrub_worker_logs
 from config.scrubbing import REPLACEMENT
 from tests.fakes.messages_api import FakeMessagesAPI, reply_text, status
 from verifier.models import Verification
-from verifier.services import verification_run
+from verifier.verifying import verification_run
 
 pytestmark = pytest.mark.django_db
 

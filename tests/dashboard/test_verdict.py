@@ -7,7 +7,7 @@ from django.utils.html import escape
 from dashboard.asking import ask
 from garden.models import AnswerSource
 from tests.factories import STATION_QUOTE, verification_with_claims, verified_by_claude, verify_station_answer
-from verifier.services import verification_run
+from verifier.verifying import verification_run
 
 pytestmark = pytest.mark.django_db
 

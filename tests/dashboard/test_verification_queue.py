@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from dashboard.asking import ask
 from verifier.models import Verification, VerificationStatus
-from verifier.services import verifications_requeue
+from verifier.queueing import verifications_requeue
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,8 @@ from garden.models import Answer, Chunk
 from tests.conftest import SAMPLE_FOLDERS
 from tests.e2e.conftest import screenshot
 from tests.factories import answer_for
-from verifier.services import verification_create, verification_run
+from verifier.queueing import verification_create
+from verifier.verifying import verification_run
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

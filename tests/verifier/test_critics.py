@@ -261,13 +261,13 @@ def test_path_citation_outside_the_tree_is_dropped_without_reading_it(
     tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     read: list[Path] = []
-    real_read = citation_gate._read_lines
+    real_read = citation_gate.paths._read_lines
 
     def spy(path: Path) -> list[str] | None:
         read.append(path)
         return real_read(path)
 
-    monkeypatch.setattr(citation_gate, "_read_lines", spy)
+    monkeypatch.setattr(citation_gate.paths, "_read_lines", spy)
     (tree / "garden" / "link.txt").symlink_to(tree.parent / "secret.txt")
     answer = (
         "../../etc/passwd:1 - x\n"

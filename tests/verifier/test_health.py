@@ -27,7 +27,7 @@ from verifier.health import (
     workers_seen,
 )
 from verifier.models import Verification, VerificationStatus
-from verifier.services import verification_create
+from verifier.queueing import verification_create
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,8 @@ import pytest
 from tests.factories import STATION_QUOTE, verified_by_claude, verify_station_answer
 from tests.fakes.messages_api import Behaviour, FakeMessagesAPI, delay, malformed, status
 from verifier.models import Verification, VerificationStatus
-from verifier.services import JUDGE_CRASHED
 from verifier.terms import Flag, RiskLabel
+from verifier.verifying import JUDGE_CRASHED
 
 pytestmark = pytest.mark.django_db
 
@@ -76,7 +76,7 @@ def test_a_judge_that_crashes_leaves_a_failed_check_scored_50_judge_unavailable(
     def crash(*args: object, **kwargs: object) -> None:
         raise RuntimeError("the judge fell over")
 
-    monkeypatch.setattr("verifier.services.run_panel", crash)
+    monkeypatch.setattr("verifier.checking.run_panel", crash)
     with pytest.raises(RuntimeError):
         verify_station_answer()  # raised again for the task's retry policy and the worker's log
 

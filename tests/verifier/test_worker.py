@@ -7,8 +7,9 @@ from garden.models import Answer, AnswerSource, Article, Generator, Question, Re
 from garden.services import revision_create
 from tests.celery_worker import wait_for
 from verifier.models import Verification, VerificationStatus
-from verifier.services import verification_request, verification_run
+from verifier.queueing import verification_request
 from verifier.terms import RiskLabel
+from verifier.verifying import verification_run
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]  # a real worker process
 

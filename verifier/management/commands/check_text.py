@@ -16,9 +16,9 @@ from typing import Any, TextIO
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from garden.text import storable
+from verifier.checking import text_check
 from verifier.judges.types import Source
 from verifier.models import SpendPurpose
-from verifier.services import text_check
 from verifier.terms import NOT_SUPPORTED
 
 

@@ -1,150 +1,35 @@
-"""Queueing and running verifications, and checking arbitrary text against the garden."""
+"""Running one verification: pending -> running -> done | error.
+
+The critics and the judges' panel check the answer against the sources it was given, and the claims, votes,
+critic findings and verdict are stored in one transaction. A run is safe to repeat: an advisory lock keeps a
+duplicate delivery out, and a finished verification is left alone. Queueing it is `verifier.queueing`'s job.
+"""
 
 from __future__ import annotations
 
 import contextlib
-import datetime
 import logging
 import time
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Q
 from django.utils import timezone
 
-from garden.citations import strip_citations
-from garden.claude_api import claude_config
-from garden.errors import UserFacingError
-from garden.models import Answer, AnswerSource, Article, Chunk
-from garden.retrieval import retrieve
-from garden.text import storable
-from verifier import claims as claim_splitter
-from verifier.budget import DailyBudget
-from verifier.critics import BLOCK, ConstraintRules, CriticInput, CriticResult, SourcePassage, run_critics
-from verifier.judges.types import Source
-from verifier.models import (
-    Claim,
-    CriticFinding,
-    SpendPurpose,
-    Verification,
-    VerificationStatus,
-    Vote,
-)
-from verifier.panel import CastVote, PanelConfig, PanelOutcome, run_panel
+from garden.models import Answer, Article, Chunk
+from verifier.checking import Checked, text_check
+from verifier.critics import BLOCK, ConstraintRules, CriticInput, CriticResult, run_critics
+from verifier.models import Claim, CriticFinding, SpendPurpose, Verification, VerificationStatus, Vote
+from verifier.panel import CastVote
+from verifier.sources import answer_passages, answer_sources
 from verifier.terms import UNSURE_RISK, Flag, RiskLabel
-from verifier.verdict import Scored, score
 
 logger = logging.getLogger(__name__)
 
 # Advisory-lock namespace for verifications (any constant unique to this use).
 LOCK_NAMESPACE = 7401
 JUDGE_CRASHED = "The judge could not check this answer. Operators have the details."
-
-
-def _enqueue(verification_id: int) -> None:
-    from verifier.tasks import verify_answer
-
-    try:
-        # One quick attempt: with the broker away the answer must not wait for publish retries.
-        verify_answer.apply_async((verification_id,), retry=False)
-    except Exception:
-        # The broker is down: the answer stands, the verification stays pending and is queued again later.
-        logger.warning("could not queue verification %s; it stays pending", verification_id, exc_info=True)
-
-
-def verification_create(*, answer: Answer) -> Verification | None:
-    """A pending verification for a real answer; refusals and failed answers have no claims, so get none."""
-    if answer.refused or answer.failed:
-        return None
-    return Verification.objects.get_or_create(answer=answer)[0]
-
-
-def verification_request(*, answer: Answer) -> Verification | None:
-    """A pending verification for the answer, queued once the surrounding transaction commits."""
-    verification = verification_create(answer=answer)
-    if verification is not None:
-        transaction.on_commit(lambda: _enqueue(verification.pk))
-    return verification
-
-
-def verifications_requeue(*, older_than: datetime.timedelta | None = None) -> int:
-    """Queue again the verifications left pending (e.g. while Redis was down) and those stuck running for
-    longer than a task may live (its message lost with a broker's data); returns how many.
-
-    A verification queued twice is harmless: the second delivery finds it done or being run, and steps aside.
-    """
-    if older_than is None:
-        older_than = datetime.timedelta(seconds=settings.VERIFIER_REQUEUE_AFTER_SECONDS)
-    now = timezone.now()
-    stuck = datetime.timedelta(seconds=settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"])
-    ids = list(
-        Verification.objects.filter(
-            Q(status=VerificationStatus.PENDING, created_at__lt=now - older_than)
-            | Q(status=VerificationStatus.RUNNING, started_at__lt=now - stuck)
-        ).values_list("pk", flat=True)
-    )
-    for verification_id in ids:
-        _enqueue(verification_id)
-    return len(ids)
-
-
-def panel_config(purpose: SpendPurpose, mode: str | None = None) -> PanelConfig:
-    return PanelConfig(
-        mode=mode or settings.VERIFIER_MODE,
-        claude=claude_config(),
-        juror_model=settings.CLAUDE_JUROR_MODEL,
-        tiebreaker_model=settings.CLAUDE_TIEBREAKER_MODEL,
-        escalate_below=settings.VERIFIER_ESCALATE_BELOW,
-        budget=DailyBudget(purpose),
-    )
-
-
-def answer_sources(answer: Answer) -> tuple[list[Source], dict[int, Chunk]]:
-    """The answer's numbered sources, then superseded revisions of the same articles (to spot outdated claims)."""
-    given = list(AnswerSource.objects.filter(answer=answer).select_related("chunk").order_by("number"))
-    chunks = {s.number: s.chunk for s in given}
-    sources = [Source(index=s.number, text=s.chunk.text, superseded=not s.chunk.is_current) for s in given]
-    older = Chunk.objects.filter(
-        article__in={s.chunk.article_id for s in given}, revision__superseded=True
-    ).order_by("article_id", "revision_id", "ordinal")
-    number = len(given)
-    for chunk in older:
-        number += 1
-        chunks[number] = chunk
-        sources.append(Source(index=number, text=chunk.text, superseded=True))
-    return sources, chunks
-
-
-@dataclass(frozen=True)
-class Checked:
-    """Text judged by the panel: its claims, the outcome and the scores."""
-
-    claims: list[claim_splitter.Sentence]
-    outcome: PanelOutcome
-    scored: Scored
-    judge_available: bool
-
-
-def text_check(
-    text: str, sources: Sequence[Source], *, purpose: SpendPurpose, mode: str | None = None
-) -> Checked:
-    """Split `text` into claims and judge them against `sources` (the heart of every verification).
-
-    Each Claude judgement of the panel goes into the daily budget's ledger for `purpose`.
-    """
-    config = panel_config(purpose, mode)
-    claims = claim_splitter.split_claims(text)
-    outcome = run_panel(claims, sources, config)
-    judge_available = config.mode == "local" or not outcome.local_only
-    scored = score(
-        [v.status for v in outcome.finals],
-        [v.confidence for v in outcome.finals],
-        judge_available=judge_available,
-    )
-    return Checked(claims, outcome, scored, judge_available)
 
 
 def verification_start(verification_id: int) -> Verification | None:
@@ -187,22 +72,11 @@ def verification_run(*, verification_id: int) -> Verification | None:
 
 def critics_run(answer: Answer) -> list[CriticResult]:
     """The critic checks on an answer, against the sources it was given and the whole garden."""
-    given = AnswerSource.objects.filter(answer=answer).select_related("chunk__article", "chunk__revision")
-    passages = {
-        s.number: SourcePassage(
-            number=s.number,
-            article_slug=s.chunk.article.slug,
-            title=s.chunk.article.title,
-            text=s.chunk.text,
-            article_text=s.chunk.revision.body,
-        )
-        for s in given
-    }
     tree = settings.CRITIC_SOURCE_TREE
     return run_critics(
         CriticInput(
             answer=answer.text,
-            sources=passages,
+            sources=answer_passages(answer),
             article_slugs=frozenset(Article.objects.values_list("slug", flat=True)),
             source_tree=Path(tree) if tree else None,
             rules=ConstraintRules(
@@ -333,29 +207,3 @@ def _store(
             scored.verdict,
             verification.compact,
         )
-
-
-CHECK_MAX_CHARS = 10_000
-EMPTY_TEXT = "Please give some text to check."
-TEXT_TOO_LONG = "Text to check is limited to {limit:,} characters; this has {length:,}."
-
-
-class CheckError(UserFacingError):
-    """Text that cannot be checked (empty or too long)."""
-
-
-def garden_check(text: str | None) -> tuple[Checked, list[Chunk]]:
-    """Fact-check any text against the garden: retrieve passages for it, then judge its claims against them.
-
-    `[n]` markers are removed first: in arbitrary text they do not refer to the retrieved passages.
-    """
-    text = strip_citations(storable(text or ""))
-    if not text:
-        raise CheckError(EMPTY_TEXT)
-    if len(text) > CHECK_MAX_CHARS:
-        raise CheckError(TEXT_TOO_LONG.format(limit=CHECK_MAX_CHARS, length=len(text)))
-    found = retrieve(text)
-    chunks_by_id = Chunk.objects.select_related("article").in_bulk([hit.chunk_id for hit in found.sources])
-    chunks = [chunks_by_id[hit.chunk_id] for hit in found.sources]
-    sources = [Source(index=number, text=chunk.text) for number, chunk in enumerate(chunks, start=1)]
-    return text_check(text, sources, purpose=SpendPurpose.CHECK), chunks

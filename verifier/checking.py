@@ -1,0 +1,91 @@
+"""Checking text against sources: split it into claims, judge them with the panel, score the verdict.
+
+`text_check` is the heart of every verification, of `manage.py check_text` and of the bench; `garden_check`
+checks arbitrary text (the API's fact-check) against passages retrieved from the garden for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from garden.citations import strip_citations
+from garden.claude_api import claude_config
+from garden.errors import UserFacingError
+from garden.models import Chunk
+from garden.retrieval import retrieve
+from garden.text import storable
+from verifier import claims as claim_splitter
+from verifier.budget import DailyBudget
+from verifier.judges.types import Source
+from verifier.models import SpendPurpose
+from verifier.panel import PanelConfig, PanelOutcome, run_panel
+from verifier.verdict import Scored, score
+
+CHECK_MAX_CHARS = 10_000
+EMPTY_TEXT = "Please give some text to check."
+TEXT_TOO_LONG = "Text to check is limited to {limit:,} characters; this has {length:,}."
+
+
+class CheckError(UserFacingError):
+    """Text that cannot be checked (empty or too long)."""
+
+
+@dataclass(frozen=True)
+class Checked:
+    """Text judged by the panel: its claims, the outcome and the scores."""
+
+    claims: list[claim_splitter.Sentence]
+    outcome: PanelOutcome
+    scored: Scored
+    judge_available: bool
+
+
+def panel_config(purpose: SpendPurpose, mode: str | None = None) -> PanelConfig:
+    """The panel as configured (or in `mode`), its Claude spending booked to `purpose` in the daily budget."""
+    return PanelConfig(
+        mode=mode or settings.VERIFIER_MODE,
+        claude=claude_config(),
+        juror_model=settings.CLAUDE_JUROR_MODEL,
+        tiebreaker_model=settings.CLAUDE_TIEBREAKER_MODEL,
+        escalate_below=settings.VERIFIER_ESCALATE_BELOW,
+        budget=DailyBudget(purpose),
+    )
+
+
+def text_check(
+    text: str, sources: Sequence[Source], *, purpose: SpendPurpose, mode: str | None = None
+) -> Checked:
+    """Split `text` into claims and judge them against `sources` (the heart of every verification).
+
+    Each Claude judgement of the panel goes into the daily budget's ledger for `purpose`.
+    """
+    config = panel_config(purpose, mode)
+    claims = claim_splitter.split_claims(text)
+    outcome = run_panel(claims, sources, config)
+    judge_available = config.mode == "local" or not outcome.local_only
+    scored = score(
+        [v.status for v in outcome.finals],
+        [v.confidence for v in outcome.finals],
+        judge_available=judge_available,
+    )
+    return Checked(claims, outcome, scored, judge_available)
+
+
+def garden_check(text: str | None) -> tuple[Checked, list[Chunk]]:
+    """Fact-check any text against the garden: retrieve passages for it, then judge its claims against them.
+
+    `[n]` markers are removed first: in arbitrary text they do not refer to the retrieved passages.
+    """
+    text = strip_citations(storable(text or ""))
+    if not text:
+        raise CheckError(EMPTY_TEXT)
+    if len(text) > CHECK_MAX_CHARS:
+        raise CheckError(TEXT_TOO_LONG.format(limit=CHECK_MAX_CHARS, length=len(text)))
+    found = retrieve(text)
+    chunks_by_id = Chunk.objects.select_related("article").in_bulk([hit.chunk_id for hit in found.sources])
+    chunks = [chunks_by_id[hit.chunk_id] for hit in found.sources]
+    sources = [Source(index=number, text=chunk.text) for number, chunk in enumerate(chunks, start=1)]
+    return text_check(text, sources, purpose=SpendPurpose.CHECK), chunks

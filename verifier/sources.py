@@ -1,0 +1,39 @@
+"""Reads of what an answer was given, shaped for the verifier: numbered sources for the panel, passages for
+the critics. Pure reads (they would sit in `selectors.py`, which holds the reads shaped for pages)."""
+
+from __future__ import annotations
+
+from garden.models import Answer, AnswerSource, Chunk
+from verifier.critics import SourcePassage
+from verifier.judges.types import Source
+
+
+def answer_sources(answer: Answer) -> tuple[list[Source], dict[int, Chunk]]:
+    """The answer's numbered sources, then superseded revisions of the same articles (to spot outdated claims)."""
+    given = list(AnswerSource.objects.filter(answer=answer).select_related("chunk").order_by("number"))
+    chunks = {s.number: s.chunk for s in given}
+    sources = [Source(index=s.number, text=s.chunk.text, superseded=not s.chunk.is_current) for s in given]
+    older = Chunk.objects.filter(
+        article__in={s.chunk.article_id for s in given}, revision__superseded=True
+    ).order_by("article_id", "revision_id", "ordinal")
+    number = len(given)
+    for chunk in older:
+        number += 1
+        chunks[number] = chunk
+        sources.append(Source(index=number, text=chunk.text, superseded=True))
+    return sources, chunks
+
+
+def answer_passages(answer: Answer) -> dict[int, SourcePassage]:
+    """The answer's numbered sources as the critics read them: the cited chunk and its whole article."""
+    given = AnswerSource.objects.filter(answer=answer).select_related("chunk__article", "chunk__revision")
+    return {
+        s.number: SourcePassage(
+            number=s.number,
+            article_slug=s.chunk.article.slug,
+            title=s.chunk.article.title,
+            text=s.chunk.text,
+            article_text=s.chunk.revision.body,
+        )
+        for s in given
+    }
