@@ -40,7 +40,6 @@ __all__ = [
     "WORD_REPRESENTATION_SIZE",
     "JudgedText",
     "claim_evidence",
-    "claim_features",
     "contradiction_rule",
     "judge_claims",
     "judge_text",
@@ -565,14 +564,13 @@ def _align(claim: _Text, source: _Prepared) -> _Alignment:
     coverage_source = len(unique_stems & source.stems) / len(unique_stems) if unique_stems else 0.0
     novel = [s for s in unique_stems if s not in source.stems]
 
-    # Numbers, names and negation are checked against the best passage and the whole source.
+    # Numbers and names are checked against the whole source, negation against the best passage.
     best_piece = source.pieces[best]
-    best_numbers = {v for w in best_piece.words if (v := _number_value(w)) is not None}
     flags: list[str] = []
     novel_numbers = 0
     for i, word in enumerate(claim.words):
         value = _number_value(word)
-        if value is None or value in source.numbers or value in best_numbers:
+        if value is None or value in source.numbers:
             continue
         if not word[0].isdigit() and (value in {"1", "2"} or word.lower() in _VAGUE_NUMBER_WORDS):
             continue  # "one", "second", "half", "a million" are too often not figures at all
@@ -669,17 +667,6 @@ def _align(claim: _Text, source: _Prepared) -> _Alignment:
     return _Alignment(
         features, best, tuple(dict.fromkeys(flags)), float(sims.max()), coverage_top, novel_words
     )
-
-
-def claim_features(claims: Sequence[str], sources: Sequence[str]) -> npt.NDArray[np.float64]:
-    """Feature array `(n_claims, n_sources, len(FEATURE_NAMES))` of plain claim texts against sources."""
-    prepared = _prepare_sources(sources)
-    analysed = _encode([strip_citations(c) for c in claims])
-    out = np.zeros((len(claims), len(sources), len(FEATURE_NAMES)))
-    for i, claim in enumerate(analysed):
-        for j, source in enumerate(prepared):
-            out[i, j] = _align(claim, source).features
-    return out
 
 
 def claim_evidence(
@@ -853,11 +840,6 @@ def _vote(
     if alignment.coverage_top < 0.5 or alignment.cos_best < 0.4:
         flags.append(Flag.NOT_IN_SOURCES)
     return Ruling(ClaimStatus.UNVERIFIED, quote, origin.index, confidence, tuple(dict.fromkeys(flags)))
-
-
-def _aligned(alignment: _Alignment) -> bool:
-    """Whether the claim matches its best passage closely enough for a mismatch to mean disagreement."""
-    return alignment.cos_best >= ALIGNED_COSINE or alignment.coverage_top >= ALIGNED_COVERAGE
 
 
 def _edited(assessment: _Assessment) -> bool:
