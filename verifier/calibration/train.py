@@ -1,4 +1,4 @@
-"""Fit the local judge's models and decision thresholds; write `verifier/judges/local_params.json`.
+"""Fit the local judge's models and decision thresholds; write `verifier/judges/local/params.json`.
 
 Usage: `python -m verifier.calibration.train [--eval-dir DIR] [--out FILE]` (reads `../shared/eval/*.jsonl`).
 
