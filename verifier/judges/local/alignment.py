@@ -42,43 +42,89 @@ class Alignment:
 
 def align(claim: Text, source: Prepared) -> Alignment:
     """Features of one claim against one source, and the flags its aligned passage raises."""
-    n_features = len(FEATURE_NAMES)
     content_stems = [claim.stems[i] for i in claim.content]
     if not source.pieces:
-        features = np.zeros(n_features)
-        features[FEATURE_NAMES.index("novel_content")] = len(content_stems)
-        features[FEATURE_NAMES.index("log_length")] = np.log1p(len(content_stems))
-        return Alignment(
-            features,
-            -1,
-            (Flag.NOT_IN_SOURCES,),
-            0.0,
-            0.0,
-            np.zeros((0, WORD_REPRESENTATION_SIZE), np.float32),
-        )
-
-    sims = source.vectors @ claim.vector
-    window_sims = source.window_vectors @ claim.vector
+        return _without_passages(len(content_stems))
     unique_stems = set(content_stems)
+    sims = source.vectors @ claim.vector
+    ranking = _rank_pieces(sims, unique_stems, source)
+    best = int(ranking[0])
+    top_stems = set().union(*(source.pieces[i].stems for i in ranking[:_TOP_SENTENCES]))
+    coverage_top = _coverage(unique_stems, top_stems)
+    coverage_source = _coverage(unique_stems, source.stems)
+    novel = [s for s in unique_stems if s not in source.stems]
+    # Numbers and names are checked against the whole source, negation against the best passage.
+    novel_numbers, number_flags = _figure_mismatches(claim, source)
+    novel_names, name_flags = _name_mismatches(claim, source)
+    negation_mismatch = float(negated(claim.words) != negated(source.pieces[best].words))
+    antonyms = antonym_pairs(novel, source.stems)
+    words = _match_words(claim, source, ranking[:_TOKEN_SENTENCES])
+    risk = novel_word_risk(words.novel_words)
+    values = {
+        "cos_best": float(sims[best]),
+        "cos_window": float((source.window_vectors @ claim.vector).max()),
+        "coverage_top": coverage_top,
+        "coverage_source": coverage_source,
+        "novel_content": float(len(novel)),
+        "novel_numbers": float(novel_numbers),
+        "novel_names": float(novel_names),
+        "negation_mismatch": negation_mismatch,
+        "antonym": float(antonyms),
+        "token_min": words.token_min,
+        "token_mean": words.token_mean,
+        "token_low_share": words.token_low_share,
+        "context_min": words.context_min,
+        "novel_soft": float(words.novel_soft),
+        "log_length": float(np.log1p(len(content_stems))),
+        "novel_word_risk": risk,
+        # An edit hides in a claim that otherwise matches its passage well (swapped name, number, word).
+        "aligned_word_risk": risk * coverage_top,
+    }
+    features = np.array([values[name] for name in FEATURE_NAMES])
+    flags = [*number_flags, *name_flags]
+    if negation_mismatch:
+        flags.append(Flag.NEGATION)
+    if antonyms:
+        flags.append(Flag.ANTONYM)
+    if novel and coverage_source < 0.75:
+        flags.append(Flag.NOVEL_CONTENT)
+    return Alignment(
+        features, best, tuple(dict.fromkeys(flags)), float(sims.max()), coverage_top, words.novel_words
+    )
+
+
+def _without_passages(n_content_words: int) -> Alignment:
+    """A claim against an empty source: every content word is novel, and nothing is in the sources."""
+    features = np.zeros(len(FEATURE_NAMES))
+    features[FEATURE_NAMES.index("novel_content")] = n_content_words
+    features[FEATURE_NAMES.index("log_length")] = np.log1p(n_content_words)
+    return Alignment(
+        features, -1, (Flag.NOT_IN_SOURCES,), 0.0, 0.0, np.zeros((0, WORD_REPRESENTATION_SIZE), np.float32)
+    )
+
+
+def _rank_pieces(
+    sims: npt.NDArray[np.float32], unique_stems: set[str], source: Prepared
+) -> npt.NDArray[np.intp]:
+    """The source's pieces, closest to the claim first: sentence cosine plus a share of the words in common."""
     if unique_stems:
         overlap = np.array(
             [len(unique_stems.intersection(p.stems)) / len(unique_stems) for p in source.pieces]
         )
     else:
         overlap = np.zeros(len(source.pieces))
-    ranking = np.argsort(-(sims + 0.5 * overlap))
-    top = ranking[:_TOP_SENTENCES]
-    best = int(top[0])
-    top_stems = set().union(*(source.pieces[i].stems for i in top))
-    # A claim without a single content word ("He did.") has nothing a source could cover.
-    coverage_top = len(unique_stems & top_stems) / len(unique_stems) if unique_stems else 0.0
-    coverage_source = len(unique_stems & source.stems) / len(unique_stems) if unique_stems else 0.0
-    novel = [s for s in unique_stems if s not in source.stems]
+    return np.argsort(-(sims + 0.5 * overlap))
 
-    # Numbers and names are checked against the whole source, negation against the best passage.
-    best_piece = source.pieces[best]
+
+def _coverage(unique_stems: set[str], stems: set[str] | frozenset[str]) -> float:
+    """The share of the claim's content stems among `stems`."""
+    # A claim without a single content word ("He did.") has nothing a source could cover.
+    return len(unique_stems & stems) / len(unique_stems) if unique_stems else 0.0
+
+
+def _figure_mismatches(claim: Text, source: Prepared) -> tuple[int, list[str]]:
+    """The claim's numbers, years and dates that the source has in no writing, and a flag for each."""
     flags: list[str] = []
-    novel_numbers = 0
     for i, word in enumerate(claim.words):
         value = number_value(word)
         if value is None or value in source.numbers:
@@ -89,7 +135,6 @@ def align(claim: Text, source: Prepared) -> Alignment:
             continue
         dates = slash_date(value)
         value = range_end_year(claim, i, value) or value
-        novel_numbers += 1
         previous = claim.words[i - 1].lower() if i else ""
         following = claim.words[i + 1].lower() if i + 1 < len(claim.words) else ""
         if dates or previous in MONTHS or following in MONTHS:
@@ -98,7 +143,12 @@ def align(claim: Text, source: Prepared) -> Alignment:
             flags.append(Flag.WRONG_YEAR)
         else:
             flags.append(Flag.WRONG_NUMBER)
-    novel_names = 0
+    return len(flags), flags
+
+
+def _name_mismatches(claim: Text, source: Prepared) -> tuple[int, list[str]]:
+    """The claim's capitalised words (past its first) that the source lacks, and a name or place flag for each."""
+    flags: list[str] = []
     for i, word in enumerate(claim.words):
         if i == 0 or not word[0].isupper() or word.lower() in STOPWORDS or word.lower() in MONTHS:
             continue
@@ -106,75 +156,57 @@ def align(claim: Text, source: Prepared) -> Alignment:
             continue
         if ruled_out(claim.words, i):
             continue  # "in Millbridge, not Ashcombe" names a place only to say it is not the one
-        novel_names += 1
         previous = claim.words[i - 1].lower()
         flags.append(Flag.WRONG_PLACE if previous in PLACE_PREPOSITIONS else Flag.WRONG_NAME)
-    negation_mismatch = float(negated(claim.words) != negated(best_piece.words))
-    if negation_mismatch:
-        flags.append(Flag.NEGATION)
-    antonyms = antonym_pairs(novel, source.stems)
-    if antonyms:
-        flags.append(Flag.ANTONYM)
+    return len(flags), flags
 
-    # Token alignment: each content word's best contextual match among the top passages' words.
-    token_pieces = ranking[:_TOKEN_SENTENCES]
-    target_vectors = np.concatenate([source.pieces[i].word_vectors for i in token_pieces])
-    target_stems = [s for i in token_pieces for s in source.pieces[i].stems]
-    if claim.content and len(target_vectors):
-        claim_vectors = claim.word_vectors[list(claim.content)]
-        similarity = claim_vectors @ target_vectors.T
-        best_match = similarity.max(1)
-        token_min = float(best_match.min())
-        token_mean = float(best_match.mean())
-        token_low = float((best_match < 0.55).mean())
-        # A word present in the passage but used in another context (swapped roles) shows as a weak
-        # contextual match even among its exact occurrences.
-        stem_array = np.array(target_stems)
-        context_scores = []
-        soft_novel = 0
-        novel_rows = []
-        for row, index in enumerate(claim.content):
-            same = stem_array == claim.stems[index]
-            if same.any():
-                context_scores.append(float(similarity[row, same].max()))
-            elif claim.stems[index] not in source.stems:
-                soft_novel += int(best_match[row] < 0.7)
-                word = claim.words[index]
-                capitalised = float(index > 0 and word[0].isupper())
-                novel_rows.append(np.concatenate([claim_vectors[row], [best_match[row], capitalised]]))
-        context_min = min(context_scores) if context_scores else 0.5
-        novel_words = np.array(novel_rows, dtype=np.float32).reshape(-1, WORD_REPRESENTATION_SIZE)
-    else:
-        token_min = token_mean = 1.0
-        token_low = 0.0
-        context_min = 1.0
-        soft_novel = 0
-        novel_words = np.zeros((0, WORD_REPRESENTATION_SIZE), dtype=np.float32)
 
-    features = np.array(
-        [
-            float(sims[best]) if len(sims) else 0.0,
-            float(window_sims.max()),
-            coverage_top,
-            coverage_source,
-            float(len(novel)),
-            float(novel_numbers),
-            float(novel_names),
-            negation_mismatch,
-            float(antonyms),
-            token_min,
-            token_mean,
-            token_low,
-            context_min,
-            float(soft_novel),
-            float(np.log1p(len(content_stems))),
-            risk := novel_word_risk(novel_words),
-            # An edit hides in a claim that otherwise matches its passage well (swapped name, number, word).
-            risk * coverage_top,
-        ]
-    )
-    if novel and coverage_source < 0.75:
-        flags.append(Flag.NOVEL_CONTENT)
-    return Alignment(
-        features, best, tuple(dict.fromkeys(flags)), float(sims.max()), coverage_top, novel_words
+@dataclass(frozen=True)
+class _WordMatch:
+    """How the claim's content words match the words of its closest passages, in context."""
+
+    token_min: float
+    token_mean: float
+    token_low_share: float
+    context_min: float
+    novel_soft: int
+    novel_words: npt.NDArray[np.float32]
+
+
+# A claim without content words, or passages without words: nothing to match, and nothing against it.
+_NOTHING_TO_MATCH = _WordMatch(
+    1.0, 1.0, 0.0, 1.0, 0, np.zeros((0, WORD_REPRESENTATION_SIZE), dtype=np.float32)
+)
+
+
+def _match_words(claim: Text, source: Prepared, pieces: npt.NDArray[np.intp]) -> _WordMatch:
+    """Each content word's best contextual match among the words of `pieces`."""
+    target_vectors = np.concatenate([source.pieces[i].word_vectors for i in pieces])
+    if not claim.content or not len(target_vectors):
+        return _NOTHING_TO_MATCH
+    claim_vectors = claim.word_vectors[list(claim.content)]
+    similarity = claim_vectors @ target_vectors.T
+    best_match = similarity.max(1)
+    # A word present in the passage but used in another context (swapped roles) shows as a weak
+    # contextual match even among its exact occurrences.
+    stem_array = np.array([s for i in pieces for s in source.pieces[i].stems])
+    context_scores = []
+    soft_novel = 0
+    novel_rows = []
+    for row, index in enumerate(claim.content):
+        same = stem_array == claim.stems[index]
+        if same.any():
+            context_scores.append(float(similarity[row, same].max()))
+        elif claim.stems[index] not in source.stems:
+            soft_novel += int(best_match[row] < 0.7)
+            word = claim.words[index]
+            capitalised = float(index > 0 and word[0].isupper())
+            novel_rows.append(np.concatenate([claim_vectors[row], [best_match[row], capitalised]]))
+    return _WordMatch(
+        token_min=float(best_match.min()),
+        token_mean=float(best_match.mean()),
+        token_low_share=float((best_match < 0.55).mean()),
+        context_min=min(context_scores) if context_scores else 0.5,
+        novel_soft=soft_novel,
+        novel_words=np.array(novel_rows, dtype=np.float32).reshape(-1, WORD_REPRESENTATION_SIZE),
     )

@@ -39,7 +39,6 @@ class _Assessment:
 
 def _vote(claim: Sentence, analysed: Text, sources: Sequence[Source], prepared: Sequence[Prepared]) -> Ruling:
     """One claim's vote: best support, then misattribution, outdatedness and contradiction rules."""
-    calibrated = params()
     if not sources:
         return Ruling(ClaimStatus.UNVERIFIED, "", None, 0.9, (Flag.NOT_IN_SOURCES,))
     assessments = []
@@ -47,43 +46,56 @@ def _vote(claim: Sentence, analysed: Text, sources: Sequence[Source], prepared: 
         alignment = align(analysed, source)
         probability = float(supported_probability(alignment.features))
         assessments.append(_Assessment(position, probability, alignment))
-
     supported = [
         a
         for a in assessments
-        if a.probability >= calibrated.threshold and not _contradicting(a) and not _edited(a)
+        if a.probability >= params().threshold and not _contradicting(a) and not _edited(a)
     ]
+    if supported:
+        return _supported_ruling(claim, supported, sources, prepared)
+    return _unsupported_ruling(assessments, sources, prepared)
+
+
+def _supported_ruling(
+    claim: Sentence, supported: Sequence[_Assessment], sources: Sequence[Source], prepared: Sequence[Prepared]
+) -> Ruling:
+    """The ruling of a claim some source supports: the cited current source first, then any current one
+    (misattributed when the claim cites another), then a superseded one (outdated)."""
     current = [a for a in supported if not sources[a.source_position].superseded]
     cited = [a for a in current if sources[a.source_position].index in claim.citations]
-    if supported:
-        if cited:
-            chosen, status = max(cited, key=lambda a: a.probability), None
-        elif current and claim.citations:
-            chosen, status = max(current, key=lambda a: a.probability), ClaimStatus.MISATTRIBUTED
-        elif current:
-            chosen, status = max(current, key=lambda a: a.probability), None
-        else:
-            chosen, status = max(supported, key=lambda a: a.probability), ClaimStatus.OUTDATED
-        extra: tuple[str, ...] = ()
-        if status == ClaimStatus.MISATTRIBUTED:
-            extra = (Flag.OTHER_SOURCE,)
-        elif status == ClaimStatus.OUTDATED:
-            extra = (Flag.SUPERSEDED,)
-        if status is None:
-            extra = tuple(f for f in chosen.alignment.flags if f in CONTRADICTION_FLAGS)
-            direct = (
-                chosen.probability >= calibrated.verified_threshold
-                and (chosen.alignment.coverage_top >= 0.8 or chosen.alignment.cos_best >= 0.85)
-                and not any(flag in CONTRADICTION_FLAGS for flag in chosen.alignment.flags)
-            )
-            status = ClaimStatus.VERIFIED if direct else ClaimStatus.INFERRED
-            if not claim.citations and len(sources) > 1:
-                extra = (*extra, Flag.UNCITED)
-        origin = sources[chosen.source_position]
-        quote = prepared[chosen.source_position].quote(chosen.alignment.best_piece)
-        return Ruling(status, quote, origin.index, round(chosen.probability, 4), extra)
+    if cited:
+        chosen, status = max(cited, key=lambda a: a.probability), None
+    elif current and claim.citations:
+        chosen, status = max(current, key=lambda a: a.probability), ClaimStatus.MISATTRIBUTED
+    elif current:
+        chosen, status = max(current, key=lambda a: a.probability), None
+    else:
+        chosen, status = max(supported, key=lambda a: a.probability), ClaimStatus.OUTDATED
+    extra: tuple[str, ...] = ()
+    if status == ClaimStatus.MISATTRIBUTED:
+        extra = (Flag.OTHER_SOURCE,)
+    elif status == ClaimStatus.OUTDATED:
+        extra = (Flag.SUPERSEDED,)
+    if status is None:
+        extra = tuple(f for f in chosen.alignment.flags if f in CONTRADICTION_FLAGS)
+        direct = (
+            chosen.probability >= params().verified_threshold
+            and (chosen.alignment.coverage_top >= 0.8 or chosen.alignment.cos_best >= 0.85)
+            and not any(flag in CONTRADICTION_FLAGS for flag in chosen.alignment.flags)
+        )
+        status = ClaimStatus.VERIFIED if direct else ClaimStatus.INFERRED
+        if not claim.citations and len(sources) > 1:
+            extra = (*extra, Flag.UNCITED)
+    origin = sources[chosen.source_position]
+    quote = prepared[chosen.source_position].quote(chosen.alignment.best_piece)
+    return Ruling(status, quote, origin.index, round(chosen.probability, 4), extra)
 
-    # Not supported anywhere: contradicted when a well-aligned passage disagrees, else unverified.
+
+def _unsupported_ruling(
+    assessments: Sequence[_Assessment], sources: Sequence[Source], prepared: Sequence[Prepared]
+) -> Ruling:
+    """The ruling of a claim no source supports: contradicted when a well-aligned passage disagrees, else
+    unverified, with the reasons a reader can check."""
     best = max(assessments, key=lambda a: (a.alignment.cos_best + a.alignment.coverage_top, a.probability))
     alignment = best.alignment
     origin = sources[best.source_position]
