@@ -23,6 +23,7 @@ Code that only calibration runs (features of the benchmark items) lives in `veri
 from verifier.judges.local.judge import JudgedText, judge_claims, judge_text
 from verifier.judges.local.model import (
     ALWAYS_CONTRADICTING,
+    EDIT_RULE_OFF,
     FEATURE_NAMES,
     MISMATCH_FEATURES,
     PARAMS_PATH,
@@ -35,6 +36,7 @@ from verifier.judges.local.sources import forget_prepared_sources
 
 __all__ = [
     "ALWAYS_CONTRADICTING",
+    "EDIT_RULE_OFF",
     "FEATURE_NAMES",
     "MISMATCH_FEATURES",
     "PARAMS_PATH",

@@ -5,6 +5,7 @@ features the models read with the flags the mismatches raise."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 import numpy as np
 import numpy.typing as npt
@@ -24,8 +25,22 @@ from verifier.judges.local.model import FEATURE_NAMES, WORD_REPRESENTATION_SIZE,
 from verifier.judges.local.sources import Prepared
 from verifier.terms import Flag
 
-_TOP_SENTENCES = 3
-_TOKEN_SENTENCES = 5
+# The numbers below are hand-set, not fitted by calibration (which weighs the features they produce).
+# Coverage counts the words of the three closest pieces: a claim may join facts from neighbouring sentences.
+_TOP_SENTENCES: Final = 3
+# Words are matched in context among the five closest pieces, a little wider than coverage looks.
+_TOKEN_SENTENCES: Final = 5
+# Ranking pieces, the share of the claim's words a piece holds counts half its cosine: meaning leads, words settle.
+OVERLAP_WEIGHT: Final = 0.5
+# A content word whose best contextual match is below this has no counterpart in the passages (token_low_share).
+WEAK_WORD_MATCH: Final = 0.55
+# A word the source lacks is softly novel (novel_soft) unless a passage word matches it this well, as a synonym does.
+SYNONYM_MATCH: Final = 0.7
+# context_min when no content word recurs in the passages: no context to compare, so neither good nor bad.
+UNMATCHED_CONTEXT: Final = 0.5
+# Novel content is flagged when over a quarter of the claim's content words are nowhere in the source; one or two
+# new words in a longer claim are usually rephrasing.
+NOVEL_CONTENT_COVERAGE: Final = 0.75
 
 
 @dataclass(frozen=True)
@@ -86,7 +101,7 @@ def align(claim: Text, source: Prepared) -> Alignment:
         flags.append(Flag.NEGATION)
     if antonyms:
         flags.append(Flag.ANTONYM)
-    if novel and coverage_source < 0.75:
+    if novel and coverage_source < NOVEL_CONTENT_COVERAGE:
         flags.append(Flag.NOVEL_CONTENT)
     return Alignment(
         features, best, tuple(dict.fromkeys(flags)), float(sims.max()), coverage_top, words.novel_words
@@ -113,7 +128,7 @@ def _rank_pieces(
         )
     else:
         overlap = np.zeros(len(source.pieces))
-    return np.argsort(-(sims + 0.5 * overlap))
+    return np.argsort(-(sims + OVERLAP_WEIGHT * overlap))
 
 
 def _coverage(unique_stems: set[str], stems: set[str] | frozenset[str]) -> float:
@@ -198,15 +213,15 @@ def _match_words(claim: Text, source: Prepared, pieces: npt.NDArray[np.intp]) ->
         if same.any():
             context_scores.append(float(similarity[row, same].max()))
         elif claim.stems[index] not in source.stems:
-            soft_novel += int(best_match[row] < 0.7)
+            soft_novel += int(best_match[row] < SYNONYM_MATCH)
             word = claim.words[index]
             capitalised = float(index > 0 and word[0].isupper())
             novel_rows.append(np.concatenate([claim_vectors[row], [best_match[row], capitalised]]))
     return _WordMatch(
         token_min=float(best_match.min()),
         token_mean=float(best_match.mean()),
-        token_low_share=float((best_match < 0.55).mean()),
-        context_min=min(context_scores) if context_scores else 0.5,
+        token_low_share=float((best_match < WEAK_WORD_MATCH).mean()),
+        context_min=min(context_scores) if context_scores else UNMATCHED_CONTEXT,
         novel_soft=soft_novel,
         novel_words=np.array(novel_rows, dtype=np.float32).reshape(-1, WORD_REPRESENTATION_SIZE),
     )

@@ -9,12 +9,19 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
 from verifier.judges.local.lexicon import STOPWORDS, split_words, stem
+
+# The width of MiniLM's sentence and word embeddings.
+EMBEDDING_SIZE: Final = 384
+# Texts per transformer pass; they are sorted by length first, so little of a batch is padding.
+_BATCH_SIZE: Final = 32
+# Word pieces the transformer reads per text: a source piece of at most 60 words usually fits; the rest is cut.
+_MAX_TOKENS: Final = 128
 
 
 @dataclass(frozen=True)
@@ -70,15 +77,14 @@ def encode(texts: Sequence[str]) -> list[Text]:
     tokenizer, transformer = _encoder()
     results: list[Text | None] = [None] * len(texts)
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-    batch_size = 32
-    for batch_start in range(0, len(order), batch_size):
-        batch = order[batch_start : batch_start + batch_size]
+    for batch_start in range(0, len(order), _BATCH_SIZE):
+        batch = order[batch_start : batch_start + _BATCH_SIZE]
         batch_texts = [texts[i] for i in batch]
         encoded = tokenizer(
             batch_texts,
             padding=True,
             truncation=True,
-            max_length=128,
+            max_length=_MAX_TOKENS,
             return_offsets_mapping=True,
             return_tensors="pt",
         )

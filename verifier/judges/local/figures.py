@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from verifier.judges.local.lexicon import APPROXIMATELY, MONTH_NAMES, NUMBER_WORDS
 
@@ -13,6 +13,9 @@ if TYPE_CHECKING:
     from verifier.judges.local.encoding import Text
     from verifier.judges.local.sources import Prepared
 
+# "About" a figure allows a rounding of this much: "roughly 15 km" for 14.5 km, "around 1874" for 1873-1875.
+ROUNDING_SHARE: Final = 0.1
+ROUNDING_YEARS: Final = 3
 _TENS = {word: int(value) for word, value in NUMBER_WORDS.items() if word.endswith("ty")}  # twenty ... ninety
 _UNITS = {
     word: int(NUMBER_WORDS[word])
@@ -114,7 +117,7 @@ def _other_writings(claim: Text, i: int, value: str) -> set[str]:
 
 
 def _near(value: str, numbers: frozenset[str]) -> bool:
-    """Whether a rounded figure is close to one of `numbers`: within 10%, or 3 years of a year."""
+    """Whether a rounded figure is close to one of `numbers`: within ROUNDING_SHARE, or ROUNDING_YEARS of a year."""
     if not re.fullmatch(r"\d+(?:\.\d+)?", value):
         return False
     figure = float(value)
@@ -123,7 +126,9 @@ def _near(value: str, numbers: frozenset[str]) -> bool:
             continue
         years = is_year(value), is_year(number)
         gap = abs(figure - float(number))
-        if (all(years) and gap <= 3) or (not any(years) and gap <= 0.1 * max(figure, float(number))):
+        if (all(years) and gap <= ROUNDING_YEARS) or (
+            not any(years) and gap <= ROUNDING_SHARE * max(figure, float(number))
+        ):
             return True
     return False
 

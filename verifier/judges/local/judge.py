@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from garden.citations import strip_citations
 from verifier.claims import Sentence, split_claims
@@ -14,10 +15,25 @@ from verifier.judges.local.sources import Prepared, prepare_sources
 from verifier.judges.types import Ruling, Source
 from verifier.terms import CONTRADICTION_FLAGS, NOT_SUPPORTED, ClaimStatus, Flag
 
-_ALIGNED_RISK = FEATURE_NAMES.index("aligned_word_risk")
+_ALIGNED_RISK: Final = FEATURE_NAMES.index("aligned_word_risk")
+# Which status and flags a claim gets once the calibrated model has spoken: the thresholds below are hand-set, not
+# fitted by calibration (which sets `threshold`, `verified_threshold` and `edit_threshold` in params.json).
+# A claim judged against no source at all is unverified with this confidence: there is nothing it could rest on.
+NO_SOURCE_CONFIDENCE: Final = 0.9
+# Verified (stated by the source) rather than inferred needs the closest passages to hold most of the claim's
+# content words, or to say nearly the same thing; below both, the support is a paraphrase or an inference.
+DIRECT_COVERAGE: Final = 0.8
+DIRECT_COSINE: Final = 0.85
+# A rule (not the probability) decides a contradiction or an edit, so its confidence is at least even.
+RULE_CONFIDENCE: Final = 0.5
 # Below these a passage is about something else, and its mismatches are not worth naming as flags.
-_RELATED_COSINE = 0.4
-_RELATED_COVERAGE = 0.4
+RELATED_COSINE: Final = 0.4
+RELATED_COVERAGE: Final = 0.4
+# An unsupported claim's closest passage below this cosine is on another point: the low-similarity flag.
+LOW_SIMILARITY_COSINE: Final = 0.5
+# The claim is not in the sources when its closest passages hold less than half its content words, or when even
+# the closest is about something else (below RELATED_COSINE).
+NOT_IN_SOURCES_COVERAGE: Final = 0.5
 
 
 @dataclass(frozen=True)
@@ -40,7 +56,7 @@ class _Assessment:
 def _vote(claim: Sentence, analysed: Text, sources: Sequence[Source], prepared: Sequence[Prepared]) -> Ruling:
     """One claim's vote: best support, then misattribution, outdatedness and contradiction rules."""
     if not sources:
-        return Ruling(ClaimStatus.UNVERIFIED, "", None, 0.9, (Flag.NOT_IN_SOURCES,))
+        return Ruling(ClaimStatus.UNVERIFIED, "", None, NO_SOURCE_CONFIDENCE, (Flag.NOT_IN_SOURCES,))
     assessments = []
     for position, source in enumerate(prepared):
         alignment = align(analysed, source)
@@ -80,7 +96,9 @@ def _supported_ruling(
         extra = tuple(f for f in chosen.alignment.flags if f in CONTRADICTION_FLAGS)
         direct = (
             chosen.probability >= params().verified_threshold
-            and (chosen.alignment.coverage_top >= 0.8 or chosen.alignment.cos_best >= 0.85)
+            and (
+                chosen.alignment.coverage_top >= DIRECT_COVERAGE or chosen.alignment.cos_best >= DIRECT_COSINE
+            )
             and not any(flag in CONTRADICTION_FLAGS for flag in chosen.alignment.flags)
         )
         status = ClaimStatus.VERIFIED if direct else ClaimStatus.INFERRED
@@ -100,20 +118,20 @@ def _unsupported_ruling(
     alignment = best.alignment
     origin = sources[best.source_position]
     quote = prepared[best.source_position].quote(alignment.best_piece) if alignment.best_piece >= 0 else ""
-    # A rule (not the probability) decides these two, so the confidence is at least even.
     confidence = round(1.0 - best.probability, 4)
     if _contradicting(best):
-        return Ruling(ClaimStatus.CONTRADICTED, quote, origin.index, max(confidence, 0.5), alignment.flags)
+        confidence = max(confidence, RULE_CONFIDENCE)
+        return Ruling(ClaimStatus.CONTRADICTED, quote, origin.index, confidence, alignment.flags)
     flags = list(alignment.flags)
     if _edited(best):
-        confidence = max(confidence, 0.5)
+        confidence = max(confidence, RULE_CONFIDENCE)
         flags.append(Flag.NOVEL_CONTENT)
-    if alignment.cos_best < _RELATED_COSINE and alignment.coverage_top < _RELATED_COVERAGE:
+    if alignment.cos_best < RELATED_COSINE and alignment.coverage_top < RELATED_COVERAGE:
         # Without a passage on the same subject no source "says otherwise": only the novelty is worth naming.
         flags = [f for f in flags if f not in CONTRADICTION_FLAGS]
-    if alignment.cos_best < 0.5:
+    if alignment.cos_best < LOW_SIMILARITY_COSINE:
         flags.append(Flag.LOW_SIMILARITY)
-    if alignment.coverage_top < 0.5 or alignment.cos_best < 0.4:
+    if alignment.coverage_top < NOT_IN_SOURCES_COVERAGE or alignment.cos_best < RELATED_COSINE:
         flags.append(Flag.NOT_IN_SOURCES)
     return Ruling(ClaimStatus.UNVERIFIED, quote, origin.index, confidence, tuple(dict.fromkeys(flags)))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Final
 
 _WORD_RE = re.compile(r"\d+(?:[.,:/]\d+)*(?:st|nd|rd|th|s)?%?|[A-Za-z\u00c0-\u024f]+(?:['’][A-Za-z]+)?")
 
@@ -52,6 +53,8 @@ APPROXIMATELY = frozenset(
     {"about", "around", "roughly", "approximately", "approx", "nearly", "almost", "circa", "c"}
 )
 _NEGATED_MENTION = (("not",), ("nor",), ("rather", "than"), ("instead", "of"))
+# A shorter stem makes false prefix pairs: "unit" is not "un" + "it".
+_MIN_ANTONYM_STEM: Final = 5
 
 
 def split_words(text: str) -> list[tuple[str, int, int]]:
@@ -94,7 +97,7 @@ def antonym_pairs(claim_stems: Sequence[str], other: frozenset[str]) -> int:
     """Sentence words that are a prefix-negated form of a source word, or the reverse (correct/incorrect)."""
     count = 0
     for claim_stem in claim_stems:
-        if claim_stem in other or len(claim_stem) < 5:
+        if claim_stem in other or len(claim_stem) < _MIN_ANTONYM_STEM:
             continue
         for prefix in _NEGATION_PREFIXES:
             if (claim_stem.startswith(prefix) and claim_stem[len(prefix) :] in other) or (

@@ -9,14 +9,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
-PARAMS_PATH = Path(__file__).with_name("params.json")
+from verifier.judges.local.encoding import EMBEDDING_SIZE
 
-FEATURE_NAMES = (
+PARAMS_PATH: Final = Path(__file__).with_name("params.json")
+
+FEATURE_NAMES: Final = (
     "cos_best",
     "cos_window",
     "coverage_top",
@@ -36,21 +38,28 @@ FEATURE_NAMES = (
     "aligned_word_risk",
 )
 # Size of one novel-word representation: its contextual embedding, best-match similarity, capitalisation.
-WORD_REPRESENTATION_SIZE = 384 + 2
+WORD_REPRESENTATION_SIZE: Final = EMBEDDING_SIZE + 2
 
-ALIGNED_COSINE = 0.6
-ALIGNED_COVERAGE = 0.6
+# A passage this close in meaning (sentence cosine), or holding this share of the claim's content words, is about
+# the same fact, so a mismatch on it means the source says otherwise (hand-set; calibration does not fit them).
+ALIGNED_COSINE: Final = 0.6
+ALIGNED_COVERAGE: Final = 0.6
 # Features that, on a well-aligned passage, can mean the source says otherwise.
-MISMATCH_FEATURES = ("novel_numbers", "novel_names", "negation_mismatch", "antonym")
+MISMATCH_FEATURES: Final = ("novel_numbers", "novel_names", "negation_mismatch", "antonym")
 # A number, year or date the aligned source does not have always blocks support: readers act on figures.
-ALWAYS_CONTRADICTING = ("novel_numbers",)
+ALWAYS_CONTRADICTING: Final = ("novel_numbers",)
+# An edit threshold above any probability: the edit rule never fires (calibration may choose it too).
+EDIT_RULE_OFF: Final = 1.01
 
 
 @dataclass(frozen=True)
 class Params:
-    mean: npt.NDArray[np.float64]
+    """The calibrated parameters, read from the keys of `params.json` of the same names (all fitted by
+    `verifier.calibration.train`)."""
+
+    mean: npt.NDArray[np.float64]  # claim model: features are standardised by mean and scale,
     scale: npt.NDArray[np.float64]
-    weights: npt.NDArray[np.float64]
+    weights: npt.NDArray[np.float64]  # then weighed: the log-odds that the claim is supported
     bias: float
     threshold: float  # probability at or above which a claim counts as supported
     verified_threshold: float  # and at or above which a directly quoted claim counts as verified
@@ -61,8 +70,16 @@ class Params:
 
 
 # Hand-set fallback so the judge still works before calibration has been run (cosine and coverage dominate).
-_DEFAULT_WEIGHTS = {"cos_best": 2.0, "coverage_top": 2.0, "novel_numbers": -1.5, "novel_names": -1.0,
+_FALLBACK_WEIGHTS: Final = {"cos_best": 2.0, "coverage_top": 2.0, "novel_numbers": -1.5, "novel_names": -1.0,
                     "negation_mismatch": -1.5, "token_min": 1.0, "antonym": -1.0}  # fmt: skip
+# A fair match: cosine, coverage and word match at this level count as neither for nor against support.
+_FALLBACK_CENTRE: Final = 0.6
+# Features are divided by it and the weights multiplied by it, so the weights above apply as written.
+_FALLBACK_SCALE: Final = 0.25
+# Calibration sets `threshold` in params.json; before it has run, a claim needs even odds to count as supported.
+_FALLBACK_THRESHOLD: Final = 0.5
+# Calibration sets `verified_threshold`; before it has run, a direct quote needs clearly better than even odds.
+_FALLBACK_VERIFIED_THRESHOLD: Final = 0.7
 
 
 @lru_cache(maxsize=1)
@@ -84,14 +101,23 @@ def params() -> Params:
                 float(data["word_bias"]),
                 float(data["edit_threshold"]),
             )
-    weights = np.array([_DEFAULT_WEIGHTS.get(name, 0.0) for name in FEATURE_NAMES])
+    weights = np.array([_FALLBACK_WEIGHTS.get(name, 0.0) for name in FEATURE_NAMES])
     mean = np.zeros(n)
-    mean[FEATURE_NAMES.index("cos_best")] = 0.6
-    mean[FEATURE_NAMES.index("coverage_top")] = 0.6
-    mean[FEATURE_NAMES.index("token_min")] = 0.6
-    word_weights = np.zeros(WORD_REPRESENTATION_SIZE)
+    mean[FEATURE_NAMES.index("cos_best")] = _FALLBACK_CENTRE
+    mean[FEATURE_NAMES.index("coverage_top")] = _FALLBACK_CENTRE
+    mean[FEATURE_NAMES.index("token_min")] = _FALLBACK_CENTRE
+    word_weights = np.zeros(WORD_REPRESENTATION_SIZE)  # no novel-word model: every word is risk 0.5
     return Params(
-        mean, np.full(n, 0.25), weights * 0.25, 0.0, 0.5, 0.7, MISMATCH_FEATURES, word_weights, 0.0, 1.01
+        mean,
+        np.full(n, _FALLBACK_SCALE),
+        weights * _FALLBACK_SCALE,
+        0.0,
+        _FALLBACK_THRESHOLD,
+        _FALLBACK_VERIFIED_THRESHOLD,
+        MISMATCH_FEATURES,
+        word_weights,
+        0.0,
+        EDIT_RULE_OFF,
     )
 
 

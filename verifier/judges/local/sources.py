@@ -8,15 +8,17 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
 from verifier.claims import split_sentences
-from verifier.judges.local.encoding import Text, encode
+from verifier.judges.local.encoding import EMBEDDING_SIZE, Text, encode
 from verifier.judges.local.figures import number_value
 
-_MAX_PIECE_WORDS = 60
+# A longer sentence is cut into pieces, so that a piece is about one thing and its quote stays readable.
+_MAX_PIECE_WORDS: Final = 60
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,8 @@ def _piece_spans(text: str) -> list[tuple[int, int]]:
 
 _prepared_cache: OrderedDict[str, Prepared] = OrderedDict()
 _prepared_lock = threading.Lock()
-_PREPARED_CACHE_SIZE = 256
+# Sources kept: the chunks of many recent answers (an answer has about eight), with memory bounded.
+_PREPARED_CACHE_SIZE: Final = 256
 
 
 def prepare_sources(texts: Sequence[str]) -> list[Prepared]:
@@ -100,7 +103,9 @@ def forget_prepared_sources() -> None:
 
 def _build_prepared(text: str, spans: tuple[tuple[int, int], ...], pieces: tuple[Text, ...]) -> Prepared:
     """Stack the pieces' embeddings and gather the source-wide word, stem and number sets."""
-    vectors = np.stack([p.vector for p in pieces]) if pieces else np.zeros((0, 384), dtype=np.float32)
+    vectors = (
+        np.stack([p.vector for p in pieces]) if pieces else np.zeros((0, EMBEDDING_SIZE), dtype=np.float32)
+    )
     windows = vectors.copy()
     if len(vectors) > 1:
         windows[:-1] = vectors[:-1] + vectors[1:]
