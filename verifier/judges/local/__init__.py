@@ -4,8 +4,9 @@ Each claim is aligned to the source sentences (MiniLM sentence and token embeddi
 aligned passage is checked for numbers, years, dates, names, places, negation and novel content. A small
 novel-word model scores the claim words the source lacks (a swapped name, term or polarity word is riskier
 than a rephrased verb). A logistic model turns all features into the probability that the claim is supported;
-both models, the thresholds and the contradiction rules are fitted by `python -m verifier.calibration.train`
-and committed in `params.json`. Rules on top pick the status, the verbatim quote and the flags.
+both models, their thresholds and the contradiction rules are fitted by `python -m verifier.calibration.train`
+and committed in `params.json`. Rules on top pick the status, the verbatim quote and the flags; their
+thresholds are hand-set, each named with its reason where it is used.
 Pure Python, numpy and the shared MiniLM: no Django.
 
 What lives where, in the order the modules build on one another:

@@ -28,7 +28,8 @@ from verifier.terms import Flag
 # The numbers below are hand-set, not fitted by calibration (which weighs the features they produce).
 # Coverage counts the words of the three closest pieces: a claim may join facts from neighbouring sentences.
 _TOP_SENTENCES: Final = 3
-# Words are matched in context among the five closest pieces, a little wider than coverage looks.
+# Words are matched in context among the five closest pieces, two more than coverage reads: a shared word may
+# sit a little further away.
 _TOKEN_SENTENCES: Final = 5
 # Ranking pieces, the share of the claim's words a piece holds counts half its cosine: meaning leads, words settle.
 OVERLAP_WEIGHT: Final = 0.5
