@@ -195,7 +195,7 @@ def speed(items: Sequence[Item], sample: int = 60) -> dict[str, Any]:
     from verifier.judges import local
 
     begin = [item for item in items if item.dataset == "begin"][:sample]
-    local._prepared_cache.clear()
+    local.forget_prepared_sources()
     started = time.perf_counter()
     claims = 0
     for item in begin:
@@ -216,7 +216,7 @@ def speed(items: Sequence[Item], sample: int = 60) -> dict[str, Any]:
     split = split_claims(answer)
     cold, warm = [], []
     for _ in range(11):
-        local._prepared_cache.clear()
+        local.forget_prepared_sources()
         t0 = time.perf_counter()
         local.judge_claims(split, sources)
         cold.append(time.perf_counter() - t0)

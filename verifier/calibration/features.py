@@ -12,8 +12,12 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from garden.citations import strip_citations
 from verifier.claims import split_claims
-from verifier.judges.local import FEATURE_NAMES, WORD_REPRESENTATION_SIZE, claim_evidence
+from verifier.judges.local import FEATURE_NAMES, WORD_REPRESENTATION_SIZE
+from verifier.judges.local.alignment import align
+from verifier.judges.local.encoding import encode
+from verifier.judges.local.sources import prepare_sources
 
 DEFAULT_EVAL_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "eval"
 
@@ -72,6 +76,16 @@ class ItemFeatures:
 
     rows: npt.NDArray[np.float64]
     words: tuple[npt.NDArray[np.float32], ...]
+
+
+def claim_evidence(
+    claims: Sequence[str], source: str
+) -> list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float32]]]:
+    """Per claim, its features against `source` and its novel-word representations (as the judge aligns it)."""
+    prepared = prepare_sources([source])[0]
+    analysed = encode([strip_citations(c) for c in claims])
+    alignments = [align(claim, prepared) for claim in analysed]
+    return [(a.features, a.novel_words) for a in alignments]
 
 
 def item_features(items: Sequence[Item], cache_dir: Path | None = None) -> list[ItemFeatures]:

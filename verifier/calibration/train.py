@@ -1,4 +1,4 @@
-"""Fit the local judge's models and decision thresholds; write `verifier/judges/local_params.json`.
+"""Fit the local judge's models and decision thresholds; write `verifier/judges/local/params.json`.
 
 Usage: `python -m verifier.calibration.train [--eval-dir DIR] [--out FILE]` (reads `../shared/eval/*.jsonl`).
 
@@ -34,6 +34,7 @@ from verifier.calibration.features import (
 )
 from verifier.judges.local import (
     ALWAYS_CONTRADICTING,
+    EDIT_RULE_OFF,
     FEATURE_NAMES,
     MISMATCH_FEATURES,
     PARAMS_PATH,
@@ -47,6 +48,9 @@ ALIGNED_RISK_COLUMN = FEATURE_NAMES.index("aligned_word_risk")
 COVERAGE_COLUMN = FEATURE_NAMES.index("coverage_top")
 # Balanced accuracy (0-1) a contradiction rule may cost on the training items and still be kept.
 RULE_TOLERANCE = 0.005
+# `verified_threshold` is the fitted claim threshold but never below this: a claim the judge calls verified needs at
+# least even odds of support, however low a threshold suits the training items.
+MIN_VERIFIED_THRESHOLD = 0.5
 
 
 def balanced_accuracy(
@@ -245,8 +249,8 @@ def fit(
     min_p, max_risk, has_claims = _aggregate(rows, probabilities)
     truth = np.array(labels, dtype=bool)
     thresholds = np.linspace(0.05, 0.95, 91)
-    # The edit threshold catches a risky novel word in an otherwise well-supported claim; 1.01 turns it off.
-    edit_thresholds = np.append(np.linspace(0.3, 0.98, 35), 1.01)
+    # The edit threshold catches a risky novel word in an otherwise well-supported claim; EDIT_RULE_OFF turns it off.
+    edit_thresholds = np.append(np.linspace(0.3, 0.98, 35), EDIT_RULE_OFF)
     passes = (min_p[None, :] >= thresholds[:, None])[:, None, :] & (
         max_risk[None, :] < edit_thresholds[:, None]
     )[None, :, :]
@@ -272,7 +276,7 @@ def fit(
     params["threshold"] = round(best[1], 4)
     params["edit_threshold"] = round(best[2], 4)
     params["contradiction_features"] = list(best[3])
-    params["verified_threshold"] = round(max(best[1], 0.5), 4)
+    params["verified_threshold"] = round(max(best[1], MIN_VERIFIED_THRESHOLD), 4)
     params["training_balanced_accuracy"] = round(best[0], 4)
     return params
 
