@@ -155,6 +155,9 @@ def citation_markers(text: str) -> list[tuple[int, int, tuple[int, ...]]]:
     return markers
 
 
+# The critics' list, apart from the judge's (verifier/judges/local/lexicon.py, fitted with its parameters): it adds
+# the words an answer uses about its sources ("according", "article", "says"), which support nothing, and its own
+# lighter stemmer, applied alike to the answer and the passage it cites.
 _STOPWORDS: Final = frozenset(
     {
         "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as",

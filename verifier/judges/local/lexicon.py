@@ -15,6 +15,8 @@ def _word_set(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
+# The judge's own list and stemmer: every feature the calibrated parameters weigh is counted through them, so they
+# change only with a recalibration. Negations are left out on purpose: a dropped "not" is what the judge looks for.
 STOPWORDS = _word_set(
     """a about above after again against all also am an and any are aren't as at be because been before being
     below between both but by can could did do does doing down during each few for from further had has have
