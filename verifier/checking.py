@@ -65,12 +65,9 @@ def text_check(
     config = panel_config(purpose, mode)
     claims = claim_splitter.split_claims(text)
     outcome = run_panel(claims, sources, config)
+    scored = score([v.status for v in outcome.finals], [v.confidence for v in outcome.finals])
+    # The judge asked for ran: the local one when that is the mode, else Claude (the label stands either way).
     judge_available = config.mode == "local" or not outcome.local_only
-    scored = score(
-        [v.status for v in outcome.finals],
-        [v.confidence for v in outcome.finals],
-        judge_available=judge_available,
-    )
     return Checked(claims, outcome, scored, judge_available)
 
 

@@ -74,10 +74,15 @@ class Verification(models.Model):
 
     @property
     def compact(self) -> str:
-        """The compact line, e.g. `[Hall: ⚠ · 78/100 · 2 judges · 3 flags]`."""
+        """The compact line, e.g. `[Hall: ⚠ · 78/100 · 2 judges · 3 flags]`, or `... · local judge · ...` when the
+        local judge's verdict is the one shown."""
         if not self.finished or self.risk_score is None:
             return ""
-        judges = f"{self.judges} judge{'s' if self.judges != 1 else ''}"
+        judges = (
+            "local judge"
+            if self.local_only and self.judges
+            else f"{self.judges} judge{'s' * (self.judges != 1)}"
+        )
         flags = f"{self.flags} flag{'s' if self.flags != 1 else ''}"
         return f"[Hall: {self.risk_label} · {self.risk_score}/100 · {judges} · {flags}]"
 

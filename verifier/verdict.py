@@ -30,17 +30,18 @@ def verdict_of(statuses: Sequence[str]) -> Verdict:
     return Verdict.MIXED
 
 
-def score(statuses: Sequence[str], confidences: Sequence[float], *, judge_available: bool = True) -> Scored:
-    """Delta score (mean claim delta), confidence 0-100 (mean claim confidence), risk score and label.
+def score(statuses: Sequence[str], confidences: Sequence[float]) -> Scored:
+    """Delta score (mean claim delta), confidence 0-100 (mean claim confidence), risk score and label, from
+    whichever judge gave the statuses: the local judge's verdict alone is a verdict too (the page discloses that
+    the stronger judge did not run). `?` belongs only to a check in which no judge gave a verdict at all (a
+    verification that failed), which is scored where it fails.
 
     Risk: 100 - confidence when grounded with confidence >= 80 (label ✓); confidence when hallucinating
-    (at least 51, label ⚠); 50 when mixed, unsure, or the judge is unavailable (labels ~ and ?).
+    (at least 51, label ⚠); 50 when mixed or unsure (label ~).
     """
     verdict = verdict_of(statuses)
     delta = round(sum(DELTA[ClaimStatus(s)] for s in statuses) / len(statuses), 3) if statuses else 0.0
     confidence = round(100 * sum(confidences) / len(confidences)) if confidences else 0
-    if not judge_available:
-        return Scored(verdict, delta, confidence, UNSURE_RISK, RiskLabel.UNAVAILABLE)
     if verdict == Verdict.GROUNDED and confidence >= CONFIDENT:
         return Scored(verdict, delta, confidence, 100 - confidence, RiskLabel.GROUNDED)
     if verdict == Verdict.HALLUCINATING:

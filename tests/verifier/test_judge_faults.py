@@ -42,7 +42,9 @@ def test_a_failing_claude_juror_is_retried_then_recorded_and_the_verdict_labelle
     assert all(gap >= 0.2 for gap in gaps), gaps  # with a pause (backoff) before each retry
     assert verification.status == VerificationStatus.DONE
     assert f": {kind}: " in verification.judge_errors
-    assert verification.risk_label == RiskLabel.UNAVAILABLE
+    # The local judge's verdict stands, and so does its label: `?` is only for a check no judge finished.
+    assert verification.verdict == "grounded" and verification.risk_label != RiskLabel.UNAVAILABLE
+    assert " · local judge · " in verification.compact
     assert verification.disclosure.startswith("Only the weaker local judge ran: the Claude judge failed")
     [claim] = verification.claims.filter(is_claim=True)
     assert claim.status == "verified" and claim.quote == STATION_QUOTE  # the local judge's verdict stands

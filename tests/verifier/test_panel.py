@@ -96,10 +96,9 @@ def test_without_a_key_only_the_local_judge_runs_and_says_so():
     assert outcome.local_only and outcome.disclosure == NO_KEY
     assert [v.status for v in outcome.finals] == ["verified", "verified"]
     assert outcome.judges == {"local"}
-    scored = score(
-        [v.status for v in outcome.finals], [v.confidence for v in outcome.finals], judge_available=False
-    )
-    assert scored.risk_label == RiskLabel.UNAVAILABLE
+    scored = score([v.status for v in outcome.finals], [v.confidence for v in outcome.finals])
+    # The local judge's verdict is a verdict: its label, not `?` (the disclosure says the stronger judge did not run).
+    assert scored.verdict == "grounded" and scored.risk_label == RiskLabel.GROUNDED
 
 
 def test_jurors_that_agree_settle_the_claims_without_the_tie_breaker(fake_messages_api):
@@ -182,12 +181,8 @@ def test_a_failing_claude_judge_is_recorded_and_the_local_verdict_stands(fake_me
     assert outcome.local_only and outcome.errors and "server_error" in outcome.errors[0]
     assert "Only the weaker local judge ran" in outcome.disclosure
     assert outcome.finals[0].status in {"contradicted", "unverified"}
-    scored = score(
-        [v.status for v in outcome.finals],
-        [v.confidence for v in outcome.finals],
-        judge_available=not outcome.local_only,
-    )
-    assert scored.risk_label == RiskLabel.UNAVAILABLE and scored.verdict == "hallucinating"
+    scored = score([v.status for v in outcome.finals], [v.confidence for v in outcome.finals])
+    assert scored.risk_label == RiskLabel.HALLUCINATING and scored.verdict == "hallucinating"
 
 
 def test_a_reply_that_cannot_be_used_still_counts_what_it_was_billed(fake_messages_api):

@@ -5,12 +5,10 @@ import io
 import json
 
 import pytest
-import yaml
 from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 
 from config.devstack import free_port
-from garden.golden import DEFAULT_FILE
 from verifier.models import GoldenQuestion, RunStatus, VerifyRun
 from verifier.roles import roles_ensure
 from verifier.verify_all import (
@@ -24,18 +22,6 @@ from verifier.verify_all import (
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def small_golden(tmp_path):
-    """Four questions of the real golden set: three in scope, one out of scope."""
-    entries = yaml.safe_load(DEFAULT_FILE.read_text())
-    chosen = [e for e in entries if e["category"] == "single_fact"][:2]
-    chosen += [e for e in entries if e["category"] == "outdated"][:1]
-    chosen += [e for e in entries if e["category"] == "out_of_scope"][:1]
-    path = tmp_path / "golden.yaml"
-    path.write_text(yaml.safe_dump(chosen))
-    return path
 
 
 def run_inline(label, golden_file):

@@ -48,7 +48,8 @@ def test_a_worker_checks_the_answer_and_the_verdict_arrives(celery_worker):
     assert claims[1].quote == "It is 330 metres tall."
     assert done.verdict == "hallucinating"
     assert (
-        done.risk_label == RiskLabel.UNAVAILABLE and "only the weaker local judge" in done.disclosure.lower()
+        done.risk_label == RiskLabel.HALLUCINATING
+        and "only the weaker local judge" in done.disclosure.lower()
     )
 
 
