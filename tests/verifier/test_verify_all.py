@@ -52,6 +52,13 @@ def test_the_golden_set_loads_from_its_file():
     assert GoldenQuestion.objects.filter(category="out_of_scope", expected_articles=[]).exists()
 
 
+def test_the_golden_set_carries_each_expected_answer_and_superseded_fact():
+    golden_sync()
+    fare = GoldenQuestion.objects.get(code="g045")
+    assert (fare.reference_answer, fare.outdated_fact) == ("£16.50 (2025 fares)", "£14.00 (2023 fares)")
+    assert GoldenQuestion.objects.get(code="g002").outdated_fact == ""
+
+
 def test_a_run_reports_claim_rates_refusals_and_categories(small_golden):
     run = run_inline("baseline", small_golden)
     report = run.report
