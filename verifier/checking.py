@@ -22,6 +22,7 @@ from verifier.budget import DailyBudget
 from verifier.judges.types import Source
 from verifier.models import SpendPurpose
 from verifier.panel import PanelConfig, PanelOutcome, run_panel
+from verifier.retraining import judge_parameters_use
 from verifier.verdict import Scored, score
 
 CHECK_MAX_CHARS = 10_000
@@ -41,6 +42,7 @@ class Checked:
     outcome: PanelOutcome
     scored: Scored
     judge_available: bool
+    judge_parameters: int | None = None  # the local judge's parameters version in force (None: params.json)
 
 
 def panel_config(purpose: SpendPurpose, mode: str | None = None) -> PanelConfig:
@@ -60,15 +62,17 @@ def text_check(
 ) -> Checked:
     """Split `text` into claims and judge them against `sources` (the heart of every verification).
 
-    Each Claude judgement of the panel goes into the daily budget's ledger for `purpose`.
+    Each Claude judgement of the panel goes into the daily budget's ledger for `purpose`. The local judge
+    decides with the active version of its parameters.
     """
     config = panel_config(purpose, mode)
+    judge_parameters = judge_parameters_use()
     claims = claim_splitter.split_claims(text)
     outcome = run_panel(claims, sources, config)
     scored = score([v.status for v in outcome.finals], [v.confidence for v in outcome.finals])
     # The judge asked for ran: the local one when that is the mode, else Claude (the label stands either way).
     judge_available = config.mode == "local" or not outcome.local_only
-    return Checked(claims, outcome, scored, judge_available)
+    return Checked(claims, outcome, scored, judge_available, judge_parameters)
 
 
 def garden_check(text: str | None) -> tuple[Checked, list[Chunk]]:

@@ -21,7 +21,7 @@ from garden.models import Answer, Article, Chunk
 from verifier.checking import Checked, text_check
 from verifier.critics import BLOCK, ConstraintRules, CriticInput, CriticResult, run_critics
 from verifier.models import Claim, CriticFinding, SpendPurpose, Verification, VerificationStatus, Vote
-from verifier.panel import CastVote
+from verifier.panel import LOCAL, CastVote
 from verifier.sources import answer_passages, answer_sources
 from verifier.terms import UNSURE_RISK, Flag, RiskLabel
 
@@ -188,6 +188,7 @@ def _store(
     verification.input_tokens, verification.output_tokens = outcome.input_tokens, outcome.output_tokens
     verification.cost_usd = outcome.cost_usd
     verification.latency_ms = latency_ms
+    verification.judge_parameters_id = checked.judge_parameters if LOCAL in outcome.judges else None
     verification.status = VerificationStatus.DONE
     verification.error = ""
     verification.finished_at = timezone.now()
