@@ -49,7 +49,11 @@ def judge_parameters_use() -> int | None:
     global _installed_id
     active = JudgeParameters.objects.filter(active=True).values_list("pk", flat=True).first()
     if active != _installed_id:
-        document = JudgeParameters.objects.filter(pk=active).values_list("params", flat=True).first()
+        document = (
+            JudgeParameters.objects.filter(pk=active).values_list("params", flat=True).first()
+            if active is not None
+            else None
+        )
         params_install(params_from_dict(document) if document else None)
         _installed_id = active
     return active
@@ -77,8 +81,9 @@ def editor_reviews() -> list[EditorReview]:
     return out
 
 
-def judge_retrain_start(*, user_id: int | None) -> JudgeParameters:
-    """Create the next version as running and queue its retraining (refused at once when too few reviews)."""
+def judge_retrain_start(*, user_id: int | None, queue: bool = True) -> JudgeParameters:
+    """Create the next version as running and queue its retraining (refused at once when too few reviews);
+    with `queue=False` the caller runs `judge_retrain` itself (`manage.py calibrate_judge`)."""
     from verifier.tasks import retrain_judge
 
     count = len(editor_reviews())
@@ -91,7 +96,8 @@ def judge_retrain_start(*, user_id: int | None) -> JudgeParameters:
         version = JudgeParameters.objects.create(
             version=latest + 1, source=ParametersSource.RETRAINED, created_by_id=user_id
         )
-        transaction.on_commit(lambda: retrain_judge.delay(version.pk))
+        if queue:
+            transaction.on_commit(lambda: retrain_judge.delay(version.pk))
     return version
 
 
