@@ -42,7 +42,6 @@ class Checked:
     outcome: PanelOutcome
     scored: Scored
     judge_available: bool
-    judge_parameters: int | None = None  # the local judge's parameters version in force (None: params.json)
 
 
 def panel_config(purpose: SpendPurpose, mode: str | None = None) -> PanelConfig:
@@ -63,16 +62,16 @@ def text_check(
     """Split `text` into claims and judge them against `sources` (the heart of every verification).
 
     Each Claude judgement of the panel goes into the daily budget's ledger for `purpose`. The local judge
-    decides with the active version of its parameters.
+    decides with the parameters installed in this process: callers with a database install the active
+    version first (`judge_parameters_use`); `check_text` on benchmarks keeps the committed params.json.
     """
     config = panel_config(purpose, mode)
-    judge_parameters = judge_parameters_use()
     claims = claim_splitter.split_claims(text)
     outcome = run_panel(claims, sources, config)
     scored = score([v.status for v in outcome.finals], [v.confidence for v in outcome.finals])
     # The judge asked for ran: the local one when that is the mode, else Claude (the label stands either way).
     judge_available = config.mode == "local" or not outcome.local_only
-    return Checked(claims, outcome, scored, judge_available, judge_parameters)
+    return Checked(claims, outcome, scored, judge_available)
 
 
 def garden_check(text: str | None) -> tuple[Checked, list[Chunk]]:
@@ -85,6 +84,7 @@ def garden_check(text: str | None) -> tuple[Checked, list[Chunk]]:
         raise CheckError(EMPTY_TEXT)
     if len(text) > CHECK_MAX_CHARS:
         raise CheckError(TEXT_TOO_LONG.format(limit=CHECK_MAX_CHARS, length=len(text)))
+    judge_parameters_use()
     found = retrieve(text)
     chunks_by_id = Chunk.objects.select_related("article").in_bulk([hit.chunk_id for hit in found.sources])
     chunks = [chunks_by_id[hit.chunk_id] for hit in found.sources]
