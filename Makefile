@@ -24,12 +24,14 @@ bench: $(STAMP)
 load: $(STAMP)
 	$(PY) -m config.devstack exec -- python manage.py loadtest --prepare
 
-# The offline judge: score it on ../shared/eval (balanced accuracy, AUC, leave-one-domain-out), or retrain it.
+# The offline judge: score it on ../shared/eval (balanced accuracy, AUC, leave-one-domain-out), or retrain it:
+# calibrate writes params.json from the benchmarks, then retrains this garden's judge with its editors' reviews.
 eval: $(CALIBRATE_STAMP)
 	$(PY) -m verifier.calibration.evaluate
 
 calibrate: $(CALIBRATE_STAMP)
 	$(PY) -m verifier.calibration.train
+	$(PY) -m config.devstack exec -- python manage.py calibrate_judge
 
 install: $(STAMP)
 

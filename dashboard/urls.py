@@ -1,6 +1,6 @@
 from django.urls import path
 
-from dashboard.views import operator, reader, review
+from dashboard.views import judge, operator, reader, review
 
 app_name = "dashboard"
 urlpatterns = [
@@ -14,6 +14,9 @@ urlpatterns = [
     path("review/", review.queue_page, name="review"),
     path("review/claims/<int:claim_id>/decide/", review.decide, name="review-decide"),
     path("operators/logs/", operator.logs_page, name="logs"),
+    path("operators/judge/retrain/", judge.judge_retrain, name="judge-retrain"),
+    path("operators/judge/<int:version>/", judge.judge_version, name="judge-version"),
+    path("operators/judge/<int:version>/activate/", judge.judge_activate, name="judge-activate"),
     path("operators/runs/", operator.runs_page, name="runs"),
     path("operators/runs/compare/", operator.run_compare, name="run-compare"),
     path("operators/runs/<int:run_id>/", operator.run_page, name="run"),

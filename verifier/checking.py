@@ -22,6 +22,7 @@ from verifier.budget import DailyBudget
 from verifier.judges.types import Source
 from verifier.models import SpendPurpose
 from verifier.panel import PanelConfig, PanelOutcome, run_panel
+from verifier.retraining import judge_parameters_use
 from verifier.verdict import Scored, score
 
 CHECK_MAX_CHARS = 10_000
@@ -60,7 +61,9 @@ def text_check(
 ) -> Checked:
     """Split `text` into claims and judge them against `sources` (the heart of every verification).
 
-    Each Claude judgement of the panel goes into the daily budget's ledger for `purpose`.
+    Each Claude judgement of the panel goes into the daily budget's ledger for `purpose`. The local judge
+    decides with the parameters installed in this process: callers with a database install the active
+    version first (`judge_parameters_use`); `check_text` on benchmarks keeps the committed params.json.
     """
     config = panel_config(purpose, mode)
     claims = claim_splitter.split_claims(text)
@@ -81,6 +84,7 @@ def garden_check(text: str | None) -> tuple[Checked, list[Chunk]]:
         raise CheckError(EMPTY_TEXT)
     if len(text) > CHECK_MAX_CHARS:
         raise CheckError(TEXT_TOO_LONG.format(limit=CHECK_MAX_CHARS, length=len(text)))
+    judge_parameters_use()
     found = retrieve(text)
     chunks_by_id = Chunk.objects.select_related("article").in_bulk([hit.chunk_id for hit in found.sources])
     chunks = [chunks_by_id[hit.chunk_id] for hit in found.sources]

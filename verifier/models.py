@@ -26,6 +26,51 @@ class JudgeMode(models.TextChoices):
     CASCADE = "cascade", "Panel: local and Claude jurors, Claude tie-breaker"
 
 
+class ParametersSource(models.TextChoices):
+    SHIPPED = "shipped", "Shipped with the code (params.json)"
+    RETRAINED = "retrained", "Retrained with editors' reviews"
+
+
+class ParametersStatus(models.TextChoices):
+    RUNNING = "running", "Retraining"
+    KEPT = "kept", "Kept"
+    REFUSED = "refused", "Refused"
+    ERROR = "error", "Retraining failed"
+
+
+class JudgeParameters(models.Model):
+    """One version of the local judge's calibrated parameters; the active one judges new verifications.
+
+    A retraining creates its version at once (running), then fills in the parameters and the report with its
+    acceptance figures: kept (and made active) or refused, with the reason in the report.
+    """
+
+    version = models.PositiveIntegerField(unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    source = models.CharField(max_length=10, choices=ParametersSource.choices)
+    status = models.CharField(
+        max_length=10, choices=ParametersStatus.choices, default=ParametersStatus.RUNNING
+    )
+    params = models.JSONField(default=dict, blank=True, help_text="The params.json document.")
+    report = models.JSONField(default=dict, blank=True, help_text="The acceptance figures, or why it failed.")
+    active = models.BooleanField(default=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["active"], condition=models.Q(active=True), name="one_active_judge"
+            )
+        ]
+        permissions = [("retrain_judge", "Can retrain the local judge and roll its parameters back")]
+
+    def __str__(self) -> str:
+        return f"judge parameters v{self.version} ({self.status}{', active' if self.active else ''})"
+
+
 class Verification(models.Model):
     """The post-flight check of one answer; its status moves pending -> running -> done | error."""
 
@@ -60,6 +105,14 @@ class Verification(models.Model):
     output_tokens = models.PositiveIntegerField(default=0)
     cost_usd = models.DecimalField(max_digits=10, decimal_places=6, default=Decimal(0))
     latency_ms = models.PositiveIntegerField(default=0)
+    judge_parameters = models.ForeignKey(
+        JudgeParameters,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The local judge's parameters version that voted.",
+    )
 
     class Meta:
         ordering = ["-created_at"]

@@ -1,5 +1,5 @@
 """The three roles as Django groups: readers ask, editors also review claims and edit articles, operators also
-run Verify-all and read the logs."""
+run Verify-all, read the logs and retrain the local judge (or roll it back)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ ASK = "garden.ask_question"
 REVIEW = "verifier.review_claim"
 RUN_VERIFY_ALL = "verifier.run_verify_all"
 VIEW_LOGS = "verifier.view_logs"
+RETRAIN_JUDGE = "verifier.retrain_judge"
 
 _READER = [ASK]
 _EDITOR = [
@@ -29,7 +30,7 @@ _EDITOR = [
     "garden.view_theme",
     "garden.change_theme",
 ]
-_OPERATOR = [*_EDITOR, RUN_VERIFY_ALL, VIEW_LOGS]
+_OPERATOR = [*_EDITOR, RUN_VERIFY_ALL, VIEW_LOGS, RETRAIN_JUDGE]
 PERMISSIONS = {READER: _READER, EDITOR: _EDITOR, OPERATOR: _OPERATOR}
 
 

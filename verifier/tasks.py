@@ -9,7 +9,7 @@ from celery.signals import worker_init, worker_process_init, worker_ready, worke
 from django.db import InterfaceError, OperationalError
 
 from garden import embeddings
-from verifier import queueing, verify_all, verifying
+from verifier import queueing, retraining, verify_all, verifying
 from verifier.health import Heartbeat
 
 _heartbeat: Heartbeat | None = None
@@ -42,6 +42,19 @@ def verify_answer(self: Task[Any, Any], verification_id: int) -> str:
 def verify_golden_item(item_id: int) -> None:
     """Run one golden question of a Verify-all run through the whole flow."""
     verify_all.verify_run_item(item_id=item_id)
+
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    # A refit on the benchmarks takes about a minute (five on a cold feature cache): above the global limits.
+    soft_time_limit=900,
+    time_limit=960,
+)
+def retrain_judge(parameters_id: int) -> str:
+    """Retrain the local judge with editors' reviews. Safe to run twice: a finished version is left alone."""
+    version = retraining.judge_retrain(parameters_id=parameters_id)
+    return version.status if version is not None else "skipped"
 
 
 @shared_task

@@ -21,7 +21,8 @@ from garden.models import Answer, Article, Chunk
 from verifier.checking import Checked, text_check
 from verifier.critics import BLOCK, ConstraintRules, CriticInput, CriticResult, run_critics
 from verifier.models import Claim, CriticFinding, SpendPurpose, Verification, VerificationStatus, Vote
-from verifier.panel import CastVote
+from verifier.panel import LOCAL, CastVote
+from verifier.retraining import judge_parameters_use
 from verifier.sources import answer_passages, answer_sources
 from verifier.terms import UNSURE_RISK, Flag, RiskLabel
 
@@ -97,6 +98,7 @@ def _run(verification_id: int) -> Verification | None:
     answer = verification.answer
     sources, chunks = answer_sources(answer)
     findings = critics_run(answer)
+    judge_parameters = judge_parameters_use()
     try:
         checked = text_check(answer.text, sources, purpose=SpendPurpose.VERIFICATION)
     except Exception:
@@ -109,7 +111,8 @@ def _run(verification_id: int) -> Verification | None:
             finished_at=timezone.now(),
         )
         raise
-    _store(verification, checked, chunks, findings, round((time.perf_counter() - began) * 1000))
+    latency_ms = round((time.perf_counter() - began) * 1000)
+    _store(verification, checked, chunks, findings, latency_ms, judge_parameters)
     return verification
 
 
@@ -120,6 +123,7 @@ def _store(
     chunks: dict[int, Chunk],
     findings: list[CriticResult],
     latency_ms: int,
+    judge_parameters: int | None,
 ) -> None:
     outcome, scored = checked.outcome, checked.scored
     verification.claims.all().delete()
@@ -188,6 +192,8 @@ def _store(
     verification.input_tokens, verification.output_tokens = outcome.input_tokens, outcome.output_tokens
     verification.cost_usd = outcome.cost_usd
     verification.latency_ms = latency_ms
+    # The local judge's version is recorded when it voted (always, unless the panel failed before it did).
+    verification.judge_parameters_id = judge_parameters if LOCAL in outcome.judges else None
     verification.status = VerificationStatus.DONE
     verification.error = ""
     verification.finished_at = timezone.now()

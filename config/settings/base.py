@@ -170,6 +170,9 @@ VERIFIER_DAILY_BUDGET_USD = env.float("VERIFIER_DAILY_BUDGET_USD", default=5.0)
 VERIFIER_ESCALATE_BELOW = env.float("VERIFIER_ESCALATE_BELOW", default=0.6)
 # An answer whose delta score exceeds this logs an operator alert.
 VERIFIER_ALERT_DELTA = env.float("VERIFIER_ALERT_DELTA", default=0.5)
+# The benchmarks a retraining of the local judge fits on and checks against, and where their features are cached.
+JUDGE_EVAL_DIR = env("JUDGE_EVAL_DIR", default=str(BASE_DIR.parent / "shared" / "eval"))
+JUDGE_CALIBRATION_CACHE = env("JUDGE_CALIBRATION_CACHE", default=str(BASE_DIR / ".run" / "calibration"))
 
 # Critic checks (fixed severities). `path:line - description` citations are audited against this folder.
 CRITIC_SOURCE_TREE = env("CRITIC_SOURCE_TREE", default=str(BASE_DIR))

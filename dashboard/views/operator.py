@@ -14,8 +14,8 @@ from dashboard.permissions import role_required
 from dashboard.views.htmx import HtmxHttpRequest, query_date
 from verifier.health import health_check
 from verifier.logs import LogFilters, alerts, answers_logged, spend_today
-from verifier.models import RunStatus, Severity, VerifyRun
-from verifier.roles import RUN_VERIFY_ALL, VIEW_LOGS
+from verifier.models import JudgeParameters, RunStatus, Severity, VerifyRun
+from verifier.roles import RETRAIN_JUDGE, RUN_VERIFY_ALL, VIEW_LOGS
 from verifier.terms import Verdict, choices
 from verifier.verify_all import (
     ANSWERED,
@@ -112,7 +112,8 @@ def run_export(request: HtmxHttpRequest, run_id: int, fmt: str) -> HttpResponse:
 @role_required(VIEW_LOGS)
 @require_GET
 def logs_page(request: HtmxHttpRequest) -> HttpResponse:
-    """Every answer with its verdict, critic findings, judges, tokens, cost and latency; alerts first."""
+    """Every answer with its verdict, critic findings, judges, tokens, cost and latency; alerts first; the
+    local judge's parameter versions, with retraining and rollback for those allowed."""
     filters = LogFilters(
         verdict=request.GET.get("verdict", ""),
         severity=request.GET.get("severity", ""),
@@ -130,5 +131,7 @@ def logs_page(request: HtmxHttpRequest) -> HttpResponse:
             "spend": spend_today(),
             "verdicts": choices(Verdict),
             "severities": Severity.choices,
+            "judge_versions": JudgeParameters.objects.select_related("created_by")[:20],
+            "can_retrain": request.user.has_perm(RETRAIN_JUDGE),
         },
     )

@@ -88,16 +88,20 @@ def claim_evidence(
     return [(a.features, a.novel_words) for a in alignments]
 
 
+def items_key(items: Sequence[Item]) -> str:
+    """A short key naming these items and the feature names (for files computed from their features)."""
+    return hashlib.sha256(
+        json.dumps([FEATURE_NAMES, [(i.id, i.source, i.text) for i in items]]).encode()
+    ).hexdigest()[:16]
+
+
 def item_features(items: Sequence[Item], cache_dir: Path | None = None) -> list[ItemFeatures]:
     """Per item, its claims' features (no rows when the text has no checkable claim).
 
     Items are processed grouped by source so each source is embedded once. With `cache_dir`, results are
     kept in a file keyed by the items and the feature names, to speed up repeated experiments.
     """
-    key = hashlib.sha256(
-        json.dumps([FEATURE_NAMES, [(i.id, i.source, i.text) for i in items]]).encode()
-    ).hexdigest()[:16]
-    cache_file = cache_dir / f"features-{key}.npz" if cache_dir else None
+    cache_file = cache_dir / f"features-{items_key(items)}.npz" if cache_dir else None
     if cache_file and cache_file.exists():
         return _load(cache_file, len(items))
     empty = ItemFeatures(np.zeros((0, len(FEATURE_NAMES))), ())

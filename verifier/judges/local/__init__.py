@@ -14,8 +14,8 @@ What lives where, in the order the modules build on one another:
 - `figures`: the value of a number, year or date, and the other ways a source may write the same figure;
 - `encoding`: MiniLM sentence and per-word embeddings of a text (`Text`);
 - `sources`: sources cut into encoded sentence pieces (`Prepared`), recent ones kept;
-- `model`: the feature names, the calibrated parameters (`params.json`), the claim and novel-word models and
-  the contradiction rule;
+- `model`: the feature names, the calibrated parameters (`params.json`, or a version the verifier installs),
+  the claim and novel-word models and the contradiction rule;
 - `alignment`: one claim against one source: the features and the flags its mismatches raise;
 - `judge`: one ruling per claim across all sources, and a whole text's outcome.
 Code that only calibration runs (features of the benchmark items) lives in `verifier.calibration`.
@@ -29,8 +29,11 @@ from verifier.judges.local.model import (
     MISMATCH_FEATURES,
     PARAMS_PATH,
     WORD_REPRESENTATION_SIZE,
+    Params,
     contradiction_rule,
     novel_word_risk,
+    params_from_dict,
+    params_install,
     supported_probability,
 )
 from verifier.judges.local.sources import forget_prepared_sources
@@ -43,10 +46,13 @@ __all__ = [
     "PARAMS_PATH",
     "WORD_REPRESENTATION_SIZE",
     "JudgedText",
+    "Params",
     "contradiction_rule",
     "forget_prepared_sources",
     "judge_claims",
     "judge_text",
     "novel_word_risk",
+    "params_from_dict",
+    "params_install",
     "supported_probability",
 ]

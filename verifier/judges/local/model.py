@@ -82,25 +82,32 @@ _FALLBACK_THRESHOLD: Final = 0.5
 _FALLBACK_VERIFIED_THRESHOLD: Final = 0.7
 
 
+def params_from_dict(data: dict[str, Any]) -> Params | None:
+    """Parameters from the keys of a `params.json` document; None when it was fitted on other features."""
+    if tuple(data.get("feature_names", ())) != FEATURE_NAMES:
+        return None
+    return Params(
+        np.array(data["mean"], dtype=np.float64),
+        np.array(data["scale"], dtype=np.float64),
+        np.array(data["weights"], dtype=np.float64),
+        float(data["bias"]),
+        float(data["threshold"]),
+        float(data["verified_threshold"]),
+        tuple(data["contradiction_features"]),
+        np.array(data["word_weights"], dtype=np.float64),
+        float(data["word_bias"]),
+        float(data["edit_threshold"]),
+    )
+
+
 @lru_cache(maxsize=1)
-def params() -> Params:
+def shipped_params() -> Params:
     """The committed calibration (or the hand-set fallback when the file is missing)."""
     n = len(FEATURE_NAMES)
     if PARAMS_PATH.exists():
-        data = json.loads(PARAMS_PATH.read_text())
-        if tuple(data["feature_names"]) == FEATURE_NAMES:
-            return Params(
-                np.array(data["mean"], dtype=np.float64),
-                np.array(data["scale"], dtype=np.float64),
-                np.array(data["weights"], dtype=np.float64),
-                float(data["bias"]),
-                float(data["threshold"]),
-                float(data["verified_threshold"]),
-                tuple(data["contradiction_features"]),
-                np.array(data["word_weights"], dtype=np.float64),
-                float(data["word_bias"]),
-                float(data["edit_threshold"]),
-            )
+        committed = params_from_dict(json.loads(PARAMS_PATH.read_text()))
+        if committed is not None:
+            return committed
     weights = np.array([_FALLBACK_WEIGHTS.get(name, 0.0) for name in FEATURE_NAMES])
     mean = np.zeros(n)
     mean[FEATURE_NAMES.index("cos_best")] = _FALLBACK_CENTRE
@@ -119,6 +126,22 @@ def params() -> Params:
         0.0,
         EDIT_RULE_OFF,
     )
+
+
+# Parameters installed in place of the committed ones (the verifier installs the active version of its
+# database); None: the committed `params.json`.
+_installed: Params | None = None
+
+
+def params() -> Params:
+    """The parameters the judge decides with: the installed ones, else the committed calibration."""
+    return _installed if _installed is not None else shipped_params()
+
+
+def params_install(calibrated: Params | None) -> None:
+    """Judge with `calibrated` from now on in this process (None: back to the committed `params.json`)."""
+    global _installed
+    _installed = calibrated
 
 
 def novel_word_risk(
