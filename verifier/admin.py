@@ -1,6 +1,6 @@
-"""The verifier's records, to look into: verifications with their claims and votes, reviews, Verify-all runs and
-the judge's spending. All are read-only here: each records what a judge, an editor or a run did (or what it
-cost), and an edit would falsify it."""
+"""The verifier's records, to look into: verifications with their claims and votes, reviews, Verify-all runs, the
+judge's spending and its parameter versions. All are read-only here: each records what a judge, an editor or a
+run did (or what it cost), and an edit would falsify it."""
 
 from django.contrib import admin
 from django.db.models import QuerySet
@@ -9,6 +9,7 @@ from django.http import HttpRequest
 from verifier.models import (
     Claim,
     CriticFinding,
+    JudgeParameters,
     JudgeSpend,
     Review,
     Verification,
@@ -123,3 +124,13 @@ class JudgeSpendAdmin(RecordOnly, admin.ModelAdmin[JudgeSpend]):
     list_filter = ["purpose", "settled", "model"]
     search_fields = ["model"]
     date_hierarchy = "created_at"
+
+
+@admin.register(JudgeParameters)
+class JudgeParametersAdmin(RecordOnly, admin.ModelAdmin[JudgeParameters]):
+    """Versions of the local judge: retraining and rollback are operators' actions on the logs page, where the
+    acceptance checks run; here they are only read."""
+
+    list_display = ["version", "source", "status", "active", "created_by", "created_at"]
+    list_filter = ["status", "source", "active"]
+    list_select_related = ["created_by"]

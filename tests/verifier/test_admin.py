@@ -12,6 +12,7 @@ from verifier.models import (
     Decision,
     GoldenQuestion,
     JudgeMode,
+    JudgeParameters,
     JudgeSpend,
     Review,
     RunItemStatus,
@@ -104,10 +105,15 @@ def shown(records: Records) -> dict[str, tuple[Model, list[str], list[str]]]:
             [run.label, f"admin-{verification.pk}: When did Ashcombe station reopen?"],
         ),
         "judgespend": (spend, [spend.model, "0.012345"], [spend.model, "1234", "0.012345"]),
+        "judgeparameters": (
+            JudgeParameters.objects.get(version=1),
+            ["Shipped with the code (params.json)", "Kept"],
+            ["The parameters committed with the code", "feature_names"],
+        ),
     }
 
 
-ADMINS = ["verification", "claim", "review", "verifyrun", "judgespend"]
+ADMINS = ["verification", "claim", "review", "verifyrun", "judgespend", "judgeparameters"]
 
 
 @pytest.mark.parametrize("name", ADMINS)
