@@ -12,12 +12,15 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
+from django.conf import settings
 from django.db import connection
+from pgvector.django import HnswIndex
 
 from garden import embeddings
 from garden.golden import GoldenEntry
@@ -28,7 +31,17 @@ from garden.sync import garden_import
 
 SIZES = (1_000, 10_000, 100_000)
 T = TypeVar("T")
-NOISE = 0.35
+# Synthetic chunks are real ones plus Gaussian noise of this norm, so each lies at cosine ~0.71 from its origin.
+# At 0.35 each of the sample's 325 chunks had ~300 copies within cosine 0.9 of one another: a question's true
+# top 10 then sat among ~44 rows within 0.01 of the tenth (median gap tenth to eleventh 0.0003), and recall@10
+# against the exact scan mostly measured the order of near-ties. At 1.0 a synthetic chunk's nearest
+# neighbour is at median cosine 0.71, as a real sample chunk's is (0.71).
+NOISE = 1.0
+EF_SEARCHES = (40, 100, 200, 300, 400, 500, 600, 800, 1000)
+# (m, ef_construction) pairs `bench --hnsw-sweep` builds and measures: the old index, the chosen one (32, 400)
+# and its neighbours. m 48 and 64 found no more at a given ef_search and were slower per query.
+HNSW_PAIRS = ((16, 64), (32, 200), (32, 400), (48, 256))
+HNSW_INDEX = "chunk_embedding_hnsw"
 
 
 def _timed(fn: Callable[..., T], *args: Any) -> tuple[float, T]:
@@ -57,6 +70,11 @@ def _percentiles(samples: Sequence[float]) -> dict[str, float]:
 
 def _median_of_runs(runs: Sequence[dict[str, float]]) -> dict[str, float]:
     return {key: round(statistics.median(run[key] for run in runs), 2) for key in runs[0]}
+
+
+def _p95_range(runs: Sequence[dict[str, float]]) -> list[float]:
+    """Lowest and highest p95 of the runs: how far one run's figure can be trusted on a shared machine."""
+    return [min(run["p95_ms"] for run in runs), max(run["p95_ms"] for run in runs)]
 
 
 def bench_import(folders: Sequence[Path]) -> dict[str, Any]:
@@ -165,8 +183,8 @@ def bench_query_embedding(questions: Sequence[str], runs: int) -> dict[str, floa
     return _percentiles(samples)
 
 
-def _fill_to(size: int, rng: np.random.Generator) -> None:
-    """Add synthetic current chunks (perturbed copies of real ones) until the garden holds `size`."""
+def _fill_to(size: int, rng: np.random.Generator, noise: float = NOISE) -> None:
+    """Add synthetic current chunks (real ones plus noise of norm `noise`) until the garden holds `size`."""
     have = Chunk.objects.filter(is_current=True).count()
     if have >= size:
         return
@@ -186,7 +204,7 @@ def _fill_to(size: int, rng: np.random.Generator) -> None:
     batch: list[Chunk] = []
     for index in range(size - have):
         text, vector = real[index % len(real)]
-        noisy = np.asarray(vector, dtype=np.float32) + rng.normal(0, NOISE / np.sqrt(384), 384).astype(
+        noisy = np.asarray(vector, dtype=np.float32) + rng.normal(0, noise / np.sqrt(384), 384).astype(
             np.float32
         )
         noisy /= np.linalg.norm(noisy)
@@ -218,7 +236,11 @@ def _current_matrix() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
 
 
 def bench_retrieval(
-    questions: Sequence[GoldenEntry], runs: int, sizes: Sequence[int] = SIZES, seed: int = 7
+    questions: Sequence[GoldenEntry],
+    runs: int,
+    sizes: Sequence[int] = SIZES,
+    seed: int = 7,
+    noise: float = NOISE,
 ) -> list[dict[str, Any]]:
     rng = np.random.default_rng(seed)
     vectors = embeddings.embed([q.question for q in questions])
@@ -226,7 +248,7 @@ def bench_retrieval(
     results = []
     for size in sizes:
         build_began = time.perf_counter()
-        _fill_to(size, rng)
+        _fill_to(size, rng, noise)
         fill_seconds = time.perf_counter() - build_began
         ids, matrix = _current_matrix()
         hnsw_runs, numpy_runs, hybrid_runs, recalls = [], [], [], []
@@ -259,6 +281,134 @@ def bench_retrieval(
             }
         )
     return results
+
+
+def _configured_hnsw() -> HnswIndex:
+    index = next(index for index in Chunk._meta.indexes if index.name == HNSW_INDEX)
+    assert isinstance(index, HnswIndex)
+    return index
+
+
+def _rebuild_hnsw(index: HnswIndex) -> float:
+    """Seconds to drop the chunk HNSW index and build `index` in its place over the current rows."""
+    with connection.schema_editor() as editor:
+        editor.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX}")
+        editor.execute("SET maintenance_work_mem = '1GB'")
+        began = time.perf_counter()
+        editor.add_index(Chunk, index)
+        seconds = time.perf_counter() - began
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE garden_chunk")
+    return seconds
+
+
+def _hnsw_curve(vectors: npt.NDArray[np.float32], runs: int, ef_searches: Sequence[int]) -> dict[str, Any]:
+    """Recall@10 against the exact scan and p50/p95 per `ef_search`, and the exact scan's, timed together."""
+    ids, matrix = _current_matrix()
+    exact_best = [set(ids[_exact_top(matrix, vector)[:10]].tolist()) for vector in vectors]
+    for vector in vectors:  # Untimed: brings the new index into the cache.
+        vector_candidates(vector, ef_search=max(ef_searches))
+    exact_runs: list[dict[str, float]] = []
+    hnsw_runs: dict[int, list[dict[str, float]]] = {ef: [] for ef in ef_searches}
+    recalls: dict[int, float] = {}
+    # One pass per method and run, so no timing pays for the cache another method just filled.
+    for _ in range(runs):
+        exact_runs.append(_percentiles([_timed(_exact_top, matrix, vector)[0] for vector in vectors]))
+        for ef in ef_searches:
+            timed = [_timed(partial(vector_candidates, ef_search=ef), vector) for vector in vectors]
+            hnsw_runs[ef].append(_percentiles([elapsed for elapsed, _ in timed]))
+            recalls[ef] = float(
+                np.mean(
+                    [
+                        len({chunk_id for chunk_id, *_ in found[:10]} & best) / 10
+                        for (_, found), best in zip(timed, exact_best, strict=True)
+                    ]
+                )
+            )
+    return {
+        "numpy_exact_scan": {**_median_of_runs(exact_runs), "p95_ms_range": _p95_range(exact_runs)},
+        "ef_search": [
+            {
+                "ef_search": ef,
+                "recall_at_10": round(recalls[ef], 3),
+                **_median_of_runs(hnsw_runs[ef]),
+                "p95_ms_range": _p95_range(hnsw_runs[ef]),
+            }
+            for ef in ef_searches
+        ],
+    }
+
+
+def bench_hnsw(
+    questions: Sequence[GoldenEntry],
+    runs: int,
+    size: int,
+    pairs: Sequence[tuple[int, int]] | None = None,
+    ef_searches: Sequence[int] = EF_SEARCHES,
+    seed: int = 7,
+    noise: float = NOISE,
+) -> dict[str, Any]:
+    """At `size` current chunks: for each (m, ef_construction) pair (default: the configured index), the index
+    build time, its size and the recall@10/latency curve over `ef_search`, beside the exact NumPy scan of the
+    same run. The configured index is rebuilt at the end unless it was the last measured."""
+    _fill_to(size, np.random.default_rng(seed), noise)
+    configured = _configured_hnsw()
+    vectors = embeddings.embed([q.question for q in questions])
+    ids, matrix = _current_matrix()
+    similarities = -np.sort(-(vectors @ matrix.T), axis=1)
+    curves = []
+    configured_pair = (int(configured.m or 0), int(configured.ef_construction or 0))
+    for m, ef_construction in pairs or [configured_pair]:
+        index = HnswIndex(
+            name=HNSW_INDEX,
+            fields=configured.fields,
+            m=m,
+            ef_construction=ef_construction,
+            opclasses=configured.opclasses,
+            condition=configured.condition,
+        )
+        build_seconds = _rebuild_hnsw(index)
+        curve = _hnsw_curve(vectors, runs, ef_searches)
+        curves.append(
+            {
+                "m": m,
+                "ef_construction": ef_construction,
+                "build_seconds": round(build_seconds, 1),
+                "index_mib": round(_index_bytes() / 2**20, 1),
+                **curve,
+            }
+        )
+    if pairs and tuple(pairs[-1]) != configured_pair:
+        _rebuild_hnsw(configured)
+    return {
+        "chunks": len(ids),
+        "noise": noise,
+        # How tied the true neighbours are: small gaps make recall@10 measure the order of near-equal rows.
+        "median_gap_10th_to_11th_similarity": round(
+            float(np.median(similarities[:, 9] - similarities[:, 10])), 4
+        ),
+        "configured": {
+            "m": configured_pair[0],
+            "ef_construction": configured_pair[1],
+            "ef_search": settings.RETRIEVAL_EF_SEARCH,
+        },
+        "pgvector": _pgvector_version(),
+        "indexes": curves,
+    }
+
+
+def _index_bytes() -> int:
+    """On-disk size of the chunk HNSW index; what it needs in memory to be searched without disk reads."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_relation_size(%s::regclass)", [HNSW_INDEX])
+        return int(cursor.fetchone()[0])
+
+
+def _pgvector_version() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+        row = cursor.fetchone()
+    return str(row[0]) if row else ""
 
 
 def bench_refusal(questions: Sequence[GoldenEntry], runs: int) -> dict[str, float]:

@@ -111,11 +111,15 @@ def question_lexemes(question: str) -> list[str]:
 
 
 def vector_candidates(
-    vector: npt.NDArray[np.float32], limit: int = CANDIDATES
+    vector: npt.NDArray[np.float32], limit: int = CANDIDATES, *, ef_search: int | None = None
 ) -> list[tuple[int, int, float]]:
-    """(chunk id, article id, cosine similarity) of the nearest current chunks, through the HNSW index."""
+    """(chunk id, article id, cosine similarity) of the nearest current chunks, through the HNSW index.
+
+    `ef_search` (default `RETRIEVAL_EF_SEARCH`, never below `limit`) is the index's search breadth.
+    """
+    breadth = max(settings.RETRIEVAL_EF_SEARCH if ef_search is None else ef_search, limit)
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL hnsw.ef_search = %s", [max(settings.RETRIEVAL_EF_SEARCH, limit)])
+        cursor.execute("SET LOCAL hnsw.ef_search = %s", [breadth])
         cursor.execute(
             "SELECT id, article_id, 1 - (embedding <=> %s::vector) FROM garden_chunk "
             "WHERE is_current ORDER BY embedding <=> %s::vector LIMIT %s",

@@ -1,9 +1,13 @@
 """Retrieval and the refusal gate, measured on the golden set with the calibrated thresholds."""
 
+import numpy as np
 import pytest
+from django.db import connection
 
+from garden.embeddings import embed
 from garden.golden import golden_load
-from garden.retrieval import Thresholds, retrieve
+from garden.models import Chunk
+from garden.retrieval import Thresholds, retrieve, vector_candidates
 from garden.retrieval_report import measure, observe
 
 pytestmark = pytest.mark.django_db
@@ -44,3 +48,23 @@ def test_a_vector_neighbour_below_the_threshold_does_not_count():
 def test_an_alias_alone_lets_the_question_through():
     result = retrieve("River Kest")
     assert result.topic_ids and not result.empty
+
+
+def test_the_vector_search_finds_the_exact_ten_nearest_current_chunks(golden):
+    rows = list(Chunk.objects.filter(is_current=True).values_list("id", "embedding"))
+    ids = np.asarray([row[0] for row in rows])
+    matrix = np.asarray([row[1] for row in rows], dtype=np.float32)
+    questions = [q.question for q in golden if q.in_scope]
+    for question, vector in zip(questions, embed(questions), strict=True):
+        exact = set(ids[np.argsort(-(matrix @ vector))[:10]].tolist())
+        assert {chunk_id for chunk_id, _, _ in vector_candidates(vector)[:10]} == exact, question
+
+
+def test_the_migrations_build_the_hnsw_index_the_model_declares():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_get_indexdef('chunk_embedding_hnsw'::regclass)")
+        definition = cursor.fetchone()[0]
+    index = next(i for i in Chunk._meta.indexes if i.name == "chunk_embedding_hnsw")
+    assert f"m='{index.m}'" in definition.replace(" ", "")
+    assert f"ef_construction='{index.ef_construction}'" in definition.replace(" ", "")
+    assert "vector_cosine_ops" in definition and "WHERE is_current" in definition

@@ -21,9 +21,18 @@ SAMPLE = [
 ]
 
 
+SECTIONS = ["large_garden", "query_embedding", "retrieval", "hnsw", "refusal_decision", "judge", "verify_all"]
+
+
+def _pair(text: str) -> tuple[int, int]:
+    m, _, ef_construction = text.partition(":")
+    return int(m), int(ef_construction)
+
+
 class Command(BaseCommand):
     help = (
-        "Print benchmark medians as JSON (import, query embedding, retrieval at 1k/10k/100k chunks, refusal)."
+        "Print benchmark medians as JSON (import, query embedding, retrieval at 1k/10k/100k chunks, the HNSW "
+        "recall/latency curve over ef_search, refusal)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -41,9 +50,40 @@ class Command(BaseCommand):
             dest="verify_all",
             help="Skip the Verify-all wall-time runs (they start Celery workers).",
         )
+        parser.add_argument(
+            "--hnsw-sweep",
+            nargs="*",
+            type=_pair,
+            metavar="M:EF_CONSTRUCTION",
+            help="Build and measure these (m, ef_construction) pairs, or without any those of "
+            "garden.bench.HNSW_PAIRS, not only the configured index (one index build at the largest size each).",
+        )
+        parser.add_argument(
+            "--only",
+            nargs="+",
+            choices=SECTIONS,
+            default=SECTIONS,
+            help="Measure only these sections (the sample garden is imported and timed in any case: the others "
+            "are measured over it).",
+        )
+        parser.add_argument(
+            "--noise",
+            type=float,
+            default=bench.NOISE,
+            help="Norm of the noise added to real chunks to make the synthetic ones (see garden.bench.NOISE).",
+        )
 
     def handle(
-        self, *args: Any, runs: int, sizes: list[int], garden_notes: int, verify_all: bool, **options: Any
+        self,
+        *args: Any,
+        runs: int,
+        sizes: list[int],
+        garden_notes: int,
+        verify_all: bool,
+        hnsw_sweep: list[tuple[int, int]] | None,
+        only: list[str],
+        noise: float,
+        **options: Any,
     ) -> None:
         questions = golden_load(DEFAULT_FILE)
         in_scope = [q for q in questions if q.in_scope]
@@ -53,16 +93,21 @@ class Command(BaseCommand):
         connection.settings_dict["TEST"]["NAME"] = f"{original}_bench"
         connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
         try:
-            report: dict[str, Any] = {
-                "runs": runs,
-                "import": bench.bench_import(SAMPLE),
-                "large_garden": bench.bench_large_garden(garden_notes),
-                "query_embedding": bench.bench_query_embedding([q.question for q in questions], runs),
-                "retrieval": bench.bench_retrieval(in_scope, runs, sizes),
-                "refusal_decision": bench.bench_refusal(out_of_scope, runs),
-            }
-            report["judge"] = bench_judge(runs)
-            if verify_all:
+            report: dict[str, Any] = {"runs": runs, "import": bench.bench_import(SAMPLE)}
+            if "large_garden" in only:
+                report["large_garden"] = bench.bench_large_garden(garden_notes)
+            if "query_embedding" in only:
+                report["query_embedding"] = bench.bench_query_embedding([q.question for q in questions], runs)
+            if "retrieval" in only:
+                report["retrieval"] = bench.bench_retrieval(in_scope, runs, sizes, noise=noise)
+            if "hnsw" in only:
+                pairs = None if hnsw_sweep is None else hnsw_sweep or bench.HNSW_PAIRS
+                report["hnsw"] = bench.bench_hnsw(in_scope, runs, max(sizes), pairs, noise=noise)
+            if "refusal_decision" in only:
+                report["refusal_decision"] = bench.bench_refusal(out_of_scope, runs)
+            if "judge" in only:
+                report["judge"] = bench_judge(runs)
+            if verify_all and "verify_all" in only:
                 url = current_database_url()
                 one, two = bench_verify_all(url, 1), bench_verify_all(url, 2)
                 report["verify_all"] = {
