@@ -75,6 +75,17 @@ def heading_section(body: str, heading: str) -> str | None:
     return body[section[1] : section[2]].strip("\n") if section else None
 
 
+def headings_above(body: str, offset: int) -> list[str]:
+    """The headings whose sections hold `offset` in `body`, outermost first ("Stations", "Fellside"): a
+    passage's place in its note. A heading that starts at `offset` counts (the passage opens with it)."""
+    path: list[tuple[int, str]] = []
+    for match in _HEADING.finditer(without_code(body), 0, offset + 1):
+        level = len(match.group(1))
+        path = [(lvl, text) for lvl, text in path if lvl < level]
+        path.append((level, match.group(2).strip()))
+    return [text for _, text in path]
+
+
 def _heading_section(body: str, heading: str) -> tuple[int, int, int] | None:
     """(where the heading starts, where its text starts, where its section ends), headings in code ignored."""
     wanted = heading.strip().lower()
