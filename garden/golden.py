@@ -30,6 +30,9 @@ class GoldenEntry:
     expected_articles: tuple[str, ...]
     answer: str | None = None
     kind: str | None = None
+    outdated_fact: str | None = (
+        None  # for an "outdated" question: the superseded fact, `answer` the current one
+    )
 
     @property
     def in_scope(self) -> bool:
@@ -55,6 +58,7 @@ def golden_load(path: Path = DEFAULT_FILE) -> list[GoldenEntry]:
                 expected_articles=tuple(entry.get("expected_articles") or ()),
                 answer=None if entry.get("answer") is None else str(entry["answer"]),
                 kind=entry.get("kind"),
+                outdated_fact=None if entry.get("outdated_fact") is None else str(entry["outdated_fact"]),
             )
         )
     return questions

@@ -180,6 +180,10 @@ class GoldenQuestion(models.Model):
     question = models.TextField()
     expected_articles = ArrayField(models.SlugField(max_length=200), default=list, blank=True)
     reference_answer = models.TextField(blank=True)
+    outdated_fact = models.TextField(
+        blank=True,
+        help_text="For an 'outdated' question, the superseded fact an answer must not give as current.",
+    )
     active = models.BooleanField(default=True)
 
     class Meta:
@@ -230,6 +234,12 @@ class VerifyRunItem(models.Model):
     status = models.CharField(max_length=10, choices=RunItemStatus.choices, default=RunItemStatus.PENDING)
     error = models.TextField(blank=True)
     seconds = models.FloatField(default=0)
+    answers_question = models.BooleanField(
+        null=True,
+        blank=True,
+        help_text="Whether the answer states the question's expected fact (`verifier.answer_check`), decided when "
+        "the item finished; empty when the question has no expected answer.",
+    )
 
     class Meta:
         ordering = ["run", "golden__code"]

@@ -18,6 +18,8 @@ from django.utils import timezone
 from garden.answering import question_ask
 from garden.errors import UserFacingError
 from garden.golden import DEFAULT_FILE, OUT_OF_SCOPE, golden_load
+from garden.models import Answer
+from verifier.answer_check import answer_check
 from verifier.models import (
     Claim,
     GoldenQuestion,
@@ -34,8 +36,12 @@ from verifier.verifying import verification_run
 logger = logging.getLogger(__name__)
 
 HEADLINE = "unverified_claim_rate"
+ANSWERED = (
+    "answered_rate"  # the share of answers that state their question's expected fact, beside the headline
+)
 FIGURES = (
     ("verified_claim_rate", "Verified claim rate"),
+    ("answered_rate", "Answers stating the expected fact"),
     ("unverified_claim_rate", "Unverified claim rate"),
     ("contradicted_claim_rate", "Contradicted claim rate"),
     ("refusal_rate", "Refusal rate"),
@@ -57,6 +63,7 @@ def golden_sync(path: Path = DEFAULT_FILE) -> int:
                     "question": q.question,
                     "expected_articles": list(q.expected_articles),
                     "reference_answer": q.answer or "",
+                    "outdated_fact": q.outdated_fact or "",
                     "active": True,
                 },
             )
@@ -120,12 +127,36 @@ def verify_run_item(*, item_id: int) -> None:
         if verification is not None:
             verification_run(verification_id=verification.pk)
     except Exception as error:
-        VerifyRunItem.objects.filter(pk=item_id).update(status=RunItemStatus.ERROR, error=str(error)[:2000])
+        VerifyRunItem.objects.filter(pk=item_id).update(
+            status=RunItemStatus.ERROR,
+            error=str(error)[:2000],
+            answers_question=_answers_question(item.golden, None),
+        )
     else:
         VerifyRunItem.objects.filter(pk=item_id).update(
-            status=RunItemStatus.DONE, answer=answer, seconds=time.perf_counter() - began
+            status=RunItemStatus.DONE,
+            answer=answer,
+            seconds=time.perf_counter() - began,
+            answers_question=_answers_question(item.golden, answer),
         )
     verify_run_finish(run_id=item.run_id)
+
+
+def _answers_question(golden: GoldenQuestion, answer: Answer | None) -> bool | None:
+    """Whether `answer` states the golden question's expected fact (an item that failed answered nothing);
+    None when there is nothing to compare with, or when the check itself failed: the run must still finish."""
+    try:
+        return answer_check(
+            answer=answer.text if answer else "",
+            expected=golden.reference_answer,
+            question=golden.question,
+            in_scope=golden.category != OUT_OF_SCOPE,
+            refused=bool(answer and answer.refused),
+            outdated_fact=golden.outdated_fact,
+        ).answers
+    except Exception:
+        logger.exception("could not check whether golden question %s was answered", golden.code)
+        return None
 
 
 def verify_run_finish(*, run_id: int) -> VerifyRun | None:
@@ -157,7 +188,11 @@ def run_progress(run: VerifyRun) -> tuple[int, int]:
     return run.items.exclude(status=RunItemStatus.PENDING).count(), run.total
 
 
-def _rates(statuses: Counter[str], refused: int, questions: int) -> dict[str, Any]:
+def _rates(
+    statuses: Counter[str], refused: int, questions: int, answered: int, checked: int
+) -> dict[str, Any]:
+    """The figures of a set of questions; `answered` of the `checked` questions (those with an expected fact)
+    state it."""
     claims = sum(statuses.values())
 
     def rate(count: int, total: int) -> float | None:
@@ -167,6 +202,7 @@ def _rates(statuses: Counter[str], refused: int, questions: int) -> dict[str, An
         "questions": questions,
         "claims": claims,
         "verified_claim_rate": rate(statuses[ClaimStatus.VERIFIED], claims),
+        "answered_rate": rate(answered, checked),
         "unverified_claim_rate": rate(statuses[ClaimStatus.UNVERIFIED], claims),
         "contradicted_claim_rate": rate(statuses[ClaimStatus.CONTRADICTED], claims),
         "refusal_rate": rate(refused, questions),
@@ -175,7 +211,8 @@ def _rates(statuses: Counter[str], refused: int, questions: int) -> dict[str, An
 
 
 def run_report(run: VerifyRun) -> dict[str, Any]:
-    """The figures of a run: claim rates (unverified is the headline), refusals, per category, every unverified claim."""
+    """The figures of a run: claim rates (unverified is the headline), the share of answers that state the
+    expected fact, refusals, per category, every unverified claim."""
     items = list(run.items.select_related("golden", "answer__question__retrieval"))
     answer_ids = [item.answer_id for item in items if item.answer_id]
     claims = list(
@@ -190,10 +227,15 @@ def run_report(run: VerifyRun) -> dict[str, Any]:
     per_category: dict[str, Counter[str]] = defaultdict(Counter)
     refused_by_category: Counter[str] = Counter()
     questions_by_category: Counter[str] = Counter()
+    answered_by_category: Counter[str] = Counter()
+    checked_by_category: Counter[str] = Counter()
     unverified = []
     for item in items:
         category = item.golden.category
         questions_by_category[category] += 1
+        if item.answers_question is not None:
+            checked_by_category[category] += 1
+            answered_by_category[category] += item.answers_question
         answer = item.answer
         if answer is None:
             continue
@@ -215,7 +257,13 @@ def run_report(run: VerifyRun) -> dict[str, Any]:
                 )
     out_of_scope = questions_by_category[OUT_OF_SCOPE]
     in_scope = len(items) - out_of_scope
-    report = _rates(overall, sum(refused_by_category.values()), len(items))
+    report = _rates(
+        overall,
+        sum(refused_by_category.values()),
+        len(items),
+        sum(answered_by_category.values()),
+        sum(checked_by_category.values()),
+    )
     report.update(
         {
             "out_of_scope_refused": round(refused_by_category[OUT_OF_SCOPE] / out_of_scope, 4)
@@ -229,7 +277,13 @@ def run_report(run: VerifyRun) -> dict[str, Any]:
             "errors": sum(item.status == RunItemStatus.ERROR for item in items),
             "seconds": round((timezone.now() - run.started_at).total_seconds(), 1),
             "per_category": {
-                category: _rates(per_category[category], refused_by_category[category], count)
+                category: _rates(
+                    per_category[category],
+                    refused_by_category[category],
+                    count,
+                    answered_by_category[category],
+                    checked_by_category[category],
+                )
                 for category, count in sorted(questions_by_category.items())
             },
             "unverified_claims": unverified,
@@ -254,6 +308,7 @@ CSV_FIELDS = [
     "question",
     "status",
     "refused",
+    "answers_question",
     "verdict",
     "risk_label",
     "claims",
@@ -286,6 +341,7 @@ def run_rows(run: VerifyRun) -> Iterable[dict[str, Any]]:
             "question": item.golden.question,
             "status": item.status,
             "refused": bool(answer and answer.refused),
+            "answers_question": item.answers_question,
             "verdict": verification.verdict if verification else "",
             "risk_label": verification.risk_label if verification else "",
             "claims": sum(tally.values()),

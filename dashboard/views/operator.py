@@ -9,7 +9,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from dashboard.charts import line_chart
+from dashboard.charts import Series, line_chart
 from dashboard.permissions import role_required
 from dashboard.views.htmx import HtmxHttpRequest, query_date
 from verifier.health import health_check
@@ -18,6 +18,7 @@ from verifier.models import RunStatus, Severity, VerifyRun
 from verifier.roles import RUN_VERIFY_ALL, VIEW_LOGS
 from verifier.terms import Verdict, choices
 from verifier.verify_all import (
+    ANSWERED,
     HEADLINE,
     RUN_FAILED,
     RunNotQueued,
@@ -32,7 +33,7 @@ from verifier.verify_all import (
 @role_required(RUN_VERIFY_ALL)
 @require_http_methods(["GET", "POST"])
 def runs_page(request: HtmxHttpRequest) -> HttpResponse:
-    """Every run, the headline across runs, and a button that starts a new one."""
+    """Every run, the headline and the answered rate across runs, and a button that starts a new one."""
     if request.method == "POST":
         label = (request.POST.get("label") or "").strip()[:100] or "Verify-all"
         try:
@@ -46,8 +47,13 @@ def runs_page(request: HtmxHttpRequest) -> HttpResponse:
         r for r in reversed(runs) if r.status == RunStatus.DONE and r.report.get(HEADLINE) is not None
     ]
     chart = line_chart(
-        [(r.label, r.report[HEADLINE]) for r in finished],
-        title="Unverified claim rate across runs (lower is better)",
+        [r.label for r in finished],
+        [
+            Series("Unverified claim rate (lower is better)", [r.report[HEADLINE] for r in finished]),
+            Series("Answers stating the fact (higher is better)", [r.report.get(ANSWERED) for r in finished]),
+        ],
+        title="Unverified claim rate across runs (lower is better), with the share of answers that state the "
+        "expected fact (higher is better)",
     )
     return render(request, "dashboard/runs.html", {"runs": runs, "chart": chart})
 

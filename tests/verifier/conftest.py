@@ -16,3 +16,14 @@ def small_golden(tmp_path):
     path = tmp_path / "golden.yaml"
     path.write_text(yaml.safe_dump(chosen))
     return path
+
+
+@pytest.fixture
+def answered_golden(tmp_path):
+    """Three questions whose answers are known to state their expected fact or not: the tunnel's length as the
+    golden set gives it, the same question expecting a length the garden never gives, and an out-of-scope one."""
+    entries = {e["id"]: e for e in yaml.safe_load(DEFAULT_FILE.read_text())}
+    chosen = [entries["g002"], {**entries["g002"], "id": "w002", "answer": "502 m"}, entries["g050"]]
+    path = tmp_path / "golden.yaml"
+    path.write_text(yaml.safe_dump(chosen))
+    return path

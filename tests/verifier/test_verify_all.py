@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import re
 
 import pytest
 from django.contrib.auth.models import Group, User
@@ -16,6 +17,7 @@ from verifier.verify_all import (
     RUN_FAILED,
     golden_sync,
     run_csv,
+    run_report,
     runs_compare,
     verify_run_item,
     verify_run_start,
@@ -36,6 +38,13 @@ def test_the_golden_set_loads_from_its_file():
     count = golden_sync()
     assert count == GoldenQuestion.objects.filter(active=True).count() >= 55
     assert GoldenQuestion.objects.filter(category="out_of_scope", expected_articles=[]).exists()
+
+
+def test_the_golden_set_carries_each_expected_answer_and_superseded_fact():
+    golden_sync()
+    fare = GoldenQuestion.objects.get(code="g045")
+    assert (fare.reference_answer, fare.outdated_fact) == ("£16.50 (2025 fares)", "£14.00 (2023 fares)")
+    assert GoldenQuestion.objects.get(code="g002").outdated_fact == ""
 
 
 def test_a_run_reports_claim_rates_refusals_and_categories(small_golden):
@@ -142,3 +151,59 @@ def test_with_the_task_queue_unreachable_starting_a_run_says_so_and_leaves_a_fai
     run = VerifyRun.objects.get(label="while Redis is away")
     assert run.status == RunStatus.ERROR and run.finished_at is not None
     assert set(run.items.values_list("status", flat=True)) == {"error"}
+
+
+def test_a_run_says_how_many_answers_state_the_expected_fact_in_its_report_exports_and_pages(
+    answered_golden, client, capsys
+):
+    first = run_inline("first", answered_golden)
+    stored = {item.golden.code: item.answers_question for item in first.items.select_related("golden")}
+    assert stored == {"g002": True, "w002": False, "g050": True}
+    report = first.report
+    assert report["answered_rate"] == 0.6667 and report["verified_claim_rate"] is not None
+    assert report["per_category"]["single_fact"]["answered_rate"] == 0.5
+    assert report["per_category"]["out_of_scope"]["answered_rate"] == 1.0
+
+    # Decided when each item finished: editing the golden set later does not rewrite this run's figure.
+    GoldenQuestion.objects.filter(code="w002").update(reference_answer="402 m")
+    assert run_report(first)["answered_rate"] == 0.6667
+
+    call_command("verify_all", "--label", "second", "--inline", "--golden", str(answered_golden))
+    out = capsys.readouterr().out
+    assert "Answers stating the expected fact" in out and "66.7%" in out
+    second = VerifyRun.objects.get(label="second")
+    rows = {row["figure"]: row for row in runs_compare(first, second)}
+    assert rows["answered_rate"] == {
+        "figure": "answered_rate",
+        "label": "Answers stating the expected fact",
+        "first": 0.6667,
+        "second": 0.6667,
+        "change": 0.0,
+    }
+
+    exported = {row["code"]: row for row in csv.DictReader(io.StringIO(run_csv(first)))}
+    assert exported["g002"]["answers_question"] == "True" and exported["w002"]["answers_question"] == "False"
+
+    # A run from before answers were checked has no such figure: its pages show a dash, the chart a gap.
+    VerifyRun.objects.create(
+        label="older", mode="local", status="done", report={"unverified_claim_rate": 0.2, "questions": 3}
+    )
+    operator = User.objects.create_user("op", password="x")
+    operator.groups.add(Group.objects.get(name="operator"))
+    client.force_login(operator)
+    page = client.get(f"/operators/runs/{first.pk}/").content.decode()
+    assert '<th scope="row">Answers stating the expected fact</th><td>66.7%</td>' in page
+    single_fact = re.search(r'<th scope="row">single_fact</th>((?:<td>[^<]*</td>)+)', page)
+    assert single_fact and re.findall(r"<td>([^<]*)</td>", single_fact.group(1))[4] == "50.0%"
+    runs = client.get("/operators/runs/").content.decode()
+    assert "<td>66.7%</td>" in runs and "Answers stating the fact" in runs
+    chart = runs[runs.index("<svg") : runs.index("</svg>")]
+    assert "Unverified claim rate (lower is better)</text>" in chart
+    assert "Answers stating the fact (higher is better)</text>" in chart  # the legend, in text
+    assert "second: Answers stating the fact (higher is better) 66.7%" in chart
+    assert "dashed line with squares" in runs  # the caption says which line is which without colour
+    compare = client.get(f"/operators/runs/compare/?first={first.pk}&second={second.pk}").content.decode()
+    assert (
+        '<th scope="row">Answers stating the expected fact</th><td>66.7%</td><td>66.7%</td><td>+0.0 pp</td>'
+        in compare
+    )

@@ -3,16 +3,18 @@
 Usage: `python -m verifier.calibration.evaluate [--eval-dir DIR] [--cache-dir DIR]`. Reports balanced accuracy
 (supported vs not) and the AUC of the risk score per dataset and domain for the committed parameters,
 leave-one-domain-out on the three SummEdits domains (fit on two, score the third, no peeking) with its
-spread over bootstrap draws of the training documents, 5-fold cross-validation on BEGIN (folds grouped by
-source), and the judge's speed.
+spread over bootstrap draws of the training documents, 5-fold cross-validation on BEGIN (folds cut by
+document: snippets that share text stay on one side), and the judge's speed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import time
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -157,16 +159,51 @@ def leave_one_domain_out_spread(
     return report
 
 
+# Two knowledge snippets sharing a run of this many words come from one document (a film's page, an article):
+# they fall on one side of a fold together.
+SHARED_RUN_WORDS = 6
+
+
+def begin_documents(sources: Sequence[str]) -> list[list[str]]:
+    """BEGIN's knowledge snippets grouped by the document they come from, as far as the text shows it: snippets
+    joined, directly or through others, by a shared run of `SHARED_RUN_WORDS` words. (The data carries no
+    dialogue or document id; a dialogue's turns that share no snippet text cannot be told apart here.)"""
+    parent = list(range(len(sources)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first_with: dict[tuple[str, ...], int] = {}
+    for i, source in enumerate(sources):
+        words = re.findall(r"\w+", source.lower())
+        for k in range(len(words) - SHARED_RUN_WORDS + 1):
+            other = first_with.setdefault(tuple(words[k : k + SHARED_RUN_WORDS]), i)
+            parent[root(i)] = root(other)
+    groups: dict[int, list[str]] = {}
+    for i, source in enumerate(sources):
+        groups.setdefault(root(i), []).append(source)
+    return list(groups.values())
+
+
 def begin_cross_validation(
     items: Sequence[Item], features: Sequence[ItemFeatures], folds: int = 5
 ) -> dict[str, Any]:
-    """K-fold cross-validation on BEGIN with folds grouped by source (no snippet in both train and test)."""
+    """K-fold cross-validation on BEGIN with folds cut by document: no snippet, and no document that snippets
+    share text with, is on both sides of a fold. Documents go largest first to the fold with fewest items."""
     begin_items, begin_features = _subset(items, features, lambda item: item.dataset == "begin")
-    sources = sorted({item.source for item in begin_items})
+    items_of = Counter(item.source for item in begin_items)
+    documents = begin_documents(sorted(items_of))
     rng = np.random.default_rng(0)
-    fold_of = {
-        source: int(f) for source, f in zip(sources, rng.permutation(len(sources)) % folds, strict=True)
-    }
+    order = sorted(rng.permutation(len(documents)), key=lambda d: -sum(items_of[s] for s in documents[d]))
+    fold_items = [0] * folds
+    fold_of: dict[str, int] = {}
+    for d in order:
+        fold = fold_items.index(min(fold_items))
+        fold_items[fold] += sum(items_of[s] for s in documents[d])
+        fold_of.update(dict.fromkeys(documents[d], fold))
     fold_scores = []
     truth_all: list[bool] = []
     predicted_all: list[bool] = []
@@ -183,6 +220,7 @@ def begin_cross_validation(
         risk_all += list(1.0 - scores)
     return {
         "folds": folds,
+        "documents": len(documents),
         "mean_balanced_accuracy": round(100 * statistics.mean(fold_scores), 1),
         "pooled_balanced_accuracy": round(100 * balanced_accuracy(truth_all, predicted_all), 1),
         "pooled_auc": round(auc(truth_all, risk_all), 3),

@@ -73,12 +73,14 @@ class Command(BaseCommand):
         for key, label in FIGURES:
             value = report.get(key)
             self.stdout.write(f"  {label:<34} {'-' if value is None else f'{value:.1%}'}")
-        self.stdout.write("\nPer category (unverified claim rate, refusal rate):")
+        self.stdout.write(
+            "\nPer category (unverified claim rate, answers stating the expected fact, refusal rate):"
+        )
         for category, figures in report["per_category"].items():
-            unverified, refusals = figures["unverified_claim_rate"], figures["refusal_rate"]
+            rates = (figures["unverified_claim_rate"], figures.get("answered_rate"), figures["refusal_rate"])
             self.stdout.write(
-                f"  {category:<16} {'-' if unverified is None else f'{unverified:.1%}':>7}  "
-                f"{'-' if refusals is None else f'{refusals:.1%}':>7}"
+                f"  {category:<16} "
+                + "  ".join(f"{'-' if rate is None else f'{rate:.1%}':>7}" for rate in rates)
             )
         if report["unverified_claims"]:
             self.stdout.write(f"\nUnverified claims ({len(report['unverified_claims'])}):")
