@@ -76,14 +76,22 @@ def heading_section(body: str, heading: str) -> str | None:
 
 
 def headings_above(body: str, offset: int) -> list[str]:
-    """The headings whose sections hold `offset` in `body`, outermost first ("Stations", "Fellside"): a
-    passage's place in its note. A heading that starts at `offset` counts (the passage opens with it)."""
+    """The headings whose sections hold the passage at `offset` in `body`, outermost first ("Stations",
+    "Fellside"): a passage's place in its note. Headings the passage opens with count: its text is under them."""
+    text = without_code(body)
+    prose = offset
+    for match in _HEADING.finditer(text, offset):
+        if text[prose : match.start()].strip():
+            break
+        prose = match.end()
     path: list[tuple[int, str]] = []
-    for match in _HEADING.finditer(without_code(body), 0, offset + 1):
+    for match in _HEADING.finditer(text):
+        if match.start() > prose:
+            break
         level = len(match.group(1))
-        path = [(lvl, text) for lvl, text in path if lvl < level]
+        path = [(lvl, title) for lvl, title in path if lvl < level]
         path.append((level, match.group(2).strip()))
-    return [text for _, text in path]
+    return [title for _, title in path]
 
 
 def _heading_section(body: str, heading: str) -> tuple[int, int, int] | None:

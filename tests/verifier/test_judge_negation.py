@@ -37,9 +37,14 @@ def judge(text: str, source: str) -> Ruling:
 
 # (source, what it states, the reversal of what it denies or states)
 PAIRS = [
-    pytest.param(HEDGES, "The hedges are cut in late September.", "The hedges are cut in spring.", id="issue"),
     pytest.param(
-        HEDGES, "The hedges are not cut in spring.", "The hedges are never cut in late September.", id="issue-denied"
+        HEDGES, "The hedges are cut in late September.", "The hedges are cut in spring.", id="issue"
+    ),
+    pytest.param(
+        HEDGES,
+        "The hedges are not cut in spring.",
+        "The hedges are never cut in late September.",
+        id="issue-denied",
     ),
     pytest.param(
         "The ferry does not run in winter; it runs from April to October.",
@@ -132,7 +137,10 @@ def test_a_negation_verifies_what_it_leaves_standing_and_contradicts_its_reversa
     ("source", "claim"),
     [
         ("The mill was not only a workplace but also a school.", "The mill was a workplace."),
-        ("The museum opened in Millbridge in 1994.", "The museum opened in 1994 in Millbridge, not Ashcombe."),
+        (
+            "The museum opened in Millbridge in 1994.",
+            "The museum opened in 1994 in Millbridge, not Ashcombe.",
+        ),
         (
             "Aaron Sorkin based his screenplay on a book, so everything seen isn't necessarily true.",
             "The screenplay was based on a book.",

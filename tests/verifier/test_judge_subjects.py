@@ -18,9 +18,7 @@ from verifier.judges.local import judge_claims, judge_text
 from verifier.judges.types import Ruling, Source
 from verifier.terms import ClaimStatus, Flag
 
-STATIONS = (
-    "Millbridge station has two platforms and a footbridge. Fellside station has a single platform and a turntable."
-)
+STATIONS = "Millbridge station has two platforms and a footbridge. Fellside station has a single platform and a turntable."
 ENGINES = "The tank engines are washed out every 30 days; the tender engine every 45 days."
 
 
@@ -177,7 +175,11 @@ def test_the_subject_may_be_named_in_another_source_than_the_one_that_matches() 
 @pytest.mark.parametrize(
     ("text", "context", "claim"),
     [
-        ("The station has a single platform and a turntable.", "Fellside station", "Fellside station has a turntable."),
+        (
+            "The station has a single platform and a turntable.",
+            "Fellside station",
+            "Fellside station has a turntable.",
+        ),
         (
             "It has a single platform and a turntable.",
             "Stations of the valley line — Fellside",
@@ -205,7 +207,9 @@ def test_a_claim_naming_its_subject_as_the_title_or_heading_does_stays_verified(
 
 
 def test_without_the_title_the_same_passage_does_not_name_the_subject() -> None:
-    vote = judge("Fellside station has a turntable.", [Source(1, "The station has a single platform and a turntable.")])
+    vote = judge(
+        "Fellside station has a turntable.", [Source(1, "The station has a single platform and a turntable.")]
+    )
     assert vote.status != ClaimStatus.VERIFIED
 
 

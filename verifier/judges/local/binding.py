@@ -48,6 +48,13 @@ class WrongSubject:
     flags: tuple[str, ...]
     contradicted: bool
     piece: int
+    # The claim's words and figures the source holds only under the other subject.
+    words: frozenset[str] = frozenset()
+    figures: frozenset[str] = frozenset()
+
+    def lacked_by(self, source: Prepared) -> bool:
+        """Whether `source` lacks one of the words or figures this source holds only under another subject."""
+        return not (self.words <= source.stems and self.figures <= source.numbers)
 
 
 def context_stems(context: str) -> frozenset[str]:
@@ -65,7 +72,9 @@ def subject_words(claim: Text, source: Prepared) -> frozenset[str]:
     )
 
 
-def check_subject(claim: Text, source: Prepared, context: frozenset[str] = frozenset()) -> WrongSubject | None:
+def check_subject(
+    claim: Text, source: Prepared, context: frozenset[str] = frozenset()
+) -> WrongSubject | None:
     """None when the source says the claim of its own subject (or the claim cannot be checked), else why not."""
     if not source.clauses:
         return None
@@ -94,7 +103,10 @@ def _wrong_subject(
     context: frozenset[str],
 ) -> WrongSubject | None:
     about = [_about(c, subject, context) for c in source.clauses]
-    placed = [is_about or not _rival(c, subject, claim_stems) for c, is_about in zip(source.clauses, about, strict=True)]
+    placed = [
+        is_about or not _rival(c, subject, claim_stems)
+        for c, is_about in zip(source.clauses, about, strict=True)
+    ]
     words = [w for w in clause.stems - subject.words if w in source.stems]
     misplaced_words = [w for w in words if _misplaced([w in c.stems for c in source.clauses], placed)]
     misplaced_figures = [
@@ -106,10 +118,11 @@ def _wrong_subject(
     if not anchor_misplaced and (not words or len(misplaced_words) < MISPLACED_SHARE * len(words)):
         return None
     own = [c for c, is_about in zip(source.clauses, about, strict=True) if is_about]
+    moved = frozenset(misplaced_words), frozenset(f.value for f in misplaced_figures)
     for figure in clause.figures:
         other = _other_figure(figure, own)
         if other is not None:
-            return WrongSubject((Flag.WRONG_SUBJECT, _FIGURE_FLAGS[figure.kind]), True, other.piece)
+            return WrongSubject((Flag.WRONG_SUBJECT, _FIGURE_FLAGS[figure.kind]), True, other.piece, *moved)
     evidence = (
         [f.value for f in misplaced_figures],
         [w for w in misplaced_words if w in anchors] or misplaced_words,
@@ -119,11 +132,14 @@ def _wrong_subject(
             c.piece
             for c, is_placed in zip(source.clauses, placed, strict=True)
             if not is_placed
-            and (any(v in {g.value for g in c.figures} for v in evidence[0]) or any(w in c.stems for w in evidence[1]))
+            and (
+                any(v in {g.value for g in c.figures} for v in evidence[0])
+                or any(w in c.stems for w in evidence[1])
+            )
         ),
         -1,
     )
-    return WrongSubject((Flag.WRONG_SUBJECT,), False, piece)
+    return WrongSubject((Flag.WRONG_SUBJECT,), False, piece, *moved)
 
 
 def _about(clause: Clause, subject: Subject, context: frozenset[str]) -> bool:
@@ -148,6 +164,9 @@ def _other_figure(figure: Figure, own: Sequence[Clause]) -> Clause | None:
         if figure.value in values:
             return None
     for clause in own:
-        if any(g.kind == figure.kind and g.slot == figure.slot and g.value != figure.value for g in clause.figures):
+        if any(
+            g.kind == figure.kind and g.slot == figure.slot and g.value != figure.value
+            for g in clause.figures
+        ):
             return clause
     return None

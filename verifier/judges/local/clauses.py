@@ -15,8 +15,15 @@ from typing import Final
 
 from verifier.judges.local.encoding import Text
 from verifier.judges.local.figures import is_year, number_value
-from verifier.judges.local.lexicon import MONTH_NAMES, MONTHS, STOPWORDS, VAGUE_NUMBER_WORDS, negated, split_words
-from verifier.judges.local.subjects import PREPOSITIONS, Subject, name_positions, subject_of
+from verifier.judges.local.lexicon import (
+    MONTH_NAMES,
+    MONTHS,
+    STOPWORDS,
+    VAGUE_NUMBER_WORDS,
+    negated,
+    split_words,
+)
+from verifier.judges.local.subjects import PREPOSITIONS, Subject, name_positions, subject_of, word_set
 
 _BREAK_RE: Final = re.compile(r"[;:()\[\]—–]|\s-\s")
 # Conjunctions that always open a new clause, and those that do so only after a comma ("for a while" is not one).
@@ -33,9 +40,8 @@ _COORDINATORS: Final = frozenset({"and", "or"})
 _RULING_OUT: Final = (("rather", "than"), ("instead", "of"))
 # "not only X but also Y" says X: "not" before these words is no negation.
 _NOT_A_NEGATION: Final = frozenset({"only", "just", "merely", "simply"})
-_NEGATION_CUES: Final = frozenset(
-    """not no never none nobody nothing neither nor without cannot nowhere n't fail fails failed unable lack
-    lacks lacked""".split()
+_NEGATION_CUES: Final = word_set(
+    "not no never none nobody nothing neither nor without cannot nowhere n't fail fails failed unable lack lacks lacked"
 )
 
 
@@ -201,7 +207,13 @@ def _clauses(
             )
         )
         before = stems_here
-        if not clauses[:-1] and subject is not None and not subject.verb and end < len(words) and ":" in gaps[end]:
+        if (
+            not clauses[:-1]
+            and subject is not None
+            and not subject.verb
+            and end < len(words)
+            and ":" in gaps[end]
+        ):
             speaker = subject  # "Peggy: ...": the rest of the line is what Peggy says
         if words[start].lower() not in _SUBORDINATORS:
             # "..., because birds nest in them; they are cut ...": "they" are still the hedges.

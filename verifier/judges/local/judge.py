@@ -79,16 +79,25 @@ def _vote(
         and not _edited(a)
         and not a.alignment.reversed
     ]
-    # A passage that says the claim of another subject supports nothing (binding.py has the rule).
+    # A passage that says the claim of another subject supports nothing (binding.py has the rule); any source
+    # may say it so, the one that matches best or another.
     wrong = {
         a.source_position: check_subject(analysed, prepared[a.source_position], contexts[a.source_position])
-        for a in supported
+        for a in assessments
     }
-    said_of_subject = [a for a in supported if wrong[a.source_position] is None]
+    moved = [found for found in wrong.values() if found is not None]
+    # "Fellside station has a footbridge" from Millbridge's sentence in [1]: Fellside's own passage in [2] must
+    # hold the footbridge too, or it is a near match that says nothing of it.
+    said_of_subject = [
+        a
+        for a in supported
+        if wrong[a.source_position] is None
+        and not any(found.lacked_by(prepared[a.source_position]) for found in moved)
+    ]
     if said_of_subject:
         return _supported_ruling(claim, said_of_subject, sources, prepared)
-    if supported:
-        return _wrong_subject_ruling(claim, supported, wrong, sources, prepared)
+    if moved:
+        return _wrong_subject_ruling(claim, assessments, wrong, sources, prepared)
     return _unsupported_ruling(assessments, sources, prepared)
 
 
@@ -131,15 +140,16 @@ def _supported_ruling(
 
 def _wrong_subject_ruling(
     claim: Sentence,
-    supported: Sequence[_Assessment],
+    assessments: Sequence[_Assessment],
     wrong: dict[int, WrongSubject | None],
     sources: Sequence[Source],
     prepared: Sequence[Prepared],
 ) -> Ruling:
-    """The ruling of a claim whose supporting passages speak of another subject: contradicted when the source
-    gives its own subject another figure, else unverified; the quote shows the passage that says so."""
-    cited = [a for a in supported if sources[a.source_position].index in claim.citations]
-    chosen = max(cited or supported, key=lambda a: a.probability)
+    """The ruling of a claim that a source says of another subject, and none of its own: contradicted when the
+    source gives its own subject another figure, else unverified; the quote shows the passage that says so."""
+    said_of_another = [a for a in assessments if wrong[a.source_position] is not None]
+    cited = [a for a in said_of_another if sources[a.source_position].index in claim.citations]
+    chosen = max(cited or said_of_another, key=lambda a: a.probability)
     found = wrong[chosen.source_position]
     assert found is not None
     piece = found.piece if found.piece >= 0 else chosen.alignment.best_piece

@@ -34,7 +34,9 @@ class Prepared:
     stems: frozenset[str]
     lower_words: frozenset[str]
     numbers: frozenset[str]
-    lowercase: frozenset[str]  # the words written in lower case (a capitalised word never so is likely a name)
+    lowercase: frozenset[
+        str
+    ]  # the words written in lower case (a capitalised word never so is likely a name)
     clauses: tuple[Clause, ...]  # every piece's clauses, in order, with their subjects and topics
 
     def quote(self, piece: int) -> str:
@@ -118,5 +120,14 @@ def _build_prepared(text: str, spans: tuple[tuple[int, int], ...], pieces: tuple
     numbers = frozenset(v for p in pieces for w in p.words if (v := number_value(w)) is not None)
     lowercase = lowercase_written([w for p in pieces for w in p.words])
     return Prepared(
-        text, spans, pieces, vectors, windows, stems, lower, numbers, lowercase, source_clauses(pieces, lowercase)
+        text,
+        spans,
+        pieces,
+        vectors,
+        windows,
+        stems,
+        lower,
+        numbers,
+        lowercase,
+        source_clauses(pieces, lowercase),
     )

@@ -13,42 +13,44 @@ from verifier.judges.local.figures import number_value
 from verifier.judges.local.lexicon import MONTHS, STOPWORDS, stem
 
 
-def _word_set(words: str) -> frozenset[str]:
+def word_set(words: str) -> frozenset[str]:
+    """The words of a list written as one string, one space apart."""
     return frozenset(words.split())
 
 
-PRONOUNS: Final = _word_set(
+PRONOUNS: Final = word_set(
     """i you he she it we they this that these those there here one someone somebody everyone everybody anyone
     nobody nothing everything something who which what both each all some many most few several others"""
 )
 # The speaker and the one spoken to: in a dialogue they are the one whose line it is.
-PERSONAL: Final = _word_set("i we you i'm we're you're i've we've you've i'd we'd you'd i'll we'll you'll")
+PERSONAL: Final = word_set("i we you i'm we're you're i've we've you've i'd we'd you'd i'll we'll you'll")
 # A demonstrative before a noun is a determiner ("this station"), before a verb a pronoun ("this is").
-_DEMONSTRATIVES: Final = _word_set("this that these those")
-DEFINITE: Final = _word_set("the this that these those its their his her our my your")
-DETERMINERS: Final = DEFINITE | _word_set("a an each every both all some any no another other such whose")
-AUXILIARIES: Final = _word_set(
+_DEMONSTRATIVES: Final = word_set("this that these those")
+DEFINITE: Final = word_set("the this that these those its their his her our my your")
+DETERMINERS: Final = DEFINITE | word_set("a an each every both all some any no another other such whose")
+AUXILIARIES: Final = word_set(
     """is are was were be been being am has have had do does did will would can could may might must shall
     should 's 're 've 'd 'll"""
 )
-PREPOSITIONS: Final = _word_set(
+PREPOSITIONS: Final = word_set(
     """of in on at near from with by for to along under over behind beside besides between across through
     inside outside around beyond into onto upon within without among about after before during since until
     against towards toward via per like unlike despite according than"""
 )
 # Words that open a clause before its subject: conjunctions, discourse words, answers.
-LEADERS: Final = _word_set(
+LEADERS: Final = word_set(
     """and but or nor so yet while whereas although though because instead then also however moreover still
     thus therefore today now yes yeah well oh indeed actually besides meanwhile otherwise hence nevertheless
     nonetheless furthermore additionally finally firstly secondly later when if once as even only just
     since unless whether where whilst sure okay ok"""
 )
 # A head noun phrase stops at a quantifier or a number: "the tender engine every 45 days".
-_PHRASE_STOPS: Final = _word_set("every each per all some no")
+_PHRASE_STOPS: Final = word_set("every each per all some no")
 # Common verbs, as stems, whose forms end a subject phrase; a noun use follows a determiner ("the nest").
 _VERB_STEMS: Final = frozenset(
     stem(word)
-    for word in """accept add agree allow appear arrive ask attend avoid believe belong bloom book bring build
+    for word in word_set(
+        """accept add agree allow appear arrive ask attend avoid believe belong bloom book bring build
     buy call carry change check choose claim close come complain confirm connect consist contain continue cost
     cover create cross cut decide deliver describe design develop die discuss drink drive eat end enjoy explain
     fall feed feel fill find finish flow flower follow forget get give go grow hate have hear help hold hope
@@ -58,22 +60,24 @@ _VERB_STEMS: Final = frozenset(
     replace reply report request require return reveal run say see seem sell send serve share show sing sit
     speak spend stand start stay stop stretch suggest support take talk teach tell thank think travel try
     turn understand use visit wait want warn wash watch wear weigh win wish wonder work worry write"""
-    .split()
+    )
 )
-_IRREGULAR_PAST: Final = _word_set(
+_IRREGULAR_PAST: Final = word_set(
     """found made built won began became took gave went came ran saw wrote led held left lost met paid said
     sold stood told thought brought bought caught taught fought sought grew knew drew flew threw rose fell
     chose spoke broke drove rode wore bore tore swore hung struck sang rang sank stole froze forgot got kept
     slept swept felt dealt meant sent spent lent bent shot fed bred fled sat beat bit hid slid dug spun stuck
     swung shone laid lit heard overheard understood"""
 )
-_OBJECT_PRONOUNS: Final = _word_set("me him her us them it that what how why whether")
+_OBJECT_PRONOUNS: Final = word_set("me him her us them it that what how why whether")
 # Subjects that stand for the source itself ("The article discusses ..."): nothing in it to check them against.
 META_SUBJECTS: Final = frozenset(
     stem(word)
-    for word in """document article text passage source podcast episode paper study author speaker host video
+    for word in word_set(
+        """document article text passage source podcast episode paper study author speaker host video
     conversation dialogue discussion summary lesson story show interview transcript chapter report post blog
-    talk lecture narrator writer chat""".split()
+    talk lecture narrator writer chat"""
+    )
 )
 # Past this many words, a phrase without a verb is not a subject the judge can trust.
 MAX_SUBJECT_WORDS: Final = 8
@@ -225,7 +229,9 @@ def subject_of(
     )
 
 
-def conflicts(topic: Subject, subject: Subject, claim_stems: frozenset[str], clause_stems: frozenset[str]) -> bool:
+def conflicts(
+    topic: Subject, subject: Subject, claim_stems: frozenset[str], clause_stems: frozenset[str]
+) -> bool:
     """Whether `topic`, a passage's subject, is another subject of the claim's kind: the same head told apart by
     other words ("the tank engines" against "the tender engine", "Millbridge station" against "Fellside
     station"), or another proper name ("Millbridge" against "Fellside"). A subject the claim itself names is a
