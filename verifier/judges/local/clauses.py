@@ -240,6 +240,9 @@ def claim_clauses(claim: Text, lowercase: frozenset[str]) -> tuple[Clause, ...]:
 # A clause that reverses its source clause must restate at least this share of it: a rephrased reversal, not a
 # different statement that happens to differ in polarity.
 REVERSAL_COVERAGE: Final = 0.8
+# A claim clause that shares less than this share of its words with the passage clause it matches restates it too
+# loosely to overrule the sentences' polarities (make eval: BEGIN's chat turns beside a negated fact).
+RESTATED_SHARE: Final = 0.5
 # Fewer content words than this say too little for a reversal to be read with confidence.
 MIN_REVERSAL_WORDS: Final = 2
 # A negation governs the words it stands before: "never cut in spring", "is no longer sprayed". One further away
@@ -257,7 +260,7 @@ class NegationReading:
 
     mismatch: bool
     reversed: bool
-    # The claim's negation words where it denies what its passage denies, in other words ("not" for "never").
+    # The claim's negation words where it restates a denial of its passage in other words ("not" for "never").
     agreeing: frozenset[str] = frozenset()
 
 
@@ -294,15 +297,23 @@ def _cue(words: Sequence[str], k: int) -> bool:
 
 def read_negation(claim: Sequence[Clause], passage: Sequence[Clause], claim_words: Sequence[str],
                   passage_words: Sequence[str]) -> NegationReading:  # fmt: skip
-    """Each claim clause against the passage clause it restates; the whole sentences when none is restated."""
-    mismatch = reversed_ = matched = False
+    """Each claim clause against the passage clause it restates. The sentences' polarities still differ unless
+    every claim clause restates most of a clause of its own polarity ("they are cut in late September" beside
+    "never cut in spring"): a looser match may miss the negation that concerns it."""
+    mismatch = reversed_ = False
+    restated = bool(claim)
     agreeing: set[str] = set()
     for clause in claim:
         source, shared = best_clause(clause, passage)
         if source is None:
+            # "I'm not sure, but ...": a denial of something the passage does not speak of is not in it.
+            mismatch = mismatch or clause.negated
+            restated = False
             continue
-        matched = True
-        if clause.negated and source.negated:
+        close = shared >= RESTATED_SHARE * len(clause.stems)
+        if clause.negated != source.negated or not close:
+            restated = False
+        if clause.negated and source.negated and close:
             agreeing.update(s for k, s in enumerate(clause.token_stems) if _cue(clause.tokens, k))
         elif clause.negated != source.negated:
             mismatch = True
@@ -313,6 +324,6 @@ def read_negation(claim: Sequence[Clause], passage: Sequence[Clause], claim_word
                 and _governs(negative, clause.stems & (source.covered() | source.understood))
             ):
                 reversed_ = True
-    if not matched:
-        mismatch = _negated(claim_words) != _negated(passage_words)
+    if not restated and _negated(claim_words) != _negated(passage_words):
+        mismatch = True
     return NegationReading(mismatch, reversed_, frozenset(agreeing))
