@@ -185,8 +185,14 @@ def _clauses(
         elif subject is not None and (previous is None or not subject.anaphoric):
             topic = None if subject.pronoun else subject
         elif subject is not None and not subject.pronoun and previous is not None:
-            # "The station" after "Millbridge station ...": that station, Millbridge's.
-            topic = Subject(subject.head, previous.modifiers, previous.names, definite=True)
+            # "The station" after "Millbridge station ...": that station, Millbridge's; after another kind of
+            # thing (a heading "Facilities", "the platform"), a station the judge cannot name.
+            same_kind = subject.head == previous.head
+            topic = (
+                Subject(subject.head, previous.modifiers, previous.names, definite=True)
+                if same_kind
+                else subject
+            )
         else:
             topic = previous
         clauses.append(
