@@ -113,6 +113,24 @@ PAIRS = [
         id="which-clause",
     ),
     pytest.param(
+        "Cattle never graze the upper meadow, which is cut for hay in July.",
+        "The upper meadow is cut for hay in July.",
+        "Cattle graze the upper meadow.",
+        id="which-the-object",
+    ),
+    pytest.param(
+        "The castle is not open on Mondays; it opens every other day from ten.",
+        "The castle opens every other day from ten.",
+        "The castle is open on Mondays.",
+        id="castle",
+    ),
+    pytest.param(
+        "The mill no longer grinds flour; it now generates electricity.",
+        "The mill now generates electricity.",
+        "The mill grinds flour.",
+        id="no-longer-now",
+    ),
+    pytest.param(
         "The chapel has no organ; the hymns are sung to a harmonium.",
         "The hymns are sung to a harmonium.",
         "The chapel has an organ.",

@@ -131,6 +131,27 @@ PAIRS = [
         id="bare-names",
     ),
     pytest.param(
+        "The Avon bridge has three arches. The Severn bridge has five arches and a toll house.",
+        "The Avon bridge has a toll house.",
+        ClaimStatus.UNVERIFIED,
+        "The Severn bridge has a toll house.",
+        id="bridges",
+    ),
+    pytest.param(
+        "The upper pond is 3 metres deep; the lower pond is 5 metres deep.",
+        "The lower pond is 3 metres deep.",
+        ClaimStatus.CONTRADICTED,
+        "The lower pond is 5 metres deep.",
+        id="ponds",
+    ),
+    pytest.param(
+        "The locomotive Hercules weighs 42 tons. The locomotive Titan weighs 56 tons.",
+        "Titan weighs 42 tons.",
+        ClaimStatus.CONTRADICTED,
+        "Titan weighs 56 tons.",
+        id="engine-weights",
+    ),
+    pytest.param(
         "The old mill grinds oats. The new mill grinds wheat and barley.",
         "The old mill grinds wheat.",
         ClaimStatus.UNVERIFIED,
@@ -195,8 +216,13 @@ def test_the_subject_may_be_named_in_another_source_than_the_one_that_matches() 
             "Fellside station",
             "Fellside station has a single platform.",
         ),
+        (
+            "It was rebuilt in 1850 and has a peal of eight bells.",
+            "Ashford — St Anne's church",
+            "St Anne's church was rebuilt in 1850.",
+        ),
     ],
-    ids=["title", "heading", "lower-case-subject", "pronoun"],
+    ids=["title", "heading", "lower-case-subject", "pronoun", "heading-path"],
 )
 def test_a_claim_naming_its_subject_as_the_title_or_heading_does_stays_verified(
     text: str, context: str, claim: str

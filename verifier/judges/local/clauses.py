@@ -23,7 +23,16 @@ from verifier.judges.local.lexicon import (
     negated,
     split_words,
 )
-from verifier.judges.local.subjects import PREPOSITIONS, Subject, name_positions, subject_of, word_set
+from verifier.judges.local.subjects import (
+    AUXILIARIES,
+    DETERMINERS,
+    MAX_SUBJECT_WORDS,
+    PREPOSITIONS,
+    Subject,
+    name_positions,
+    subject_of,
+    word_set,
+)
 
 _BREAK_RE: Final = re.compile(r"[;:()\[\]—–]|\s-\s")
 # Conjunctions that always open a new clause, and those that do so only after a comma ("for a while" is not one).
@@ -36,6 +45,8 @@ _SPLIT_AFTER_COMMA: Final = frozenset(
 _SUBORDINATORS: Final = frozenset(
     {"because", "while", "whilst", "although", "though", "whereas", "since", "if", "when", "as", "unless"}
 )
+# After a comma these open a clause about the noun just before them, not about the main clause's subject.
+_RELATIVES: Final = frozenset({"which", "who", "whom", "whose"})
 _COORDINATORS: Final = frozenset({"and", "or"})
 _RULING_OUT: Final = (("rather", "than"), ("instead", "of"))
 # "not only X but also Y" says X: "not" before these words is no negation.
@@ -160,6 +171,17 @@ def _figures(words: Sequence[str], stems: Sequence[str], start: int, end: int) -
     return tuple(found)
 
 
+def _noun_before(words: Sequence[str], stems: Sequence[str], end: int) -> Subject | None:
+    """The noun phrase that ends just before `end` ("the upper meadow"), as a subject; None if a verb or a
+    function word ends the words there."""
+    k = end
+    while k > 0 and _content(words[k - 1]) and words[k - 1].lower() not in DETERMINERS | AUXILIARIES:
+        k -= 1
+    if k == end or end - k > MAX_SUBJECT_WORDS or (k > 0 and words[k - 1].lower() not in DETERMINERS):
+        return None  # no determiner before the words: they may end in a verb or an adverb, not a noun
+    return Subject(head=stems[end - 1], modifiers=frozenset(stems[k : end - 1]), definite=True, verb=True)
+
+
 def _clauses(
     text: Text, piece: int, lowercase: frozenset[str], previous: Subject | None
 ) -> tuple[list[Clause], Subject | None]:
@@ -179,7 +201,11 @@ def _clauses(
         vocative = start + 1 < end and start in names and "," in gaps[start + 1]
         subject = None if ruled_out else subject_of(words, stems, start + vocative, end, names)
         stems_here = frozenset(stems[k] for k in range(start, end) if _content(words[k]))
-        if subject is not None and subject.personal:
+        relative = start > 0 and words[start].lower() in _RELATIVES and "," in gaps[start]
+        if relative:
+            # "never graze the upper meadow, which is cut for hay": "which" is the meadow, the noun before it.
+            topic = _noun_before(words, stems, start) or previous
+        elif subject is not None and subject.personal:
             # "Anette: I love him": the speaker named before the colon; elsewhere, a narrator the judge cannot name.
             topic = previous if clauses and clauses[-1].subject and not clauses[-1].subject.verb else None
         elif subject is not None and (previous is None or not subject.anaphoric):
@@ -221,7 +247,7 @@ def _clauses(
             and ":" in gaps[end]
         ):
             speaker = subject  # "Peggy: ...": the rest of the line is what Peggy says
-        if words[start].lower() not in _SUBORDINATORS:
+        if words[start].lower() not in _SUBORDINATORS and not relative:
             # "..., because birds nest in them; they are cut ...": "they" are still the hedges.
             previous = topic if topic is not None else previous
     return clauses, previous
