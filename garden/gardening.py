@@ -75,6 +75,25 @@ def heading_section(body: str, heading: str) -> str | None:
     return body[section[1] : section[2]].strip("\n") if section else None
 
 
+def headings_above(body: str, offset: int) -> list[str]:
+    """The headings whose sections hold the passage at `offset` in `body`, outermost first ("Stations",
+    "Fellside"): a passage's place in its note. Headings the passage opens with count: its text is under them."""
+    text = without_code(body)
+    prose = offset
+    for match in _HEADING.finditer(text, offset):
+        if text[prose : match.start()].strip():
+            break
+        prose = match.end()
+    path: list[tuple[int, str]] = []
+    for match in _HEADING.finditer(text):
+        if match.start() > prose:
+            break
+        level = len(match.group(1))
+        path = [(lvl, title) for lvl, title in path if lvl < level]
+        path.append((level, match.group(2).strip()))
+    return [title for _, title in path]
+
+
 def _heading_section(body: str, heading: str) -> tuple[int, int, int] | None:
     """(where the heading starts, where its text starts, where its section ends), headings in code ignored."""
     wanted = heading.strip().lower()

@@ -23,6 +23,7 @@ from verifier.judges.types import Source
 from verifier.models import SpendPurpose
 from verifier.panel import PanelConfig, PanelOutcome, run_panel
 from verifier.retraining import judge_parameters_use
+from verifier.sources import chunk_context
 from verifier.verdict import Scored, score
 
 CHECK_MAX_CHARS = 10_000
@@ -86,7 +87,12 @@ def garden_check(text: str | None) -> tuple[Checked, list[Chunk]]:
         raise CheckError(TEXT_TOO_LONG.format(limit=CHECK_MAX_CHARS, length=len(text)))
     judge_parameters_use()
     found = retrieve(text)
-    chunks_by_id = Chunk.objects.select_related("article").in_bulk([hit.chunk_id for hit in found.sources])
+    chunks_by_id = Chunk.objects.select_related("article", "revision").in_bulk(
+        [hit.chunk_id for hit in found.sources]
+    )
     chunks = [chunks_by_id[hit.chunk_id] for hit in found.sources]
-    sources = [Source(index=number, text=chunk.text) for number, chunk in enumerate(chunks, start=1)]
+    sources = [
+        Source(index=number, text=chunk.text, context=chunk_context(chunk))
+        for number, chunk in enumerate(chunks, start=1)
+    ]
     return text_check(text, sources, purpose=SpendPurpose.CHECK), chunks

@@ -95,6 +95,9 @@ class Flag(StrEnum):
     WRONG_DATE = "wrong-date"
     WRONG_NAME = "wrong-name"
     WRONG_PLACE = "wrong-place"
+    WRONG_SUBJECT = (
+        "wrong-subject"  # the passage that matches says it of another subject (another station, engine)
+    )
     NEGATION = "negation"
     ANTONYM = "antonym"
     NOT_IN_SOURCES = "not-in-sources"

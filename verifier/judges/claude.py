@@ -46,6 +46,7 @@ SUGGESTED_FLAGS: Final = (
     "wrong-number",
     "wrong-name",
     "wrong-place",
+    "wrong-subject",
     "negation",
     "not-in-sources",
     "outdated",
@@ -98,7 +99,8 @@ For unverified use "".
 - source_number: the number of the source the quote comes from; null for unverified.
 - confidence: your probability, from 0 to 1, that the status you chose is correct.
 - flags: short lowercase labels for what you found, from {", ".join(SUGGESTED_FLAGS)} \
-(partial: only part of the claim is supported); an empty list when none applies.
+(wrong-subject: a source says it of another subject, another station or person; partial: only part of \
+the claim is supported); an empty list when none applies.
 
 Call the {TOOL_NAME} tool once, with exactly one verdict for every claim number given and no others.
 """

@@ -7,11 +7,13 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Source:
-    """A numbered source; `index` is the `[n]` the answer uses (1-based)."""
+    """A numbered source; `index` is the `[n]` the answer uses (1-based). `context` is the article title and the
+    heading above the passage: a judge reads it to know what the passage is about, never quotes it."""
 
     index: int
     text: str
     superseded: bool = False
+    context: str = ""
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from verifier.judges.local.clauses import claim_clauses, read_negation
 from verifier.judges.local.encoding import Text
 from verifier.judges.local.figures import is_year, number_value, range_end_year, slash_date, written_otherwise
 from verifier.judges.local.lexicon import (
@@ -18,7 +19,6 @@ from verifier.judges.local.lexicon import (
     STOPWORDS,
     VAGUE_NUMBER_WORDS,
     antonym_pairs,
-    negated,
     ruled_out,
 )
 from verifier.judges.local.model import FEATURE_NAMES, WORD_REPRESENTATION_SIZE, novel_word_risk
@@ -54,10 +54,15 @@ class Alignment:
     cos_best: float
     coverage_top: float
     novel_words: npt.NDArray[np.float32]  # (k, WORD_REPRESENTATION_SIZE): the claim words not in the source
+    reversed: bool = False  # a clause of the claim restates one of the passage's with its polarity reversed
 
 
-def align(claim: Text, source: Prepared) -> Alignment:
-    """Features of one claim against one source, and the flags its aligned passage raises."""
+def align(claim: Text, source: Prepared, known: frozenset[str] = frozenset()) -> Alignment:
+    """Features of one claim against one source, and the flags its aligned passage raises.
+
+    `known` are claim stems to count as present though the text lacks them: the words of the claim's subject
+    that the source's heading or article title holds ("Fellside station" above "The station has one platform").
+    """
     content_stems = [claim.stems[i] for i in claim.content]
     if not source.pieces:
         return _without_passages(len(content_stems))
@@ -65,16 +70,24 @@ def align(claim: Text, source: Prepared) -> Alignment:
     sims = source.vectors @ claim.vector
     ranking = _rank_pieces(sims, unique_stems, source)
     best = int(ranking[0])
-    top_stems = set().union(*(source.pieces[i].stems for i in ranking[:_TOP_SENTENCES]))
+    reading = read_negation(
+        claim_clauses(claim, source.lowercase),
+        [c for c in source.clauses if c.piece == best],
+        claim.words,
+        source.pieces[best].words,
+    )
+    # "not cut in spring" restates "never cut in spring": a negation that agrees is no new word.
+    known = known | reading.agreeing
+    top_stems = set().union(known, *(source.pieces[i].stems for i in ranking[:_TOP_SENTENCES]))
     coverage_top = _coverage(unique_stems, top_stems)
-    coverage_source = _coverage(unique_stems, source.stems)
-    novel = [s for s in unique_stems if s not in source.stems]
-    # Numbers and names are checked against the whole source, negation against the best passage.
+    coverage_source = _coverage(unique_stems, source.stems | known)
+    novel = [s for s in unique_stems if s not in source.stems and s not in known]
+    # Numbers and names are checked against the whole source, negation clause by clause in the best passage.
     novel_numbers, number_flags = _figure_mismatches(claim, source)
-    novel_names, name_flags = _name_mismatches(claim, source)
-    negation_mismatch = float(negated(claim.words) != negated(source.pieces[best].words))
+    novel_names, name_flags = _name_mismatches(claim, source, known)
+    negation_mismatch = float(reading.mismatch)
     antonyms = antonym_pairs(novel, source.stems)
-    words = _match_words(claim, source, ranking[:_TOKEN_SENTENCES])
+    words = _match_words(claim, source, ranking[:_TOKEN_SENTENCES], known)
     risk = novel_word_risk(words.novel_words)
     values = {
         "cos_best": float(sims[best]),
@@ -105,7 +118,13 @@ def align(claim: Text, source: Prepared) -> Alignment:
     if novel and coverage_source < NOVEL_CONTENT_COVERAGE:
         flags.append(Flag.NOVEL_CONTENT)
     return Alignment(
-        features, best, tuple(dict.fromkeys(flags)), float(sims.max()), coverage_top, words.novel_words
+        features,
+        best,
+        tuple(dict.fromkeys(flags)),
+        float(sims.max()),
+        coverage_top,
+        words.novel_words,
+        reading.reversed,
     )
 
 
@@ -162,13 +181,13 @@ def _figure_mismatches(claim: Text, source: Prepared) -> tuple[int, list[str]]:
     return len(flags), flags
 
 
-def _name_mismatches(claim: Text, source: Prepared) -> tuple[int, list[str]]:
+def _name_mismatches(claim: Text, source: Prepared, known: frozenset[str]) -> tuple[int, list[str]]:
     """The claim's capitalised words (past its first) that the source lacks, and a name or place flag for each."""
     flags: list[str] = []
     for i, word in enumerate(claim.words):
         if i == 0 or not word[0].isupper() or word.lower() in STOPWORDS or word.lower() in MONTHS:
             continue
-        if word.lower() in source.lower_words or claim.stems[i] in source.stems:
+        if word.lower() in source.lower_words or claim.stems[i] in source.stems or claim.stems[i] in known:
             continue
         if ruled_out(claim.words, i):
             continue  # "in Millbridge, not Ashcombe" names a place only to say it is not the one
@@ -195,7 +214,9 @@ _NOTHING_TO_MATCH = _WordMatch(
 )
 
 
-def _match_words(claim: Text, source: Prepared, pieces: npt.NDArray[np.intp]) -> _WordMatch:
+def _match_words(
+    claim: Text, source: Prepared, pieces: npt.NDArray[np.intp], known: frozenset[str]
+) -> _WordMatch:
     """Each content word's best contextual match among the words of `pieces`."""
     target_vectors = np.concatenate([source.pieces[i].word_vectors for i in pieces])
     if not claim.content or not len(target_vectors):
@@ -213,7 +234,7 @@ def _match_words(claim: Text, source: Prepared, pieces: npt.NDArray[np.intp]) ->
         same = stem_array == claim.stems[index]
         if same.any():
             context_scores.append(float(similarity[row, same].max()))
-        elif claim.stems[index] not in source.stems:
+        elif claim.stems[index] not in source.stems and claim.stems[index] not in known:
             soft_novel += int(best_match[row] < SYNONYM_MATCH)
             word = claim.words[index]
             capitalised = float(index > 0 and word[0].isupper())

@@ -9,6 +9,7 @@ from typing import Final
 from garden.citations import strip_citations
 from verifier.claims import Sentence, split_claims
 from verifier.judges.local.alignment import Alignment, align
+from verifier.judges.local.binding import WrongSubject, check_subject, context_stems, subject_words
 from verifier.judges.local.encoding import Text, encode
 from verifier.judges.local.model import FEATURE_NAMES, contradiction_rule, params, supported_probability
 from verifier.judges.local.sources import Prepared, prepare_sources
@@ -53,22 +54,50 @@ class _Assessment:
     alignment: Alignment
 
 
-def _vote(claim: Sentence, analysed: Text, sources: Sequence[Source], prepared: Sequence[Prepared]) -> Ruling:
-    """One claim's vote: best support, then misattribution, outdatedness and contradiction rules."""
+def _vote(
+    claim: Sentence,
+    analysed: Text,
+    sources: Sequence[Source],
+    prepared: Sequence[Prepared],
+    contexts: Sequence[frozenset[str]],
+) -> Ruling:
+    """One claim's vote: best support said of the claim's own subject, then misattribution, outdatedness and
+    contradiction rules."""
     if not sources:
         return Ruling(ClaimStatus.UNVERIFIED, "", None, NO_SOURCE_CONFIDENCE, (Flag.NOT_IN_SOURCES,))
     assessments = []
-    for position, source in enumerate(prepared):
-        alignment = align(analysed, source)
+    for position, (source, context) in enumerate(zip(prepared, contexts, strict=True)):
+        known = subject_words(analysed, source) & context - source.stems if context else frozenset()
+        alignment = align(analysed, source, known)
         probability = float(supported_probability(alignment.features))
         assessments.append(_Assessment(position, probability, alignment))
     supported = [
         a
         for a in assessments
-        if a.probability >= params().threshold and not _contradicting(a) and not _edited(a)
+        if a.probability >= params().threshold
+        and not _contradicting(a)
+        and not _edited(a)
+        and not a.alignment.reversed
     ]
-    if supported:
-        return _supported_ruling(claim, supported, sources, prepared)
+    # A passage that says the claim of another subject supports nothing (binding.py has the rule); any source
+    # may say it so, the one that matches best or another.
+    wrong = {
+        a.source_position: check_subject(analysed, prepared[a.source_position], contexts[a.source_position])
+        for a in assessments
+    }
+    moved = [found for found in wrong.values() if found is not None]
+    # "Fellside station has a footbridge" from Millbridge's sentence in [1]: Fellside's own passage in [2] must
+    # hold the footbridge too, or it is a near match that says nothing of it.
+    said_of_subject = [
+        a
+        for a in supported
+        if wrong[a.source_position] is None
+        and not any(found.lacked_by(prepared[a.source_position]) for found in moved)
+    ]
+    if said_of_subject:
+        return _supported_ruling(claim, said_of_subject, sources, prepared)
+    if moved:
+        return _wrong_subject_ruling(claim, assessments, wrong, sources, prepared)
     return _unsupported_ruling(assessments, sources, prepared)
 
 
@@ -109,6 +138,27 @@ def _supported_ruling(
     return Ruling(status, quote, origin.index, round(chosen.probability, 4), extra)
 
 
+def _wrong_subject_ruling(
+    claim: Sentence,
+    assessments: Sequence[_Assessment],
+    wrong: dict[int, WrongSubject | None],
+    sources: Sequence[Source],
+    prepared: Sequence[Prepared],
+) -> Ruling:
+    """The ruling of a claim that a source says of another subject, and none of its own: contradicted when the
+    source gives its own subject another figure, else unverified; the quote shows the passage that says so."""
+    said_of_another = [a for a in assessments if wrong[a.source_position] is not None]
+    cited = [a for a in said_of_another if sources[a.source_position].index in claim.citations]
+    chosen = max(cited or said_of_another, key=lambda a: a.probability)
+    found = wrong[chosen.source_position]
+    assert found is not None
+    piece = found.piece if found.piece >= 0 else chosen.alignment.best_piece
+    status = ClaimStatus.CONTRADICTED if found.contradicted else ClaimStatus.UNVERIFIED
+    quote = prepared[chosen.source_position].quote(piece)
+    confidence = round(max(RULE_CONFIDENCE, chosen.probability), 4)
+    return Ruling(status, quote, sources[chosen.source_position].index, confidence, found.flags)
+
+
 def _unsupported_ruling(
     assessments: Sequence[_Assessment], sources: Sequence[Source], prepared: Sequence[Prepared]
 ) -> Ruling:
@@ -119,7 +169,7 @@ def _unsupported_ruling(
     origin = sources[best.source_position]
     quote = prepared[best.source_position].quote(alignment.best_piece) if alignment.best_piece >= 0 else ""
     confidence = round(1.0 - best.probability, 4)
-    if _contradicting(best):
+    if _contradicting(best) or alignment.reversed:
         confidence = max(confidence, RULE_CONFIDENCE)
         return Ruling(ClaimStatus.CONTRADICTED, quote, origin.index, confidence, alignment.flags)
     flags = list(alignment.flags)
@@ -152,8 +202,9 @@ def judge_claims(claims: Sequence[Sentence], sources: Sequence[Source]) -> list[
     if not checkable:
         return []
     prepared = prepare_sources([s.text for s in sources])
+    contexts = [context_stems(s.context) for s in sources]
     analysed = encode([strip_citations(c.text) for c in checkable])
-    return [_vote(c, a, sources, prepared) for c, a in zip(checkable, analysed, strict=True)]
+    return [_vote(c, a, sources, prepared, contexts) for c, a in zip(checkable, analysed, strict=True)]
 
 
 def judge_text(text: str, sources: Sequence[str]) -> JudgedText:

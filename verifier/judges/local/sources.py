@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from verifier.claims import split_sentences
+from verifier.judges.local.clauses import Clause, lowercase_written, source_clauses
 from verifier.judges.local.encoding import EMBEDDING_SIZE, Text, encode
 from verifier.judges.local.figures import number_value
 
@@ -33,6 +34,10 @@ class Prepared:
     stems: frozenset[str]
     lower_words: frozenset[str]
     numbers: frozenset[str]
+    lowercase: frozenset[
+        str
+    ]  # the words written in lower case (a capitalised word never so is likely a name)
+    clauses: tuple[Clause, ...]  # every piece's clauses, in order, with their subjects and topics
 
     def quote(self, piece: int) -> str:
         """The verbatim text of one piece."""
@@ -113,4 +118,16 @@ def _build_prepared(text: str, spans: tuple[tuple[int, int], ...], pieces: tuple
     stems = frozenset(s for p in pieces for s in p.stems)
     lower = frozenset(w.lower() for p in pieces for w in p.words)
     numbers = frozenset(v for p in pieces for w in p.words if (v := number_value(w)) is not None)
-    return Prepared(text, spans, pieces, vectors, windows, stems, lower, numbers)
+    lowercase = lowercase_written([w for p in pieces for w in p.words])
+    return Prepared(
+        text,
+        spans,
+        pieces,
+        vectors,
+        windows,
+        stems,
+        lower,
+        numbers,
+        lowercase,
+        source_clauses(pieces, lowercase),
+    )
