@@ -19,7 +19,16 @@ from verifier.judges.local.alignment import align
 from verifier.judges.local.encoding import encode
 from verifier.judges.local.sources import prepare_sources
 
-DEFAULT_EVAL_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "eval"
+# As the JUDGE_EVAL_DIR setting: the benchmarks beside the checkout, unless the environment says where they are.
+DEFAULT_EVAL_DIR = Path(
+    os.environ.get("JUDGE_EVAL_DIR", Path(__file__).resolve().parents[2] / ".." / "shared" / "eval")
+)
+# The code a feature row comes from: a cached row is stale when any of it changes.
+FEATURE_CODE = (
+    *sorted((Path(__file__).resolve().parents[1] / "judges" / "local").glob("*.py")),
+    Path(__file__).resolve().parent / "features.py",
+    Path(__file__).resolve().parents[1] / "claims.py",
+)
 
 
 @dataclass(frozen=True)
@@ -89,10 +98,12 @@ def claim_evidence(
 
 
 def items_key(items: Sequence[Item]) -> str:
-    """A short key naming these items and the feature names (for files computed from their features)."""
-    return hashlib.sha256(
-        json.dumps([FEATURE_NAMES, [(i.id, i.source, i.text) for i in items]]).encode()
-    ).hexdigest()[:16]
+    """A short key naming these items, the feature names and the code that computes them (for files computed
+    from their features)."""
+    digest = hashlib.sha256(json.dumps([FEATURE_NAMES, [(i.id, i.source, i.text) for i in items]]).encode())
+    for path in FEATURE_CODE:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def item_features(items: Sequence[Item], cache_dir: Path | None = None) -> list[ItemFeatures]:
