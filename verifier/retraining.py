@@ -164,6 +164,7 @@ def judge_retrain(
         version.save(update_fields=["params", "report", "status"])
         if outcome.kept:
             _activate(version)
+    logger.info("judge parameters v%s %s: %s", version.version, version.status, version.report["reason"])
     return version
 
 
