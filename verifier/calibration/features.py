@@ -16,7 +16,7 @@ from garden.citations import strip_citations
 from verifier.claims import split_claims
 from verifier.judges.local import FEATURE_NAMES, WORD_REPRESENTATION_SIZE
 from verifier.judges.local.alignment import align
-from verifier.judges.local.encoding import encode
+from verifier.judges.local.encoding import encode, judge_backend
 from verifier.judges.local.sources import prepare_sources
 
 DEFAULT_EVAL_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "eval"
@@ -89,9 +89,10 @@ def claim_evidence(
 
 
 def items_key(items: Sequence[Item]) -> str:
-    """A short key naming these items and the feature names (for files computed from their features)."""
+    """A short key naming these items, the feature names and the judge's embedding backend (for files computed
+    from their features)."""
     return hashlib.sha256(
-        json.dumps([FEATURE_NAMES, [(i.id, i.source, i.text) for i in items]]).encode()
+        json.dumps([FEATURE_NAMES, judge_backend(), [(i.id, i.source, i.text) for i in items]]).encode()
     ).hexdigest()[:16]
 
 

@@ -9,10 +9,12 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import connection
+from django.test import override_settings
 
 from config.database import current_database_url
 from garden import bench
-from garden.golden import DEFAULT_FILE, golden_load
+from garden.embeddings import EmbeddingBackend
+from garden.golden import DEFAULT_FILE, GoldenEntry, golden_load
 from verifier.bench import bench_judge, bench_verify_all
 
 SAMPLE = [
@@ -36,6 +38,18 @@ class Command(BaseCommand):
             help="Notes in the generated garden whose import is timed.",
         )
         parser.add_argument(
+            "--backends",
+            nargs="+",
+            choices=list(EmbeddingBackend),
+            default=list(EmbeddingBackend),
+            help="Embedding backends compared side by side (chunks/s, query p50/p95, the judge's claims/s).",
+        )
+        parser.add_argument(
+            "--only-backends",
+            action="store_true",
+            help="Only the side-by-side comparison of the backends (after importing the sample garden).",
+        )
+        parser.add_argument(
             "--no-verify-all",
             action="store_false",
             dest="verify_all",
@@ -43,7 +57,15 @@ class Command(BaseCommand):
         )
 
     def handle(
-        self, *args: Any, runs: int, sizes: list[int], garden_notes: int, verify_all: bool, **options: Any
+        self,
+        *args: Any,
+        runs: int,
+        sizes: list[int],
+        garden_notes: int,
+        verify_all: bool,
+        backends: list[str],
+        only_backends: bool,
+        **options: Any,
     ) -> None:
         questions = golden_load(DEFAULT_FILE)
         in_scope = [q for q in questions if q.in_scope]
@@ -53,9 +75,12 @@ class Command(BaseCommand):
         connection.settings_dict["TEST"]["NAME"] = f"{original}_bench"
         connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
         try:
-            report: dict[str, Any] = {
-                "runs": runs,
-                "import": bench.bench_import(SAMPLE),
+            report: dict[str, Any] = {"runs": runs, "import": bench.bench_import(SAMPLE)}
+            report["embedding_backends"] = self._backends(questions, runs, backends)
+            if only_backends:
+                self.stdout.write(json.dumps(report, indent=2))
+                return
+            report |= {
                 "large_garden": bench.bench_large_garden(garden_notes),
                 "query_embedding": bench.bench_query_embedding([q.question for q in questions], runs),
                 "retrieval": bench.bench_retrieval(in_scope, runs, sizes),
@@ -75,3 +100,13 @@ class Command(BaseCommand):
         finally:
             connection.creation.destroy_test_db(original, verbosity=0)
         self.stdout.write(json.dumps(report, indent=2))
+
+    def _backends(self, questions: list[GoldenEntry], runs: int, names: list[str]) -> dict[str, Any]:
+        """The backends side by side: embedding figures, then the local judge's claims/s on each."""
+        backends = [EmbeddingBackend(name) for name in names]
+        figures = bench.bench_backends([q.question for q in questions], runs, backends)
+        for backend in backends:
+            with override_settings(JUDGE_EMBEDDING_BACKEND=backend):
+                judged = bench_judge(runs)
+            figures[backend]["judge_claims_per_second"] = judged["local_judge_claims_per_second"]
+        return figures
