@@ -266,12 +266,14 @@ def bench_refusal(questions: Sequence[GoldenEntry], runs: int) -> dict[str, floa
     return _percentiles([_timed(retrieve, q.question)[0] for _ in range(runs) for q in questions])
 
 
+def _embed_with(backend: embeddings.EmbeddingBackend, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    return embeddings.embed(texts, backend=backend)
+
+
 def _throughput(inputs: Sequence[str], backend: embeddings.EmbeddingBackend) -> float:
-    seconds = _timed(embeddings.embed, inputs, BATCH, backend)[0] / 1000
+    seconds = _timed(_embed_with, backend, inputs)[0] / 1000
     return len(inputs) / seconds
 
-
-BATCH = embeddings.BATCH_SIZE
 # Chunks encoded per backend and run: enough for several full batches, few enough for a shared machine.
 BACKEND_CHUNKS = 256
 
@@ -293,7 +295,7 @@ def bench_backends(
         for backend in backends:
             throughput[backend].append(_throughput(inputs, backend))
             embeddings.embed([questions[0]], backend=backend)
-            samples = [_timed(embeddings.embed, [q], BATCH, backend)[0] for q in questions]
+            samples = [_timed(_embed_with, backend, [q])[0] for q in questions]
             queries[backend].append(_percentiles(samples))
     results: dict[str, dict[str, Any]] = {}
     for backend in backends:
