@@ -274,6 +274,7 @@ def _throughput(inputs: Sequence[str], backend: embeddings.EmbeddingBackend) -> 
     seconds = _timed(_embed_with, backend, inputs)[0] / 1000
     return len(inputs) / seconds
 
+
 # Chunks encoded per backend and run: enough for several full batches, few enough for a shared machine.
 BACKEND_CHUNKS = 256
 
