@@ -109,10 +109,15 @@ def tokenize(texts: Sequence[str], **options: Any) -> Any:
         return tokenizer()(list(texts), return_tensors="np", **options)
 
 
+@lru_cache(maxsize=8)
+def _exported(cache_root: str) -> onnx.Exported:
+    # Once per process and cache folder: naming the folder reads package versions, too slow for every question.
+    return onnx.export(onnx.cache_folder(Path(cache_root), model_path()), model)
+
+
 def onnx_session(backend: EmbeddingBackend) -> onnx.Session:
     """The ONNX Runtime session of `backend`, exporting the model on first use (see `garden.embeddings.onnx`)."""
-    folder = onnx.cache_folder(Path(setting("EMBEDDING_ONNX_CACHE", str(DEFAULT_ONNX_CACHE))), model_path())
-    exported = onnx.export(folder, model)
+    exported = _exported(setting("EMBEDDING_ONNX_CACHE", str(DEFAULT_ONNX_CACHE)))
     path = exported.int8 if backend is EmbeddingBackend.ONNX_INT8 else exported.fp32
     return onnx.session(path, _threads)
 
