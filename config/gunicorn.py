@@ -14,6 +14,9 @@ timeout = 120
 
 def post_fork(server: Any, worker: Any) -> None:
     from garden import embeddings
+    from verifier.judges.local.encoding import judge_backend
 
     embeddings.use_one_thread()
-    embeddings.model()  # loaded before the first request, not during it
+    # Loaded before the first request, not during it: the embedding backend, and the judge's if another.
+    embeddings.load()
+    embeddings.load(judge_backend())

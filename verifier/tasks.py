@@ -11,6 +11,7 @@ from django.db import InterfaceError, OperationalError
 from garden import embeddings
 from verifier import queueing, retraining, verify_all, verifying
 from verifier.health import Heartbeat
+from verifier.judges.local.encoding import judge_backend
 
 _heartbeat: Heartbeat | None = None
 
@@ -93,7 +94,8 @@ def load_model_before_forking(**kwargs: Any) -> None:
     One torch thread first: no thread pool exists before the fork for the children to inherit half-made.
     """
     embeddings.use_one_thread()
-    embeddings.model()
+    embeddings.load()
+    embeddings.load(judge_backend())
 
 
 @worker_process_init.connect

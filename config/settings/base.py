@@ -142,6 +142,10 @@ CELERY_BEAT_SCHEDULE_FILENAME = env(
 CELERY_RESULT_EXPIRES = 3600
 
 # --- Questions, retrieval and synthesis ----------------------------------------------------------
+# What runs the embedding model: torch, onnx (same vectors) or onnx-int8 (faster, slightly different vectors:
+# re-import the garden after switching; see README). The ONNX exports are cached in EMBEDDING_ONNX_CACHE.
+EMBEDDING_BACKEND = env("EMBEDDING_BACKEND", default="torch")
+EMBEDDING_ONNX_CACHE = env("EMBEDDING_ONNX_CACHE", default=str(BASE_DIR / ".run" / "onnx"))
 QUESTION_MAX_CHARS = env.int("QUESTION_MAX_CHARS", default=2000)
 # Calibrated on the golden set with `python manage.py retrieval_report --calibrate`; see README.
 RETRIEVAL_VECTOR_THRESHOLD = env.float("RETRIEVAL_VECTOR_THRESHOLD", default=0.38)
@@ -177,6 +181,10 @@ VERIFIER_ALERT_DELTA = env.float("VERIFIER_ALERT_DELTA", default=0.5)
 # The benchmarks a retraining of the local judge fits on and checks against, and where their features are cached.
 JUDGE_EVAL_DIR = env("JUDGE_EVAL_DIR", default=str(BASE_DIR.parent / "shared" / "eval"))
 JUDGE_CALIBRATION_CACHE = env("JUDGE_CALIBRATION_CACHE", default=str(BASE_DIR / ".run" / "calibration"))
+
+# What runs the judge's MiniLM (torch, onnx, onnx-int8: see EMBEDDING_BACKEND). Its features and params.json
+# were fitted on torch's embeddings; another backend changes them (make eval measures by how much).
+JUDGE_EMBEDDING_BACKEND = env("JUDGE_EMBEDDING_BACKEND", default="torch")
 
 # Critic checks (fixed severities). `path:line - description` citations are audited against this folder.
 CRITIC_SOURCE_TREE = env("CRITIC_SOURCE_TREE", default=str(BASE_DIR))

@@ -16,7 +16,7 @@ from garden.citations import strip_citations
 from verifier.claims import split_claims
 from verifier.judges.local import FEATURE_NAMES, WORD_REPRESENTATION_SIZE
 from verifier.judges.local.alignment import align
-from verifier.judges.local.encoding import encode
+from verifier.judges.local.encoding import encode, judge_backend
 from verifier.judges.local.sources import prepare_sources
 
 # As the JUDGE_EVAL_DIR setting: the benchmarks beside the checkout, unless the environment says where they are.
@@ -98,9 +98,11 @@ def claim_evidence(
 
 
 def items_key(items: Sequence[Item]) -> str:
-    """A short key naming these items, the feature names and the code that computes them (for files computed
-    from their features)."""
-    digest = hashlib.sha256(json.dumps([FEATURE_NAMES, [(i.id, i.source, i.text) for i in items]]).encode())
+    """A short key naming these items, the feature names, the judge's embedding backend and the code that
+    computes them (for files computed from their features)."""
+    digest = hashlib.sha256(
+        json.dumps([FEATURE_NAMES, judge_backend(), [(i.id, i.source, i.text) for i in items]]).encode()
+    )
     for path in FEATURE_CODE:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

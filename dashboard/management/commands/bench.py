@@ -9,10 +9,12 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import connection
+from django.test import override_settings
 
 from config.database import current_database_url
 from garden import bench
-from garden.golden import DEFAULT_FILE, golden_load
+from garden.embeddings import EmbeddingBackend
+from garden.golden import DEFAULT_FILE, GoldenEntry, golden_load
 from verifier.bench import bench_judge, bench_verify_all
 
 SAMPLE = [
@@ -21,7 +23,16 @@ SAMPLE = [
 ]
 
 
-SECTIONS = ["large_garden", "query_embedding", "retrieval", "hnsw", "refusal_decision", "judge", "verify_all"]
+SECTIONS = [
+    "embedding_backends",
+    "large_garden",
+    "query_embedding",
+    "retrieval",
+    "hnsw",
+    "refusal_decision",
+    "judge",
+    "verify_all",
+]
 
 
 def _pair(text: str) -> tuple[int, int]:
@@ -31,8 +42,8 @@ def _pair(text: str) -> tuple[int, int]:
 
 class Command(BaseCommand):
     help = (
-        "Print benchmark medians as JSON (import, query embedding, retrieval at 1k/10k/100k chunks, the HNSW "
-        "recall/latency curve over ef_search, refusal)."
+        "Print benchmark medians as JSON (the embedding backends side by side, import, query embedding, retrieval "
+        "at 1k/10k/100k chunks, the HNSW recall/latency curve over ef_search, refusal, the judge, Verify-all)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -43,6 +54,13 @@ class Command(BaseCommand):
             type=int,
             default=2000,
             help="Notes in the generated garden whose import is timed.",
+        )
+        parser.add_argument(
+            "--backends",
+            nargs="+",
+            choices=list(EmbeddingBackend),
+            default=list(EmbeddingBackend),
+            help="Embedding backends compared side by side (chunks/s, query p50/p95, the judge's claims/s).",
         )
         parser.add_argument(
             "--no-verify-all",
@@ -83,6 +101,7 @@ class Command(BaseCommand):
         hnsw_sweep: list[tuple[int, int]] | None,
         only: list[str],
         noise: float,
+        backends: list[str],
         **options: Any,
     ) -> None:
         questions = golden_load(DEFAULT_FILE)
@@ -94,6 +113,8 @@ class Command(BaseCommand):
         connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
         try:
             report: dict[str, Any] = {"runs": runs, "import": bench.bench_import(SAMPLE)}
+            if "embedding_backends" in only:
+                report["embedding_backends"] = self._backends(questions, runs, backends)
             if "large_garden" in only:
                 report["large_garden"] = bench.bench_large_garden(garden_notes)
             if "query_embedding" in only:
@@ -120,3 +141,13 @@ class Command(BaseCommand):
         finally:
             connection.creation.destroy_test_db(original, verbosity=0)
         self.stdout.write(json.dumps(report, indent=2))
+
+    def _backends(self, questions: list[GoldenEntry], runs: int, names: list[str]) -> dict[str, Any]:
+        """The backends side by side: embedding figures, then the local judge's claims/s on each."""
+        backends = [EmbeddingBackend(name) for name in names]
+        figures = bench.bench_backends([q.question for q in questions], runs, backends)
+        for backend in backends:
+            with override_settings(JUDGE_EMBEDDING_BACKEND=backend):
+                judged = bench_judge(runs)
+            figures[backend]["judge_claims_per_second"] = judged["local_judge_claims_per_second"]
+        return figures

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 import threading
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
@@ -14,6 +14,8 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from garden import embeddings
+from garden.embeddings import EmbeddingBackend
 from verifier.judges.local.lexicon import STOPWORDS, split_words, stem
 
 # The width of MiniLM's sentence and word embeddings.
@@ -39,26 +41,43 @@ class Text:
 _encode_lock = threading.Lock()
 
 
-@lru_cache(maxsize=1)
-def _encoder() -> tuple[Any, Any]:
-    """The MiniLM tokenizer and transformer behind `garden.embeddings` (loaded once).
+HiddenStates = Callable[[Any], npt.NDArray[np.float32]]
 
-    Where the CPU has native bfloat16 the judge runs its own bfloat16 copy: about 3x faster on one thread,
-    with embeddings within 1e-4 cosine of float32 (the shared model itself is left untouched).
+
+@lru_cache(maxsize=4)
+def _encoder(backend: EmbeddingBackend) -> HiddenStates:
+    """The MiniLM transformer behind `garden.embeddings` for `backend` (loaded once): word-piece ids in, the
+    last hidden states out.
+
+    Under torch, where the CPU has native bfloat16 the judge runs its own bfloat16 copy: about 3x faster on one
+    thread, with embeddings within 1e-4 cosine of float32 (the shared model itself is left untouched). Under
+    ONNX it shares the embedding backend's session.
     """
+    if backend is not EmbeddingBackend.TORCH:
+        return embeddings.onnx_session(backend).hidden_states
+
     import torch
 
-    from garden.embeddings import model
-
-    sentence_model = model()
-    transformer = sentence_model[0].auto_model
+    transformer: Any = embeddings.model()[0].auto_model
     try:
         native_bf16 = bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
     except (AttributeError, RuntimeError):
         native_bf16 = False
     if native_bf16:
-        transformer = copy.deepcopy(transformer).to(torch.bfloat16).eval()  # type: ignore[union-attr]
-    return sentence_model.tokenizer, transformer
+        transformer = copy.deepcopy(transformer).to(torch.bfloat16).eval()
+
+    def hidden_states(encoded: Any) -> npt.NDArray[np.float32]:
+        inputs = {name: torch.from_numpy(np.asarray(encoded[name], dtype=np.int64)) for name in encoded}
+        with torch.inference_mode():
+            return transformer(**inputs).last_hidden_state.float().numpy()
+
+    return hidden_states
+
+
+def judge_backend() -> EmbeddingBackend:
+    """The backend the judge embeds with: JUDGE_EMBEDDING_BACKEND (its features were fitted on torch's)."""
+    name = embeddings.setting("JUDGE_EMBEDDING_BACKEND", EmbeddingBackend.TORCH)
+    return embeddings.backend_named(name, "JUDGE_EMBEDDING_BACKEND")
 
 
 def _ascii_digits(text: str) -> str:
@@ -71,27 +90,24 @@ def _ascii_digits(text: str) -> str:
 
 def encode(texts: Sequence[str]) -> list[Text]:
     """Analyse texts: one transformer pass gives the sentence embedding and the per-word embeddings."""
-    import torch
-
     texts = [_ascii_digits(text) for text in texts]
-    tokenizer, transformer = _encoder()
+    hidden_states = _encoder(judge_backend())
     results: list[Text | None] = [None] * len(texts)
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     for batch_start in range(0, len(order), _BATCH_SIZE):
         batch = order[batch_start : batch_start + _BATCH_SIZE]
         batch_texts = [texts[i] for i in batch]
-        encoded = tokenizer(
-            batch_texts,
-            padding=True,
-            truncation=True,
-            max_length=_MAX_TOKENS,
-            return_offsets_mapping=True,
-            return_tensors="pt",
-        )
-        offsets = encoded.pop("offset_mapping").numpy()
-        with _encode_lock, torch.inference_mode():
-            hidden = transformer(**encoded).last_hidden_state.float().numpy()
-        mask = encoded["attention_mask"].numpy().astype(np.float32)
+        with _encode_lock:
+            encoded = embeddings.tokenize(
+                batch_texts,
+                padding=True,
+                truncation=True,
+                max_length=_MAX_TOKENS,
+                return_offsets_mapping=True,
+            )
+            offsets = encoded.pop("offset_mapping")
+            hidden = hidden_states(encoded)
+        mask = encoded["attention_mask"].astype(np.float32)
         pooled = (hidden * mask[:, :, None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1.0)
         pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-9)
         for row, index in enumerate(batch):

