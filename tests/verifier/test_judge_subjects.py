@@ -55,7 +55,7 @@ PAIRS = [
     pytest.param(
         STATIONS,
         "Fellside station has a footbridge.",
-        ClaimStatus.UNVERIFIED,  # the source says nothing of a footbridge at Fellside
+        ClaimStatus.MISATTRIBUTED,  # the footbridge is Millbridge's, not Fellside's
         "Fellside station has a turntable.",
         id="a-thing-without-a-figure",
     ),
@@ -69,7 +69,7 @@ PAIRS = [
     pytest.param(
         "Ada Brown founded the choir in 1921. Tom Hale founded the brass band in 1930.",
         "Tom Hale founded the choir.",
-        ClaimStatus.UNVERIFIED,
+        ClaimStatus.MISATTRIBUTED,
         "Tom Hale founded the brass band.",
         id="people",
     ),
@@ -90,7 +90,7 @@ PAIRS = [
     pytest.param(
         "The engine Lady Margaret was built in 1884 by Hunslet. The engine Sir Tom was built in 1902 by Bagnall.",
         "Sir Tom was built by Hunslet.",
-        ClaimStatus.UNVERIFIED,
+        ClaimStatus.MISATTRIBUTED,
         "Sir Tom was built by Bagnall.",
         id="named-engines",
     ),
@@ -112,7 +112,7 @@ PAIRS = [
         "Millbridge station opened in 1862. It has a cafe and a bookshop. "
         "Fellside station opened in 1875 and has a waiting room.",
         "Fellside station has a cafe.",
-        ClaimStatus.UNVERIFIED,  # "It" is Millbridge station
+        ClaimStatus.MISATTRIBUTED,  # "It" is Millbridge station
         "Fellside station has a waiting room.",
         id="through-a-pronoun",
     ),
@@ -126,14 +126,14 @@ PAIRS = [
     pytest.param(
         "Millbridge has two platforms; Fellside has one.",
         "Fellside has two platforms.",
-        ClaimStatus.UNVERIFIED,
+        ClaimStatus.MISATTRIBUTED,
         "Millbridge has two platforms.",
         id="bare-names",
     ),
     pytest.param(
         "The Avon bridge has three arches. The Severn bridge has five arches and a toll house.",
         "The Avon bridge has a toll house.",
-        ClaimStatus.UNVERIFIED,
+        ClaimStatus.MISATTRIBUTED,
         "The Severn bridge has a toll house.",
         id="bridges",
     ),
@@ -154,7 +154,7 @@ PAIRS = [
     pytest.param(
         "The old mill grinds oats. The new mill grinds wheat and barley.",
         "The old mill grinds wheat.",
-        ClaimStatus.UNVERIFIED,
+        ClaimStatus.MISATTRIBUTED,
         "The new mill grinds barley.",
         id="old-and-new",
     ),
@@ -188,7 +188,7 @@ def test_the_subject_may_be_named_in_another_source_than_the_one_that_matches() 
         Source(2, "Fellside station has a single platform and a turntable."),
     ]
     vote = judge("Fellside station has a footbridge [1].", sources)
-    assert vote.status == ClaimStatus.UNVERIFIED
+    assert vote.status == ClaimStatus.MISATTRIBUTED
     assert Flag.WRONG_SUBJECT in vote.flags
     assert judge("Fellside station has a turntable [2].", sources).status == ClaimStatus.VERIFIED
 
@@ -246,7 +246,7 @@ def test_a_heading_does_not_excuse_a_passage_about_another_subject() -> None:
         context="Fellside station",
     )
     vote = judge("Fellside station has a footbridge.", [source])
-    assert vote.status == ClaimStatus.UNVERIFIED
+    assert vote.status == ClaimStatus.MISATTRIBUTED
     assert Flag.WRONG_SUBJECT in vote.flags
 
 

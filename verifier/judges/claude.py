@@ -87,7 +87,8 @@ never by your own knowledge.
 of the claim).
 - outdated: the claim is supported only by a source marked superseded="true"; no current source supports it \
 (a current source may say something newer).
-- misattributed: a source supports the claim, but it is not among the sources the claim cites.
+- misattributed: a source supports the claim, but it is not among the sources the claim cites; or a source \
+says it of another subject and none says it of the claim's own (flag wrong-subject).
 When parts of a claim differ, the claim takes the status of its weakest part: any contradicted part makes \
 it contradicted; otherwise any part without basis makes it unverified.
 

@@ -18,8 +18,8 @@ though every word of the claim but one is in the sentence. The rule, per clause 
   another subject of its kind when the source does not know it, and a new name is `wrong-name`'s business.
   Nor is a subject that stands for the source itself ("The article discusses ...").
 - Such a claim is contradicted when a clause about its own subject gives another figure in the same slot
-  ("the tender engine every 45 days" against "every 30 days"), else unverified: the source says nothing of
-  the subject, and the passage that matched is about another one.
+  ("the tender engine every 45 days" against "every 30 days"), else misattributed: the garden says it, of
+  another subject, and nothing of this one.
 """
 
 from __future__ import annotations

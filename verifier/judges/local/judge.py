@@ -146,14 +146,15 @@ def _wrong_subject_ruling(
     prepared: Sequence[Prepared],
 ) -> Ruling:
     """The ruling of a claim that a source says of another subject, and none of its own: contradicted when the
-    source gives its own subject another figure, else unverified; the quote shows the passage that says so."""
+    source gives its own subject another figure, else misattributed (the garden says it, of something else); the
+    quote shows the passage that says so."""
     said_of_another = [a for a in assessments if wrong[a.source_position] is not None]
     cited = [a for a in said_of_another if sources[a.source_position].index in claim.citations]
     chosen = max(cited or said_of_another, key=lambda a: a.probability)
     found = wrong[chosen.source_position]
     assert found is not None
     piece = found.piece if found.piece >= 0 else chosen.alignment.best_piece
-    status = ClaimStatus.CONTRADICTED if found.contradicted else ClaimStatus.UNVERIFIED
+    status = ClaimStatus.CONTRADICTED if found.contradicted else ClaimStatus.MISATTRIBUTED
     quote = prepared[chosen.source_position].quote(piece)
     confidence = round(max(RULE_CONFIDENCE, chosen.probability), 4)
     return Ruling(status, quote, sources[chosen.source_position].index, confidence, found.flags)
