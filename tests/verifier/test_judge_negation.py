@@ -4,12 +4,7 @@ September and denies spring. Each pair: the statement the source makes (verified
 
 from __future__ import annotations
 
-import os
-
 import pytest
-
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 from verifier.claims import split_claims
 from verifier.judges.local import judge_claims
@@ -22,11 +17,7 @@ HEDGES = (
 )
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _one_thread() -> None:
-    import torch
-
-    torch.set_num_threads(1)
+pytestmark = pytest.mark.usefixtures("judge_on_one_thread")
 
 
 def judge(text: str, source: str) -> Ruling:

@@ -6,12 +6,7 @@ other (not verified), and a claim that keeps it where the source says it (verifi
 
 from __future__ import annotations
 
-import os
-
 import pytest
-
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 from verifier.claims import split_claims
 from verifier.judges.local import judge_claims, judge_text
@@ -22,11 +17,7 @@ STATIONS = "Millbridge station has two platforms and a footbridge. Fellside stat
 ENGINES = "The tank engines are washed out every 30 days; the tender engine every 45 days."
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _one_thread() -> None:
-    import torch
-
-    torch.set_num_threads(1)
+pytestmark = pytest.mark.usefixtures("judge_on_one_thread")
 
 
 def judge(text: str, sources: list[Source]) -> Ruling:

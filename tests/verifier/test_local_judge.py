@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
-
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 from verifier.claims import split_claims
 from verifier.judges.local import judge_claims, judge_text
@@ -18,11 +13,7 @@ EIFFEL = "The Eiffel Tower opened in Paris in 1889."
 COLOSSEUM = "The Colosseum is an ancient amphitheatre in the centre of Rome, completed in 80 AD under Titus."
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _one_thread() -> None:
-    import torch
-
-    torch.set_num_threads(1)
+pytestmark = pytest.mark.usefixtures("judge_on_one_thread")
 
 
 def judge(text: str, sources: list[Source]) -> list[Ruling]:
