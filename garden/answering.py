@@ -14,6 +14,7 @@ from garden.preflight import preflight
 from garden.retrieval import RetrievalResult, retrieve
 from garden.synthesis import SourceText, Synthesis, synthesize
 from garden.text import storable
+from garden.timing import phase
 
 EMPTY_QUESTION = "Please type a question."
 QUESTION_TOO_LONG = "Questions are limited to {limit:,} characters; yours has {length:,}. Please shorten it."
@@ -39,6 +40,7 @@ def question_clean(text: str | None) -> str:
     return text
 
 
+@phase("database")
 def _sources(result: RetrievalResult) -> list[tuple[int, Chunk, float]]:
     chunks = Chunk.objects.select_related("article").in_bulk([hit.chunk_id for hit in result.sources])
     return [(number, chunks[hit.chunk_id], hit.score) for number, hit in enumerate(result.sources, start=1)]
@@ -63,7 +65,7 @@ def question_ask(*, text: str | None, user: AbstractBaseUser | AnonymousUser | N
         )
     total_ms = round((time.perf_counter() - began) * 1000)
 
-    with transaction.atomic():
+    with phase("database"), transaction.atomic():
         question = Question.objects.create(
             text=text,
             asked_by_id=user.pk if user is not None and user.is_authenticated else None,

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 
 from garden.models import Risk
+from garden.timing import phase
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,7 @@ FACTUAL = Preflight(
 )
 
 
+@phase("preflight")
 def preflight(question: str) -> Preflight:
     """The risk domain of a question, its risk level and the grounding suggestion to show beside the answer."""
     for rule in RULES:

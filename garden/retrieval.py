@@ -19,6 +19,7 @@ from django.db import connection, transaction
 
 from garden import embeddings
 from garden.models import Article, Theme, Topic
+from garden.timing import phase
 
 CANDIDATES = 40
 SOURCES_PER_ARTICLE = 3
@@ -216,6 +217,7 @@ def select(
     return result
 
 
+@phase("retrieval")
 def retrieve(
     question: str,
     *,

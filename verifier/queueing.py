@@ -16,11 +16,13 @@ from django.db.models import Q
 from django.utils import timezone
 
 from garden.models import Answer
+from garden.timing import phase
 from verifier.models import Verification, VerificationStatus
 
 logger = logging.getLogger(__name__)
 
 
+@phase("queueing")
 def _enqueue(verification_id: int) -> None:
     from verifier.tasks import verify_answer
 

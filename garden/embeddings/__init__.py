@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from garden.embeddings import onnx
+from garden.timing import phase
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -151,6 +152,7 @@ def _embed_onnx(texts: list[str], batch_size: int, backend: EmbeddingBackend) ->
     return vectors
 
 
+@phase("embedding")
 def embed(
     texts: Sequence[str], *, batch_size: int = BATCH_SIZE, backend: EmbeddingBackend | None = None
 ) -> npt.NDArray[np.float32]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from garden.claude_api import claude_config
+from garden.timing import phase
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ class Synthesis:
     latency_ms: int = 0
 
 
+@phase("synthesis")
 def synthesize(question: str, sources: Sequence[SourceText]) -> Synthesis:
     """Answer `question` from `sources`, citing them as [n]. Never raises for an API failure: see `error`."""
     from garden.synthesis import claude, extractive

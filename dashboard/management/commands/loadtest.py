@@ -3,7 +3,10 @@
 It serves the site itself (gunicorn and a Celery worker, on 127.0.0.1 only), runs the readers for a bounded time
 (each asks a golden question through `POST /api/ask`, then polls `GET /api/answers/{id}/verdict` until the verdict
 is in), then waits for every answer it caused to be verified, and prints throughput and p50/p95 latency per
-endpoint as JSON. It fails when any request failed or any answer was left unverified.
+endpoint as JSON, with where an ask's time went (from the server's `Server-Timing` header: waiting for a web
+worker, pre-flight, embedding, retrieval, synthesis, database, queueing) and where its verification's went
+(waiting for a Celery worker, critic checks, judges). It fails when any request failed or any answer was left
+unverified.
 """
 
 from __future__ import annotations
@@ -25,12 +28,15 @@ from typing import Any
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db.models import Sum
 
 from config.devstack import free_port
 from garden.golden import golden_load
+from garden.timing import parse_header
 from verifier.models import Verification, VerificationStatus
 
 POLL_SECONDS = 1.0
+ASK = "POST /api/ask"
 
 
 class Recorder:
@@ -41,6 +47,8 @@ class Recorder:
         self.latencies: dict[str, list[float]] = defaultdict(list)
         self.failures: dict[str, list[str]] = defaultdict(list)
         self.answer_ids: list[int] = []
+        self.ask_phases: dict[str, list[float]] = defaultdict(list)
+        self.asks: list[dict[str, Any]] = []  # every ask: when it began, how long it took, its phases
 
     def record(self, endpoint: str, seconds: float, failure: str = "") -> None:
         with self.lock:
@@ -48,31 +56,73 @@ class Recorder:
             if failure:
                 self.failures[endpoint].append(failure)
 
+    def record_phases(self, began: float, client_ms: float, server_timing: str) -> None:
+        """An ask's phases as the server timed them, and the rest of what the reader waited (queued for a web
+        worker, and the network) as `waiting`."""
+        phases = parse_header(server_timing)
+        total = phases.pop("total", 0.0)
+        phases["waiting"] = max(0.0, client_ms - total)
+        with self.lock:
+            self.asks.append({"began": began, "ms": round(client_ms, 1), **phases})
+            for name, ms in phases.items():
+                self.ask_phases[name].append(ms)
+
     def report(self, elapsed: float) -> dict[str, Any]:
         endpoints = {}
         for endpoint, samples in sorted(self.latencies.items()):
-            ordered = sorted(samples)
             endpoints[endpoint] = {
-                "requests": len(ordered),
+                "requests": len(samples),
                 "failed": len(self.failures[endpoint]),
-                "per_second": round(len(ordered) / elapsed, 2),
-                "p50_ms": round(statistics.median(ordered), 1),
-                "p95_ms": round(ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))], 1),
+                "per_second": round(len(samples) / elapsed, 2),
+                **percentiles(samples),
             }
         return endpoints
 
 
-def _call(base: str, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
-    """One HTTP request; (status, parsed JSON body). Connection problems raise OSError."""
+def percentiles(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    return {
+        "p50_ms": round(statistics.median(ordered), 1),
+        "p95_ms": round(ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))], 1),
+    }
+
+
+def phase_table(phases: dict[str, list[float]]) -> dict[str, dict[str, float]]:
+    """p50/p95 per phase, the costliest at p95 first."""
+    table = {name: percentiles(samples) for name, samples in phases.items() if samples}
+    return dict(sorted(table.items(), key=lambda item: -item[1]["p95_ms"]))
+
+
+def verification_phases(answer_ids: list[int]) -> dict[str, dict[str, float]]:
+    """Where the verifications of these answers spent their time: waiting for a Celery worker, the critic
+    checks, and the judges (the rest of the run)."""
+    phases: dict[str, list[float]] = defaultdict(list)
+    rows = Verification.objects.filter(
+        answer_id__in=answer_ids, status=VerificationStatus.DONE, started_at__isnull=False
+    ).annotate(critics_ms=Sum("findings__latency_ms"))
+    for verification in rows:
+        assert verification.started_at is not None
+        critics = verification.critics_ms or 0.0
+        phases["waiting"].append((verification.started_at - verification.created_at).total_seconds() * 1000)
+        phases["critic checks"].append(critics)
+        phases["judges"].append(max(0.0, verification.latency_ms - critics))
+        phases["run"].append(float(verification.latency_ms))
+    return phase_table(phases)
+
+
+def _call(base: str, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any, str]:
+    """One HTTP request; (status, parsed JSON body, its Server-Timing header). Connection problems raise
+    OSError."""
     data = json.dumps(body).encode() if body is not None else None
     request = urllib.request.Request(
         f"{base}{path}", data=data, method=method, headers={"Content-Type": "application/json"}
     )
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, json.loads(response.read() or b"null")
+            timing = response.headers.get("Server-Timing", "")
+            return response.status, json.loads(response.read() or b"null"), timing
     except urllib.error.HTTPError as error:
-        return error.code, None
+        return error.code, None, ""
 
 
 def _timed(
@@ -80,21 +130,23 @@ def _timed(
 ) -> Any:
     """Make the request, record its latency (and failure); the JSON body on success, else None."""
     began = time.perf_counter()
+    timing = ""
     try:
-        status, payload = _call(base, method, path, body)
+        status, payload, timing = _call(base, method, path, body)
         failure = "" if status == 200 else f"HTTP {status}"
     except OSError as error:
         payload, failure = None, type(error).__name__
-    recorder.record(endpoint, time.perf_counter() - began, failure)
+    seconds = time.perf_counter() - began
+    recorder.record(endpoint, seconds, failure)
+    if endpoint == ASK and timing and not failure:
+        recorder.record_phases(began, seconds * 1000, timing)
     return None if failure else payload
 
 
 def _reader(base: str, questions: list[str], stop_at: float, recorder: Recorder, seed: int) -> None:
     rng = random.Random(seed)
     while time.monotonic() < stop_at:
-        body = _timed(
-            recorder, "POST /api/ask", base, "POST", "/api/ask", {"question": rng.choice(questions)}
-        )
+        body = _timed(recorder, ASK, base, "POST", "/api/ask", {"question": rng.choice(questions)})
         if body is None or body["refused"] or body["error"]:
             continue
         with recorder.lock:
@@ -205,10 +257,14 @@ class Command(BaseCommand):
             for process in (server, worker):
                 process.wait(30)
         endpoints = recorder.report(elapsed)
+        # Every ask, for a closer look than percentiles give (e.g. whether the slow ones came together).
+        (logs / "load-asks.json").write_text(json.dumps(sorted(recorder.asks, key=lambda a: a["began"])))
         report = {
             "readers": readers,
             "seconds": round(elapsed, 1),
             "endpoints": endpoints,
+            "ask_phases": phase_table(recorder.ask_phases),
+            "verification_phases": verification_phases(recorder.answer_ids),
             "answers": len(recorder.answer_ids),
             "verified": len(recorder.answer_ids) - len(unfinished),
             "unverified": len(unfinished),
