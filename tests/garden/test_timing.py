@@ -55,7 +55,9 @@ def test_an_ask_says_where_its_time_went(client):
     phases = parse_header(response["Server-Timing"])
     assert {"preflight", "embedding", "retrieval", "synthesis", "database", "total"} <= set(phases)
     assert all(ms >= 0 for ms in phases.values())
-    assert sum(ms for name, ms in phases.items() if name != "total") == pytest.approx(phases["total"], abs=0.5)
+    assert sum(ms for name, ms in phases.items() if name != "total") == pytest.approx(
+        phases["total"], abs=0.5
+    )
     assert phases["embedding"] > 0 and phases["database"] > 0
 
 
