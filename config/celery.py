@@ -5,7 +5,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import after_setup_logger, after_setup_task_logger
+from celery.signals import after_setup_logger, after_setup_task_logger, worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
@@ -21,3 +21,12 @@ def scrub_worker_logs(logger: logging.Logger, **kwargs: Any) -> None:
     from config.scrubbing import scrub_handlers
 
     scrub_handlers(logger)
+
+
+@worker_init.connect
+def yield_to_readers(**kwargs: Any) -> None:
+    """The worker (its pool processes inherit this) runs at a lower CPU priority than the web: on shared cores
+    a reader's question is answered first and its check follows, rather than both waiting on each other."""
+    from django.conf import settings
+
+    os.nice(settings.WORKER_NICENESS)

@@ -61,7 +61,9 @@ def question_ask(*, text: str | None, user: AbstractBaseUser | AnonymousUser | N
         synthesis = Synthesis(REFUSAL_TEXT, Generator.REFUSAL)
     else:
         synthesis = synthesize(
-            text, [SourceText(number, chunk.article.title, chunk.text) for number, chunk, _ in sources]
+            text,
+            [SourceText(number, chunk.article.title, chunk.text) for number, chunk, _ in sources],
+            result.vector,
         )
     total_ms = round((time.perf_counter() - began) * 1000)
 

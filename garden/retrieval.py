@@ -69,6 +69,7 @@ class RetrievalResult:
     articles: list[ArticleHit] = field(default_factory=list)
     sources: list[ChunkHit] = field(default_factory=list)
     latency_ms: int = 0
+    vector: npt.NDArray[np.float32] | None = None  # the question's embedding, which synthesis reuses
 
     @property
     def empty(self) -> bool:
@@ -237,6 +238,7 @@ def retrieve(
         result.sources = _topic_sources(
             candidates.topic_article_ids, candidates.vector, settings.RETRIEVAL_MAX_SOURCES
         )
+    result.vector = candidates.vector
     result.latency_ms = round((time.perf_counter() - began) * 1000)
     return result
 

@@ -119,6 +119,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_TASK_SERIALIZER = "json"
+# How much lower than the web's the Celery worker's CPU priority is (`nice`, 0-19): on shared cores readers'
+# questions are answered first, and the checks that follow wait for free time.
+WORKER_NICENESS = env.int("WORKER_NICENESS", default=10)
 # Verifications left waiting while Redis was away (or stuck with a lost task) are queued again by Celery beat:
 # every VERIFIER_REQUEUE_EVERY_SECONDS, those pending for longer than VERIFIER_REQUEUE_AFTER_SECONDS.
 VERIFIER_REQUEUE_EVERY_SECONDS = env.float("VERIFIER_REQUEUE_EVERY_SECONDS", default=60.0)

@@ -190,7 +190,10 @@ _cache_lock = threading.Lock()
 
 
 def embed_cached(texts: Sequence[str]) -> npt.NDArray[np.float32]:
-    """Like `embed`, remembering recent texts: source sentences recur across questions, questions rarely do."""
+    """Like `embed`, remembering recent texts: source sentences recur across questions, questions rarely do.
+    Texts this process has not embedded are looked for in the cache every process shares (`shared`)."""
+    from garden.embeddings import shared
+
     backend = active_backend()
     with _cache_lock:
         known = {text: _cache[backend, text] for text in texts if (backend, text) in _cache}
@@ -198,7 +201,12 @@ def embed_cached(texts: Sequence[str]) -> npt.NDArray[np.float32]:
             _cache.move_to_end((backend, text))
     missing = list(dict.fromkeys(text for text in texts if text not in known))
     if missing:
-        fresh = dict(zip(missing, embed(missing, backend=backend), strict=True))
+        fresh = shared.vectors_get(backend, missing)
+        embedded = [text for text in missing if text not in fresh]
+        if embedded:
+            new = dict(zip(embedded, embed(embedded, backend=backend), strict=True))
+            shared.vectors_put(backend, new)
+            fresh.update(new)
         with _cache_lock:
             _cache.update(((backend, text), vector) for text, vector in fresh.items())
             while len(_cache) > _CACHE_SIZE:

@@ -6,6 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
+import numpy as np
+import numpy.typing as npt
+
 from garden.claude_api import claude_config
 from garden.timing import phase
 
@@ -32,11 +35,14 @@ class Synthesis:
 
 
 @phase("synthesis")
-def synthesize(question: str, sources: Sequence[SourceText]) -> Synthesis:
-    """Answer `question` from `sources`, citing them as [n]. Never raises for an API failure: see `error`."""
+def synthesize(
+    question: str, sources: Sequence[SourceText], question_vector: npt.NDArray[np.float32] | None = None
+) -> Synthesis:
+    """Answer `question` from `sources`, citing them as [n]. Never raises for an API failure: see `error`.
+    `question_vector` is the question's embedding when retrieval has made it already."""
     from garden.synthesis import claude, extractive
 
     config = claude_config()
     if config is not None:
         return claude.synthesize(question, sources, config)
-    return extractive.synthesize(question, sources)
+    return extractive.synthesize(question, sources, question_vector)

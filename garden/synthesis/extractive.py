@@ -183,7 +183,9 @@ def _with_citation(sentence: str, number: int) -> str:
     return f"{body} [{number}]{end}"
 
 
-def synthesize(question: str, sources: Sequence[SourceText]) -> Synthesis:
+def synthesize(
+    question: str, sources: Sequence[SourceText], question_vector: npt.NDArray[np.float32] | None = None
+) -> Synthesis:
     began = time.perf_counter()
     candidates = _candidates(sources)
     if not candidates:
@@ -192,7 +194,7 @@ def synthesize(question: str, sources: Sequence[SourceText]) -> Synthesis:
         )
     vectors = np.vstack(
         [
-            embeddings.embed_one(question),
+            embeddings.embed_one(question) if question_vector is None else question_vector,
             embeddings.embed_cached([f"{c.title}: {c.text}" for c in candidates]),
         ]
     )

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Sum
@@ -173,6 +174,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--prepare", action="store_true", help="Migrate and import the sample garden first."
         )
+        parser.add_argument(
+            "--keep-cache",
+            action="store_true",
+            help="Keep what the cache holds (e.g. source sentences' vectors from an earlier run); by default every "
+            "run starts with an empty cache, as a first deployment does, so runs compare.",
+        )
 
     def handle(
         self,
@@ -183,6 +190,7 @@ class Command(BaseCommand):
         celery_workers: int,
         drain_seconds: float,
         prepare: bool,
+        keep_cache: bool,
         **options: Any,
     ) -> None:
         if prepare:
@@ -190,6 +198,8 @@ class Command(BaseCommand):
             sample = Path(settings.BASE_DIR) / "garden" / "sample"
             call_command("import_garden", str(sample / "earlier"), str(sample / "articles"), "--no-progress")
         questions = [q.question for q in golden_load()]
+        if not keep_cache:
+            cache.clear()
         port = free_port()
         base = f"http://127.0.0.1:{port}"
         # The readers all come from one address: lift the per-IP limit for the server this command starts.
