@@ -2,7 +2,7 @@
 
 Threads let quick requests (verdict polls, pages) through while other requests are busy answering; each
 process keeps torch to one thread, since the processes already share the machine's cores, and loads the
-embedding model as it starts.
+embedding model and the URLconf as it starts, so its first readers do not wait for them.
 """
 
 from typing import Any
@@ -20,3 +20,11 @@ def post_fork(server: Any, worker: Any) -> None:
     # Loaded before the first request, not during it: the embedding backend, and the judge's if another.
     embeddings.load()
     embeddings.load(judge_backend())
+
+
+def post_worker_init(worker: Any) -> None:
+    from django.urls import get_resolver
+
+    # The views and the API's schemas are imported now: on a first request this took 1.5 s, and under a burst
+    # of readers at start-up every process's first requests waited for it.
+    get_resolver().url_patterns  # imported for its side effect
