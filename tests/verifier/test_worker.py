@@ -1,5 +1,7 @@
 """A real Celery worker on the real Redis broker checks answers: pending -> running -> done, never twice."""
 
+import os
+
 import pytest
 from django.db import transaction
 
@@ -84,3 +86,12 @@ def test_verify_all_runs_as_a_celery_group_on_the_worker(celery_worker, tmp_path
     assert report["questions"] == 2 and report["errors"] == 0
     assert report["out_of_scope_refused"] == 1.0 and report["in_scope_refused"] == 0.0
     assert report["claims"] >= 1
+
+
+def test_the_worker_yields_the_cores_to_the_web(celery_worker, settings):
+    """Readers' questions come first on shared cores: the worker runs WORKER_NICENESS below this process."""
+    assert celery_worker.process is not None
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    assert os.getpriority(os.PRIO_PROCESS, celery_worker.process.pid) == min(
+        19, ours + settings.WORKER_NICENESS
+    )
