@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 from pgvector.django import HnswIndex
 
 from garden import embeddings
@@ -235,6 +235,14 @@ def _current_matrix() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
     return ids, np.asarray([np.asarray(row[1], dtype=np.float32) for row in rows])
 
 
+def _sql_exact_scan(vector: npt.NDArray[np.float32]) -> float:
+    """Milliseconds for the vector search's own query with the index switched off: what PostgreSQL takes
+    to find the exact nearest chunks, the scan HNSW replaces (the NumPy scan skips the round trip)."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_indexscan = off")
+        return _timed(vector_candidates, vector)[0]
+
+
 def bench_retrieval(
     questions: Sequence[GoldenEntry],
     runs: int,
@@ -251,22 +259,25 @@ def bench_retrieval(
         _fill_to(size, rng, noise)
         fill_seconds = time.perf_counter() - build_began
         ids, matrix = _current_matrix()
-        hnsw_runs, numpy_runs, hybrid_runs, recalls = [], [], [], []
+        hnsw_runs, numpy_runs, sql_runs, hybrid_runs, recalls = [], [], [], [], []
         for _ in range(runs):
-            hnsw, exact, hybrid = [], [], []
+            hnsw, exact, sql, hybrid = [], [], [], []
             for question, vector in zip(questions, vectors, strict=True):
                 elapsed, found = _timed(vector_candidates, vector)
                 hnsw.append(elapsed)
                 elapsed, _ = _timed(_exact_top, matrix, vector)
                 exact.append(elapsed)
+                sql.append(_sql_exact_scan(vector))
                 elapsed, _ = _timed(_hybrid, question.question, vector, thresholds)
                 hybrid.append(elapsed)
                 exact_best = set(ids[_exact_top(matrix, vector)[:10]].tolist())
                 recalls.append(len({chunk_id for chunk_id, *_ in found[:10]} & exact_best) / 10)
             hnsw_runs.append(_percentiles(hnsw))
             numpy_runs.append(_percentiles(exact))
+            sql_runs.append(_percentiles(sql))
             hybrid_runs.append(_percentiles(hybrid))
         vector_search, numpy_scan = _median_of_runs(hnsw_runs), _median_of_runs(numpy_runs)
+        sql_scan = _median_of_runs(sql_runs)
         results.append(
             {
                 "chunks": len(matrix),
@@ -275,6 +286,10 @@ def bench_retrieval(
                 "numpy_exact_scan": numpy_scan,
                 "p95_ratio_hnsw_to_numpy": round(
                     vector_search["p95_ms"] / max(numpy_scan["p95_ms"], 1e-6), 2
+                ),
+                "sql_exact_scan": sql_scan,
+                "p95_ratio_hnsw_to_sql_exact_scan": round(
+                    vector_search["p95_ms"] / max(sql_scan["p95_ms"], 1e-6), 2
                 ),
                 "hnsw_recall_at_10": round(float(np.mean(recalls)), 3),
                 "hybrid_retrieval": _median_of_runs(hybrid_runs),
