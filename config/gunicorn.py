@@ -23,8 +23,10 @@ def post_fork(server: Any, worker: Any) -> None:
 
 
 def post_worker_init(worker: Any) -> None:
-    from django.urls import get_resolver
+    from importlib import import_module
 
-    # The views and the API's schemas are imported now: on a first request this took 1.5 s, and under a burst
-    # of readers at start-up every process's first requests waited for it.
-    get_resolver().url_patterns  # imported for its side effect
+    from django.conf import settings
+
+    # The URLconf, with the views and the API's schemas, is imported now: on a first request this took 1.5 s,
+    # and under a burst of readers at start-up every process's first requests waited for it.
+    import_module(settings.ROOT_URLCONF)

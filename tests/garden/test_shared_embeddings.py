@@ -11,7 +11,11 @@ from django.core.cache import cache
 from garden import embeddings
 from garden.embeddings import shared
 
-SENTENCES = ["The hive has eleven frames.", "Millbridge station opened in 1847.", "Pears are grafted in March."]
+SENTENCES = [
+    "The hive has eleven frames.",
+    "Millbridge station opened in 1847.",
+    "Pears are grafted in March.",
+]
 
 
 class Counting:
