@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -14,14 +13,12 @@ from django.db import DatabaseError, transaction
 from garden.chunking import chunk_spans
 from garden.importer import ArticleFileError, ParsedArticle, article_files, parse_article_file, slugify
 from garden.models import Link
-from garden.sync.embedding import Embedding, encode
+from garden.sync.embedding import Progress, groups_embedded
 from garden.sync.images import ImageFinder
 from garden.sync.lifecycle import renames_follow, restore_returned, retire_missing
 from garden.sync.linking import link_resolver, links_resolve, red_links_resolve
 from garden.sync.writing import Known, Pending, notes_changed, notes_write, vocabulary_apply
 from garden.vocabulary import has_vocabulary_file, read_vocabulary, vocabulary_derived
-
-Progress = Callable[[int], None]
 
 
 @dataclass
@@ -75,26 +72,11 @@ def _notes_read(folder: Path, root: Path, report: ImportReport) -> tuple[dict[st
 def _groups_write(
     groups: Sequence[Sequence[Pending]], report: ImportReport, on_progress: Progress | None
 ) -> None:
-    """Embed and write the groups in turn, the next group's encoding (in a thread: torch leaves Python's lock)
-    overlapping this group's database writes."""
-    if not groups:
-        return
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed") as encoder:
-        planned = Embedding.plan(groups[0])
-        encoding = encoder.submit(encode, planned.texts)
-        for number, group in enumerate(groups):
-            encoded, seconds = encoding.result()
-            planned.fill(encoded)
-            report.embedded += len(encoded)
-            report.embed_seconds += seconds
-            if on_progress:
-                on_progress(len(encoded))
-            if number + 1 < len(groups):
-                following = Embedding.plan(groups[number + 1])
-                encoding = encoder.submit(encode, following.texts)
-            _group_store(group, report)
-            if number + 1 < len(groups):
-                planned = following
+    """Embed and write the groups in turn, each written as soon as its vectors are there."""
+    for group, encoded, seconds in groups_embedded(groups, on_progress):
+        report.embedded += encoded
+        report.embed_seconds += seconds
+        _group_store(group, report)
 
 
 def _group_store(group: Sequence[Pending], report: ImportReport) -> None:
