@@ -30,7 +30,8 @@ class ImportReport:
     revised: int = 0
     unchanged: int = 0
     chunks: int = 0
-    embed_seconds: float = 0.0
+    embed_seconds: float = 0.0  # spent encoding, summed over groups (on workers, over their processes)
+    write_seconds: float = 0.0  # spent writing groups to the database
     seconds: float = 0.0
     embedded: int = 0  # chunks embedded (an edit reuses the vectors of the passages it left alone)
     moved: int = 0  # notes moved or renamed, which kept their article
@@ -94,7 +95,9 @@ def _groups_write(
     for group, encoded, seconds in embedder(groups, on_progress):
         report.embedded += encoded
         report.embed_seconds += seconds
+        began = time.perf_counter()
         _group_store(group, report)
+        report.write_seconds += time.perf_counter() - began
 
 
 def _group_store(group: Sequence[Pending], report: ImportReport) -> None:
