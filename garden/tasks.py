@@ -17,11 +17,12 @@ def sync_garden() -> int:
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True)
-def embed_texts(self: Task[Any, Any], texts: list[str]) -> dict[str, Any]:
-    """Embed one batch of an import's passages (`import_garden --workers`), reporting progress as it goes; the
-    vectors come back packed. Pure, so safe to run twice: the importing process writes them, once."""
+def embed_texts(self: Task[Any, Any], texts: list[str], backend: str) -> dict[str, Any]:
+    """Embed one batch of an import's passages (`import_garden --workers`) by the importer's embedding backend,
+    reporting progress as it goes; the vectors come back packed. Pure, so safe to run twice: the importing
+    process writes them, once."""
 
     def report(done: int) -> None:
         self.update_state(state=fanout.PROGRESS, meta={"embedded": done})
 
-    return fanout.batch_embed(texts, on_batch=report)
+    return fanout.batch_embed(texts, backend, on_batch=report)

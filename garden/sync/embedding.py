@@ -56,13 +56,18 @@ class Embedding:
             offset += len(item.spans)
 
 
-def encode(texts: list[str], on_batch: Progress | None = None) -> tuple[list[list[float]], float]:
+def encode(
+    texts: list[str],
+    on_batch: Progress | None = None,
+    backend: embeddings.EmbeddingBackend | None = None,
+) -> tuple[list[list[float]], float]:
     """Embed texts sorted by length, in batches (a batch is padded to its longest text: mixed lengths cost
-    twice the time); the vectors and the seconds it took. `on_batch` hears how many are done after each batch."""
+    twice the time), by `backend` (else the configured one); the vectors and the seconds it took. `on_batch`
+    hears how many are done after each batch."""
     began = time.perf_counter()
     vectors: list[list[float]] = []
     for start in range(0, len(texts), embeddings.BATCH_SIZE):
-        vectors += embeddings.embed(texts[start : start + embeddings.BATCH_SIZE]).tolist()
+        vectors += embeddings.embed(texts[start : start + embeddings.BATCH_SIZE], backend=backend).tolist()
         if on_batch:
             on_batch(len(vectors))
     return vectors, time.perf_counter() - began

@@ -25,7 +25,7 @@ from django.conf import settings
 from kombu.exceptions import OperationalError
 from redis.exceptions import RedisError
 
-from garden.embeddings import DIMENSIONS
+from garden import embeddings
 from garden.sync.embedding import Embedded, Embedding, Progress, encode
 from garden.sync.writing import Pending
 
@@ -86,14 +86,15 @@ def vectors_pack(vectors: Sequence[Sequence[float]]) -> str:
 
 
 def vectors_unpack(packed: str) -> list[list[float]]:
-    matrix = np.frombuffer(base64.b64decode(packed), dtype="<f4").reshape(-1, DIMENSIONS)
+    matrix = np.frombuffer(base64.b64decode(packed), dtype="<f4").reshape(-1, embeddings.DIMENSIONS)
     vectors: list[list[float]] = matrix.tolist()
     return vectors
 
 
-def batch_embed(texts: list[str], on_batch: Progress | None = None) -> dict[str, Any]:
-    """The worker's half: the texts' vectors, packed, and the seconds encoding them took."""
-    vectors, seconds = encode(texts, on_batch)
+def batch_embed(texts: list[str], backend: str, on_batch: Progress | None = None) -> dict[str, Any]:
+    """The worker's half: the texts' vectors by the importing process's `backend` (whatever the worker's own
+    EMBEDDING_BACKEND: a garden's vectors come from one backend), packed, and the seconds encoding them took."""
+    vectors, seconds = encode(texts, on_batch, embeddings.backend_named(backend))
     return {"vectors": vectors_pack(vectors), "seconds": seconds}
 
 
@@ -125,6 +126,7 @@ def groups_embedded_on_workers(
     from garden.tasks import embed_texts  # here, not above: garden.tasks imports garden.sync
 
     timeout = batch_timeout or default_batch_timeout()
+    backend = embeddings.active_backend().value
     window: deque[_Batch] = deque()
     out: dict[str, _Batch] = {}
     following = iter(groups)
@@ -153,7 +155,7 @@ def groups_embedded_on_workers(
                 window.append(_Batch(embedding, None))
                 continue
             try:
-                result = embed_texts.apply_async((embedding.texts,))
+                result = embed_texts.apply_async((embedding.texts, backend))
             except (OperationalError, RedisError) as error:
                 raise FanOutError(BROKER_LOST.format(error=error)) from error
             window.append(_Batch(embedding, result))

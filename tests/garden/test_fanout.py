@@ -18,6 +18,7 @@ from django.conf import settings
 from config.database import current_database_url
 from config.devstack import EmbeddedRedis, free_port
 from garden import embeddings
+from garden.embeddings import EmbeddingBackend
 from garden.models import Article, ArticleRevision, Chunk, Link
 from garden.sync import fanout, garden_import, importing, workers_find
 from tests.celery_worker import Worker
@@ -32,6 +33,15 @@ def test_vectors_travel_exactly_and_smaller_than_json_numbers():
     packed = fanout.vectors_pack(vectors)
     assert fanout.vectors_unpack(packed) == vectors
     assert len(packed) < len(json.dumps(vectors)) / 3
+
+
+def test_a_worker_embeds_with_the_importers_backend_not_its_own(settings):
+    texts = ["The hives stand in the orchard.", "Cider is pressed in October."]
+    settings.EMBEDDING_BACKEND = "torch"  # the worker's own setting
+    answer = fanout.batch_embed(texts, EmbeddingBackend.ONNX_INT8)
+    vectors = np.asarray(fanout.vectors_unpack(answer["vectors"]))
+    assert np.allclose(vectors, embeddings.embed(texts, backend=EmbeddingBackend.ONNX_INT8), atol=1e-6)
+    assert not np.allclose(vectors, embeddings.embed(texts, backend=EmbeddingBackend.TORCH), atol=1e-3)
 
 
 def garden_snapshot() -> dict[str, Any]:
