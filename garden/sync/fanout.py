@@ -177,6 +177,10 @@ def groups_embedded_on_workers(
                 raise FanOutError(BATCH_LATE.format(texts=texts, seconds=timeout)) from None
             except (OperationalError, RedisError) as error:
                 raise FanOutError(BROKER_LOST.format(error=error)) from error
+            except RuntimeError as error:  # Celery's result consumer gave up reconnecting to Redis
+                if not isinstance(error.__cause__, (OperationalError, RedisError, OSError)):
+                    raise
+                raise FanOutError(BROKER_LOST.format(error=error.__cause__)) from error
             if batch.result.state != states.SUCCESS:
                 raise FanOutError(BATCH_FAILED.format(texts=texts, error=_failure(answer)))
             window.popleft()
@@ -190,5 +194,11 @@ def groups_embedded_on_workers(
             yield Embedded(batch.embedding.group, len(vectors), float(answer["seconds"]))
     finally:
         if out:  # not sent back yet: nobody will write them, so no worker need embed them
-            with contextlib.suppress(OperationalError, RedisError):
-                current_app.control.revoke(list(out))
+            _revoke(list(out))
+
+
+def _revoke(task_ids: list[str]) -> None:
+    """Revoke tasks if the broker answers at once; never wait on a broker that is away (revoking retries)."""
+    with contextlib.suppress(OperationalError, RedisError), current_app.connection_for_write() as connection:
+        connection.ensure_connection(max_retries=0)
+        current_app.control.revoke(task_ids, connection=connection)

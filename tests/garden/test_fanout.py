@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from garden import embeddings
 from garden.embeddings import EmbeddingBackend
 from garden.models import Article, ArticleRevision, Chunk, Link
 from garden.sync import fanout, garden_import, importing, workers_find
-from tests.celery_worker import Worker
+from tests.celery_worker import Worker, wait_for
 from tests.faulty_embedding_worker import FAULT, MARKER
 from tests.garden.test_sync import note
 
@@ -111,25 +112,22 @@ def own_redis(tmp_path: Path) -> Iterator[EmbeddedRedis]:
     redis.stop()
 
 
-def import_garden(folder: Path, redis_url: str, *options: str) -> subprocess.CompletedProcess[str]:
-    """`manage.py import_garden FOLDER --workers` as a user runs it, on the test database and `redis_url`."""
+def import_command(folder: Path, redis_url: str, *options: str) -> dict[str, Any]:
+    """`manage.py import_garden FOLDER --workers` as a user runs it, on the test database and `redis_url`: the
+    keyword arguments of a subprocess."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.test",
         "DATABASE_URL": current_database_url(),
         "REDIS_URL": redis_url,
     }
-    command = [
-        sys.executable,
-        "manage.py",
-        "import_garden",
-        str(folder),
-        "--workers",
-        "--no-progress",
-        *options,
-    ]
+    command = ["manage.py", "import_garden", str(folder), "--workers", "--no-progress", *options]
+    return {"args": [sys.executable, *command], "cwd": settings.BASE_DIR, "env": env, "text": True}
+
+
+def import_garden(folder: Path, redis_url: str, *options: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        command, cwd=settings.BASE_DIR, env=env, capture_output=True, text=True, timeout=300, check=False
+        **import_command(folder, redis_url, *options), capture_output=True, timeout=300, check=False
     )
 
 
@@ -214,3 +212,27 @@ def test_a_batch_that_does_not_come_back_stops_the_import_when_its_time_is_up(
     assert "passages did not come back from the workers within 3s." in ran.stderr
     assert "0 note(s) were stored before it stopped; run the import again to resume." in ran.stderr
     assert not Article.objects.filter(path__startswith="Note ").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_redis_going_away_mid_import_stops_it_at_once_saying_what_was_stored(
+    own_redis, faulty_worker, tmp_path
+):
+    folder = hives(tmp_path / "garden", 300)  # 900 passages: four groups, time to stop Redis after the first
+    running = subprocess.Popen(
+        **import_command(folder, own_redis.url), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        wait_for(lambda: Article.objects.filter(path__startswith="Note ").exists(), seconds=120)
+        own_redis.stop()
+        stopped = time.monotonic()
+        _, errors = running.communicate(timeout=120)
+    finally:
+        running.kill()
+    kept = Article.objects.filter(path__startswith="Note ").count()
+    # Celery's result consumer tries Redis again for a while (20 times), not for --batch-timeout's 450 s.
+    assert running.returncode == 1 and time.monotonic() - stopped < 60
+    assert "The Celery broker went away (" in errors
+    assert f"{kept} note(s) were stored before it stopped; run the import again to resume." in errors
+    assert 0 < kept < 300
