@@ -1,4 +1,5 @@
-"""Benchmarks of the garden: import throughput, query embedding, retrieval at 1k/10k/100k chunks, the refusal gate.
+"""Benchmarks of the garden: import throughput (in one process and fanned out to Celery workers), query embedding,
+retrieval at 1k/10k/100k chunks, the refusal gate.
 
 Run inside a scratch database (`python manage.py bench` creates and drops one). Timings on shared machines are
 noisy, so each figure is a median over repeated runs, and HNSW retrieval is compared with an exact NumPy scan
@@ -7,8 +8,11 @@ of the same vectors measured in the same run.
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -27,7 +31,7 @@ from garden.golden import GoldenEntry
 from garden.models import Article, ArticleRevision, Chunk
 from garden.retrieval import CANDIDATES, Thresholds, gather, retrieve, select, vector_candidates
 from garden.services import embedding_input
-from garden.sync import garden_import
+from garden.sync import FanOutError, Workers, garden_import, workers_find
 
 SIZES = (1_000, 10_000, 100_000)
 T = TypeVar("T")
@@ -175,6 +179,93 @@ def bench_large_garden(count: int) -> dict[str, Any]:
         "reimport_unchanged_seconds": round(again.seconds, 1),
         "reimport_embedded": again.embedded,
     }
+
+
+# Notes of the garden whose import is fanned out: about a thousand passages, long enough that a worker's first
+# batch (its warm-up) hardly counts, short enough for three imports on a shared machine.
+DISTRIBUTED_NOTES = 1000
+WORKERS_START_SECONDS = 120  # a worker process loads torch and the model before it answers
+
+
+def _workers_start(count: int, database_url: str) -> tuple[list[subprocess.Popen[bytes]], Workers]:
+    """`count` Celery workers of one process each (`--concurrency 1`, as `docker compose up --scale worker=N`
+    would run them), once all of them, and no others, answer."""
+    logs = Path(settings.BASE_DIR) / ".run"
+    logs.mkdir(exist_ok=True)
+    prefix = f"bench-fanout-{os.getpid()}-{count}"
+    processes = [
+        subprocess.Popen(
+            [
+                *(sys.executable, "-m", "celery", "-A", "config", "worker", "--concurrency", "1"),
+                *("--loglevel", "WARNING", "--without-gossip", "--without-mingle"),
+                *("--hostname", f"{prefix}-{number}@%h"),
+            ],
+            cwd=settings.BASE_DIR,
+            env={**os.environ, "DATABASE_URL": database_url},
+            stdin=subprocess.DEVNULL,
+            stdout=(logs / f"bench-fanout-worker-{number}.log").open("wb"),
+            stderr=subprocess.STDOUT,
+        )
+        for number in range(count)
+    ]
+    deadline = time.monotonic() + WORKERS_START_SECONDS
+    while True:
+        try:
+            workers = workers_find(timeout=1.0)
+        except FanOutError:
+            workers = Workers(names=(), processes=0)
+        others = [name for name in workers.names if not name.startswith(prefix)]
+        if others:
+            _workers_stop(processes)
+            raise RuntimeError(f"other Celery workers answer on this broker and would take batches: {others}")
+        if len(workers.names) == count:
+            return processes, workers
+        if time.monotonic() > deadline or any(p.poll() is not None for p in processes):
+            _workers_stop(processes)
+            raise RuntimeError(
+                f"the bench's Celery workers did not start; see {logs}/bench-fanout-worker-*.log"
+            )
+
+
+def _workers_stop(processes: Sequence[subprocess.Popen[bytes]]) -> None:
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.wait(30)
+
+
+def _import_figures(folder: Path, scratch: str, workers: Workers | None) -> dict[str, Any]:
+    """A first import of `folder` (in this process, or fanned out to `workers`), then its articles deleted."""
+    report = garden_import([folder], workers=workers)
+    Article.objects.filter(revisions__source_path__startswith=scratch).delete()
+    return {
+        "chunks": report.chunks,
+        "seconds": round(report.seconds, 1),
+        "chunks_per_second": round(report.chunks_per_second, 1),
+        "embed_seconds": round(report.embed_seconds, 1),
+        "write_seconds": round(report.write_seconds, 1),
+    }
+
+
+def bench_distributed_import(database_url: str, count: int = DISTRIBUTED_NOTES) -> dict[str, Any]:
+    """The first import of `count` generated notes, as `import_garden --workers` runs it, against one Celery
+    worker process, then two (started here, stopped after), beside the same import in this process. chunks/s
+    is the whole import's: reading, planning and writing here, embedding there; embed_seconds is summed over
+    the batches (over the workers' processes), write_seconds is this process's writing."""
+    results: dict[str, Any] = {"notes": count, "cores": os.cpu_count()}
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = generate_garden(Path(scratch) / "garden", count)
+        embeddings.load()  # this process's model is loaded before its import is timed, as the workers' are
+        results["in_process"] = _import_figures(folder, scratch, None)
+        for count_workers, key in ((1, "one_worker"), (2, "two_workers")):
+            processes, workers = _workers_start(count_workers, database_url)
+            try:
+                results[key] = {"workers": count_workers, **_import_figures(folder, scratch, workers)}
+            finally:
+                _workers_stop(processes)
+    one, two = results["one_worker"]["chunks_per_second"], results["two_workers"]["chunks_per_second"]
+    results["two_over_one"] = round(two / one, 2) if one else None
+    return results
 
 
 def bench_query_embedding(questions: Sequence[str], runs: int) -> dict[str, float]:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from celery import shared_task
+from typing import Any
 
-from garden.sync import garden_sync_configured
+from celery import Task, shared_task
+
+from garden.sync import fanout, garden_sync_configured
 
 
 @shared_task(ignore_result=True)
@@ -12,3 +14,15 @@ def sync_garden() -> int:
     """Periodic (Celery beat, when GARDEN_PATH is set): sync the garden; returns the notes that changed."""
     report = garden_sync_configured()
     return 0 if report is None else report.created + report.revised + report.moved + report.retired
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True)
+def embed_texts(self: Task[Any, Any], texts: list[str], backend: str) -> dict[str, Any]:
+    """Embed one batch of an import's passages (`import_garden --workers`) by the importer's embedding backend,
+    reporting progress as it goes; the vectors come back packed. Pure, so safe to run twice: the importing
+    process writes them, once."""
+
+    def report(done: int) -> None:
+        self.update_state(state=fanout.PROGRESS, meta={"embedded": done})
+
+    return fanout.batch_embed(texts, backend, on_batch=report)

@@ -1,19 +1,25 @@
 """Syncing a garden into the database: `import_garden`, `--watch` and the scheduled sync of GARDEN_PATH.
 
 `importing` drives a sync; `writing` stores notes; `linking` resolves its links; `embedding` reuses or
-encodes its vectors; `lifecycle` follows notes that move, leave or come back; `watching` keeps a garden in sync.
+encodes its vectors; `fanout` has the Celery workers encode them (`--workers`); `lifecycle` follows notes that
+move, leave or come back; `watching` keeps a garden in sync.
 """
 
-from garden.sync.importing import GROUP_CHUNKS, ImportReport, garden_import
+from garden.sync.fanout import FanOutError, Workers, workers_find
+from garden.sync.importing import GROUP_CHUNKS, ImportReport, ImportStopped, garden_import
 from garden.sync.watching import SYNC_LOCK, garden_sync_configured, garden_watch
 from garden.sync.writing import vocabulary_apply
 
 __all__ = [
     "GROUP_CHUNKS",
     "SYNC_LOCK",
+    "FanOutError",
     "ImportReport",
+    "ImportStopped",
+    "Workers",
     "garden_import",
     "garden_sync_configured",
     "garden_watch",
     "vocabulary_apply",
+    "workers_find",
 ]

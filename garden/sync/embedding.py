@@ -1,15 +1,20 @@
-"""The vectors of a group of notes: reused for passages an edit left alone, encoded for the rest."""
+"""The vectors of a group of notes: reused for passages an edit left alone, encoded for the rest; groups embedded
+in this process, the next group's encoding overlapping the caller's writes."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from garden import embeddings
 from garden.models import Chunk
 from garden.services import embedding_input
 from garden.sync.writing import Pending
+
+Progress = Callable[[int], None]
 
 
 def _previous_vectors(pending: Sequence[Pending]) -> dict[tuple[str, str], list[float]]:
@@ -51,11 +56,44 @@ class Embedding:
             offset += len(item.spans)
 
 
-def encode(texts: list[str]) -> tuple[list[list[float]], float]:
+def encode(
+    texts: list[str],
+    on_batch: Progress | None = None,
+    backend: embeddings.EmbeddingBackend | None = None,
+) -> tuple[list[list[float]], float]:
     """Embed texts sorted by length, in batches (a batch is padded to its longest text: mixed lengths cost
-    twice the time); the vectors and the seconds it took."""
+    twice the time), by `backend` (else the configured one); the vectors and the seconds it took. `on_batch`
+    hears how many are done after each batch."""
     began = time.perf_counter()
     vectors: list[list[float]] = []
     for start in range(0, len(texts), embeddings.BATCH_SIZE):
-        vectors += embeddings.embed(texts[start : start + embeddings.BATCH_SIZE]).tolist()
+        vectors += embeddings.embed(texts[start : start + embeddings.BATCH_SIZE], backend=backend).tolist()
+        if on_batch:
+            on_batch(len(vectors))
     return vectors, time.perf_counter() - began
+
+
+class Embedded(NamedTuple):
+    group: Sequence[Pending]  # its notes' vectors filled in
+    encoded: int  # vectors computed; the others were reused
+    seconds: float  # spent encoding them
+
+
+def groups_embedded(groups: Sequence[Sequence[Pending]], on_progress: Progress | None) -> Iterator[Embedded]:
+    """The groups with their vectors, in order, encoded in this process: the next group's encoding runs in a
+    thread (torch leaves Python's lock) while the caller writes this one."""
+    if not groups:
+        return
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed") as encoder:
+        planned = Embedding.plan(groups[0])
+        encoding = encoder.submit(encode, planned.texts)
+        for number in range(len(groups)):
+            encoded, seconds = encoding.result()
+            planned.fill(encoded)
+            if on_progress:
+                on_progress(len(encoded))
+            done = planned
+            if number + 1 < len(groups):
+                planned = Embedding.plan(groups[number + 1])
+                encoding = encoder.submit(encode, planned.texts)
+            yield Embedded(done.group, len(encoded), seconds)

@@ -1,12 +1,13 @@
 """Importing garden folders (`import_garden`): read the notes, follow moves, embed and write what changed, in
-groups, the next group's encoding overlapping this group's writes, then retire what is gone."""
+groups, the next group's encoding (in this process, or on the Celery workers) overlapping this group's writes,
+then retire what is gone."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 from django.db import DatabaseError, transaction
@@ -14,14 +15,13 @@ from django.db import DatabaseError, transaction
 from garden.chunking import chunk_spans
 from garden.importer import ArticleFileError, ParsedArticle, article_files, parse_article_file, slugify
 from garden.models import Link
-from garden.sync.embedding import Embedding, encode
+from garden.sync.embedding import Embedded, Progress, groups_embedded
+from garden.sync.fanout import FanOutError, Workers, groups_embedded_on_workers
 from garden.sync.images import ImageFinder
 from garden.sync.lifecycle import renames_follow, restore_returned, retire_missing
 from garden.sync.linking import link_resolver, links_resolve, red_links_resolve
 from garden.sync.writing import Known, Pending, notes_changed, notes_write, vocabulary_apply
 from garden.vocabulary import has_vocabulary_file, read_vocabulary, vocabulary_derived
-
-Progress = Callable[[int], None]
 
 
 @dataclass
@@ -30,7 +30,8 @@ class ImportReport:
     revised: int = 0
     unchanged: int = 0
     chunks: int = 0
-    embed_seconds: float = 0.0
+    embed_seconds: float = 0.0  # spent encoding, summed over groups (on workers, over their processes)
+    write_seconds: float = 0.0  # spent writing groups to the database
     seconds: float = 0.0
     embedded: int = 0  # chunks embedded (an edit reuses the vectors of the passages it left alone)
     moved: int = 0  # notes moved or renamed, which kept their article
@@ -45,6 +46,18 @@ class ImportReport:
 
 
 GROUP_CHUNKS = 256  # chunks embedded, then written, at a time: an interrupted import loses at most one group
+# The groups with their vectors, in order: encoded in this process, or by the Celery workers.
+Embedder = Callable[[Sequence[Sequence[Pending]], Progress | None], Iterator[Embedded]]
+IMPORT_STOPPED = "{reason} {stored} note(s) were stored before it stopped; run the import again to resume."
+
+
+class ImportStopped(Exception):
+    """The workers could not finish an import's embedding. The groups written before stay written, and
+    `report` says what they were; the next import resumes from the notes not yet stored."""
+
+    def __init__(self, reason: str, report: ImportReport) -> None:
+        super().__init__(IMPORT_STOPPED.format(reason=reason, stored=report.created + report.revised))
+        self.report = report
 
 
 def _notes_read(folder: Path, root: Path, report: ImportReport) -> tuple[dict[str, ParsedArticle], set[str]]:
@@ -73,28 +86,18 @@ def _notes_read(folder: Path, root: Path, report: ImportReport) -> tuple[dict[st
 
 
 def _groups_write(
-    groups: Sequence[Sequence[Pending]], report: ImportReport, on_progress: Progress | None
+    groups: Sequence[Sequence[Pending]],
+    report: ImportReport,
+    embedder: Embedder,
+    on_progress: Progress | None,
 ) -> None:
-    """Embed and write the groups in turn, the next group's encoding (in a thread: torch leaves Python's lock)
-    overlapping this group's database writes."""
-    if not groups:
-        return
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed") as encoder:
-        planned = Embedding.plan(groups[0])
-        encoding = encoder.submit(encode, planned.texts)
-        for number, group in enumerate(groups):
-            encoded, seconds = encoding.result()
-            planned.fill(encoded)
-            report.embedded += len(encoded)
-            report.embed_seconds += seconds
-            if on_progress:
-                on_progress(len(encoded))
-            if number + 1 < len(groups):
-                following = Embedding.plan(groups[number + 1])
-                encoding = encoder.submit(encode, following.texts)
-            _group_store(group, report)
-            if number + 1 < len(groups):
-                planned = following
+    """Embed and write the groups in turn, each written as soon as its vectors are there."""
+    for group, encoded, seconds in embedder(groups, on_progress):
+        report.embedded += encoded
+        report.embed_seconds += seconds
+        began = time.perf_counter()
+        _group_store(group, report)
+        report.write_seconds += time.perf_counter() - began
 
 
 def _group_store(group: Sequence[Pending], report: ImportReport) -> None:
@@ -131,7 +134,11 @@ def _groups(pending: Sequence[Pending]) -> list[list[Pending]]:
 
 
 def _folder_import(
-    folder: Path, report: ImportReport, on_start: Callable[[int], None] | None, on_progress: Progress | None
+    folder: Path,
+    report: ImportReport,
+    embedder: Embedder,
+    on_start: Callable[[int], None] | None,
+    on_progress: Progress | None,
 ) -> None:
     root = folder.resolve()
     try:
@@ -164,7 +171,7 @@ def _folder_import(
     ]
     if on_start:
         on_start(sum(len(p.spans) for p in pending))
-    _groups_write(_groups(pending), report, on_progress)
+    _groups_write(_groups(pending), report, embedder, on_progress)
     red_links_resolve(resolver)
     if folder.is_dir():
         report.retired += retire_missing(root, present=set(notes) | held_back)
@@ -175,6 +182,8 @@ def garden_import(
     *,
     on_start: Callable[[int], None] | None = None,
     on_progress: Progress | None = None,
+    workers: Workers | None = None,
+    batch_timeout: float | None = None,
 ) -> ImportReport:
     """Sync folders of Markdown notes (or single notes) in order: new notes become articles, edited ones new
     revisions (re-embedding only the passages that changed), moved or renamed ones keep their article, and
@@ -183,11 +192,22 @@ def garden_import(
     A file that cannot be imported is reported with its reason and the rest still import. Notes are written
     a group at a time, each group in one transaction (each note in its own, should the group's fail), so an
     interrupted import never leaves a half-written article.
+
+    With `workers` (see `garden.sync.fanout.workers_find`), the Celery workers encode the groups and this
+    process writes them; ImportStopped when they cannot finish (a batch failed, or did not come back within
+    `batch_timeout` seconds), after the groups already written.
     """
     report = ImportReport()
     began = time.perf_counter()
-    for folder in folders:
-        _folder_import(folder, report, on_start, on_progress)
+    embedder: Embedder = groups_embedded
+    if workers is not None:
+        embedder = partial(groups_embedded_on_workers, workers=workers, batch_timeout=batch_timeout)
+    try:
+        for folder in folders:
+            _folder_import(folder, report, embedder, on_start, on_progress)
+    except FanOutError as error:
+        report.seconds = time.perf_counter() - began
+        raise ImportStopped(str(error), report) from error
     report.red_links = Link.objects.filter(target__isnull=True, source__retired_at__isnull=True).count()
     report.seconds = time.perf_counter() - began
     return report

@@ -26,6 +26,7 @@ SAMPLE = [
 SECTIONS = [
     "embedding_backends",
     "large_garden",
+    "distributed_import",
     "query_embedding",
     "retrieval",
     "hnsw",
@@ -42,8 +43,9 @@ def _pair(text: str) -> tuple[int, int]:
 
 class Command(BaseCommand):
     help = (
-        "Print benchmark medians as JSON (the embedding backends side by side, import, query embedding, retrieval "
-        "at 1k/10k/100k chunks, the HNSW recall/latency curve over ef_search, refusal, the judge, Verify-all)."
+        "Print benchmark medians as JSON (the embedding backends side by side, import, an import fanned out to one "
+        "and two Celery workers, query embedding, retrieval at 1k/10k/100k chunks, the HNSW recall/latency curve "
+        "over ef_search, refusal, the judge, Verify-all)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -54,6 +56,12 @@ class Command(BaseCommand):
             type=int,
             default=2000,
             help="Notes in the generated garden whose import is timed.",
+        )
+        parser.add_argument(
+            "--distributed-notes",
+            type=int,
+            default=bench.DISTRIBUTED_NOTES,
+            help="Notes in the generated garden imported with one Celery worker, then two (distributed_import).",
         )
         parser.add_argument(
             "--backends",
@@ -97,6 +105,7 @@ class Command(BaseCommand):
         runs: int,
         sizes: list[int],
         garden_notes: int,
+        distributed_notes: int,
         verify_all: bool,
         hnsw_sweep: list[tuple[int, int]] | None,
         only: list[str],
@@ -117,6 +126,10 @@ class Command(BaseCommand):
                 report["embedding_backends"] = self._backends(questions, runs, backends)
             if "large_garden" in only:
                 report["large_garden"] = bench.bench_large_garden(garden_notes)
+            if "distributed_import" in only:
+                report["distributed_import"] = bench.bench_distributed_import(
+                    current_database_url(), distributed_notes
+                )
             if "query_embedding" in only:
                 report["query_embedding"] = bench.bench_query_embedding([q.question for q in questions], runs)
             if "retrieval" in only:

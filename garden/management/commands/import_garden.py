@@ -1,4 +1,4 @@
-"""`python manage.py import_garden PATH [PATH ...]`: import folders of Markdown articles, in order."""
+"""`python manage.py import_garden PATH [PATH ...] [--workers]`: import folders of Markdown articles, in order."""
 
 from __future__ import annotations
 
@@ -9,7 +9,15 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from garden.sync import ImportReport, garden_import, garden_watch
+from garden.sync import (
+    FanOutError,
+    ImportReport,
+    ImportStopped,
+    Workers,
+    garden_import,
+    garden_watch,
+    workers_find,
+)
 
 
 class Command(BaseCommand):
@@ -23,13 +31,45 @@ class Command(BaseCommand):
         parser.add_argument(
             "--watch",
             action="store_true",
-            help="After the import, keep syncing as notes change (Ctrl-C stops).",
+            help="After the import, keep syncing as notes change (Ctrl-C stops); those syncs embed here.",
+        )
+        parser.add_argument(
+            "--workers",
+            action="store_true",
+            help="Have the Celery workers embed the passages, a batch per task; this process reads and writes.",
+        )
+        parser.add_argument(
+            "--batch-timeout",
+            type=float,
+            default=None,
+            metavar="SECONDS",
+            help="With --workers: stop when a batch has not come back after this long (default: the "
+            "visibility timeout plus the task time limit, so a batch whose worker died can be redone).",
         )
 
-    def handle(self, *args: Any, paths: list[Path], no_progress: bool, watch: bool, **options: Any) -> None:
+    def handle(
+        self,
+        *args: Any,
+        paths: list[Path],
+        no_progress: bool,
+        watch: bool,
+        workers: bool,
+        batch_timeout: float | None,
+        **options: Any,
+    ) -> None:
         for path in paths:
             if not path.exists():
                 raise CommandError(f"{path}: no such file or folder")
+        pool: Workers | None = None
+        if workers:
+            try:
+                pool = workers_find()
+            except FanOutError as error:
+                raise CommandError(str(error)) from None
+            self.stdout.write(
+                f"Embedding on {len(pool.names)} Celery worker(s), {pool.processes} process(es): "
+                f"{', '.join(pool.names)}."
+            )
         bar: tqdm[Any] | None = None
 
         def start(total: int) -> None:
@@ -48,7 +88,15 @@ class Command(BaseCommand):
             if bar is not None:
                 bar.update(count)
 
-        report = garden_import(paths, on_start=start, on_progress=advance)
+        try:
+            report = garden_import(
+                paths, on_start=start, on_progress=advance, workers=pool, batch_timeout=batch_timeout
+            )
+        except ImportStopped as stopped:
+            if bar is not None:
+                bar.close()
+            self.report(stopped.report)
+            raise CommandError(str(stopped)) from None
         if bar is not None:
             bar.close()
         self.report(report)
