@@ -1,10 +1,11 @@
 """MiniLM under ONNX Runtime: exported once from the shipped weights, cached on disk, run without torch.
 
 The export (`torch.onnx.export`, TorchScript exporter, with BERT's plain attention so that ONNX Runtime's
-transformer optimizer can fuse each layer's attention, LayerNorm and GELU into single operators) and the int8 copy
-of the fused graph (`quantize_dynamic`, one scale per output channel) are written under the cache folder by the first process that needs them. A second process
-arriving meanwhile waits on a lock file; each file is written under a temporary name and renamed into place,
-so a reader never sees half a model, even if the writer is killed.
+transformer optimizer can fuse each layer's attention, LayerNorm and GELU into single operators) and the int8
+copy of the fused graph (`quantize_dynamic`, one scale per output channel) are written under the cache folder
+by the first process that needs them. A second process arriving meanwhile waits on a lock file; each file is
+written under a temporary name and renamed into place, so a reader never sees half a model, even if the writer
+is killed.
 """
 
 from __future__ import annotations
@@ -152,16 +153,20 @@ def _export_torch(transformer: Any, tokenizer: Any, target: Path) -> None:
 
 def _export_fp32(transformer: Any, tokenizer: Any, target: Path) -> None:
     """The traced graph with each layer's attention, skip + LayerNorm and bias + GELU fused (the same
-    arithmetic in fewer, faster operators): the fused attention alone makes the int8 copy about 1.3x faster."""
+    arithmetic in fewer, faster operators): in one comparison its int8 copy ran 1.3x as fast as the unfused one's."""
     from onnxruntime.transformers.optimizer import optimize_model
 
-    traced = target.with_name(f"{target.name}.traced")
+    traced = target.with_name(f"{target.name}.traced.tmp")
     try:
         _export_torch(transformer, tokenizer, traced)
         with _quiet_root_logger():
             # opt_level 0: the fusions alone; ONNX Runtime's own, machine-specific rewrites are made at load.
             fused = optimize_model(
-                str(traced), model_type="bert", num_heads=ATTENTION_HEADS, hidden_size=HIDDEN_SIZE, opt_level=0
+                str(traced),
+                model_type="bert",
+                num_heads=ATTENTION_HEADS,
+                hidden_size=HIDDEN_SIZE,
+                opt_level=0,
             )
         fused.save_model_to_file(str(target))
     finally:
