@@ -2,6 +2,7 @@
 articles under int8, and the export is made once and reused."""
 
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 import onnx as onnx_format
@@ -92,9 +93,14 @@ def test_questions_still_find_their_articles_on_a_garden_embedded_with_int8(sett
     assert retrieve("Which football club won the 1998 World Cup final?").empty
 
 
+def _torch_attention() -> str:
+    transformer: Any = embeddings.model()[0].auto_model
+    return str(transformer.config._attn_implementation)
+
+
 def test_the_export_is_made_once_even_when_two_start_together_and_then_reused(tmp_path):
     folder = onnx.cache_folder(tmp_path, embeddings.model_path())
-    attention = embeddings.model()[0].auto_model.config._attn_implementation
+    attention = _torch_attention()
     loads = []
 
     def load_torch():
@@ -111,7 +117,7 @@ def test_the_export_is_made_once_even_when_two_start_together_and_then_reused(tm
     assert (again.fp32.stat().st_mtime_ns, again.int8.stat().st_mtime_ns) == written
     assert not [p for p in folder.iterdir() if p.name.endswith(".tmp")]
     # The export traces through another attention; the process's own torch model is left as it was.
-    assert embeddings.model()[0].auto_model.config._attn_implementation == attention
+    assert _torch_attention() == attention
     text = ["The cache serves a working model."]
     assert np.allclose(
         onnx.session(again.int8, 1).hidden_states(embeddings.tokenize(text)),
