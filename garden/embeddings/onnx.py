@@ -1,9 +1,11 @@
 """MiniLM under ONNX Runtime: exported once from the shipped weights, cached on disk, run without torch.
 
-The export (`torch.onnx.export`, TorchScript exporter) and the int8 copy (`quantize_dynamic`, one scale per
-output channel) are written under the cache folder by the first process that needs them. A second process
-arriving meanwhile waits on a lock file; each file is written under a temporary name and renamed into place,
-so a reader never sees half a model, even if the writer is killed.
+The export (`torch.onnx.export`, TorchScript exporter, with BERT's plain attention so that ONNX Runtime's
+transformer optimizer can fuse each layer's attention, LayerNorm and GELU into single operators) and the int8
+copy of the fused graph (`quantize_dynamic`, one scale per output channel) are written under the cache folder
+by the first process that needs them. A second process arriving meanwhile waits on a lock file; each file is
+written under a temporary name and renamed into place, so a reader never sees half a model, even if the writer
+is killed.
 """
 
 from __future__ import annotations
@@ -24,8 +26,11 @@ import numpy as np
 import numpy.typing as npt
 
 # Bump when the export or quantisation changes, so caches written by an older version are not reused.
-EXPORT_VERSION: Final = 1
+EXPORT_VERSION: Final = 2
 OPSET: Final = 17
+# all-MiniLM-L6-v2's shape, which the attention fusion needs to be told.
+ATTENTION_HEADS: Final = 12
+HIDDEN_SIZE: Final = 384
 INPUT_NAMES: Final = ("input_ids", "attention_mask", "token_type_ids")
 
 EXPORT_FAILED = (
@@ -92,7 +97,22 @@ def _write_atomically(target: Path, write: Any) -> None:
             os.unlink(temporary)
 
 
-def _export_fp32(transformer: Any, tokenizer: Any, target: Path) -> None:
+@contextmanager
+def _quiet_root_logger() -> Iterator[None]:
+    """ONNX Runtime's optimizer and quantiser log on the root logger: every tensor the quantiser skips (INFO)
+    and advice to pre-process the graph first (WARNING; the optimizer here is that pre-processing)."""
+    import logging
+
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(max(level, logging.ERROR))
+    try:
+        yield
+    finally:
+        root.setLevel(level)
+
+
+def _export_torch(transformer: Any, tokenizer: Any, target: Path) -> None:
     import torch
 
     class LastHiddenState(torch.nn.Module):
@@ -107,37 +127,66 @@ def _export_fp32(transformer: Any, tokenizer: Any, target: Path) -> None:
 
     sample = tokenizer(["a short text", "and a somewhat longer one"], padding=True, return_tensors="pt")
     dynamic = {name: {0: "batch", 1: "tokens"} for name in [*INPUT_NAMES, "last_hidden_state"]}
+    # Traced through the plain ("eager") attention: the fusion below recognises its graph, not that of PyTorch's
+    # scaled_dot_product_attention (the default), which leaves every attention unfused. The torch model is shared
+    # with the process, so its own attention is put back afterwards.
+    attention = transformer.config._attn_implementation
+    transformer.set_attn_implementation("eager")
     # The tracer warns that shape checks become constants; the axes declared dynamic above are the ones that
     # vary, and the tests compare the exported model's vectors with torch's.
-    with torch.inference_mode(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(
-            LastHiddenState(transformer).eval(),
-            tuple(sample[name] for name in INPUT_NAMES),
-            str(target),
-            input_names=list(INPUT_NAMES),
-            output_names=["last_hidden_state"],
-            dynamic_axes=dynamic,
-            opset_version=OPSET,
-            dynamo=False,
-        )
+    try:
+        with torch.inference_mode(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                LastHiddenState(transformer).eval(),
+                tuple(sample[name] for name in INPUT_NAMES),
+                str(target),
+                input_names=list(INPUT_NAMES),
+                output_names=["last_hidden_state"],
+                dynamic_axes=dynamic,
+                opset_version=OPSET,
+                dynamo=False,
+            )
+    finally:
+        transformer.set_attn_implementation(attention)
+
+
+def _export_fp32(transformer: Any, tokenizer: Any, target: Path) -> None:
+    """The traced graph with each layer's attention, skip + LayerNorm and bias + GELU fused (the same
+    arithmetic in fewer, faster operators): in one comparison its int8 copy ran 1.3x as fast as the unfused one's."""
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    traced = target.with_name(f"{target.name}.traced.tmp")
+    try:
+        _export_torch(transformer, tokenizer, traced)
+        with _quiet_root_logger():
+            # opt_level 0: the fusions alone; ONNX Runtime's own, machine-specific rewrites are made at load.
+            fused = optimize_model(
+                str(traced),
+                model_type="bert",
+                num_heads=ATTENTION_HEADS,
+                hidden_size=HIDDEN_SIZE,
+                opt_level=0,
+            )
+        fused.save_model_to_file(str(target))
+    finally:
+        traced.unlink(missing_ok=True)
 
 
 def _quantize(source: Path, target: Path) -> None:
-    import logging
-
+    from onnx import TensorProto
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    # The quantiser logs on the root logger: every tensor it skips (INFO) and advice to pre-process the graph
-    # first (WARNING; not taken: without it the int8 vectors already stay within cosine 0.98 of torch's).
-    root = logging.getLogger()
-    level = root.level
-    root.setLevel(max(level, logging.ERROR))
-    try:
+    with _quiet_root_logger():
         # Per channel: with one scale per tensor, vectors drift to cosine 0.90 of torch's; per channel, 0.98.
-        quantize_dynamic(source, target, weight_type=QuantType.QInt8, per_channel=True)
-    finally:
-        root.setLevel(level)
+        # The fused operators' outputs have no inferred type; they are float32.
+        quantize_dynamic(
+            source,
+            target,
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            extra_options={"DefaultTensorType": TensorProto.FLOAT},
+        )
 
 
 def export(folder: Path, load_torch: Any) -> Exported:

@@ -15,6 +15,7 @@ from garden.services import embedding_input
 from garden.sync.writing import Pending
 
 Progress = Callable[[int], None]
+REPORT_EVERY = 64  # texts encoded between reports to a progress bar (a worker's report is a write to Redis)
 
 
 def _previous_vectors(pending: Sequence[Pending]) -> dict[tuple[str, str], list[float]]:
@@ -61,13 +62,15 @@ def encode(
     on_batch: Progress | None = None,
     backend: embeddings.EmbeddingBackend | None = None,
 ) -> tuple[list[list[float]], float]:
-    """Embed texts sorted by length, in batches (a batch is padded to its longest text: mixed lengths cost
-    twice the time), by `backend` (else the configured one); the vectors and the seconds it took. `on_batch`
-    hears how many are done after each batch."""
+    """Embed texts by `backend` (else the configured one); the vectors and the seconds it took. The backend
+    sorts what it is given by length and batches it (a batch is padded to its longest text, so the more texts
+    it sees at once, the less padding): all at once, or with `on_batch`, REPORT_EVERY at a time, `on_batch`
+    hearing how many are done after each."""
     began = time.perf_counter()
+    step = max(1, len(texts) if on_batch is None else REPORT_EVERY)
     vectors: list[list[float]] = []
-    for start in range(0, len(texts), embeddings.BATCH_SIZE):
-        vectors += embeddings.embed(texts[start : start + embeddings.BATCH_SIZE], backend=backend).tolist()
+    for start in range(0, len(texts), step):
+        vectors += embeddings.embed(texts[start : start + step], backend=backend).tolist()
         if on_batch:
             on_batch(len(vectors))
     return vectors, time.perf_counter() - began

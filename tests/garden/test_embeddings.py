@@ -2,8 +2,10 @@
 articles under int8, and the export is made once and reused."""
 
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
+import onnx as onnx_format
 import pytest
 
 from garden import embeddings
@@ -91,8 +93,14 @@ def test_questions_still_find_their_articles_on_a_garden_embedded_with_int8(sett
     assert retrieve("Which football club won the 1998 World Cup final?").empty
 
 
+def _torch_attention() -> str:
+    transformer: Any = embeddings.model()[0].auto_model
+    return str(transformer.config._attn_implementation)
+
+
 def test_the_export_is_made_once_even_when_two_start_together_and_then_reused(tmp_path):
     folder = onnx.cache_folder(tmp_path, embeddings.model_path())
+    attention = _torch_attention()
     loads = []
 
     def load_torch():
@@ -108,6 +116,8 @@ def test_the_export_is_made_once_even_when_two_start_together_and_then_reused(tm
     assert again == first and loads == [1]
     assert (again.fp32.stat().st_mtime_ns, again.int8.stat().st_mtime_ns) == written
     assert not [p for p in folder.iterdir() if p.name.endswith(".tmp")]
+    # The export traces through another attention; the process's own torch model is left as it was.
+    assert _torch_attention() == attention
     text = ["The cache serves a working model."]
     assert np.allclose(
         onnx.session(again.int8, 1).hidden_states(embeddings.tokenize(text)),
@@ -123,3 +133,18 @@ def test_a_failed_export_says_why_and_what_to_do(tmp_path):
     with pytest.raises(onnx.ExportError, match=r"no weights here.*EMBEDDING_BACKEND=torch"):
         onnx.export(tmp_path / "export", broken)
     assert not list((tmp_path / "export").glob("*.onnx"))
+
+
+def test_each_layers_attention_is_fused_in_both_exports():
+    # Traced through PyTorch's default attention, the optimizer fuses none, and int8 runs about 1.3x slower.
+    for backend, fused in [(EmbeddingBackend.ONNX, "Attention"), (EmbeddingBackend.ONNX_INT8, "QAttention")]:
+        graph = onnx_format.load(str(embeddings.onnx_session(backend).path)).graph
+        assert sum(node.op_type == fused for node in graph.node) == 6
+
+
+def test_batches_padded_by_the_onnx_path_are_what_the_tokenizer_makes():
+    texts = ["A short one.", "A rather longer text about the railway's carriage fleet and its sheds.", "X"]
+    padded = embeddings.padded(embeddings.tokenize_unpadded(texts))
+    expected = embeddings.tokenize(texts, padding=True)
+    for name in onnx.INPUT_NAMES:
+        assert np.array_equal(padded[name], expected[name])

@@ -22,6 +22,7 @@ from garden import embeddings
 from garden.embeddings import EmbeddingBackend
 from garden.models import Article, ArticleRevision, Chunk, Link
 from garden.sync import fanout, garden_import, importing, workers_find
+from garden.sync.embedding import REPORT_EVERY
 from tests.celery_worker import Worker, wait_for
 from tests.faulty_embedding_worker import FAULT, MARKER
 from tests.garden.test_sync import note
@@ -99,8 +100,8 @@ def test_the_progress_bar_moves_with_each_batch_a_worker_finishes_before_the_gro
     counts: list[int] = []
     report = garden_import([VAULT], on_progress=counts.append, workers=workers_find())
     # One group of the vault's passages, encoded 64 at a time: the worker says so after each 64.
-    assert report.chunks > embeddings.BATCH_SIZE
-    assert counts[0] == embeddings.BATCH_SIZE and sum(counts) == report.chunks
+    assert report.chunks > REPORT_EVERY
+    assert counts[0] == REPORT_EVERY and sum(counts) == report.chunks
 
 
 @pytest.fixture
