@@ -36,14 +36,21 @@ SERVICES_ENV = RUN_DIR / "services.env"
 PG_SYSTEM_USER = "groundwork-pg"
 
 
+PORTS_PER_CHECKOUT_RANGE = 500
+POSTGRES_PORTS_FROM = 24000
+REDIS_PORTS_FROM = 6400
+
+
 def checkout_port(first: int) -> int:
-    """This checkout's own port among the 500 from `first`, stable across runs: two clones on one machine (a
-    second worktree, a CI runner beside a developer) never share an embedded server, its data or its queue."""
-    return first + zlib.crc32(str(BASE_DIR).encode()) % 500
+    """This checkout's own port among the PORTS_PER_CHECKOUT_RANGE from `first`, stable across runs: two clones on one machine (a
+    second worktree, a CI runner beside a developer) never share an embedded server, its data or its queue.
+    Both ranges lie below Linux's ports for outgoing connections (32768-60999): a port there can be held, for
+    a while, as the local end of some connection, and the server could not start on it."""
+    return first + zlib.crc32(str(BASE_DIR).encode()) % PORTS_PER_CHECKOUT_RANGE
 
 
-EMBEDDED_POSTGRES_PORT = checkout_port(54000)
-EMBEDDED_REDIS_PORT = checkout_port(6400)
+EMBEDDED_POSTGRES_PORT = checkout_port(POSTGRES_PORTS_FROM)
+EMBEDDED_REDIS_PORT = checkout_port(REDIS_PORTS_FROM)
 SAMPLE_GARDEN = ["garden/sample/earlier", "garden/sample/articles"]
 # PostgreSQL's own cache. The vector index must fit in it to be fast: about 2 MiB per 1,000 chunks (203 MiB at
 # 100k, `make bench`); PostgreSQL's default, 128MB, holds about 60k chunks' worth.

@@ -45,3 +45,16 @@ def test_a_terminated_runner_lets_its_command_clean_up_and_exits_143(tmp_path):
     assert runner.wait(30) == 128 + signal.SIGTERM
     assert marker.read_text() == "cleaned up"
     assert "terminated: interrupting python" in runner.stdout.read()
+
+
+def test_no_checkout_port_can_be_taken_by_an_outgoing_connection():
+    """The embedded servers' ports lie outside the range the kernel hands out to outgoing connections: a port
+    inside it can be held as a connection's local end, and the server would then fail to start."""
+    from config import devstack
+
+    low, high = map(int, Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    for first in (devstack.POSTGRES_PORTS_FROM, devstack.REDIS_PORTS_FROM):
+        last = first + devstack.PORTS_PER_CHECKOUT_RANGE - 1
+        assert last < low or first > high, f"{first}-{last} overlaps {low}-{high}"
+    for port in (devstack.EMBEDDED_POSTGRES_PORT, devstack.EMBEDDED_REDIS_PORT):
+        assert not low <= port <= high
