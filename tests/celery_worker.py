@@ -14,6 +14,7 @@ import redis
 from django.conf import settings
 
 from config.database import current_database_url
+from config.devstack import EmbeddedRedis, free_port
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -108,6 +109,15 @@ def celery_worker(django_db_setup: None, django_db_blocker: object) -> Iterator[
     worker.start()
     yield worker
     worker.stop()
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[EmbeddedRedis]:
+    """A Redis of the test's own: no other test's worker answers on it, and the test may stop it."""
+    server = EmbeddedRedis(free_port(), folder=tmp_path / "redis")
+    server.start()
+    yield server
+    server.stop()
 
 
 def wait_for(condition: object, seconds: float = 60.0) -> None:

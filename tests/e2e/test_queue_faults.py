@@ -13,14 +13,13 @@ import signal
 import statistics
 import time
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.conf import settings
 
-from config.devstack import EmbeddedRedis, free_port
+from config.devstack import EmbeddedRedis
 from garden.models import Article
 from garden.services import revision_create
 from tests.celery_worker import Worker, wait_for
@@ -48,14 +47,6 @@ QUESTIONS = [
 def ashcombe_article() -> None:
     article = Article.objects.create(slug="ashcombe-queue-faults", title="Ashcombe station")
     revision_create(article=article, title="Ashcombe station", body=ARTICLE)
-
-
-@pytest.fixture
-def own_redis(tmp_path: Path) -> Iterator[EmbeddedRedis]:
-    redis = EmbeddedRedis(free_port(), folder=tmp_path / "redis")
-    redis.start()
-    yield redis
-    redis.stop()
 
 
 def unverified_verdicts(body: dict[str, Any]) -> Behaviour:

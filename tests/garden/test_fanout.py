@@ -104,15 +104,6 @@ def test_the_progress_bar_moves_with_each_batch_a_worker_finishes_before_the_gro
     assert counts[0] == REPORT_EVERY and sum(counts) == report.chunks
 
 
-@pytest.fixture
-def own_redis(tmp_path: Path) -> Iterator[EmbeddedRedis]:
-    """A Redis of the test's own: no other test's worker answers on it."""
-    redis = EmbeddedRedis(free_port(), folder=tmp_path / "redis")
-    redis.start()
-    yield redis
-    redis.stop()
-
-
 def import_command(folder: Path, redis_url: str, *options: str) -> dict[str, Any]:
     """`manage.py import_garden FOLDER --workers` as a user runs it, on the test database and `redis_url`: the
     keyword arguments of a subprocess."""
