@@ -66,10 +66,11 @@ def _hybrid(question: str, vector: npt.NDArray[np.float32], thresholds: Threshol
     return select(gather(question, vector), thresholds, max_articles=5, max_sources=8).empty
 
 
-def _percentiles(samples: Sequence[float]) -> dict[str, float]:
+def percentiles(samples: Sequence[float], digits: int = 2) -> dict[str, float]:
+    """p50 and p95 of millisecond timings (the nearest sample for p95), rounded to `digits`."""
     ordered = sorted(samples)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {"p50_ms": round(statistics.median(ordered), 2), "p95_ms": round(p95, 2)}
+    return {"p50_ms": round(statistics.median(ordered), digits), "p95_ms": round(p95, digits)}
 
 
 def _median_of_runs(runs: Sequence[dict[str, float]]) -> dict[str, float]:
@@ -271,7 +272,7 @@ def bench_distributed_import(database_url: str, count: int = DISTRIBUTED_NOTES) 
 def bench_query_embedding(questions: Sequence[str], runs: int) -> dict[str, float]:
     embeddings.embed_one("warm up")
     samples = [_timed(embeddings.embed_one, q)[0] for _ in range(runs) for q in questions]
-    return _percentiles(samples)
+    return percentiles(samples)
 
 
 def _fill_to(size: int, rng: np.random.Generator, noise: float = NOISE) -> None:
@@ -363,10 +364,10 @@ def bench_retrieval(
                 hybrid.append(elapsed)
                 exact_best = set(ids[_exact_top(matrix, vector)[:10]].tolist())
                 recalls.append(len({chunk_id for chunk_id, *_ in found[:10]} & exact_best) / 10)
-            hnsw_runs.append(_percentiles(hnsw))
-            numpy_runs.append(_percentiles(exact))
-            sql_runs.append(_percentiles(sql))
-            hybrid_runs.append(_percentiles(hybrid))
+            hnsw_runs.append(percentiles(hnsw))
+            numpy_runs.append(percentiles(exact))
+            sql_runs.append(percentiles(sql))
+            hybrid_runs.append(percentiles(hybrid))
         vector_search, numpy_scan = _median_of_runs(hnsw_runs), _median_of_runs(numpy_runs)
         sql_scan = _median_of_runs(sql_runs)
         results.append(
@@ -419,10 +420,10 @@ def _hnsw_curve(vectors: npt.NDArray[np.float32], runs: int, ef_searches: Sequen
     recalls: dict[int, float] = {}
     # One pass per method and run, so no timing pays for the cache another method just filled.
     for _ in range(runs):
-        exact_runs.append(_percentiles([_timed(_exact_top, matrix, vector)[0] for vector in vectors]))
+        exact_runs.append(percentiles([_timed(_exact_top, matrix, vector)[0] for vector in vectors]))
         for ef in ef_searches:
             timed = [_timed(partial(vector_candidates, ef_search=ef), vector) for vector in vectors]
-            hnsw_runs[ef].append(_percentiles([elapsed for elapsed, _ in timed]))
+            hnsw_runs[ef].append(percentiles([elapsed for elapsed, _ in timed]))
             recalls[ef] = float(
                 np.mean(
                     [
@@ -519,7 +520,7 @@ def _pgvector_version() -> str:
 
 def bench_refusal(questions: Sequence[GoldenEntry], runs: int) -> dict[str, float]:
     """The whole refusal decision for out-of-scope questions: embedding, retrieval and the gate."""
-    return _percentiles([_timed(retrieve, q.question)[0] for _ in range(runs) for q in questions])
+    return percentiles([_timed(retrieve, q.question)[0] for _ in range(runs) for q in questions])
 
 
 def _embed_with(backend: embeddings.EmbeddingBackend, texts: Sequence[str]) -> npt.NDArray[np.float32]:
@@ -553,7 +554,7 @@ def bench_backends(
             throughput[backend].append(_throughput(inputs, backend))
             embeddings.embed([questions[0]], backend=backend)
             samples = [_timed(_embed_with, backend, [q])[0] for q in questions]
-            queries[backend].append(_percentiles(samples))
+            queries[backend].append(percentiles(samples))
     results: dict[str, dict[str, Any]] = {}
     for backend in backends:
         cosines = (embeddings.embed(inputs, backend=backend) * reference).sum(1)

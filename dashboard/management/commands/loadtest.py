@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import statistics
 import subprocess
 import sys
 import threading
@@ -32,6 +31,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Sum
 
 from config.devstack import free_port
+from garden.bench import percentiles
 from garden.golden import golden_load
 from garden.timing import parse_header
 from verifier.models import Verification, VerificationStatus
@@ -75,22 +75,14 @@ class Recorder:
                 "requests": len(samples),
                 "failed": len(self.failures[endpoint]),
                 "per_second": round(len(samples) / elapsed, 2),
-                **percentiles(samples),
+                **percentiles(samples, digits=1),
             }
         return endpoints
 
 
-def percentiles(samples: list[float]) -> dict[str, float]:
-    ordered = sorted(samples)
-    return {
-        "p50_ms": round(statistics.median(ordered), 1),
-        "p95_ms": round(ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))], 1),
-    }
-
-
 def phase_table(phases: dict[str, list[float]]) -> dict[str, dict[str, float]]:
     """p50/p95 per phase, the costliest at p95 first."""
-    table = {name: percentiles(samples) for name, samples in phases.items() if samples}
+    table = {name: percentiles(samples, digits=1) for name, samples in phases.items() if samples}
     return dict(sorted(table.items(), key=lambda item: -item[1]["p95_ms"]))
 
 
