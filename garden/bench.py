@@ -280,7 +280,7 @@ def _fill_to(size: int, rng: np.random.Generator, noise: float = NOISE) -> None:
     have = Chunk.objects.filter(is_current=True).count()
     if have >= size:
         return
-    real = list(Chunk.objects.filter(is_current=True).values_list("text", "embedding"))
+    real = list(Chunk.objects.filter(is_current=True).values_list("text", "embedding", "embedded_by"))
     article, _ = Article.objects.get_or_create(slug="bench-synthetic", defaults={"title": "Synthetic"})
     revision = ArticleRevision.objects.filter(article=article, superseded=False).first()
     if revision is None:
@@ -295,7 +295,7 @@ def _fill_to(size: int, rng: np.random.Generator, noise: float = NOISE) -> None:
         cursor.execute("DROP INDEX chunk_embedding_hnsw")
     batch: list[Chunk] = []
     for index in range(size - have):
-        text, vector = real[index % len(real)]
+        text, vector, embedded_by = real[index % len(real)]
         noisy = np.asarray(vector, dtype=np.float32) + rng.normal(0, noise / np.sqrt(384), 384).astype(
             np.float32
         )
@@ -309,6 +309,7 @@ def _fill_to(size: int, rng: np.random.Generator, noise: float = NOISE) -> None:
                 start=0,
                 end=len(text),
                 embedding=noisy.tolist(),
+                embedded_by=embedded_by,
             )
         )
         if len(batch) == 5_000:

@@ -125,6 +125,9 @@ class Chunk(models.Model):
     # Mirrors `not revision.superseded` so retrieval searches only current text through a partial index.
     is_current = models.BooleanField(default=True)
     embedding = VectorField(dimensions=DIMENSIONS)
+    # What made `embedding` (`garden.embeddings.embedder`, e.g. "onnx-int8/v2"). After EMBEDDING_BACKEND is
+    # switched, the next import embeds again the current chunks another embedder made.
+    embedded_by = models.CharField(max_length=40)
     search_vector = models.GeneratedField(
         expression=SearchVector("text", config="english"),
         output_field=SearchVectorField(),

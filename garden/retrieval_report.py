@@ -16,9 +16,8 @@ import numpy as np
 
 from garden import embeddings
 from garden.golden import GoldenEntry
-from garden.models import Article, Chunk
+from garden.models import Article
 from garden.retrieval import Candidates, Thresholds, gather, select
-from garden.services import embedding_input
 
 RECALL_AT = 5
 
@@ -33,17 +32,6 @@ def observe(questions: Sequence[GoldenEntry]) -> list[Observed]:
     """Gather candidates for every question once; thresholds are applied afterwards, as often as needed."""
     vectors = embeddings.embed([q.question for q in questions])
     return [Observed(q, gather(q.question, vector)) for q, vector in zip(questions, vectors, strict=True)]
-
-
-def reembed_current(backend: embeddings.EmbeddingBackend) -> int:
-    """Re-embed every current chunk with `backend` (the caller decides whether to keep it: `retrieval_report
-    --backend` rolls it back). Returns the number of chunks."""
-    chunks = list(Chunk.objects.filter(is_current=True).select_related("revision").order_by("id"))
-    vectors = embeddings.embed([embedding_input(c.revision.title, c.text) for c in chunks], backend=backend)
-    for chunk, vector in zip(chunks, vectors, strict=True):
-        chunk.embedding = vector.tolist()
-    Chunk.objects.bulk_update(chunks, ["embedding"], batch_size=500)
-    return len(chunks)
 
 
 def measure(observed: Sequence[Observed], thresholds: Thresholds) -> dict[str, Any]:

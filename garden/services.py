@@ -47,7 +47,16 @@ def revision_create(
         content_hash=hashlib.sha256(f"{title}\n{body}".encode()).hexdigest(),
     )
     Chunk.objects.bulk_create(
-        Chunk(revision=revision, article=article, ordinal=i, text=body[a:b], start=a, end=b, embedding=v)
+        Chunk(
+            revision=revision,
+            article=article,
+            ordinal=i,
+            text=body[a:b],
+            start=a,
+            end=b,
+            embedding=v,
+            embedded_by=embeddings.embedder(),
+        )
         for i, ((a, b), v) in enumerate(zip(spans, vectors, strict=True))
     )
     return revision

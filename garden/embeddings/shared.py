@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 from django.core.cache import cache
 
-from garden.embeddings.onnx import EXPORT_VERSION
+from garden.embeddings import EmbeddingBackend, embedder
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ def _away(doing: str) -> None:
 
 def _key(backend: str, text: str) -> str:
     digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-    return f"embedding:{backend}:v{EXPORT_VERSION}:{digest}"
+    return f"embedding:{embedder(EmbeddingBackend(backend))}:{digest}"
 
 
 def vectors_get(backend: str, texts: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:

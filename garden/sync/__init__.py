@@ -1,8 +1,9 @@
 """Syncing a garden into the database: `import_garden`, `--watch` and the scheduled sync of GARDEN_PATH.
 
 `importing` drives a sync; `writing` stores notes; `linking` resolves its links; `embedding` reuses or
-encodes its vectors; `fanout` has the Celery workers encode them (`--workers`); `lifecycle` follows notes that
-move, leave or come back; `watching` keeps a garden in sync.
+encodes its vectors; `reembedding` embeds again the passages another backend made; `fanout` has the Celery
+workers encode them (`--workers`); `lifecycle` follows notes that move, leave or come back; `watching` keeps a
+garden in sync.
 """
 
 from garden.sync.fanout import FanOutError, Workers, workers_find

@@ -20,9 +20,11 @@ REPORT_EVERY = 64  # texts encoded between reports to a progress bar (a worker's
 
 def _previous_vectors(pending: Sequence[Pending]) -> dict[tuple[str, str], list[float]]:
     """The vectors of the current chunks of the notes being revised, by (slug, embedding input): an edit
-    re-embeds only the passages it changed."""
+    re-embeds only the passages it changed (and those the configured embedder did not make)."""
     rows = Chunk.objects.filter(
-        is_current=True, article__slug__in=[p.parsed.slug for p in pending]
+        is_current=True,
+        article__slug__in=[p.parsed.slug for p in pending],
+        embedded_by=embeddings.embedder(),
     ).values_list("article__slug", "revision__title", "text", "embedding")
     return {(slug, embedding_input(title, text)): list(vector) for slug, title, text, vector in rows}
 

@@ -20,6 +20,7 @@ from garden.sync.fanout import FanOutError, Workers, groups_embedded_on_workers
 from garden.sync.images import ImageFinder
 from garden.sync.lifecycle import renames_follow, restore_returned, retire_missing
 from garden.sync.linking import link_resolver, links_resolve, red_links_resolve
+from garden.sync.reembedding import chunks_reembed
 from garden.sync.writing import Known, Pending, notes_changed, notes_write, vocabulary_apply
 from garden.vocabulary import has_vocabulary_file, read_vocabulary, vocabulary_derived
 
@@ -34,6 +35,7 @@ class ImportReport:
     write_seconds: float = 0.0  # spent writing groups to the database
     seconds: float = 0.0
     embedded: int = 0  # chunks embedded (an edit reuses the vectors of the passages it left alone)
+    reembedded: int = 0  # current chunks of unchanged notes embedded again: another embedder had made them
     moved: int = 0  # notes moved or renamed, which kept their article
     retired: int = 0  # notes gone from the garden
     private: int = 0  # notes left out by their front matter (publish: false, draft: true, private: true)
@@ -187,7 +189,8 @@ def garden_import(
 ) -> ImportReport:
     """Sync folders of Markdown notes (or single notes) in order: new notes become articles, edited ones new
     revisions (re-embedding only the passages that changed), moved or renamed ones keep their article, and
-    notes gone from a folder are retired. A note whose exact text was imported before is skipped.
+    notes gone from a folder are retired. A note whose exact text was imported before is skipped. Last, the
+    current passages another embedder made (EMBEDDING_BACKEND was switched) are embedded again, here.
 
     A file that cannot be imported is reported with its reason and the rest still import. Notes are written
     a group at a time, each group in one transaction (each note in its own, should the group's fail), so an
@@ -208,6 +211,8 @@ def garden_import(
     except FanOutError as error:
         report.seconds = time.perf_counter() - began
         raise ImportStopped(str(error), report) from error
+    report.reembedded, seconds = chunks_reembed(on_start, on_progress)
+    report.embed_seconds += seconds
     report.red_links = Link.objects.filter(target__isnull=True, source__retired_at__isnull=True).count()
     report.seconds = time.perf_counter() - began
     return report

@@ -56,12 +56,13 @@ def garden_sync_configured() -> ImportReport | None:
         finally:
             cursor.execute("SELECT pg_advisory_unlock(%s)", [SYNC_LOCK])
     logger.info(
-        "garden synced: %d new, %d revised, %d unchanged, %d moved, %d retired, %d failed",
+        "garden synced: %d new, %d revised, %d unchanged, %d moved, %d retired, %d re-embedded, %d failed",
         report.created,
         report.revised,
         report.unchanged,
         report.moved,
         report.retired,
+        report.reembedded,
         len(report.failures),
     )
     return report

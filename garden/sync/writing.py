@@ -10,6 +10,7 @@ from typing import Any
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
+from garden import embeddings
 from garden.importer import ParsedArticle, slugify
 from garden.models import Article, ArticleRevision, Chunk, Link, Theme, Topic
 from garden.services import revisions_supersede
@@ -164,6 +165,7 @@ def notes_write(group: Sequence[Pending], known: Known) -> int:
         )
         for p in group
     )
+    embedded_by = embeddings.embedder()
     Chunk.objects.bulk_create(
         Chunk(
             revision=revision,
@@ -173,6 +175,7 @@ def notes_write(group: Sequence[Pending], known: Known) -> int:
             start=start,
             end=end,
             embedding=vector,
+            embedded_by=embedded_by,
         )
         for p, revision in zip(group, revisions, strict=True)
         for i, ((start, end), vector) in enumerate(zip(p.spans, p.vectors, strict=True))

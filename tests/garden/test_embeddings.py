@@ -13,8 +13,8 @@ from garden.embeddings import EmbeddingBackend, onnx
 from garden.golden import golden_load
 from garden.models import Article, Chunk
 from garden.retrieval import retrieve
-from garden.retrieval_report import reembed_current
 from garden.services import embedding_input
+from garden.sync.reembedding import chunks_reembed
 
 pytestmark = pytest.mark.django_db
 
@@ -54,6 +54,14 @@ def test_the_order_of_texts_does_not_change_their_vectors(chunk_texts):
     assert np.allclose(forward, backward[::-1], atol=1e-5)
 
 
+def test_an_int8_vector_does_not_depend_on_the_texts_embedded_beside_it(chunk_texts):
+    together = embeddings.embed(chunk_texts[:16], backend=EmbeddingBackend.ONNX_INT8)
+    alone = np.stack(
+        [embeddings.embed([text], backend=EmbeddingBackend.ONNX_INT8)[0] for text in chunk_texts[:16]]
+    )
+    assert np.allclose(together, alone, atol=1e-6)
+
+
 def test_the_configured_backend_is_the_one_used(settings, chunk_texts):
     settings.EMBEDDING_BACKEND = "onnx-int8"
     assert embeddings.active_backend() is EmbeddingBackend.ONNX_INT8
@@ -82,7 +90,7 @@ def test_the_cached_vectors_of_one_backend_are_not_served_for_another(settings):
 
 def test_questions_still_find_their_articles_on_a_garden_embedded_with_int8(settings):
     settings.EMBEDDING_BACKEND = "onnx-int8"
-    reembed_current(EmbeddingBackend.ONNX_INT8)
+    chunks_reembed()
     single_facts = [q for q in golden_load() if q.category == "single_fact"]
     slugs_by_id = dict(Article.objects.values_list("id", "slug"))
     found = 0

@@ -9,6 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
+from garden import embeddings
 from garden.sync import (
     FanOutError,
     ImportReport,
@@ -117,6 +118,11 @@ class Command(BaseCommand):
         if report.embedded != report.chunks:
             self.stdout.write(
                 f"Embedded {report.embedded} of those chunks; the others were unchanged passages."
+            )
+        if report.reembedded:
+            self.stdout.write(
+                f"Embedded {report.reembedded} chunks of unchanged notes again: another embedding backend "
+                f"had made them (the configured one is {embeddings.embedder()})."
             )
         if report.moved:
             self.stdout.write(f"Followed {report.moved} moved or renamed note(s), which keep their history.")

@@ -14,7 +14,8 @@ from garden.embeddings import EmbeddingBackend
 from garden.golden import DEFAULT_FILE, golden_load
 from garden.retrieval import Thresholds
 from garden.retrieval_report import calibrate as calibrate_thresholds
-from garden.retrieval_report import measure, observe, reembed_current
+from garden.retrieval_report import measure, observe
+from garden.sync.reembedding import chunks_reembed
 
 
 class Command(BaseCommand):
@@ -33,10 +34,10 @@ class Command(BaseCommand):
     def handle(self, *args: Any, golden: Path, calibrate: bool, backend: str | None, **options: Any) -> None:
         report: dict[str, Any] = {}
         with transaction.atomic():
-            if backend:
-                report["backend"] = backend
-                report["reembedded_chunks"] = reembed_current(EmbeddingBackend(backend))
             with override_settings(**({"EMBEDDING_BACKEND": backend} if backend else {})):
+                if backend:
+                    report["backend"] = backend
+                    report["reembedded_chunks"], _ = chunks_reembed()
                 observed = observe(golden_load(golden))
                 report["configured"] = measure(observed, Thresholds.from_settings())
                 if calibrate:

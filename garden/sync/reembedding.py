@@ -1,0 +1,54 @@
+"""Embedding again the current passages that another embedder made (EMBEDDING_BACKEND was switched, or its
+export changed), so retrieval never compares a question's vector with vectors of another model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.db import transaction
+
+from garden import embeddings
+from garden.models import Chunk
+from garden.services import embedding_input
+from garden.sync.embedding import Progress, encode
+
+BATCH_CHUNKS = 256  # re-embedded, then written, at a time: an interrupted run loses at most one batch
+
+
+def chunks_stale() -> int:
+    """How many current chunks the configured embedder did not make."""
+    return Chunk.objects.filter(is_current=True).exclude(embedded_by=embeddings.embedder()).count()
+
+
+def chunks_reembed(
+    on_start: Callable[[int], None] | None = None, on_progress: Progress | None = None
+) -> tuple[int, float]:
+    """Embed the stale current chunks again with the configured embedder, a batch per transaction (a re-run
+    resumes); how many, and the seconds spent encoding them."""
+    total = chunks_stale()
+    if not total:
+        return 0, 0.0
+    if on_start:
+        on_start(total)
+    made_by = embeddings.embedder()
+    done, seconds = 0, 0.0
+    while rows := list(
+        Chunk.objects.filter(is_current=True)
+        .exclude(embedded_by=made_by)
+        .order_by("pk")
+        .values_list("pk", "revision__title", "text")[:BATCH_CHUNKS]
+    ):
+        vectors, spent = encode([embedding_input(title, text) for _, title, text in rows])
+        with transaction.atomic():
+            Chunk.objects.bulk_update(
+                [
+                    Chunk(pk=pk, embedding=vector, embedded_by=made_by)
+                    for (pk, _, _), vector in zip(rows, vectors, strict=True)
+                ],
+                ["embedding", "embedded_by"],
+            )
+        done += len(rows)
+        seconds += spent
+        if on_progress:
+            on_progress(len(rows))
+    return done, seconds
