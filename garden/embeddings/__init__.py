@@ -11,6 +11,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
@@ -151,11 +152,30 @@ def _exported(cache_root: str) -> onnx.Exported:
     return onnx.export(onnx.cache_folder(Path(cache_root), model_path()), model)
 
 
-def onnx_session(backend: EmbeddingBackend) -> onnx.Session:
-    """The ONNX Runtime session of `backend`, exporting the model on first use (see `garden.embeddings.onnx`)."""
+def onnx_session(backend: EmbeddingBackend, lane: int | None = None) -> onnx.Session:
+    """The ONNX Runtime session of `backend`, exporting the model on first use (see `garden.embeddings.onnx`):
+    on this process's threads, or with `lane` the single-threaded session of that lane."""
     exported = _exported(setting("EMBEDDING_ONNX_CACHE", str(DEFAULT_ONNX_CACHE)))
     path = exported.int8 if backend is EmbeddingBackend.ONNX_INT8 else exported.fp32
-    return onnx.session(path, _threads)
+    return onnx.session(path, _threads) if lane is None else onnx.session(path, 1, lane)
+
+
+_lane_pools: dict[int, ThreadPoolExecutor] = {}
+
+
+def _lanes() -> tuple[int, ThreadPoolExecutor | None]:
+    """How many batches run at once, each on one core with a session of its own, and the threads that run them
+    (none for one lane). Splitting the batches between cores beat splitting each batch's operations between
+    them (ONNX Runtime's own threads) by 1.15x to 1.4x on two cores, the same vectors, with batches of one
+    text. A process kept to one thread (a Celery worker) runs one lane."""
+    lanes = 1 if _threads == 1 else len(os.sched_getaffinity(0))
+    if lanes == 1:
+        return 1, None
+    with _load_lock:
+        pool = _lane_pools.get(os.getpid())  # threads do not survive a fork: a child starts its own
+        if pool is None:
+            pool = _lane_pools[os.getpid()] = ThreadPoolExecutor(lanes, thread_name_prefix="embedding-lane")
+    return lanes, pool
 
 
 def load(backend: EmbeddingBackend | None = None) -> None:
@@ -176,17 +196,26 @@ def mean_pool(hidden: npt.NDArray[np.float32], mask: npt.NDArray[Any]) -> npt.ND
 
 
 def _embed_onnx(texts: list[str], batch_size: int, backend: EmbeddingBackend) -> npt.NDArray[np.float32]:
-    runner = onnx_session(backend)
     if backend is EmbeddingBackend.ONNX_INT8:
         batch_size = INT8_BATCH_SIZE
     pieces = tokenize_unpadded(texts)
     # Longest first, by word pieces: each batch is padded to its first text.
     order = sorted(range(len(texts)), key=lambda i: -len(pieces[i]))
+    batches = [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
     vectors = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
-    for start in range(0, len(order), batch_size):
-        batch = order[start : start + batch_size]
-        encoded = padded([pieces[i] for i in batch])
-        vectors[batch] = mean_pool(runner.hidden_states(encoded), encoded["attention_mask"])
+
+    def run(runner: onnx.Session, mine: Sequence[list[int]]) -> None:
+        for batch in mine:
+            encoded = padded([pieces[i] for i in batch])
+            vectors[batch] = mean_pool(runner.hidden_states(encoded), encoded["attention_mask"])
+
+    lanes, pool = _lanes()
+    if pool is None or len(batches) == 1:  # one text (a question) is fastest on all the process's threads
+        run(onnx_session(backend), batches)
+    else:
+        ran = [pool.submit(run, onnx_session(backend, lane), batches[lane::lanes]) for lane in range(lanes)]
+        for lane in ran:
+            lane.result()
     return vectors
 
 

@@ -231,14 +231,14 @@ class Session:
         return np.asarray(self._session.run(None, feed)[0], dtype=np.float32)
 
 
-_sessions: dict[tuple[Path, int, int], Session] = {}
+_sessions: dict[tuple[Path, int, int, int], Session] = {}
 _sessions_lock = threading.Lock()
 
 
-def session(path: Path, threads: int) -> Session:
-    """The session for `path` in this process (a forked child opens its own: ORT's thread pools do not
-    survive a fork)."""
-    key = (path, threads, os.getpid())
+def session(path: Path, threads: int, lane: int = 0) -> Session:
+    """The session for `path` on `threads` in this process, one per `lane` (a thread running sessions beside
+    others), and a forked child opens its own: ORT's thread pools do not survive a fork."""
+    key = (path, threads, lane, os.getpid())
     with _sessions_lock:
         if key not in _sessions:
             _sessions[key] = Session(path, threads)
