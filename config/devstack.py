@@ -52,7 +52,7 @@ def checkout_port(first: int) -> int:
 EMBEDDED_POSTGRES_PORT = checkout_port(POSTGRES_PORTS_FROM)
 EMBEDDED_REDIS_PORT = checkout_port(REDIS_PORTS_FROM)
 SAMPLE_GARDEN = ["garden/sample/earlier", "garden/sample/articles"]
-# PostgreSQL's own cache. The vector index must fit in it to be fast: about 2 MiB per 1,000 chunks (203 MiB at
+# PostgreSQL's own cache. The vector index must fit in it to be fast: about 2 MiB per 1,000 chunks (195 MiB at
 # 100k, `make bench`); PostgreSQL's default, 128MB, holds about 60k chunks' worth.
 EMBEDDED_POSTGRES_SHARED_BUFFERS = os.environ.get("EMBEDDED_POSTGRES_SHARED_BUFFERS", "512MB")
 

@@ -137,13 +137,15 @@ class Chunk(models.Model):
     class Meta:
         ordering = ["revision", "ordinal"]
         indexes = [
-            # m 32 and ef_construction 400 with RETRIEVAL_EF_SEARCH 600: recall@10 0.97+ at 100k chunks, p95 below
-            # an exact scan's (make bench --hnsw-sweep; README, Commands). Changing them needs a migration.
+            # m 12 and ef_construction 800 with RETRIEVAL_EF_SEARCH 450: recall@10 0.979-0.983 at 100k chunks, p95
+            # 0.89-0.93x the exact NumPy scan's in the same run. A search's cost is the entries it reads, 2m per
+            # step, and m 12 found as much at a given ef_search as 16 and 20 (m 8 less) for fewer reads (README,
+            # Commands). Changing them needs a migration.
             HnswIndex(
                 name="chunk_embedding_hnsw",
                 fields=["embedding"],
-                m=32,
-                ef_construction=400,
+                m=12,
+                ef_construction=800,
                 opclasses=["vector_cosine_ops"],
                 condition=models.Q(is_current=True),
             ),

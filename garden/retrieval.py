@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection
 
 from garden import embeddings
 from garden.models import Article, Theme, Topic
@@ -114,20 +114,25 @@ def question_lexemes(question: str) -> list[str]:
 
 def vector_candidates(
     vector: npt.NDArray[np.float32], limit: int = CANDIDATES, *, ef_search: int | None = None
-) -> list[tuple[int, int, float]]:
-    """(chunk id, article id, cosine similarity) of the nearest current chunks, through the HNSW index.
+) -> list[tuple[int, int]]:
+    """(chunk id, article id) of the nearest current chunks, nearest first, through the HNSW index.
 
-    `ef_search` (default `RETRIEVAL_EF_SEARCH`, never below `limit`) is the index's search breadth.
+    `ef_search` (default `RETRIEVAL_EF_SEARCH`, never below `limit`) is the index's search breadth. The
+    similarities are left to `chunk_scores`: computing them here would read every result's vector again from
+    its TOAST table.
     """
     breadth = max(settings.RETRIEVAL_EF_SEARCH if ef_search is None else ef_search, limit)
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL hnsw.ef_search = %s", [breadth])
+    with connection.cursor() as cursor:
+        # One round trip instead of four (BEGIN, SET LOCAL, SELECT, COMMIT): PostgreSQL runs a query string of
+        # several statements as one transaction, so SET LOCAL holds for this SELECT (inside an atomic block,
+        # until that block's transaction ends, as any SET LOCAL does).
         cursor.execute(
-            "SELECT id, article_id, 1 - (embedding <=> %s::vector) FROM garden_chunk "
-            "WHERE is_current ORDER BY embedding <=> %s::vector LIMIT %s",
-            [_literal(vector), _literal(vector), limit],
+            "SET LOCAL hnsw.ef_search = %s; "
+            "SELECT id, article_id FROM garden_chunk WHERE is_current ORDER BY embedding <=> %s::vector LIMIT %s",
+            [breadth, _literal(vector), limit],
         )
-        return [(int(a), int(b), float(c)) for a, b, c in cursor.fetchall()]
+        cursor.nextset()
+        return [(int(chunk_id), int(article_id)) for chunk_id, article_id in cursor.fetchall()]
 
 
 def text_candidates(lexemes: Sequence[str], limit: int = CANDIDATES) -> list[int]:
@@ -183,7 +188,7 @@ def gather(question: str, vector: npt.NDArray[np.float32] | None = None) -> Cand
         vector = embeddings.embed_one(question)
     topic_ids, theme_ids = matched_topics(question), matched_themes(question)
     lexemes = question_lexemes(question)
-    ids = dict.fromkeys([chunk_id for chunk_id, _, _ in vector_candidates(vector)] + text_candidates(lexemes))
+    ids = dict.fromkeys([chunk_id for chunk_id, _ in vector_candidates(vector)] + text_candidates(lexemes))
     hits = chunk_scores(list(ids), vector, lexemes)
     topic_article_ids = (
         set(Article.objects.filter(topics__in=topic_ids).values_list("id", flat=True)) if topic_ids else set()

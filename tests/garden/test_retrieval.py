@@ -57,7 +57,15 @@ def test_the_vector_search_finds_the_exact_ten_nearest_current_chunks(golden):
     questions = [q.question for q in golden if q.in_scope]
     for question, vector in zip(questions, embed(questions), strict=True):
         exact = set(ids[np.argsort(-(matrix @ vector))[:10]].tolist())
-        assert {chunk_id for chunk_id, _, _ in vector_candidates(vector)[:10]} == exact, question
+        assert {chunk_id for chunk_id, _ in vector_candidates(vector)[:10]} == exact, question
+
+
+@pytest.mark.django_db(transaction=True)  # autocommit, as a web request searches
+def test_a_search_breadth_holds_for_its_own_query_only():
+    vector_candidates(embed(["River Kest"])[0], ef_search=123)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('hnsw.ef_search')")
+        assert cursor.fetchone()[0] == "40"  # pgvector's default: the 123 asked for ended with its query
 
 
 def test_the_migrations_build_the_hnsw_index_the_model_declares():
