@@ -46,6 +46,7 @@ def revision_create(
         source_path=source_path,
         content_hash=hashlib.sha256(f"{title}\n{body}".encode()).hexdigest(),
     )
+    embedded_by = embeddings.embedder()
     Chunk.objects.bulk_create(
         Chunk(
             revision=revision,
@@ -55,7 +56,7 @@ def revision_create(
             start=a,
             end=b,
             embedding=v,
-            embedded_by=embeddings.embedder(),
+            embedded_by=embedded_by,
         )
         for i, ((a, b), v) in enumerate(zip(spans, vectors, strict=True))
     )

@@ -196,8 +196,6 @@ def mean_pool(hidden: npt.NDArray[np.float32], mask: npt.NDArray[Any]) -> npt.ND
 
 
 def _embed_onnx(texts: list[str], batch_size: int, backend: EmbeddingBackend) -> npt.NDArray[np.float32]:
-    if backend is EmbeddingBackend.ONNX_INT8:
-        batch_size = INT8_BATCH_SIZE
     pieces = tokenize_unpadded(texts)
     # Longest first, by word pieces: each batch is padded to its first text.
     order = sorted(range(len(texts)), key=lambda i: -len(pieces[i]))
@@ -221,13 +219,15 @@ def _embed_onnx(texts: list[str], batch_size: int, backend: EmbeddingBackend) ->
 
 @phase("embedding")
 def embed(
-    texts: Sequence[str], *, batch_size: int = BATCH_SIZE, backend: EmbeddingBackend | None = None
+    texts: Sequence[str], *, batch_size: int | None = None, backend: EmbeddingBackend | None = None
 ) -> npt.NDArray[np.float32]:
     """Unit-length embeddings, one row per text (shape `(len(texts), 384)`), by `backend` (else the
-    configured one)."""
+    configured one), `batch_size` texts per pass (else the backend's own: INT8_BATCH_SIZE or BATCH_SIZE)."""
     if not texts:
         return np.zeros((0, DIMENSIONS), dtype=np.float32)
     backend = backend or active_backend()
+    if batch_size is None:
+        batch_size = INT8_BATCH_SIZE if backend is EmbeddingBackend.ONNX_INT8 else BATCH_SIZE
     if backend is not EmbeddingBackend.TORCH:
         return _embed_onnx(list(texts), batch_size, backend)
     vectors = model().encode(

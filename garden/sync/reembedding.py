@@ -15,29 +15,18 @@ from garden.sync.embedding import Progress, encode
 BATCH_CHUNKS = 256  # re-embedded, then written, at a time: an interrupted run loses at most one batch
 
 
-def chunks_stale() -> int:
-    """How many current chunks the configured embedder did not make."""
-    return Chunk.objects.filter(is_current=True).exclude(embedded_by=embeddings.embedder()).count()
-
-
 def chunks_reembed(
     on_start: Callable[[int], None] | None = None, on_progress: Progress | None = None
 ) -> tuple[int, float]:
-    """Embed the stale current chunks again with the configured embedder, a batch per transaction (a re-run
-    resumes); how many, and the seconds spent encoding them."""
-    total = chunks_stale()
-    if not total:
-        return 0, 0.0
-    if on_start:
-        on_start(total)
+    """Embed the current chunks another embedder made again with the configured one, a batch per transaction
+    (a re-run resumes); how many, and the seconds spent encoding them."""
     made_by = embeddings.embedder()
+    stale = Chunk.objects.filter(is_current=True).exclude(embedded_by=made_by)
+    total = stale.count()
+    if total and on_start:
+        on_start(total)
     done, seconds = 0, 0.0
-    while rows := list(
-        Chunk.objects.filter(is_current=True)
-        .exclude(embedded_by=made_by)
-        .order_by("pk")
-        .values_list("pk", "revision__title", "text")[:BATCH_CHUNKS]
-    ):
+    while rows := list(stale.order_by("pk").values_list("pk", "revision__title", "text")[:BATCH_CHUNKS]):
         vectors, spent = encode([embedding_input(title, text) for _, title, text in rows])
         with transaction.atomic():
             Chunk.objects.bulk_update(
