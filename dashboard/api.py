@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 from ninja import Field, NinjaAPI, Schema, Status
 from ninja.errors import HttpError
@@ -41,7 +43,14 @@ def api_http_error(request: HttpRequest, error: HttpError) -> HttpResponse:
     return api.create_response(request, {"error": message}, status=error.status_code)
 
 
+@api.exception_handler(RequestDataTooBig)
+def api_body_too_big(request: HttpRequest, error: RequestDataTooBig) -> HttpResponse:
+    """A body over REQUEST_MAX_BYTES, refused from its Content-Length before a byte of it is read."""
+    return api.create_response(request, {"error": BODY_TOO_BIG.format(limit=settings.REQUEST_MAX_BYTES)}, status=413)
+
+
 BODY_NOT_JSON = 'The request body must be a JSON object, e.g. {"question": "..."}.'
+BODY_TOO_BIG = "The request body is limited to {limit:,} bytes."
 ANSWER_NOT_FOUND = "No answer with this id."
 ASK_FORBIDDEN = "Log in as a reader (or above) to use this endpoint."
 
@@ -54,8 +63,8 @@ NOT_BLANK = r"[^\s\u0000\u001c-\u001f\u0085]"
 
 class AskIn(Schema):
     question: str = Field(
-        description="The question, up to 2,000 characters.",
-        json_schema_extra={"minLength": 1, "maxLength": 2000, "pattern": NOT_BLANK},
+        description=f"The question, up to {settings.QUESTION_MAX_CHARS:,} characters.",
+        json_schema_extra={"minLength": 1, "maxLength": settings.QUESTION_MAX_CHARS, "pattern": NOT_BLANK},
     )
 
 
@@ -192,8 +201,8 @@ class HealthOut(Schema):
 
 class CheckIn(Schema):
     text: str = Field(
-        description="Any text to fact-check against the garden, up to 10,000 characters.",
-        json_schema_extra={"minLength": 1, "maxLength": 10000, "pattern": NOT_BLANK},
+        description=f"Any text to fact-check against the garden, up to {settings.CHECK_MAX_CHARS:,} characters.",
+        json_schema_extra={"minLength": 1, "maxLength": settings.CHECK_MAX_CHARS, "pattern": NOT_BLANK},
     )
 
 
@@ -226,7 +235,7 @@ class CheckOut(Schema):
 
 @api.post(
     "/ask",
-    response={200: AnswerOut, 400: ErrorOut, 403: ErrorOut, 429: ErrorOut, 422: ValidationOut},
+    response={200: AnswerOut, 400: ErrorOut, 403: ErrorOut, 413: ErrorOut, 429: ErrorOut, 422: ValidationOut},
     summary="Ask the garden a question",
 )
 def api_ask(request: HttpRequest, payload: AskIn, response: HttpResponse) -> Status[dict[str, Any]]:
@@ -276,7 +285,7 @@ def api_verdict(request: HttpRequest, answer_id: int) -> Status[dict[str, Any]]:
 
 @api.post(
     "/check",
-    response={200: CheckOut, 400: ErrorOut, 403: ErrorOut, 429: ErrorOut, 422: ValidationOut},
+    response={200: CheckOut, 400: ErrorOut, 403: ErrorOut, 413: ErrorOut, 429: ErrorOut, 422: ValidationOut},
     summary="Fact-check any text against the garden",
 )
 def api_check(request: HttpRequest, payload: CheckIn, response: HttpResponse) -> Status[dict[str, Any]]:

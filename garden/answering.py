@@ -30,13 +30,17 @@ class QuestionError(UserFacingError):
 
 
 def question_clean(text: str | None) -> str:
-    """The question with surrounding space removed; raises QuestionError when empty or too long."""
-    text = storable(text or "").strip()
-    if not text:
-        raise QuestionError(EMPTY_QUESTION)
+    """The question with surrounding space removed; raises QuestionError when empty or too long.
+
+    The length is checked first (surrounding space aside): nothing else may run over an over-long question.
+    """
+    text = (text or "").strip()
     limit = settings.QUESTION_MAX_CHARS
     if len(text) > limit:
         raise QuestionError(QUESTION_TOO_LONG.format(limit=limit, length=len(text)))
+    text = storable(text).strip()
+    if not text:
+        raise QuestionError(EMPTY_QUESTION)
     return text
 
 

@@ -10,6 +10,10 @@ from typing import Final
 MARKER: Final = re.compile(r"\[(\d{1,3}(?:\s*[,;–-]\s*\d{1,3})*)\]")
 # A run of markers after a sentence end ("... in 1889. [2][3]"), with the spaces before each.
 TRAILING: Final = re.compile(r"(?:\s*\[\d{1,3}(?:\s*[,;–-]\s*\d{1,3})*\])+")
+# Space before punctuation, matched only from the start of its run and never given back: a run not followed by
+# punctuation costs its length once, not once per space in it.
+_SPACE_BEFORE_PUNCTUATION: Final = re.compile(r"(?<!\s)\s++([.,;:!?])")
+_SPACE_RUN: Final = re.compile(r"(?<!\s)\s{2,}+")
 # A range covers at most this many numbers; a longer one is two citations joined by a typo ([3-112] is 3 and 112).
 RANGE_LIMIT: Final = 50
 
@@ -36,5 +40,5 @@ def citation_numbers(text: str) -> tuple[int, ...]:
 def strip_citations(text: str) -> str:
     """`text` without its `[n]` markers, whitespace tidied (the text a judge compares with sources)."""
     cleaned = MARKER.sub("", text)
-    cleaned = re.sub(r"\s+([.,;:!?])", r"\1", cleaned)
-    return re.sub(r"\s{2,}", " ", cleaned).strip()
+    cleaned = _SPACE_BEFORE_PUNCTUATION.sub(r"\1", cleaned)
+    return _SPACE_RUN.sub(" ", cleaned).strip()

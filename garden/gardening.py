@@ -9,42 +9,140 @@ block `%%` is code. Callouts (`> [!note] Title`) are content and stay; pages ren
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections import defaultdict
 from typing import Any
 
-# Fenced code blocks and inline code, whose text is left exactly as written.
-CODE = re.compile(r"^[ \t]*(```+|~~~+).*?^[ \t]*\1[ \t]*$|`[^`\n]+`", re.DOTALL | re.MULTILINE)
-_COMMENT = re.compile(r"[ \t]*(?:%%.*?%%|<!--.*?-->)", re.DOTALL)
-_BLOCK_ID = re.compile(r"(?:[ \t]+|^)\^([A-Za-z0-9-]+)[ \t]*$", re.MULTILINE)
+# Every pattern here reads garden text, so each is linear in it: a run of spaces is matched only from its
+# start and never given back (`(?<![ \t])[ \t]*+`), and an opener that finds no close on its line skips the
+# rest of the line (no later opener there can close either) instead of being retried at every position.
+
+# A fenced code block runs from a line opening with a fence (```` ``` ````, `~~~` or longer) to the next line that
+# is a fence of the same length alone; inline code is `like this`. Their text is left exactly as written.
+_FENCE_OPEN = re.compile(r"^[ \t]*+(`{3,}+|~{3,}+)", re.MULTILINE)
+_FENCE_ALONE = re.compile(r"^[ \t]*+(`{3,}+|~{3,}+)[ \t]*+$", re.MULTILINE)
+_INLINE_CODE = re.compile(r"`[^`\n]++`")
+_COMMENT_CLOSE = {"%%": "%%", "<!--": "-->"}
+_BLOCK_ID = re.compile(r"(?:(?<![ \t])[ \t]++|^)\^([A-Za-z0-9-]++)[ \t]*+$", re.MULTILINE)
 # Where a block id stood while the text is being cleaned; NUL never survives into stored text.
 _ANCHOR = re.compile(r"\x00([A-Za-z0-9-]+)\x00")
-_HIGHLIGHT = re.compile(r"==(?=\S)(.+?)(?<=\S)==")
+# `==marked==`; an opener with no close on its line takes the rest of the line as it is (group 1 unset).
+_HIGHLIGHT = re.compile(r"==(?=\S)(?:(.+?)(?<=\S)==|[^\n]*+)")
 _FIELD_NAME = r"[^\W\d][\w -]{0,40}?"
-# A field on a line of its own (a list item's too), and one inline in brackets: `[key:: value]`.
+# A field on a line of its own (a list item's too), and one inline in brackets: `[key:: value]` (an inline
+# opener with no close on its line takes the rest of the line as it is).
 _FIELD_LINE = re.compile(rf"^[ \t]*(?:[-*+][ \t]+)?{_FIELD_NAME}::(?:[ \t].*)?\n?", re.MULTILINE)
-_FIELD_INLINE = re.compile(rf"[ \t]*[\[(]{_FIELD_NAME}::[^\])\n]*[\])]")
+_FIELD_INLINE = re.compile(rf"(?<![ \t])[ \t]*+[\[(]{_FIELD_NAME}::[^\])\n]*+[\])]?")
 _PROPERTY = re.compile(rf"^({_FIELD_NAME})::[ \t]*(.*)$")
 _BLANK_RUNS = re.compile(r"\n{3,}")
 
 
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """Where `text` has code, in order: fenced blocks (from the opening line's start to the end of the closing
+    fence's line) and inline code. An unclosed fence is no code; its backticks may still open inline code."""
+    alone: defaultdict[str, list[tuple[int, int]]] = defaultdict(list)  # fence -> (line start, line end)
+    for match in _FENCE_ALONE.finditer(text):
+        alone[match.group(1)].append((match.start(), match.end()))
+    lengths: defaultdict[str, list[int]] = defaultdict(list)  # fence character -> the lengths that close
+    for fence in sorted(alone, key=len, reverse=True):
+        lengths[fence[0]].append(len(fence))
+    spans: list[tuple[int, int]] = []
+    cursor = 0
+    openings = _FENCE_OPEN.finditer(text)
+    block: tuple[int, int] | None = None  # the next fenced block at or after `cursor`
+    inline = _INLINE_CODE.search(text)  # the next inline code at or after `cursor`
+    while True:
+        while block is None or block[0] < cursor:
+            opening = next(openings, None)
+            if opening is None:
+                block = None
+                break
+            if opening.start() >= cursor:
+                block = _fenced_block(text, opening, alone, lengths)
+        if inline is not None and inline.start() < cursor:
+            inline = _INLINE_CODE.search(text, cursor)
+        if block is None and inline is None:
+            return spans
+        if block is not None and (inline is None or block[0] <= inline.start()):
+            spans.append(block)
+        elif inline is not None:
+            spans.append(inline.span())
+        cursor = spans[-1][1]
+
+
+def _fenced_block(
+    text: str,
+    opening: re.Match[str],
+    alone: dict[str, list[tuple[int, int]]],
+    lengths: dict[str, list[int]],
+) -> tuple[int, int] | None:
+    """The fenced block `opening` starts: closed by the first later line that is its fence alone, trying the
+    whole fence first, then ever shorter ones down to three characters (as a backtracking match would)."""
+    fence = opening.group(1)
+    for length in lengths.get(fence[0], []):
+        if length > len(fence):
+            continue
+        closers = alone[fence[0] * length]
+        later = bisect_right(closers, (opening.start(), len(text)))
+        if later < len(closers):
+            return opening.start(), closers[later][1]
+    return None
+
+
 def without_code(text: str) -> str:
     """`text` with its code blanked out (same length), for searching prose only."""
-    return CODE.sub(lambda m: " " * len(m.group(0)), text)
+    pieces, cursor = [], 0
+    for start, end in code_spans(text):
+        pieces += [text[cursor:start], " " * (end - start)]
+        cursor = end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
 
 
 def _outside_code(text: str, clean: Any) -> str:
     pieces, cursor = [], 0
-    for match in CODE.finditer(text):
-        pieces += [clean(text[cursor : match.start()]), match.group(0)]
-        cursor = match.end()
+    for start, end in code_spans(text):
+        pieces += [clean(text[cursor:start]), text[start:end]]
+        cursor = end
     pieces.append(clean(text[cursor:]))
     return "".join(pieces)
 
 
+def _comments_removed(prose: str) -> str:
+    """`prose` without `%% ... %%` and `<!-- ... -->` comments (and the spaces or tabs before each). Each kind of
+    opener is looked for once: one with no close after it means none later has one either."""
+    pieces, cursor = [], 0
+    next_at = {opener: prose.find(opener) for opener in _COMMENT_CLOSE}
+    while True:
+        found = [(at, opener) for opener, at in next_at.items() if at >= 0]
+        if not found:
+            break
+        at, opener = min(found)
+        close = prose.find(_COMMENT_CLOSE[opener], at + len(opener))
+        if close < 0:
+            next_at[opener] = -1
+            continue
+        start = at
+        while start > cursor and prose[start - 1] in " \t":
+            start -= 1
+        pieces.append(prose[cursor:start])
+        cursor = close + len(_COMMENT_CLOSE[opener])
+        for other, other_at in next_at.items():
+            if 0 <= other_at < cursor:
+                next_at[other] = prose.find(other, cursor)
+    pieces.append(prose[cursor:])
+    return "".join(pieces)
+
+
+def _kept_if_unclosed(match: re.Match[str]) -> str:
+    return match.group(0) if match.group(0)[-1] not in "])" else ""
+
+
 def _prose_clean(prose: str) -> str:
-    prose = _COMMENT.sub("", prose)
+    prose = _comments_removed(prose)
     prose = _BLOCK_ID.sub(lambda m: f"\x00{m.group(1)}\x00", prose)
-    prose = _HIGHLIGHT.sub(r"\1", prose)
-    prose = _FIELD_INLINE.sub("", prose)
+    prose = _HIGHLIGHT.sub(lambda m: m.group(0) if m.group(1) is None else m.group(1), prose)
+    prose = _FIELD_INLINE.sub(_kept_if_unclosed, prose)
     return _FIELD_LINE.sub("", prose)
 
 

@@ -26,7 +26,6 @@ from verifier.retraining import judge_parameters_use
 from verifier.sources import chunk_context
 from verifier.verdict import Scored, score
 
-CHECK_MAX_CHARS = 10_000
 EMPTY_TEXT = "Please give some text to check."
 TEXT_TOO_LONG = "Text to check is limited to {limit:,} characters; this has {length:,}."
 
@@ -75,16 +74,25 @@ def text_check(
     return Checked(claims, outcome, scored, judge_available)
 
 
-def garden_check(text: str | None) -> tuple[Checked, list[Chunk]]:
-    """Fact-check any text against the garden: retrieve passages for it, then judge its claims against them.
+def check_text_clean(text: str | None) -> str:
+    """The text to fact-check, its `[n]` markers removed (in arbitrary text they do not refer to the retrieved
+    passages); raises CheckError when it is empty or longer than CHECK_MAX_CHARS.
 
-    `[n]` markers are removed first: in arbitrary text they do not refer to the retrieved passages.
+    The length is checked first, on the text as sent: nothing else may run over an over-long text.
     """
-    text = strip_citations(storable(text or ""))
+    text = text or ""
+    limit = settings.CHECK_MAX_CHARS
+    if len(text) > limit:
+        raise CheckError(TEXT_TOO_LONG.format(limit=limit, length=len(text)))
+    text = strip_citations(storable(text))
     if not text:
         raise CheckError(EMPTY_TEXT)
-    if len(text) > CHECK_MAX_CHARS:
-        raise CheckError(TEXT_TOO_LONG.format(limit=CHECK_MAX_CHARS, length=len(text)))
+    return text
+
+
+def garden_check(text: str | None) -> tuple[Checked, list[Chunk]]:
+    """Fact-check any text against the garden: retrieve passages for it, then judge its claims against them."""
+    text = check_text_clean(text)
     judge_parameters_use()
     found = retrieve(text)
     chunks_by_id = Chunk.objects.select_related("article", "revision").in_bulk(

@@ -151,7 +151,14 @@ CELERY_RESULT_EXPIRES = 3600
 # embeds the garden again. The ONNX exports are cached in EMBEDDING_ONNX_CACHE.
 EMBEDDING_BACKEND = env("EMBEDDING_BACKEND", default="onnx-int8")
 EMBEDDING_ONNX_CACHE = env("EMBEDDING_ONNX_CACHE", default=str(BASE_DIR / ".run" / "onnx"))
+# Size limits, each applied before any other work on what it limits.
 QUESTION_MAX_CHARS = env.int("QUESTION_MAX_CHARS", default=2000)
+CHECK_MAX_CHARS = env.int("CHECK_MAX_CHARS", default=10_000)  # text sent to the fact-check (API)
+# Request bodies other than file uploads, refused before they are read. The largest legitimate one is an admin
+# edit of a note's body, URL-encoded; the API's largest (CHECK_MAX_CHARS escaped as JSON) is far below it.
+REQUEST_MAX_BYTES = env.int("REQUEST_MAX_BYTES", default=512 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_MAX_BYTES
+
 # Calibrated on the golden set with `python manage.py retrieval_report --calibrate`; see README.
 RETRIEVAL_VECTOR_THRESHOLD = env.float("RETRIEVAL_VECTOR_THRESHOLD", default=0.38)
 RETRIEVAL_TEXT_THRESHOLD = env.float("RETRIEVAL_TEXT_THRESHOLD", default=0.90)
