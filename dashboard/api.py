@@ -46,7 +46,9 @@ def api_http_error(request: HttpRequest, error: HttpError) -> HttpResponse:
 @api.exception_handler(RequestDataTooBig)
 def api_body_too_big(request: HttpRequest, error: RequestDataTooBig) -> HttpResponse:
     """A body over REQUEST_MAX_BYTES, refused from its Content-Length before a byte of it is read."""
-    return api.create_response(request, {"error": BODY_TOO_BIG.format(limit=settings.REQUEST_MAX_BYTES)}, status=413)
+    return api.create_response(
+        request, {"error": BODY_TOO_BIG.format(limit=settings.REQUEST_MAX_BYTES)}, status=413
+    )
 
 
 BODY_NOT_JSON = 'The request body must be a JSON object, e.g. {"question": "..."}.'

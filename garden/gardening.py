@@ -158,7 +158,8 @@ def editor_markup_removed(body: str) -> tuple[str, dict[str, int]]:
     return _ANCHOR.sub("", text), anchors
 
 
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+# The title runs to the line's last character that is not a space or `#` (see importer.HEADING_1).
+_HEADING = re.compile(r"^(#{1,6})[ \t]+((?:[ \t#]*+[^ \t#\n])++|.)[ \t#]*+$", re.MULTILINE)
 
 
 def heading_offset(body: str, heading: str) -> int | None:

@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import unquote
 
 import pathspec
+import re2
 import yaml
 
 from garden.gardening import editor_markup_removed, page_properties, without_code
@@ -26,17 +27,23 @@ IGNORE_FILE = ".gardenignore"  # gitignore syntax, at the garden's root
 PRIVATE_FOLDERS = frozenset({"templates", "node_modules"})
 # Front matter that keeps a note out: publish: false, draft: true, private: true.
 PRIVATE_FLAGS = {"publish": False, "draft": True, "private": True}
+# The wikilink and image patterns run on RE2, whose matching is linear in the text: with Python's backtracking
+# matcher, each `[[` of a long run with no `]]` scans to the end of the run (a garden note with 20,000 `[[` took
+# 14 s to parse). They need neither lookarounds nor backreferences, which RE2 lacks.
 # `[[target]]`, `[[target#Heading]]`, `[[target#^block-id]]`, `[[target|label]]`.
-WIKILINK = re.compile(r"\[\[(?P<target>[^\]|#]+)(?:#(?P<anchor>[^\]|]*))?(?:\|(?P<label>[^\]]+))?\]\]")
+WIKILINK = re2.compile(r"\[\[(?P<target>[^\]|#]+)(?:#(?P<anchor>[^\]|]*))?(?:\|(?P<label>[^\]]+))?\]\]")
 # `![[Note]]`, `![[Note#Heading]]`: a note shown inside another (an image embed is an IMAGE_EMBED too).
-EMBED = re.compile(r"!\[\[(?P<target>[^\]|#]+)(?:#(?P<anchor>[^\]|]*))?(?:\|[^\]]*)?\]\]")
+EMBED = re2.compile(r"!\[\[(?P<target>[^\]|#]+)(?:#(?P<anchor>[^\]|]*))?(?:\|[^\]]*)?\]\]")
 SLUG = re.compile(r"[^a-z0-9]+")
 FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n?---[ \t]*(?:\n|\Z)", re.DOTALL)
-HEADING_1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+# The title runs to the line's last character that is not a space or `#` (a lazy `.+?` before `[ \t#]*$` would
+# rescan a run of `#` from every position in it).
+HEADING_1 = re.compile(r"^#[ \t]+((?:[ \t#]*+[^ \t#\n])++|.)[ \t#]*+$", re.MULTILINE)
 # `#tag` and nested `#a/b`, not a heading, a URL fragment or a number (`#1` is no tag in Obsidian either).
 INLINE_TAG = re.compile(r"(?<![\w#&/(\[])#([\w/-]*[^\W\d_][\w/-]*)")
-# `[text](target.md)` and `[text](target.md#heading)`, relative to the note; not images or web addresses.
-MARKDOWN_LINK = re.compile(r"(?<!!)\[([^\]]*)\]\(<?([^)<>\s]+?\.md)(#[^)\s>]*)?>?\)", re.IGNORECASE)
+# `[text](target.md)` and `[text](target.md#heading)`, relative to the note; not images or web addresses. Neither
+# the text nor the target holds a `[`, so each `[` is read up to the next one at most (linear in the note).
+MARKDOWN_LINK = re.compile(r"(?<!!)\[([^\[\]]*+)\]\(<?([^)<>\s\[]+?\.md)(#[^)\s>]*+)?>?\)", re.IGNORECASE)
 # Images a note may show (raster only: an SVG can carry script), and where it names them: `![[hive-plan.png]]`,
 # `![a plan](Attachments/plan.png)`.
 IMAGES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".bmp"})
@@ -46,9 +53,8 @@ _OTHER_ATTACHMENTS = ("svg", "pdf", "mp3", "mp4", "m4a", "wav", "ogg", "webm", "
 ATTACHMENTS = re.compile(
     rf"\.(?:{'|'.join(sorted(s[1:] for s in IMAGES))}|{'|'.join(_OTHER_ATTACHMENTS)})$", re.IGNORECASE
 )
-IMAGE_EMBED = re.compile(
-    rf"!\[\[(?P<target>{_IMAGE_NAME})(?:\|[^\]]*)?\]\]|!\[(?P<alt>[^\]]*)\]\(<?(?P<path>{_IMAGE_NAME})>?\)",
-    re.IGNORECASE,
+IMAGE_EMBED = re2.compile(
+    rf"(?i)!\[\[(?P<target>{_IMAGE_NAME})(?:\|[^\]]*)?\]\]|!\[(?P<alt>[^\]]*)\]\(<?(?P<path>{_IMAGE_NAME})>?\)"
 )
 DATE_FIELDS = ("date", "updated", "modified", "last_modified", "created")
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Final
 
+import re2
 from rapidfuzz import fuzz
 
 from garden.importer import WIKILINK
@@ -38,7 +39,8 @@ _CHAR_MAP: Final[Mapping[str, str]] = {
 _DROPPED: Final = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff*`")
 # Link markup, which a judge quoting the text as it reads leaves out: "[[slug|label]]" reads "label",
 # "[[slug]]" reads "slug" (see `garden.importer.WIKILINK`) and "[text](url)" reads "text".
-_MARKDOWN_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+# On RE2 (linear), as garden.importer's link patterns: each `[` of a long run would otherwise scan to its end.
+_MARKDOWN_LINK = re2.compile(r"\[([^\]]+)\]\([^)]*\)")
 _NUMBER = re.compile(r"\d+")
 _WORD = re.compile(r"[^\W_]+(?:'t)?")
 _NEGATIONS: Final = frozenset(
@@ -154,7 +156,7 @@ def _link_markup(text: str) -> frozenset[int]:
     """The offsets of the characters of `text` that are link markup, not the words a reader sees."""
     dropped: set[int] = set()
     for match in WIKILINK.finditer(text):
-        shown = match.span("label") if match["label"] else match.span("target")
+        shown = match.span(WIKILINK.groupindex["label" if match["label"] else "target"])
         dropped.update(range(match.start(), shown[0]), range(shown[1], match.end()))
     for match in _MARKDOWN_LINK.finditer(text):
         dropped.update(range(match.start(), match.start(1)), range(match.end(1), match.end()))

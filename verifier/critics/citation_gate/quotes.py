@@ -21,11 +21,13 @@ from verifier.critics.fabricated_reference import NAMED_ARTICLE
 FUZZY_QUOTE_SCORE: Final = 92.0
 MIN_QUOTE_CHARS: Final = 12
 
-_QUOTE = re.compile(r"\"(?P<straight>[^\"\n]+)\"|“(?P<curly>[^”\n]+)”")
+# A curly opener with no close on its line matches up to the next straight quote with neither group set: no
+# later curly opener before it can close either, and skipping them keeps the scan linear.
+_QUOTE = re.compile(r"\"(?P<straight>[^\"\n]+)\"|“(?:(?P<curly>[^”\n]+)”|[^”\n\"]*+(?=[\n\"]|\Z))")
 _CHAR_MAP: Final = str.maketrans(
     {"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-", "‐": "-", "*": None}
 )
-_ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…|\[\.\.\.\]|\[…\])\s*")
+_ELLIPSIS = re.compile(r"(?<!\s)\s*+(?:\.\.\.|…|\[\.\.\.\]|\[…\])\s*+")
 _NEGATION = re.compile(r"\b(?:not|no|never|none|nor|neither|without|cannot)\b|n't\b")
 
 

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from garden.text import storable
@@ -20,6 +21,8 @@ from verifier.checking import text_check
 from verifier.judges.types import Source
 from verifier.models import SpendPurpose
 from verifier.terms import NOT_SUPPORTED
+
+TEXT_TOO_LONG = "line {number}: skipped, the text is limited to {limit:,} characters; this has {length:,}."
 
 
 class Command(BaseCommand):
@@ -44,13 +47,19 @@ class Command(BaseCommand):
                         item = json.loads(line)
                         sources = item["source"] if isinstance(item["source"], list) else [item["source"]]
                         sources = [storable(str(source)) for source in sources]
-                        text = storable(str(item["text"]))
+                        text = str(item["text"])
                     except (json.JSONDecodeError, KeyError, TypeError) as error:
                         failures += 1
                         self.stderr.write(
                             f"line {number}: skipped, not an item with id/source/text ({error})"
                         )
                         continue
+                    if len(text) > settings.CHECK_MAX_CHARS:
+                        failures += 1
+                        limit = settings.CHECK_MAX_CHARS
+                        self.stderr.write(TEXT_TOO_LONG.format(number=number, limit=limit, length=len(text)))
+                        continue
+                    text = storable(text)
                     target.write(json.dumps(_judged(item.get("id", number), text, sources, judge)) + "\n")
         finally:
             if out:

@@ -1,0 +1,234 @@
+"""Bounded work: a size limit is applied before any other work, and every entry point that reads a reader's or a
+garden's text is linear in it.
+
+Each entry point gets 1 MB of adversarial text (long runs of spaces, openers that never close, ...) and must
+finish within UNITS_ALLOWED units, a unit being a plain scan of the same text in the same run (`\\w+` words,
+`split`, `count`), so the bound holds on a slow or busy machine. A quadratic pattern misses it by orders of
+magnitude: before this bound existed, 40,000 spaces cost `/api/check` 14 s, about 100,000 units.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from django.core.management import CommandError, call_command
+
+from dashboard.api import BODY_TOO_BIG
+from dashboard.markdown import render_markdown
+from garden.answering import QuestionError, question_clean
+from garden.chunking import chunk_spans
+from garden.citations import citation_numbers, strip_citations
+from garden.gardening import editor_markup_removed
+from garden.importer import ArticleFileError, parse_article_text
+from garden.preflight import preflight
+from verifier.checking import CheckError, check_text_clean
+from verifier.claims import split_claims
+from verifier.critics.base import blank_code, citation_markers
+from verifier.critics.citation_gate import numbered, paths, quotes
+from verifier.judges.local import clauses, encoding, lexicon
+from verifier.judges.local import sources as judge_sources
+
+SIZE = 1_000_000
+# A linear entry point takes a few to a hundred units on these texts; a quadratic one takes 10,000s.
+UNITS_ALLOWED = 400
+
+# Each piece repeated to SIZE characters after one letter: runs of one character and openers without a close.
+PIECES = {
+    "spaces": " ",
+    "tabs": "\t",
+    "newlines": "\n",
+    "spaces and newlines": " \n",
+    "tabs and newlines": "\t\n",
+    "opening brackets": "[",
+    "opening parentheses": "(",
+    "wikilink openers": "[[",
+    "block reference openers": "((",
+    "embed openers": "![[",
+    "pipes": "|",
+    "backticks": "`",
+    "fences with info": "```a\n",
+    "comment openers": "%%",
+    "html comment openers": "<!--",
+    "highlight openers": "==a ",
+    "field markers": "::",
+    "inline field openers": "[x:: ",
+    "hashes": "#",
+    "heading with hashes": "# a#",
+    "stars": "*",
+    "digits": "1",
+    "citation openers": "[1, ",
+    "link openers": "[a](b",
+    "curly quote openers": "“a ",
+    "quotes": '"',
+    "sentence ends": "a. ",
+    "dashes": "- ",
+    "path citations": "a/b:1 - ",
+}
+
+
+def _text(piece: str) -> str:
+    return "x" + piece * (SIZE // len(piece))
+
+
+def _unit(text: str) -> float:
+    """Seconds for a plain linear scan of `text`, the least of three runs."""
+    best = float("inf")
+    for _ in range(3):
+        began = time.perf_counter()
+        len(re.findall(r"\w+", text))
+        text.split()
+        text.count("x")
+        best = min(best, time.perf_counter() - began)
+    return best
+
+
+def _judge_text_preparation(text: str) -> None:
+    """The local judge's text work, without the model: pieces, words, and clauses over placeholder vectors."""
+    judge_sources._piece_spans(text)
+    claim = encoding._ascii_digits(strip_citations(text))
+    words = lexicon.split_words(claim)[:128]  # the model sees at most 128 word pieces
+    offsets = np.array([[start, end] for _, start, end in words] + [[0, 0]], dtype=np.int64)
+    hidden = np.zeros((len(offsets), 4), dtype=np.float32)
+    mask = np.ones(len(offsets), dtype=np.float32)
+    analysed = encoding._analyse(claim, np.zeros(4, dtype=np.float32), hidden, offsets, mask)
+    clauses.claim_clauses(analysed, frozenset())
+
+
+def _citation_gate_parsers(text: str) -> None:
+    citation_markers(text)
+    list(numbered._claims(text))
+    list(quotes._QUOTE.finditer(blank_code(text)))
+    list(paths.audit_paths(text, None))
+
+
+def _imported(text: str) -> Any:
+    try:
+        return parse_article_text(text, path="adversarial.md", slug="adversarial")
+    except ArticleFileError:
+        return None  # refused with a reason is an answer too; the time is what counts
+
+
+ENTRY_POINTS: dict[str, Callable[[str], Any]] = {
+    "pre-flight": preflight,
+    "check text preparation": strip_citations,
+    "citation numbers": citation_numbers,
+    "note import": _imported,
+    "editor markup": editor_markup_removed,
+    "chunking": chunk_spans,
+    "claim splitting": split_claims,
+    "citation gate parsers": _citation_gate_parsers,
+    "judge text preparation": _judge_text_preparation,
+    "page rendering": render_markdown,
+}
+
+
+def _units(entry_point: Callable[[str], Any], text: str) -> float:
+    began = time.perf_counter()
+    entry_point(text)
+    return (time.perf_counter() - began) / _unit(text)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("piece", PIECES.values(), ids=PIECES.keys())
+@pytest.mark.parametrize("entry_point", ENTRY_POINTS.values(), ids=ENTRY_POINTS.keys())
+def test_every_text_entry_point_is_linear_in_adversarial_text(
+    entry_point: Callable[[str], Any], piece: str
+) -> None:
+    units = _units(entry_point, _text(piece))
+    assert units < UNITS_ALLOWED, f"{units:.0f} units of a plain scan for 1 MB of {piece!r}"
+
+
+# The cases that were quadratic before (seconds for 20,000 characters then; hours for 1 MB).
+KNOWN_QUADRATIC = [
+    (strip_citations, " "),  # /api/check's citation stripping: 40,000 spaces took 14 s
+    (editor_markup_removed, "\t"),  # the import's comment pattern: 40,000 spaces took 7.7 s
+    (_imported, "[["),  # wikilinks: 20,000 characters of `[[` took 14 s
+    (editor_markup_removed, "<!--"),
+    (editor_markup_removed, "[x:: "),
+    (editor_markup_removed, "==a "),
+    (_imported, "# a#"),
+]
+
+
+@pytest.mark.parametrize(("entry_point", "piece"), KNOWN_QUADRATIC)
+def test_the_patterns_that_were_quadratic_are_linear(entry_point: Callable[[str], Any], piece: str) -> None:
+    units = _units(entry_point, _text(piece))
+    assert units < UNITS_ALLOWED, f"{units:.0f} units of a plain scan for 1 MB of {piece!r}"
+
+
+def test_an_over_long_question_is_refused_before_any_other_work() -> None:
+    text = _text(" x")
+    began = time.perf_counter()
+    with pytest.raises(QuestionError, match="limited to 2,000 characters"):
+        question_clean(text)
+    assert time.perf_counter() - began < 50 * _unit(text)
+
+
+def test_an_over_long_text_to_check_is_refused_before_any_other_work() -> None:
+    text = _text(" ")
+    began = time.perf_counter()
+    with pytest.raises(CheckError, match="limited to 10,000 characters; this has 1,000,001"):
+        check_text_clean(text)
+    assert time.perf_counter() - began < 50 * _unit(text)
+
+
+def test_the_limit_counts_the_text_as_sent_not_what_is_left_after_stripping_citations(settings: Any) -> None:
+    settings.CHECK_MAX_CHARS = 30
+    assert check_text_clean("The line reopened in 1990. [1]") == "The line reopened in 1990."
+    with pytest.raises(CheckError, match="limited to 30 characters"):
+        check_text_clean("The line reopened in 1990. [1][2]")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("endpoint", ["/api/check", "/api/ask"])
+def test_a_two_megabyte_body_is_refused_at_once_in_the_api_error_shape(client: Any, endpoint: str) -> None:
+    body = '{"text": "' + " " * 2_000_000 + '"}'
+    began = time.perf_counter()
+    response = client.post(endpoint, body, content_type="application/json")
+    assert time.perf_counter() - began < 0.5
+    assert response.status_code == 413
+    assert response.json() == {"error": BODY_TOO_BIG.format(limit=512 * 1024)}
+
+
+@pytest.mark.django_db
+def test_an_over_long_text_sent_to_the_api_gets_the_clear_message_quickly(client: Any) -> None:
+    body = '{"text": "' + " " * 400_000 + 'x"}'
+    began = time.perf_counter()
+    response = client.post("/api/check", body, content_type="application/json")
+    assert time.perf_counter() - began < 0.5
+    assert response.status_code == 400
+    assert response.json() == {"error": "Text to check is limited to 10,000 characters; this has 400,001."}
+
+
+@pytest.mark.django_db
+def test_the_api_schema_states_the_limits_from_the_settings(client: Any) -> None:
+    schemas = client.get("/api/openapi.json").json()["components"]["schemas"]
+    assert schemas["AskIn"]["properties"]["question"]["maxLength"] == 2000
+    assert schemas["CheckIn"]["properties"]["text"]["maxLength"] == 10_000
+
+
+@pytest.mark.django_db
+def test_the_ask_command_refuses_an_over_long_question_quickly() -> None:
+    began = time.perf_counter()
+    with pytest.raises(CommandError, match="limited to 2,000 characters"):
+        call_command("ask", "x" * 100_000)
+    assert time.perf_counter() - began < 0.5
+
+
+def test_check_text_skips_an_over_long_line_with_its_reason(tmp_path: Path, capsys: Any) -> None:
+    lines = tmp_path / "in.jsonl"
+    lines.write_text(
+        '{"id": "long", "source": "The line reopened in 1990.", "text": "' + " " * 20_000 + 'x"}\n'
+    )
+    with pytest.raises(CommandError, match="1 line"):
+        call_command("check_text", "--jsonl", str(lines))
+    assert (
+        "line 1: skipped, the text is limited to 10,000 characters; this has 20,001"
+        in capsys.readouterr().err
+    )
