@@ -6,9 +6,11 @@ Every span `(start, end)` satisfies `text[start:end] == piece`, so any quote can
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from garden.citations import TRAILING
+from garden.gardening import fenced_blocks
 
 # Abbreviations after which a full stop does not end a sentence.
 ABBREVIATIONS = frozenset(
@@ -67,7 +69,6 @@ ABBREVIATIONS = frozenset(
     ]
 )
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s+|$)")
-FENCED_CODE = re.compile(r"^[ \t]*(```+|~~~+).*?^[ \t]*\1[ \t]*$", re.DOTALL | re.MULTILINE)
 TARGET_CHUNK_CHARS = 600
 MAX_CHUNK_CHARS = 900
 
@@ -137,15 +138,22 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[Sp
     return spans
 
 
-def paragraph_spans(text: str) -> list[Span]:
-    """Blocks separated by blank lines; a fenced code block is one block, blank lines and all."""
-    fences = [(m.start(), m.end()) for m in FENCED_CODE.finditer(text)]
+def paragraph_spans(text: str, blocks: dict[int, int] | None = None) -> list[Span]:
+    """Blocks separated by blank lines; a fenced code block is one block, blank lines and all (`blocks`: the
+    text's `garden.gardening.fenced_blocks`, when the caller has them)."""
+    blocks = fenced_blocks(text) if blocks is None else blocks
+    fences: list[tuple[int, int]] = []  # the fenced blocks as read from the top, none inside another
+    for start, end in sorted(blocks.items()):
+        if not fences or start >= fences[-1][1]:
+            fences.append((start, end))
+    fence_ends = [end for _, end in fences]
     spans: list[Span] = []
     for match in re.finditer(r"\S(?:.|\n(?![ \t]*\n))*", text):
         span = _trimmed(text, match.start(), match.end())
         if span is None:
             continue
-        inside = next(((a, b) for a, b in fences if a < span.end and span.start < b), None)
+        first = bisect_right(fence_ends, span.start)  # the first fence that ends after the span starts
+        inside = fences[first] if first < len(fences) and fences[first][0] < span.end else None
         if inside and spans and spans[-1].end > inside[0]:  # the same code block as the block before
             spans[-1] = Span(spans[-1].start, max(spans[-1].end, span.end))
             continue
@@ -153,10 +161,9 @@ def paragraph_spans(text: str) -> list[Span]:
     return spans
 
 
-def _is_code(text: str, span: Span) -> bool:
+def _is_code(text: str, span: Span, blocks: dict[int, int]) -> bool:
     line_start = text.rfind("\n", 0, span.start) + 1
-    fence = FENCED_CODE.search(text, line_start)
-    return fence is not None and fence.start() == line_start and fence.end() >= span.end
+    return blocks.get(line_start, -1) >= span.end
 
 
 def _is_table(text: str, span: Span) -> bool:
@@ -178,8 +185,9 @@ def chunk_spans(text: str) -> list[Span]:
     block is never cut (however long), and a long table is cut only between rows.
     """
     pieces: list[Span] = []
-    for paragraph in paragraph_spans(text):
-        if paragraph.end - paragraph.start <= MAX_CHUNK_CHARS or _is_code(text, paragraph):
+    blocks = fenced_blocks(text)
+    for paragraph in paragraph_spans(text, blocks):
+        if paragraph.end - paragraph.start <= MAX_CHUNK_CHARS or _is_code(text, paragraph, blocks):
             pieces.append(paragraph)
             continue
         group_start = group_end = None

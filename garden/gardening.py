@@ -37,28 +37,41 @@ _PROPERTY = re.compile(rf"^({_FIELD_NAME})::[ \t]*(.*)$")
 _BLANK_RUNS = re.compile(r"\n{3,}")
 
 
-def code_spans(text: str) -> list[tuple[int, int]]:
-    """Where `text` has code, in order: fenced blocks (from the opening line's start to the end of the closing
-    fence's line) and inline code. An unclosed fence is no code; its backticks may still open inline code."""
+def fenced_blocks(text: str) -> dict[int, int]:
+    """Each line of `text` that opens a fenced block that closes, by its start, and where its block ends (the end
+    of the closing fence's line). A block may hold later openers; a fence that never closes is no block."""
     alone: defaultdict[str, list[tuple[int, int]]] = defaultdict(list)  # fence -> (line start, line end)
     for match in _FENCE_ALONE.finditer(text):
         alone[match.group(1)].append((match.start(), match.end()))
     lengths: defaultdict[str, list[int]] = defaultdict(list)  # fence character -> the lengths that close
     for fence in sorted(alone, key=len, reverse=True):
         lengths[fence[0]].append(len(fence))
+    blocks: dict[int, int] = {}
+    for opening in _FENCE_OPEN.finditer(text):
+        fence = opening.group(1)
+        # The whole fence first, then ever shorter ones down to three characters (as a backtracking match would).
+        for length in lengths.get(fence[0], []):
+            if length > len(fence):
+                continue
+            closers = alone[fence[0] * length]
+            later = bisect_right(closers, (opening.start(), len(text)))
+            if later < len(closers):
+                blocks[opening.start()] = closers[later][1]
+                break
+    return blocks
+
+
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """Where `text` has code, in order: fenced blocks (from the opening line's start to the end of the closing
+    fence's line) and inline code. An unclosed fence is no code; its backticks may still open inline code."""
+    blocks = iter(fenced_blocks(text).items())
     spans: list[tuple[int, int]] = []
     cursor = 0
-    openings = _FENCE_OPEN.finditer(text)
-    block: tuple[int, int] | None = None  # the next fenced block at or after `cursor`
+    block = next(blocks, None)  # the next fenced block at or after `cursor`
     inline = _INLINE_CODE.search(text)  # the next inline code at or after `cursor`
     while True:
-        while block is None or block[0] < cursor:
-            opening = next(openings, None)
-            if opening is None:
-                block = None
-                break
-            if opening.start() >= cursor:
-                block = _fenced_block(text, opening, alone, lengths)
+        while block is not None and block[0] < cursor:
+            block = next(blocks, None)
         if inline is not None and inline.start() < cursor:
             inline = _INLINE_CODE.search(text, cursor)
         if block is None and inline is None:
@@ -68,25 +81,6 @@ def code_spans(text: str) -> list[tuple[int, int]]:
         elif inline is not None:
             spans.append(inline.span())
         cursor = spans[-1][1]
-
-
-def _fenced_block(
-    text: str,
-    opening: re.Match[str],
-    alone: dict[str, list[tuple[int, int]]],
-    lengths: dict[str, list[int]],
-) -> tuple[int, int] | None:
-    """The fenced block `opening` starts: closed by the first later line that is its fence alone, trying the
-    whole fence first, then ever shorter ones down to three characters (as a backtracking match would)."""
-    fence = opening.group(1)
-    for length in lengths.get(fence[0], []):
-        if length > len(fence):
-            continue
-        closers = alone[fence[0] * length]
-        later = bisect_right(closers, (opening.start(), len(text)))
-        if later < len(closers):
-            return opening.start(), closers[later][1]
-    return None
 
 
 def without_code(text: str) -> str:
