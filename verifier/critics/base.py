@@ -121,7 +121,36 @@ class Critic:
 FENCED_CODE: Final = re.compile(
     r"^[ \t]*(```|~~~)[^\n]*\n(?P<body>.*?)(?:^[ \t]*\1[ \t]*$|\Z)", re.DOTALL | re.MULTILINE
 )
-_INLINE_CODE = re.compile(r"(`+)[^`\n].*?\1")
+_BACKTICKS = re.compile(r"`+")
+
+
+def inline_code_spans(text: str) -> list[tuple[int, int]]:
+    """Inline code as the pattern `` (`+)[^`\n].*?\1 `` finds it, in one pass: from a run of backticks (from its
+    last characters, when only a shorter run closes it later on the line) to the first later run on its line
+    at least that long. The pattern itself retries every position of a run and rescans the line from each."""
+    runs = [match.span() for match in _BACKTICKS.finditer(text)]
+    longest_after = [0] * len(runs)  # the longest run after each, on its line
+    longest = 0
+    for i in range(len(runs) - 1, 0, -1):
+        longest_after[i] = longest
+        same_line = text.find("\n", runs[i - 1][1], runs[i][0]) < 0
+        longest = max(longest, runs[i][1] - runs[i][0]) if same_line else 0
+    if runs:
+        longest_after[0] = longest
+    spans: list[tuple[int, int]] = []
+    cursor = i = 0
+    while i < len(runs):
+        start, end = max(runs[i][0], cursor), runs[i][1]
+        length = min(end - start, longest_after[i])
+        if length <= 0 or end >= len(text) or text[end] == "\n":
+            i += 1
+            continue
+        i += 1
+        while runs[i][1] - runs[i][0] < length:
+            i += 1
+        spans.append((end - length, runs[i][0] + length))
+        cursor = spans[-1][1]
+    return spans
 
 
 def blank_code(text: str, *, fenced: bool = True, inline: bool = True) -> str:
@@ -134,7 +163,11 @@ def blank_code(text: str, *, fenced: bool = True, inline: bool = True) -> str:
         # Fenced blocks first so that the backticks of a fence are not read as inline code.
         text = FENCED_CODE.sub(blank, text)
     if inline:
-        text = _INLINE_CODE.sub(blank, text)
+        pieces, cursor = [], 0
+        for start, end in inline_code_spans(text):  # inline code holds no newline
+            pieces += [text[cursor:start], " " * (end - start)]
+            cursor = end
+        text = "".join([*pieces, text[cursor:]])
     return text
 
 
