@@ -284,5 +284,6 @@ PLACEHOLDER = re.compile(
     r"|^os\.|^settings\.|^getenv|^none$|^true$|^false$|^null$",
     re.IGNORECASE,
 )
-# A value with both letters and digits ("hunter2", "django-insecure-8f3k...") rather than a word.
-RANDOM = re.compile(r"(?=.*[A-Za-z])(?=.*\d)")
+# A value with both letters and digits ("hunter2", "django-insecure-8f3k...") rather than a word: a line of it
+# holding both, tried from line starts only so that a long value is read twice, not once per position in it.
+RANDOM = re.compile(r"^(?=.*[A-Za-z])(?=.*\d)", re.MULTILINE)
