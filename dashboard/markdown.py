@@ -138,8 +138,8 @@ def _links(text: str, links: Mapping[str, str | None] | None) -> str:
 
 # Python-Markdown's link processors read the text in brackets from each `[` to its matching `]` one character at a
 # time, and the destination after `](` up to its closing `)`: with many `[` (or `[a](b`) and no close, each
-# rescans the rest of the paragraph (10,000 `[` took 20 s to render). Here the brackets of a text are matched
-# once, and a destination with nothing after it that could close it (a `)` or a title's quote) fails at once.
+# rescans the rest of the paragraph. Here the brackets of a text are matched once, and a destination with
+# nothing after it that could close it (a `)` or a title's quote) fails at once.
 _LINK_PROCESSORS = (
     "reference",
     "link",
@@ -192,8 +192,8 @@ class _Brackets:
 
 class _Blocks:
     """The blocks of text Python-Markdown's parser works through, kept last-first: it takes them off the front
-    (`pop(0)`), which on its list shifts all the others, so 1 MB of short paragraphs cost the square of their
-    number (18 s). Only what its block processors use: truth, length, indexing, `pop` and `insert`."""
+    (`pop(0)`), which on its list shifts all the others, so paragraphs cost the square of their number. Only
+    what its block processors use: truth, length, indexing, `pop` and `insert`."""
 
     def __init__(self, blocks: list[str]) -> None:
         self.backwards = blocks[::-1]

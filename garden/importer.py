@@ -28,8 +28,8 @@ PRIVATE_FOLDERS = frozenset({"templates", "node_modules"})
 # Front matter that keeps a note out: publish: false, draft: true, private: true.
 PRIVATE_FLAGS = {"publish": False, "draft": True, "private": True}
 # The wikilink and image patterns run on RE2, whose matching is linear in the text: with Python's backtracking
-# matcher, each `[[` of a long run with no `]]` scans to the end of the run (a garden note with 20,000 `[[` took
-# 14 s to parse). They need neither lookarounds nor backreferences, which RE2 lacks.
+# matcher, each `[[` of a long run with no `]]` scans to the end of the run, so the run costs its length squared.
+# They need neither lookarounds nor backreferences, which RE2 lacks.
 # `[[target]]`, `[[target#Heading]]`, `[[target#^block-id]]`, `[[target|label]]`.
 WIKILINK = re2.compile(r"\[\[(?P<target>[^\]|#]+)(?:#(?P<anchor>[^\]|]*))?(?:\|(?P<label>[^\]]+))?\]\]")
 # `![[Note]]`, `![[Note#Heading]]`: a note shown inside another (an image embed is an IMAGE_EMBED too).

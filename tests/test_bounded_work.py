@@ -241,3 +241,11 @@ def test_check_text_skips_an_over_long_line_with_its_reason(tmp_path: Path, caps
         "line 1: skipped, the text is limited to 10,000 characters; this has 20,001"
         in capsys.readouterr().err
     )
+
+
+@pytest.mark.django_db
+def test_a_two_megabyte_form_is_refused_at_once(client: Any) -> None:
+    began = time.perf_counter()
+    response = client.post("/", {"question": " " * 2_000_000})
+    assert time.perf_counter() - began < 0.5
+    assert response.status_code == 400
