@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any, Literal
 
 from django.http import HttpRequest, HttpResponse
@@ -105,7 +106,7 @@ class VerificationOut(Schema):
 
 class AnswerOut(Schema):
     question_id: int
-    answer_id: int
+    answer_id: str = Field(description="The answer's address: a random id, as in /answers/{answer_id}/.")
     question: str
     refused: bool
     refusal_reason: str | None
@@ -240,7 +241,7 @@ def api_ask(request: HttpRequest, payload: AskIn, response: HttpResponse) -> Sta
         answer = ask(payload.question, request.user)
     except QuestionError as error:
         return Status(400, {"error": error.message})
-    loaded = selectors.answer_get(answer.pk)
+    loaded = selectors.answer_get(answer.public_id)
     assert loaded is not None
     return Status(200, answer_payload(loaded))
 
@@ -250,10 +251,11 @@ def api_ask(request: HttpRequest, payload: AskIn, response: HttpResponse) -> Sta
     response={200: AnswerOut, 404: ErrorOut, 403: ErrorOut, 422: ValidationOut},
     summary="Fetch an answer",
 )
-def api_answer(request: HttpRequest, answer_id: int) -> Status[dict[str, Any]]:
+def api_answer(request: HttpRequest, answer_id: str) -> Status[dict[str, Any]]:
     if not may_ask(request):
         return Status(403, {"error": ASK_FORBIDDEN})
-    answer = selectors.answer_get(answer_id)
+    public_id = _public_id(answer_id)
+    answer = selectors.answer_get(public_id) if public_id else None
     if answer is None:
         return Status(404, {"error": ANSWER_NOT_FOUND})
     return Status(200, answer_payload(answer))
@@ -264,14 +266,23 @@ def api_answer(request: HttpRequest, answer_id: int) -> Status[dict[str, Any]]:
     response={200: VerdictOut, 404: ErrorOut, 403: ErrorOut, 422: ValidationOut},
     summary="An answer's verdict",
 )
-def api_verdict(request: HttpRequest, answer_id: int) -> Status[dict[str, Any]]:
+def api_verdict(request: HttpRequest, answer_id: str) -> Status[dict[str, Any]]:
     """Claims with statuses, quotes, flags and juror votes; `status` is pending/running until the judge is done."""
     if not may_ask(request):
         return Status(403, {"error": ASK_FORBIDDEN})
-    answer = Answer.objects.filter(pk=answer_id).first()
+    public_id = _public_id(answer_id)
+    answer = Answer.objects.filter(public_id=public_id).first() if public_id else None
     if answer is None:
         return Status(404, {"error": ANSWER_NOT_FOUND})
     return Status(200, verification_payload(verification_for_answer(answer)))
+
+
+def _public_id(answer_id: str) -> uuid.UUID | None:
+    """The answer id of a path, or None for anything else (an old numeric id is not found, not malformed)."""
+    try:
+        return uuid.UUID(answer_id)
+    except ValueError:
+        return None
 
 
 @api.post(

@@ -25,7 +25,7 @@ def answer_payload(answer: Answer) -> dict[str, Any]:
     verification = getattr(answer, "verification", None)
     return {
         "question_id": question.pk,
-        "answer_id": answer.pk,
+        "answer_id": str(answer.public_id),
         "question": question.text,
         "refused": retrieval.refused,
         "refusal_reason": retrieval.refusal_reason or None,

@@ -5,8 +5,8 @@ from dashboard.views import judge, operator, reader, review
 app_name = "dashboard"
 urlpatterns = [
     path("", reader.ask_page, name="ask"),
-    path("answers/<int:answer_id>/", reader.answer_page, name="answer"),
-    path("answers/<int:answer_id>/verdict/", reader.verdict_partial, name="verdict"),
+    path("answers/<uuid:public_id>/", reader.answer_page, name="answer"),
+    path("answers/<uuid:public_id>/verdict/", reader.verdict_partial, name="verdict"),
     path("articles/", reader.article_list, name="articles"),
     path("articles/<slug:slug>/", reader.article_page, name="article"),
     path("topics/<slug:slug>/", reader.topic_page, name="topic"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
@@ -264,9 +266,14 @@ class Generator(models.TextChoices):
 
 
 class Answer(models.Model):
-    """The answer given to a question, with what it cost. `error` is set when synthesis failed."""
+    """The answer given to a question, with what it cost. `error` is set when synthesis failed.
+
+    Its address uses `public_id`, a random UUID, never the sequential primary key: whoever has the link may read
+    the answer, and nobody can guess another reader's.
+    """
 
     question = models.OneToOneField(Question, on_delete=models.CASCADE, related_name="answer")
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     text = models.TextField(blank=True)
     generator = models.CharField(max_length=20, choices=Generator.choices)
     model = models.CharField(max_length=100, blank=True)
@@ -275,6 +282,10 @@ class Answer(models.Model):
     output_tokens = models.PositiveIntegerField(default=0)
     cost_usd = models.DecimalField(max_digits=10, decimal_places=6, default=0)
     latency_ms = models.PositiveIntegerField(default=0)
+    budget_held = models.BooleanField(
+        default=False,
+        help_text="Today's Claude budget could not cover this answer: the local synthesiser wrote it.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -284,7 +295,7 @@ class Answer(models.Model):
         return f"answer {self.pk} to {self.question}"
 
     def get_absolute_url(self) -> str:
-        return reverse("dashboard:answer", args=[self.pk])
+        return reverse("dashboard:answer", args=[self.public_id])
 
     @property
     def refused(self) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 
 from django.db.models import Count, Prefetch, QuerySet
@@ -21,8 +22,9 @@ class Embedded:
     body: str
 
 
-def answer_get(answer_id: int) -> Answer | None:
-    """An answer with its question, retrieval, retrieved articles and numbered sources loaded."""
+def answer_get(public_id: uuid.UUID) -> Answer | None:
+    """The answer at `public_id` (its address), with its question, retrieval, retrieved articles and numbered
+    sources loaded."""
     return (
         Answer.objects.select_related("question__retrieval")
         .prefetch_related(
@@ -34,7 +36,7 @@ def answer_get(answer_id: int) -> Answer | None:
             "question__retrieval__topics",
             "question__retrieval__themes",
         )
-        .filter(pk=answer_id)
+        .filter(public_id=public_id)
         .first()
     )
 

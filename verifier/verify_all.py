@@ -250,6 +250,7 @@ def run_report(run: VerifyRun) -> dict[str, Any]:
                         "category": category,
                         "question": item.golden.question,
                         "answer_id": answer.pk,
+                        "answer_url": answer.get_absolute_url(),
                         "answer": answer.text,
                         "claim": claim.text,
                         "flags": list(claim.flags),

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import uuid
+
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from dashboard.asking import ask
+from dashboard.asking import ask, asked_remember, questions_recent
 from dashboard.forms import AskForm
 from dashboard.permissions import ask_required
 from dashboard.ratelimit import RATE_LIMITED, rate_limited, retry_after
 from dashboard.views.htmx import HtmxHttpRequest
 from garden import selectors
 from garden.answering import QuestionError
-from garden.models import Article, Image, Question, Topic
+from garden.models import Article, Image, Topic
 from verifier.selectors import verification_for_answer
 
 
@@ -31,8 +33,10 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
         except QuestionError as problem:
             error = problem.message
         else:
+            if not request.user.is_authenticated:
+                asked_remember(request.session, answer)
             if request.htmx:
-                loaded = selectors.answer_get(answer.pk)
+                loaded = selectors.answer_get(answer.public_id)
                 assert loaded is not None
                 verification_for_answer(loaded)
                 response = render(request, "dashboard/answer.html#answer", {"answer": loaded})
@@ -41,7 +45,7 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
             return redirect(answer)
         if request.htmx:
             return render(request, "dashboard/ask.html#ask-error", {"error": error}, status=422)
-    recent = Question.objects.select_related("answer").filter(answer__isnull=False)[:8]
+    recent = questions_recent(request.user, request.session)
     return render(
         request,
         "dashboard/ask.html",
@@ -52,8 +56,8 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
 
 @ask_required
 @require_GET
-def answer_page(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
-    answer = selectors.answer_get(answer_id)
+def answer_page(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
+    answer = selectors.answer_get(public_id)
     if answer is None:
         raise Http404("No such answer.")
     verification_for_answer(answer)  # the template reads it from answer.verification
@@ -62,9 +66,9 @@ def answer_page(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
 
 @ask_required
 @require_GET
-def verdict_partial(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
+def verdict_partial(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
     """The verdict panel alone; it keeps polling itself until the verification has finished."""
-    answer = selectors.answer_get(answer_id)
+    answer = selectors.answer_get(public_id)
     if answer is None:
         raise Http404("No such answer.")
     if not request.htmx:

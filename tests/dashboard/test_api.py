@@ -28,7 +28,7 @@ def test_post_ask_then_get_the_answer(client):
     again = client.get(f"/api/answers/{body['answer_id']}")
     assert again.status_code == 200 and again.json()["answer"] == body["answer"]
 
-    verification_run(verification_id=Verification.objects.get(answer_id=body["answer_id"]).pk)
+    verification_run(verification_id=Verification.objects.get(answer__public_id=body["answer_id"]).pk)
     checked = client.get(f"/api/answers/{body['answer_id']}").json()["verification"]
     assert checked["status"] == "done" and checked["verdict"] and checked["risk_label"]
 

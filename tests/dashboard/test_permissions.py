@@ -37,7 +37,7 @@ def objects():
         status="contradicted",
     )
     run = VerifyRun.objects.create(label="baseline", mode="local", status="done", report={})
-    return {"answer": answer.pk, "claim": claim.pk, "run": run.pk}
+    return {"answer": answer.public_id, "claim": claim.pk, "run": run.pk}
 
 
 def client_for(client, role):

@@ -40,7 +40,7 @@ class Command(BaseCommand):
                 if verification is None or verification.finished:
                     break
                 time.sleep(0.5)
-        loaded = selectors.answer_get(answer.pk)
+        loaded = selectors.answer_get(answer.public_id)
         assert loaded is not None
         payload = answer_payload(loaded)
         if wait:
