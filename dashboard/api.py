@@ -113,6 +113,9 @@ class AnswerOut(Schema):
     answer: str
     error: str | None
     generator: str
+    budget_held: bool = Field(
+        description="Today's Claude budget was spent, so the local synthesiser wrote this answer."
+    )
     model: str | None
     sources: list[SourceOut]
     citations: list[CitationOut]

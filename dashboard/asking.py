@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.contrib.sessions.backends.base import SessionBase
-from django.db import transaction
 from django.db.models import QuerySet
 
 from garden.answering import question_ask
@@ -22,14 +21,12 @@ SESSION_ASKED = (
 
 
 def ask(text: str | None, user: AbstractBaseUser | AnonymousUser | None = None) -> Answer:
-    """Answer the question and queue its verification once the answer is committed.
+    """Answer the question and queue its verification once the answer is committed (the answer and its
+    pending verification are stored together).
 
     Raises `garden.answering.QuestionError` for an empty or over-long question.
     """
-    with transaction.atomic():
-        answer = question_ask(text=text, user=user)
-        verification_request(answer=answer)
-    return answer
+    return question_ask(text=text, user=user, on_stored=lambda answer: verification_request(answer=answer))
 
 
 def asked_remember(session: SessionBase, answer: Answer) -> None:

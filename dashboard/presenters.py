@@ -32,6 +32,7 @@ def answer_payload(answer: Answer) -> dict[str, Any]:
         "answer": answer.text,
         "error": answer.error or None,
         "generator": answer.generator,
+        "budget_held": answer.budget_held,
         "model": answer.model or None,
         "sources": [
             {"article": hit.article.slug, "title": hit.article.title, "score": round(hit.score, 4)}

@@ -6,6 +6,7 @@ import uuid
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.functions import RandomUUID
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
@@ -273,7 +274,8 @@ class Answer(models.Model):
     """
 
     question = models.OneToOneField(Question, on_delete=models.CASCADE, related_name="answer")
-    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    # The database's default gives each answer stored before this field (and any row written without it) its own.
+    public_id = models.UUIDField(default=uuid.uuid4, db_default=RandomUUID(), unique=True, editable=False)
     text = models.TextField(blank=True)
     generator = models.CharField(max_length=20, choices=Generator.choices)
     model = models.CharField(max_length=100, blank=True)
@@ -284,6 +286,7 @@ class Answer(models.Model):
     latency_ms = models.PositiveIntegerField(default=0)
     budget_held = models.BooleanField(
         default=False,
+        db_default=False,
         help_text="Today's Claude budget could not cover this answer: the local synthesiser wrote it.",
     )
     created_at = models.DateTimeField(auto_now_add=True)

@@ -177,8 +177,12 @@ CLAUDE_ANSWER_MAX_TOKENS = env.int("CLAUDE_ANSWER_MAX_TOKENS", default=700)
 # local: the offline judge only; claude: the Claude juror (the tie-breaker for claims it is unsure of);
 # cascade: local and Claude jurors, the Claude tie-breaker where they disagree or are unsure.
 VERIFIER_MODE = env("VERIFIER_MODE", default="cascade")
-# Once the judge has spent this much today (USD), the panel runs local-only and says so.
+# What Claude may cost a day (USD), answers and judgements together: a call is made only when what is left covers
+# the most it can cost; otherwise answers are written by the local synthesiser and the panel runs local-only.
 VERIFIER_DAILY_BUDGET_USD = env.float("VERIFIER_DAILY_BUDGET_USD", default=5.0)
+# Where the garden books Claude's answers: the verifier's ledger, handed over here because garden never imports
+# verifier (a function returning a `garden.claude_api.Budget`; empty: answers have no limit).
+ANSWER_BUDGET = "verifier.budget.answer_budget"
 # A claim where a juror is less sure than this goes to the tie-breaker.
 VERIFIER_ESCALATE_BELOW = env.float("VERIFIER_ESCALATE_BELOW", default=0.6)
 # An answer whose delta score exceeds this logs an operator alert.

@@ -12,6 +12,7 @@ from dashboard.asking import ask
 from dashboard.presenters import answer_payload, verification_payload
 from garden import selectors
 from garden.answering import QuestionError
+from garden.synthesis import BUDGET_SPENT
 from verifier.models import Verification
 from verifier.selectors import verification_for_answer
 from verifier.terms import ClaimStatus
@@ -64,6 +65,8 @@ class Command(BaseCommand):
             self.stdout.write(f"RETRIEVAL REFUSED: {payload['refusal_reason']}")
         if payload["error"]:
             self.stdout.write(f"ERROR: {payload['error']}")
+        if payload["budget_held"]:
+            self.stdout.write(BUDGET_SPENT)
         self.stdout.write("")
         if payload["verification"].get("blocked"):
             self.stdout.write(
