@@ -56,7 +56,7 @@ def answer_budget() -> Budget | None:
     """The budget Claude's answers are booked against, as `config` wires it (`ANSWER_BUDGET`: a dotted path to
     a function that returns one); None when none is configured: no limit."""
     path = settings.ANSWER_BUDGET
-    return import_string(path)() if path else None  # type: ignore[no-any-return]
+    return import_string(path)() if path else None
 
 
 @phase("synthesis")
