@@ -10,7 +10,7 @@ from ninja import Field, NinjaAPI, Schema, Status
 from ninja.errors import HttpError
 
 from dashboard.asking import ask
-from dashboard.permissions import may_ask
+from dashboard.permissions import check_mode, may_ask, may_check
 from dashboard.presenters import (
     answer_payload,
     checked_payload,
@@ -18,7 +18,7 @@ from dashboard.presenters import (
     passage_url,
     verification_payload,
 )
-from dashboard.ratelimit import RATE_LIMITED, rate_limited, retry_after
+from dashboard.ratelimit import RATE_LIMITED, rate_limited
 from garden import selectors
 from garden.answering import QuestionError
 from garden.models import Answer
@@ -45,6 +45,10 @@ def api_http_error(request: HttpRequest, error: HttpError) -> HttpResponse:
 BODY_NOT_JSON = 'The request body must be a JSON object, e.g. {"question": "..."}.'
 ANSWER_NOT_FOUND = "No answer with this id."
 ASK_FORBIDDEN = "Log in as a reader (or above) to use this endpoint."
+CHECK_FORBIDDEN = (
+    "Fact-checking is for readers: log in as a reader (or above) to use this endpoint "
+    "(visitors may check text only when ANONYMOUS_CAN_CHECK is on)."
+)
 
 
 # The limits are documented in the schema but checked by the services, so clients get their clear messages.
@@ -237,8 +241,8 @@ def api_ask(request: HttpRequest, payload: AskIn, response: HttpResponse) -> Sta
     """Answers from the garden's articles (or refuses, at no cost, when it has nothing) and queues the check."""
     if not may_ask(request):
         return Status(403, {"error": ASK_FORBIDDEN})
-    if rate_limited(request, "ask"):
-        response["Retry-After"] = retry_after()
+    if (wait := rate_limited(request, "ask")) is not None:
+        response["Retry-After"] = str(wait)
         return Status(429, {"error": RATE_LIMITED})
     try:
         answer = ask(payload.question, request.user)
@@ -294,14 +298,15 @@ def _public_id(answer_id: str) -> uuid.UUID | None:
     summary="Fact-check any text against the garden",
 )
 def api_check(request: HttpRequest, payload: CheckIn, response: HttpResponse) -> Status[dict[str, Any]]:
-    """Retrieves the garden's passages for the text and judges each of its claims against them."""
-    if not may_ask(request):
-        return Status(403, {"error": ASK_FORBIDDEN})
-    if rate_limited(request, "check"):
-        response["Retry-After"] = retry_after()
+    """Retrieves the garden's passages for the text and judges each of its claims against them. Visitors who are
+    not logged in may check only when ANONYMOUS_CAN_CHECK is on, and then with the local judge alone."""
+    if not may_check(request):
+        return Status(403, {"error": CHECK_FORBIDDEN})
+    if (wait := rate_limited(request, "check")) is not None:
+        response["Retry-After"] = str(wait)
         return Status(429, {"error": RATE_LIMITED})
     try:
-        checked, chunks = garden_check(payload.text)
+        checked, chunks = garden_check(payload.text, mode=check_mode(request))
     except CheckError as error:
         return Status(400, {"error": error.message})
     sources = [

@@ -75,8 +75,9 @@ def text_check(
     return Checked(claims, outcome, scored, judge_available)
 
 
-def garden_check(text: str | None) -> tuple[Checked, list[Chunk]]:
-    """Fact-check any text against the garden: retrieve passages for it, then judge its claims against them.
+def garden_check(text: str | None, *, mode: str | None = None) -> tuple[Checked, list[Chunk]]:
+    """Fact-check any text against the garden: retrieve passages for it, then judge its claims against them
+    (with the panel as configured, or in `mode`, e.g. "local").
 
     `[n]` markers are removed first: in arbitrary text they do not refer to the retrieved passages.
     """
@@ -95,4 +96,4 @@ def garden_check(text: str | None) -> tuple[Checked, list[Chunk]]:
         Source(index=number, text=chunk.text, context=chunk_context(chunk))
         for number, chunk in enumerate(chunks, start=1)
     ]
-    return text_check(text, sources, purpose=SpendPurpose.CHECK), chunks
+    return text_check(text, sources, purpose=SpendPurpose.CHECK, mode=mode), chunks

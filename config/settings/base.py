@@ -224,16 +224,23 @@ CACHES = {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": env("CACHE_URL", default=REDIS_URL.rsplit("/", 1)[0] + "/1"),
         "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
-    }
+    },
+    # django-ratelimit counts in the shared cache, or in each process's memory while that errors (never open).
+    "ratelimit": {"BACKEND": "dashboard.ratelimit.FailoverCache", "LOCATION": "default"},
 }
+RATELIMIT_USE_CACHE = "ratelimit"
 RATE_LIMIT_PER_IP = env.int("RATE_LIMIT_PER_IP", default=30)  # requests per minute from one address
 RATE_LIMIT_PER_USER = env.int("RATE_LIMIT_PER_USER", default=20)  # requests per minute from one account
-# Behind a trusted reverse proxy, count the client address it reports rather than the proxy's.
-RATE_LIMIT_TRUST_FORWARDED_FOR = env.bool("RATE_LIMIT_TRUST_FORWARDED_FOR", default=False)
+# How many reverse proxies of ours stand in front of the site: 0 counts REMOTE_ADDR; N counts the N-th
+# X-Forwarded-For entry from the right (the address our outermost proxy saw; entries left of it are the client's).
+RATE_LIMIT_TRUSTED_PROXIES = env.int("RATE_LIMIT_TRUSTED_PROXIES", default=0)
 
 # --- Roles ---------------------------------------------------------------------------------------
-# Whether visitors who are not logged in may ask questions (and fact-check text).
+# Whether visitors who are not logged in may ask questions.
 ANONYMOUS_CAN_ASK = env.bool("ANONYMOUS_CAN_ASK", default=True)
+# Whether they may fact-check text (POST /api/check); when on, their checks use the local judge only, so they
+# cannot spend the Claude budget.
+ANONYMOUS_CAN_CHECK = env.bool("ANONYMOUS_CAN_CHECK", default=False)
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard:ask"
 LOGOUT_REDIRECT_URL = "dashboard:ask"

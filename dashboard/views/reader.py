@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from dashboard.asking import ask, asked_remember, questions_recent
 from dashboard.forms import AskForm
 from dashboard.permissions import ask_required
-from dashboard.ratelimit import RATE_LIMITED, rate_limited, retry_after
+from dashboard.ratelimit import RATE_LIMITED, rate_limited
 from dashboard.views.htmx import HtmxHttpRequest
 from garden import selectors
 from garden.answering import QuestionError
@@ -25,8 +25,8 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
     """The question box. A POST answers at once; htmx swaps the answer in, without JavaScript we redirect."""
     form = AskForm(request.POST or None)
     error = ""
-    if request.method == "POST" and rate_limited(request, "ask"):
-        return _too_many(request)
+    if request.method == "POST" and (wait := rate_limited(request, "ask")) is not None:
+        return _too_many(request, wait)
     if request.method == "POST":
         try:
             answer = ask(request.POST.get("question"), request.user)
@@ -130,8 +130,8 @@ def topic_page(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "dashboard/topic.html", {"topic": topic, "articles": articles})
 
 
-def _too_many(request: HtmxHttpRequest) -> HttpResponse:
+def _too_many(request: HtmxHttpRequest, wait: int) -> HttpResponse:
     template = "dashboard/ask.html#ask-error" if request.htmx else "dashboard/ask.html"
     response = render(request, template, {"error": RATE_LIMITED, "form": AskForm()}, status=429)
-    response["Retry-After"] = retry_after()
+    response["Retry-After"] = str(wait)
     return response

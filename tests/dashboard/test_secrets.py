@@ -58,12 +58,11 @@ def test_an_api_echoing_the_key_leaves_no_secret_in_pages_or_logs(
     verification_run(verification_id=Verification.objects.get(answer__public_id=answer_id).pk)
     verification = Verification.objects.get(answer__public_id=answer_id)
     assert verification.judge_errors and verification.disclosure  # the failures were recorded, redacted
+    operator = User.objects.create_superuser("operator", password="pw-not-used")
+    client.force_login(operator)
     checked = client.post("/api/check", {"text": "Ashcombe station reopened in 1990."}, "application/json")
     assert checked.status_code == 200 and checked.json()["disclosure"]
     assert leaky_claude.request_count >= 4  # two answers, the verification's juror and the check's juror
-
-    operator = User.objects.create_superuser("operator", password="pw-not-used")
-    client.force_login(operator)
     pages = [
         "/",
         f"/answers/{answer_id}/",

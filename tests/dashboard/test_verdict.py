@@ -6,7 +6,13 @@ from django.utils.html import escape
 
 from dashboard.asking import ask
 from garden.models import AnswerSource
-from tests.factories import STATION_QUOTE, verification_with_claims, verified_by_claude, verify_station_answer
+from tests.factories import (
+    STATION_QUOTE,
+    login,
+    verification_with_claims,
+    verified_by_claude,
+    verify_station_answer,
+)
 from verifier.verifying import verification_run
 
 pytestmark = pytest.mark.django_db
@@ -63,6 +69,7 @@ def test_the_verdict_api_before_the_judge_ran(client):
 
 
 def test_check_any_text_against_the_garden(client):
+    login(client, "reader")
     response = client.post(
         "/api/check",
         {

@@ -33,6 +33,7 @@ def test_fact_checks_spend_from_the_daily_budget_and_then_answers_are_judged_loc
     claude.set_default(verified_by_claude(STATION_QUOTE, input_tokens=45_000))
     settings.VERIFIER_DAILY_BUDGET_USD = 0.05
 
+    login(client, "reader")
     checked = client.post("/api/check", {"text": STATION_QUOTE}, content_type="application/json")
     assert checked.status_code == 200
     assert claude.request_count == 1
@@ -51,6 +52,7 @@ def test_fact_checks_spend_from_the_daily_budget_and_then_answers_are_judged_loc
     assert verification.local_only and verification.disclosure == BUDGET_SPENT
     assert JudgeSpend.objects.count() == 1
 
+    client.logout()
     login(client, "operator")
     logs = client.get("/operators/logs/").content.decode()
     assert "$0.0453 of $0.05 daily budget (fact-checking text $0.0453)" in logs
