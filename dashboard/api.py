@@ -5,9 +5,12 @@ from __future__ import annotations
 import uuid
 from typing import Any, Literal
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from ninja import Field, NinjaAPI, Schema, Status
 from ninja.errors import HttpError
+from ninja.security import APIKeyCookie
+from ninja.utils import check_csrf
 
 from dashboard.asking import ask
 from dashboard.permissions import check_mode, may_ask, may_check
@@ -27,11 +30,36 @@ from verifier.health import health_check
 from verifier.selectors import verification_for_answer
 from verifier.terms import ClaimStatus, RiskLabel, Verdict
 
+CSRF_FAILED = (
+    "This request carries a session cookie but no valid CSRF token: send the csrftoken cookie's value in the "
+    "X-CSRFToken header, or call the API without the session cookie."
+)
+
+
+class SessionCsrf(APIKeyCookie):
+    """Whoever calls the API may use it (each endpoint checks its own permission), but a request that carries
+    the session cookie acts as that session, so it must pass Django's CSRF check, as a form does: another site
+    cannot make a reader's browser ask, check or spend in the reader's name."""
+
+    param_name = settings.SESSION_COOKIE_NAME
+
+    def _get_key(self, request: HttpRequest) -> str | None:
+        if self.param_name not in request.COOKIES:
+            return None  # no session: nothing a forged request could borrow
+        if check_csrf(request):
+            raise HttpError(403, CSRF_FAILED)
+        return request.COOKIES[self.param_name]
+
+    def authenticate(self, request: HttpRequest, key: str | None) -> Any:
+        return request.user
+
+
 api = NinjaAPI(
     title="Groundwork API",
     version="1",
     description="Ask the knowledge garden and read answers with their sources and verdicts.",
     urls_namespace="api",
+    auth=SessionCsrf(),
 )
 
 

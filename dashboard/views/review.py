@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.permissions import role_required
-from dashboard.views.htmx import HtmxHttpRequest, query_date
+from dashboard.views.htmx import HtmxHttpRequest, query_date, safe_next
 from garden.models import Topic
 from verifier.models import Claim
 from verifier.review import QueueFilters, ReviewError, agreement_rates, claims_flagged, review_record
@@ -79,4 +79,4 @@ def decide(request: HtmxHttpRequest, claim_id: int) -> HttpResponse:
         messages.error(request, error)
     else:
         messages.success(request, "Decision recorded.")
-    return redirect(request.POST.get("next") or reverse("dashboard:review"))
+    return redirect(safe_next(request, request.POST.get("next"), default=reverse("dashboard:review")))
