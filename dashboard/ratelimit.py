@@ -53,6 +53,17 @@ def client_ip(request: HttpRequest) -> str:
     return str(address)
 
 
+def client_address(request: HttpRequest) -> str | None:
+    """`client_ip` when it is an IP address, else None (e.g. a request built by hand, with no REMOTE_ADDR):
+    what django-axes records against failed logins (AXES_CLIENT_IP_CALLABLE)."""
+    ip = client_ip(request)
+    try:
+        ipaddress.ip_address(ip)
+    except ValueError:
+        return None
+    return ip
+
+
 def _ip_key(group: str, request: HttpRequest) -> str:
     return client_ip(request)
 

@@ -1,9 +1,11 @@
 """Settings shared by every environment; every value comes from the environment (django-environ)."""
 
+import datetime
 from pathlib import Path
 
 import django_stubs_ext
 import environ
+from csp.constants import NONE, SELF
 
 from config import devstack
 
@@ -32,6 +34,8 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "ninja",
+    "csp",
+    "axes",
     "garden",
     "verifier",
     "dashboard",
@@ -40,6 +44,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "dashboard.timing.ServerTimingMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -48,6 +53,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into its lockout response.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -82,6 +89,11 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL", default="redis://127.0.0.1:6379/0")
 
+# django-axes counts failed logins (pages and admin) before Django's own backend checks the password.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -234,6 +246,32 @@ RATE_LIMIT_PER_USER = env.int("RATE_LIMIT_PER_USER", default=20)  # requests per
 # How many reverse proxies of ours stand in front of the site: 0 counts REMOTE_ADDR; N counts the N-th
 # X-Forwarded-For entry from the right (the address our outermost proxy saw; entries left of it are the client's).
 RATE_LIMIT_TRUSTED_PROXIES = env.int("RATE_LIMIT_TRUSTED_PROXIES", default=0)
+
+# --- Content-Security-Policy (django-csp) and login throttling (django-axes) ------------------------------------
+# Every page loads scripts, styles, images and fonts from this site only, and runs no inline script or style:
+# htmx and the pages need none (htmx's own indicator style is off; static/css has it).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+# After this many failed logins for one username from one address, that pair is locked out for a while.
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = datetime.timedelta(minutes=env.int("LOGIN_LOCKOUT_MINUTES", default=15))
+# Username with address: a stranger cannot lock a reader out from elsewhere by guessing their name.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = (
+    "dashboard.ratelimit.client_address"  # the address rate limits count (trusted proxies)
+)
+AXES_LOCKOUT_CALLABLE = "dashboard.views.accounts.locked_out"
 
 # --- Roles ---------------------------------------------------------------------------------------
 # Whether visitors who are not logged in may ask questions.
