@@ -7,7 +7,8 @@ from django.contrib.auth.models import Group, User
 from django.test import Client
 
 from garden.models import Answer
-from tests.factories import login
+from tests.factories import login, verification_with_claims
+from verifier.models import VerifyRun
 
 pytestmark = pytest.mark.django_db
 
@@ -78,3 +79,24 @@ def test_operators_still_see_every_answer_on_the_logs_page(client):
     logs = client.get("/operators/logs/").content.decode()
     for answer in Answer.objects.all():
         assert answer.get_absolute_url() in logs
+
+
+def test_verify_all_reports_link_their_answers_by_their_address(client):
+    answer = verification_with_claims(1).answer
+    claim = {"code": "q1", "category": "single_fact", "question": "Q?", "answer": answer.text, "claim": "C."}
+    report = {
+        "unverified_claims": [{**claim, "answer_id": answer.pk, "answer_url": answer.get_absolute_url()}]
+    }
+    run = VerifyRun.objects.create(label="new", mode="local", status="done", report=report)
+    # A report stored before answers had addresses of their own names only the numeric id: no link, no error.
+    old = VerifyRun.objects.create(
+        label="old",
+        mode="local",
+        status="done",
+        report={"unverified_claims": [{**claim, "answer_id": answer.pk}]},
+    )
+    login(client, "operator")
+    page = client.get(f"/operators/runs/{run.pk}/").content.decode()
+    assert f'<a href="{answer.get_absolute_url()}">the answer</a>' in page
+    page = client.get(f"/operators/runs/{old.pk}/")
+    assert page.status_code == 200 and f"/answers/{answer.pk}/" not in page.content.decode()
