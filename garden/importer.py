@@ -288,8 +288,22 @@ def image_files(folder: Path) -> list[Path]:
     return [] if folder.is_file() else garden_files(folder, IMAGES)
 
 
+@dataclass(frozen=True)
+class GardenWalk:
+    """What a garden folder holds of the files asked for."""
+
+    files: list[Path]  # to import, sorted
+    private: list[Path]  # there, but private by place: never read as notes
+    skipped: list[tuple[Path, str]] = field(default_factory=list)  # not read, with the reason
+
+
 def garden_files(folder: Path, suffixes: set[str] | frozenset[str]) -> list[Path]:
-    """The garden's files with these suffixes (any case), less what is private by place: files and folders
+    """The garden's files with these suffixes (any case), less what is private by place."""
+    return garden_walk(folder, suffixes).files
+
+
+def garden_walk(folder: Path, suffixes: set[str] | frozenset[str]) -> GardenWalk:
+    """The garden's files with these suffixes (any case), and apart those private by place: files and folders
     whose name starts with '.' (`.obsidian/`, `.trash/`) or '_', the folders in PRIVATE_FOLDERS, and the
     paths that the garden's `.gardenignore` matches (gitignore syntax)."""
     ignore_file = folder / IGNORE_FILE
@@ -298,16 +312,17 @@ def garden_files(folder: Path, suffixes: set[str] | frozenset[str]) -> list[Path
         if ignore_file.is_file()
         else []
     )
-    notes = []
+    notes, private = [], []
     for path in folder.rglob("*"):
         if path.suffix.lower() not in suffixes or not path.is_file():
             continue
         relative = path.relative_to(folder)
-        if any(part.startswith(("_", ".")) for part in relative.parts):
-            continue
-        if any(part.lower() in PRIVATE_FOLDERS for part in relative.parts[:-1]):
-            continue
-        if ignored.match_file(relative.as_posix()):
+        if (
+            any(part.startswith(("_", ".")) for part in relative.parts)
+            or any(part.lower() in PRIVATE_FOLDERS for part in relative.parts[:-1])
+            or ignored.match_file(relative.as_posix())
+        ):
+            private.append(path)
             continue
         notes.append(path)
-    return sorted(notes)
+    return GardenWalk(sorted(notes), sorted(private))

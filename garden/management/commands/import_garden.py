@@ -40,6 +40,12 @@ class Command(BaseCommand):
             help="Have the Celery workers embed the passages, a batch per task; this process reads and writes.",
         )
         parser.add_argument(
+            "--allow-mass-retire",
+            action="store_true",
+            help="Retire the notes gone from a garden even when the folder is empty or missing, or more than "
+            "half of the garden would go at once (which is refused otherwise, as an accident).",
+        )
+        parser.add_argument(
             "--batch-timeout",
             type=float,
             default=None,
@@ -56,11 +62,9 @@ class Command(BaseCommand):
         watch: bool,
         workers: bool,
         batch_timeout: float | None,
+        allow_mass_retire: bool,
         **options: Any,
     ) -> None:
-        for path in paths:
-            if not path.exists():
-                raise CommandError(f"{path}: no such file or folder")
         pool: Workers | None = None
         if workers:
             try:
@@ -91,7 +95,12 @@ class Command(BaseCommand):
 
         try:
             report = garden_import(
-                paths, on_start=start, on_progress=advance, workers=pool, batch_timeout=batch_timeout
+                paths,
+                on_start=start,
+                on_progress=advance,
+                workers=pool,
+                batch_timeout=batch_timeout,
+                allow_mass_retire=allow_mass_retire,
             )
         except ImportStopped as stopped:
             if bar is not None:
@@ -107,6 +116,11 @@ class Command(BaseCommand):
                 garden_watch(paths, self.report)
             except KeyboardInterrupt:
                 return
+        if report.refused:
+            raise CommandError(" ".join(message for _, message in report.refused))
+        for name, reason in report.failures:
+            if Path(name) in paths:  # a whole garden, not one of its notes
+                raise CommandError(f"{name}: {reason}")
         if report.failures:
             raise CommandError(f"{len(report.failures)} file(s) could not be imported; the others were.")
 
@@ -134,9 +148,16 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"Left out {report.private} private note(s) (publish: false, draft or private)."
             )
+        if report.withheld:
+            self.stdout.write(
+                f"Withheld {report.withheld} article(s) from readers: their notes turned private or cannot be "
+                "read; they are back once public and readable again."
+            )
         if report.red_links:
             self.stdout.write(
                 f"{report.red_links} link(s) point to notes that are not in the garden (red links)."
             )
         for name, reason in report.failures:
             self.stderr.write(f"FAILED {name}: {reason}")
+        for name, reason in report.refused:
+            self.stderr.write(f"REFUSED {name}: {reason}")
