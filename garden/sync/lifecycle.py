@@ -25,13 +25,21 @@ UNREADABLE = "cannot be imported: {reason}"
 
 def garden_roots(root: Path, present: Collection[str]) -> set[str]:
     """The gardens a sync of `root` stands for: `root`, and any folder the notes found there were imported
-    from before (the garden was moved or mounted elsewhere), so notes left behind there are not kept live."""
-    moved_from = (
+    from before and which now holds no notes (the garden was moved or mounted elsewhere), so notes left behind
+    there are not kept live. A folder that still holds notes is another garden that shares a note's name."""
+    others = set(
         Article.objects.filter(slug__in=present)
         .exclude(garden__in=["", str(root)])
         .values_list("garden", flat=True)
     )
-    return {str(root), *moved_from}
+    return {str(root), *(other for other in others if not _holds_notes(Path(other)))}
+
+
+def _holds_notes(folder: Path) -> bool:
+    try:
+        return folder.is_dir() and next(folder.rglob("*.md"), None) is not None
+    except OSError:
+        return False
 
 
 def garden_articles(root: Path, roots: Collection[str] = ()) -> QuerySet[Article]:
