@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
@@ -14,6 +15,7 @@ from django.urls import reverse
 from pgvector.django import HnswIndex, VectorField
 
 from garden.embeddings import DIMENSIONS
+from garden.phrases import phrase_keys, question_phrases
 from garden.vocabulary import NAME_SLUG_LIMIT, NAME_TITLE_LIMIT
 
 
@@ -25,6 +27,14 @@ class VocabularyQuerySet(models.QuerySet[Any]):
         return self.filter(
             Exists(Article.objects.live().filter(**{self.model.articles.field.name: OuterRef("pk")}))
         )
+
+    def live_named_in(self, question: str) -> VocabularyQuerySet:
+        """The live ones one of whose names stands in `question` as whole words: the question's possible names
+        are looked up in `Name` (a B-tree probe each), then only the few found are checked for a live
+        article, so the cost follows the question, not the number of topics."""
+        field = "topic" if self.model is Topic else "theme"
+        named = Name.objects.filter(phrase__in=question_phrases(question), **{f"{field}__isnull": False})
+        return self.live().filter(pk__in=list(named.values_list(f"{field}_id", flat=True)))
 
 
 class Topic(models.Model):
@@ -42,8 +52,16 @@ class Topic(models.Model):
     def __str__(self) -> str:
         return self.title
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        super().save(*args, **kwargs)
+        names_keep(Topic, [self])
+
     def get_absolute_url(self) -> str:
         return reverse("dashboard:topic", args=[self.slug])
+
+    @property
+    def names(self) -> list[str]:
+        return [self.title, *self.aliases]
 
 
 class Theme(models.Model):
@@ -60,6 +78,45 @@ class Theme(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        super().save(*args, **kwargs)
+        names_keep(Theme, [self])
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.keywords)
+
+
+class Name(models.Model):
+    """A name a question may use for a topic (its title or an alias) or a theme (a keyword), as looked up
+    (`garden.phrases.phrase_key`). Kept by `names_keep` whenever topics or themes are written."""
+
+    phrase = models.CharField(max_length=NAME_TITLE_LIMIT, db_index=True)
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    theme = models.ForeignKey(Theme, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(topic__isnull=True) ^ models.Q(theme__isnull=True),
+                name="name_of_one_thing",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.phrase
+
+
+def names_keep(model: type[Topic] | type[Theme], rows: Sequence[Topic | Theme]) -> None:
+    """Store the names of these topics (or themes) anew: bulk writes skip `save`, so the import calls this."""
+    field = "topic" if model is Topic else "theme"
+    Name.objects.filter(**{f"{field}__in": rows}).delete()
+    Name.objects.bulk_create(
+        Name(phrase=phrase[:NAME_TITLE_LIMIT], **{field: row})
+        for row in rows
+        for phrase in phrase_keys(row.names)
+    )
 
 
 class ArticleQuerySet(models.QuerySet["Article"]):
