@@ -4,25 +4,31 @@ then retire what is gone."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
+from django.conf import settings
 from django.db import DatabaseError, transaction
 
 from garden.chunking import chunk_spans
-from garden.importer import ArticleFileError, ParsedArticle, article_files, parse_article_file, slugify
+from garden.importer import ArticleFileError, ParsedArticle, article_slug, parse_article_file
 from garden.models import Link
 from garden.sync.embedding import Embedded, Progress, groups_embedded
 from garden.sync.fanout import FanOutError, Workers, groups_embedded_on_workers
 from garden.sync.images import ImageFinder
 from garden.sync.lifecycle import renames_follow, restore_returned, retire_missing
 from garden.sync.linking import link_resolver, links_resolve, red_links_resolve
+from garden.sync.naming import slugs_apart
 from garden.sync.reembedding import chunks_reembed
 from garden.sync.writing import Known, Pending, notes_changed, notes_write, vocabulary_apply
 from garden.vocabulary import has_vocabulary_file, read_vocabulary, vocabulary_derived
+from garden.walk import garden_walk, shown
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -51,6 +57,7 @@ GROUP_CHUNKS = 256  # chunks embedded, then written, at a time: an interrupted i
 # The groups with their vectors, in order: encoded in this process, or by the Celery workers.
 Embedder = Callable[[Sequence[Sequence[Pending]], Progress | None], Iterator[Embedded]]
 IMPORT_STOPPED = "{reason} {stored} note(s) were stored before it stopped; run the import again to resume."
+NOTE_UNEXPECTED = "could not be read ({error}); this is a fault of the import, please report it"
 
 
 class ImportStopped(Exception):
@@ -64,27 +71,32 @@ class ImportStopped(Exception):
 
 def _notes_read(folder: Path, root: Path, report: ImportReport) -> tuple[dict[str, ParsedArticle], set[str]]:
     """The folder's notes by slug, and the slugs of notes present but not imported this time (a note that
-    failed or is private), which must not be mistaken for deleted ones."""
-    notes: dict[str, ParsedArticle] = {}
+    failed or is private), which must not be mistaken for deleted ones. Files the walk did not read (links
+    out of the garden, special files) are reported with their reason."""
+    parsed_notes: list[ParsedArticle] = []
     held_back: set[str] = set()
-    for path in article_files(folder):
+    walk = garden_walk(folder, {".md"})
+    report.failures += [(shown(path), reason) for path, reason in walk.skipped]
+    for path in walk.files:
+        # Read at its place under the resolved folder: a link is read under its own name, never its target's.
+        where = root / path.relative_to(folder) if folder.is_dir() else path.resolve()
         try:
-            parsed = parse_article_file(path.resolve(), root=root if folder.is_dir() else None)
-        except ArticleFileError as error:
-            report.failures.append((str(path), str(error)))
-            held_back.add(
-                slugify(path.relative_to(folder).with_suffix("").as_posix() if folder.is_dir() else path.stem)
+            parsed = parse_article_file(
+                where, root=root if folder.is_dir() else None, max_bytes=settings.GARDEN_NOTE_MAX_BYTES
             )
+        except Exception as error:  # one note's text never stops a sync, whatever a parser raises on it
+            if not isinstance(error, ArticleFileError):
+                logger.exception("reading %s failed", shown(path))
+                error = ArticleFileError(NOTE_UNEXPECTED.format(error=f"{type(error).__name__}: {error}"))
+            report.failures.append((str(path), str(error)))
+            place = path.relative_to(folder).with_suffix("").as_posix() if folder.is_dir() else path.stem
+            held_back.add(article_slug(place, place))
             continue
         if parsed.private:
             report.private += 1
             continue
-        if parsed.slug in notes:
-            other = notes[parsed.slug].path
-            report.failures.append((str(path), f"its slug '{parsed.slug}' is already that of {other}"))
-            continue
-        notes[parsed.slug] = parsed
-    return notes, held_back
+        parsed_notes.append(parsed)
+    return {parsed.slug: parsed for parsed in slugs_apart(parsed_notes)}, held_back
 
 
 def _groups_write(

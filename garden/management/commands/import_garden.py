@@ -20,6 +20,8 @@ from garden.sync import (
     workers_find,
 )
 
+WATCHING_AFTER_FAILURE = "The first sync failed ({error}); watching anyway: the next change syncs again."
+
 
 class Command(BaseCommand):
     help = "Import gardens of Markdown notes (an Obsidian vault, a docs/ tree, a folder), in order; a changed note gets a new revision."
@@ -89,6 +91,7 @@ class Command(BaseCommand):
             if bar is not None:
                 bar.update(count)
 
+        report: ImportReport | None = None
         try:
             report = garden_import(
                 paths, on_start=start, on_progress=advance, workers=pool, batch_timeout=batch_timeout
@@ -97,17 +100,24 @@ class Command(BaseCommand):
             if bar is not None:
                 bar.close()
             self.report(stopped.report)
-            raise CommandError(str(stopped)) from None
+            if not watch:
+                raise CommandError(str(stopped)) from None
+            self.stderr.write(WATCHING_AFTER_FAILURE.format(error=stopped))
+        except Exception as error:  # with --watch, a failed first sync is told and the watch still starts
+            if not watch:
+                raise
+            self.stderr.write(WATCHING_AFTER_FAILURE.format(error=f"{type(error).__name__}: {error}"))
         if bar is not None:
             bar.close()
-        self.report(report)
+        if report is not None:
+            self.report(report)
         if watch:
             self.stdout.write(f"Watching {', '.join(map(str, paths))} for changes (Ctrl-C stops).")
             try:
                 garden_watch(paths, self.report)
             except KeyboardInterrupt:
                 return
-        if report.failures:
+        if report is not None and report.failures:
             raise CommandError(f"{len(report.failures)} file(s) could not be imported; the others were.")
 
     def report(self, report: ImportReport) -> None:
