@@ -41,6 +41,7 @@ NOTE_TOO_LARGE = "is {size}; notes are limited to {limit} (GARDEN_NOTE_MAX_BYTES
 NOT_TEXT = "is not text: it holds NUL bytes (a binary file named .md?)"
 NOT_UTF8 = "not valid UTF-8 text (byte {start})"
 YAML_BROKEN = "front matter is not valid YAML{where}"
+YAML_TOO_DEEP = "front matter is nested too deeply to read"
 YAML_BROKEN_PRIVATE = (
     "front matter is not valid YAML{where}, and it marks the note private ({marker}); the note is held back "
     "until the front matter is fixed"
@@ -273,6 +274,9 @@ def _front_matter(raw: str) -> tuple[dict[str, Any], str]:
                 YAML_BROKEN_PRIVATE.format(where=where, marker=marker), marked_private=True
             ) from None
         raise ArticleFileError(YAML_BROKEN.format(where=where)) from None
+    except RecursionError:  # PyYAML composes nested lists and mappings recursively
+        marked = _marker_written(match.group(1)) is not None
+        raise ArticleFileError(YAML_TOO_DEEP, marked_private=marked) from None
     if loaded is not None and not isinstance(loaded, dict):
         raise ArticleFileError(
             "front matter must be a mapping of fields (title, tags, ...)",
