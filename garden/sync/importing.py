@@ -44,7 +44,9 @@ class ImportReport:
     reembedded: int = 0  # current chunks of unchanged notes embedded again: another embedder had made them
     moved: int = 0  # notes moved or renamed, which kept their article
     retired: int = 0  # notes gone from the garden
-    private: int = 0  # notes left out by their front matter (publish: false, draft: true, private: true)
+    private: int = (
+        0  # notes left out by a marker (`private: true`, `publish: false`, Logseq `public:: false`)
+    )
     red_links: int = 0  # links, across the garden, to notes it does not have
     failures: list[tuple[str, str]] = field(default_factory=list)
 

@@ -142,7 +142,7 @@ class Command(BaseCommand):
             )
         if report.private:
             self.stdout.write(
-                f"Left out {report.private} private note(s) (publish: false, draft or private)."
+                f"Left out {report.private} private note(s) (marked private, draft, unpublished or not public)."
             )
         if report.red_links:
             self.stdout.write(
