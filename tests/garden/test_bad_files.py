@@ -10,7 +10,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from garden.importer import NOT_TEXT, NOTE_TOO_LARGE, YAML_TOO_DEEP
-from garden.models import Article, Chunk
+from garden.models import Article, Chunk, Image
 from garden.sync import ImportReport, garden_import, garden_watch
 from garden.sync import watching as watching_module
 from garden.walk import LINK_DANGLING, LINK_LOOP, LINK_OUTSIDE, LINK_PRIVATE, LINK_SECOND_WAY, NOT_A_FILE
@@ -223,3 +223,23 @@ def test_with_watch_a_first_sync_that_raised_is_told_and_the_watch_starts(tmp_pa
     )
     with pytest.raises(RuntimeError, match="went away"):  # without --watch it is the error it was
         call_command("import_garden", str(folder), "--no-progress")
+
+
+def test_an_image_outside_the_garden_is_left_out_with_a_warning(tmp_path, caplog):
+    garden_write(tmp_path / "elsewhere", {"secret.png": b"\x89PNG secret", "linked.png": b"\x89PNG linked"})
+    folder = garden_write(
+        tmp_path / "g",
+        {
+            "real.png": b"\x89PNG real",
+            "Notes/Plans.md": "The plans: ![a](../../elsewhere/secret.png), ![[linked.png]] and ![[real.png]].\n",
+        },
+    )
+    (folder / "linked.png").symlink_to(tmp_path / "elsewhere" / "linked.png")
+    report = garden_import([folder])
+    assert report.failures == []
+    stored = {bytes(data) for data in Image.objects.values_list("data", flat=True)}
+    assert b"\x89PNG real" in stored
+    assert not stored & {b"\x89PNG secret", b"\x89PNG linked"}
+    assert (
+        "notes/plans shows the image ../../elsewhere/secret.png, which is outside the garden" in caplog.text
+    )
