@@ -94,7 +94,8 @@ class _Places:
             return True
         if any(a == "logseq" and b in LOGSEQ_COPIES for a, b in itertools.pairwise(folders)):
             return True
-        return self.ignored.match_file(relative.as_posix())
+        # A name that is not UTF-8 is matched as it is shown: some pattern engines (re2) take UTF-8 only.
+        return self.ignored.match_file(shown(Path(relative)))
 
 
 class _Walker:
