@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
+from django.db.models import Exists, OuterRef
 from django.urls import reverse
 from pgvector.django import HnswIndex, VectorField
 
 from garden.embeddings import DIMENSIONS
 from garden.vocabulary import NAME_SLUG_LIMIT, NAME_TITLE_LIMIT
+
+
+class VocabularyQuerySet(models.QuerySet[Any]):
+    """Topics and themes a reader may see and a question may match: those with a live article. A topic whose
+    only notes were made private names nothing a reader may read (and its title may be the private note's)."""
+
+    def live(self) -> VocabularyQuerySet:
+        return self.filter(
+            Exists(Article.objects.live().filter(**{self.model.articles.field.name: OuterRef("pk")}))
+        )
 
 
 class Topic(models.Model):
@@ -20,6 +33,8 @@ class Topic(models.Model):
     slug = models.SlugField(max_length=NAME_SLUG_LIMIT, unique=True)
     title = models.CharField(max_length=NAME_TITLE_LIMIT)
     aliases = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+
+    objects = VocabularyQuerySet.as_manager()
 
     class Meta:
         ordering = ["title"]
@@ -38,11 +53,30 @@ class Theme(models.Model):
     title = models.CharField(max_length=NAME_TITLE_LIMIT)
     keywords = ArrayField(models.CharField(max_length=100), default=list, blank=True)
 
+    objects = VocabularyQuerySet.as_manager()
+
     class Meta:
         ordering = ["title"]
 
     def __str__(self) -> str:
         return self.title
+
+
+class ArticleQuerySet(models.QuerySet["Article"]):
+    """What a reader may see of the garden, decided here and nowhere else.
+
+    - `readable()`: articles none of whose text may be withheld: every page, revision, embed, backlink, answer,
+      quote and report showing garden text goes through it. A note is withheld when it was made private (a flag,
+      `.gardenignore`, a private folder) or can no longer be read or parsed: it fails closed until fixed.
+    - `live()`: readable and in the garden now: listed, linked to, matched as a topic and retrieved. A note that
+      left the garden (deleted) is retired: no longer live, while its history stays readable.
+    """
+
+    def readable(self) -> ArticleQuerySet:
+        return self.filter(withheld_at__isnull=True)
+
+    def live(self) -> ArticleQuerySet:
+        return self.readable().filter(retired_at__isnull=True)
 
 
 class Article(models.Model):
@@ -64,6 +98,21 @@ class Article(models.Model):
     retired_at = models.DateTimeField(
         null=True, blank=True, help_text="When its note left the garden: no longer retrieved or listed."
     )
+    withheld_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Since when readers may see none of its text (made private, or unreadable): see withheld_reason.",
+    )
+    withheld_reason = models.CharField(
+        max_length=500, blank=True, help_text="Why it is withheld, for operators."
+    )
+    garden = models.CharField(
+        max_length=1000,
+        blank=True,
+        help_text="The folder of the garden its note belongs to; empty for an article written in the admin.",
+    )
+
+    objects = ArticleQuerySet.as_manager()
 
     class Meta:
         ordering = ["title"]
@@ -77,6 +126,10 @@ class Article(models.Model):
     @property
     def current_revision(self) -> ArticleRevision | None:
         return self.revisions.filter(superseded=False).first()
+
+    @property
+    def withheld(self) -> bool:
+        return self.withheld_at is not None
 
 
 class ArticleRevision(models.Model):
@@ -202,6 +255,28 @@ class Link(models.Model):
         return f"{self.source.slug} -> {self.target_slug}"
 
 
+class Sync(models.Model):
+    """One sync of the garden (`import_garden`, `--watch`, the scheduled sync), as operators see it: what it
+    did, what it refused to do and why, and every note it could not import with the reason."""
+
+    started_at = models.DateTimeField(auto_now_add=True)
+    folders = ArrayField(models.CharField(max_length=1000), default=list)
+    refused = models.TextField(
+        blank=True, help_text="Why the sync changed nothing (an empty or missing folder)."
+    )
+    failures = models.JSONField(
+        default=list, blank=True, help_text="[path, reason] of each note not imported."
+    )
+    counts = models.JSONField(default=dict, blank=True, help_text="created, revised, retired, withheld, ...")
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        get_latest_by = ["started_at", "id"]
+
+    def __str__(self) -> str:
+        return f"sync of {', '.join(self.folders)} at {self.started_at:%Y-%m-%d %H:%M}"
+
+
 class Risk(models.TextChoices):
     HIGH = "HIGH", "High"
     MEDIUM = "MEDIUM", "Medium"
@@ -263,6 +338,17 @@ class Generator(models.TextChoices):
     REFUSAL = "refusal", "Retrieval refused"
 
 
+class AnswerQuerySet(models.QuerySet["Answer"]):
+    def readable(self) -> AnswerQuerySet:
+        """Answers a reader may see: none of their sources is in a withheld article (an answer quotes and
+        paraphrases its sources, so it is withheld with them, and is back when they are)."""
+        return self.exclude(
+            Exists(
+                AnswerSource.objects.filter(answer=OuterRef("pk"), chunk__article__withheld_at__isnull=False)
+            )
+        )
+
+
 class Answer(models.Model):
     """The answer given to a question, with what it cost. `error` is set when synthesis failed."""
 
@@ -277,6 +363,8 @@ class Answer(models.Model):
     latency_ms = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = AnswerQuerySet.as_manager()
+
     class Meta:
         ordering = ["-created_at"]
 
@@ -285,6 +373,11 @@ class Answer(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("dashboard:answer", args=[self.pk])
+
+    @property
+    def withheld(self) -> bool:
+        """Whether a source of this answer is in a withheld article (reads the prefetched sources)."""
+        return any(source.chunk.article.withheld for source in self.sources.all())
 
     @property
     def refused(self) -> bool:

@@ -85,9 +85,9 @@ def _phrase_pattern(phrases: Iterable[str]) -> re.Pattern[str] | None:
 
 
 def matched_topics(question: str) -> list[int]:
-    """Topics whose title or any alias appears in the question as whole words."""
+    """Live topics whose title or any alias appears in the question as whole words."""
     found = []
-    for topic_id, title, aliases in Topic.objects.values_list("id", "title", "aliases"):
+    for topic_id, title, aliases in Topic.objects.live().values_list("id", "title", "aliases"):
         pattern = _phrase_pattern([title, *aliases])
         if pattern and pattern.search(question):
             found.append(topic_id)
@@ -95,9 +95,9 @@ def matched_topics(question: str) -> list[int]:
 
 
 def matched_themes(question: str) -> list[int]:
-    """Themes any of whose keywords appears in the question as whole words."""
+    """Live themes any of whose keywords appears in the question as whole words."""
     found = []
-    for theme_id, keywords in Theme.objects.values_list("id", "keywords"):
+    for theme_id, keywords in Theme.objects.live().values_list("id", "keywords"):
         pattern = _phrase_pattern(keywords)
         if pattern and pattern.search(question):
             found.append(theme_id)
@@ -191,7 +191,9 @@ def gather(question: str, vector: npt.NDArray[np.float32] | None = None) -> Cand
     ids = dict.fromkeys([chunk_id for chunk_id, _ in vector_candidates(vector)] + text_candidates(lexemes))
     hits = chunk_scores(list(ids), vector, lexemes)
     topic_article_ids = (
-        set(Article.objects.filter(topics__in=topic_ids).values_list("id", flat=True)) if topic_ids else set()
+        set(Article.objects.live().filter(topics__in=topic_ids).values_list("id", flat=True))
+        if topic_ids
+        else set()
     )
     ranked = sorted(
         hits, key=lambda h: h.score + TOPIC_BOOST * (h.article_id in topic_article_ids), reverse=True

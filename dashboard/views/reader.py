@@ -13,7 +13,7 @@ from dashboard.ratelimit import RATE_LIMITED, rate_limited, retry_after
 from dashboard.views.htmx import HtmxHttpRequest
 from garden import selectors
 from garden.answering import QuestionError
-from garden.models import Article, Image, Question, Topic
+from garden.models import Answer, Image, Question, Topic
 from verifier.selectors import verification_for_answer
 
 
@@ -50,12 +50,19 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
     )
 
 
-@ask_required
-@require_GET
-def answer_page(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
+def _answer_or_404(answer_id: int) -> Answer:
     answer = selectors.answer_get(answer_id)
     if answer is None:
         raise Http404("No such answer.")
+    if answer.withheld:
+        raise Http404(selectors.ANSWER_WITHHELD)
+    return answer
+
+
+@ask_required
+@require_GET
+def answer_page(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
+    answer = _answer_or_404(answer_id)
     verification_for_answer(answer)  # the template reads it from answer.verification
     return render(request, "dashboard/answer.html", {"answer": answer, "form": AskForm()})
 
@@ -64,9 +71,7 @@ def answer_page(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
 @require_GET
 def verdict_partial(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     """The verdict panel alone; it keeps polling itself until the verification has finished."""
-    answer = selectors.answer_get(answer_id)
-    if answer is None:
-        raise Http404("No such answer.")
+    answer = _answer_or_404(answer_id)
     if not request.htmx:
         return redirect(answer)
     verification_for_answer(answer)  # polled every 2 s: its queries must not grow with the claims
@@ -80,13 +85,15 @@ def article_list(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "dashboard/article_list.html",
-        {"articles": selectors.article_list(), "topics": Topic.objects.all()},
+        {"articles": selectors.article_list(), "topics": Topic.objects.live()},
     )
 
 
 @require_GET
 def article_page(request: HttpRequest, slug: str) -> HttpResponse:
-    article = get_object_or_404(Article.objects.prefetch_related("topics", "themes"), slug=slug)
+    article = selectors.article_get(slug)
+    if article is None:
+        raise Http404("No such article.")
     revision_param = request.GET.get("revision")
     revision_id = int(revision_param) if revision_param and revision_param.isdigit() else None
     revision = selectors.article_revision(article, revision_id)
@@ -121,8 +128,10 @@ def image(request: HttpRequest, sha256: str, name: str) -> HttpResponse:
 
 @require_GET
 def topic_page(request: HttpRequest, slug: str) -> HttpResponse:
-    topic = get_object_or_404(Topic, slug=slug)
-    articles = topic.articles.filter(retired_at__isnull=True)
+    topic = selectors.topic_get(slug)
+    if topic is None:
+        raise Http404("No such topic.")
+    articles = topic.articles.live()
     return render(request, "dashboard/topic.html", {"topic": topic, "articles": articles})
 
 

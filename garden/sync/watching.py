@@ -66,13 +66,19 @@ def garden_sync_configured() -> ImportReport | None:
             report = garden_import([Path(settings.GARDEN_PATH)])
         finally:
             cursor.execute("SELECT pg_advisory_unlock(%s)", [SYNC_LOCK])
+    for folder, message in report.refused:
+        logger.warning("garden sync of %s refused: %s", folder, message)
+    for path, reason in report.failures:
+        logger.warning("garden note not imported: %s: %s", path, reason)
     logger.info(
-        "garden synced: %d new, %d revised, %d unchanged, %d moved, %d retired, %d re-embedded, %d failed",
+        "garden synced: %d new, %d revised, %d unchanged, %d moved, %d retired, %d withheld, %d re-embedded, "
+        "%d failed",
         report.created,
         report.revised,
         report.unchanged,
         report.moved,
         report.retired,
+        report.withheld,
         report.reembedded,
         len(report.failures),
     )

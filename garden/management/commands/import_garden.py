@@ -20,6 +20,7 @@ from garden.sync import (
     workers_find,
 )
 
+FIRST_SYNC_FAILED = "The first sync failed (see above)."
 WATCHING_AFTER_FAILURE = "The first sync failed ({error}); watching anyway: the next change syncs again."
 
 
@@ -42,6 +43,12 @@ class Command(BaseCommand):
             help="Have the Celery workers embed the passages, a batch per task; this process reads and writes.",
         )
         parser.add_argument(
+            "--allow-mass-retire",
+            action="store_true",
+            help="Retire the notes gone from a garden even when the folder is empty or missing, or more than "
+            "half of the garden would go at once (which is refused otherwise, as an accident).",
+        )
+        parser.add_argument(
             "--batch-timeout",
             type=float,
             default=None,
@@ -58,11 +65,9 @@ class Command(BaseCommand):
         watch: bool,
         workers: bool,
         batch_timeout: float | None,
+        allow_mass_retire: bool,
         **options: Any,
     ) -> None:
-        for path in paths:
-            if not path.exists():
-                raise CommandError(f"{path}: no such file or folder")
         pool: Workers | None = None
         if workers:
             try:
@@ -94,7 +99,12 @@ class Command(BaseCommand):
         report: ImportReport | None = None
         try:
             report = garden_import(
-                paths, on_start=start, on_progress=advance, workers=pool, batch_timeout=batch_timeout
+                paths,
+                on_start=start,
+                on_progress=advance,
+                workers=pool,
+                batch_timeout=batch_timeout,
+                allow_mass_retire=allow_mass_retire,
             )
         except ImportStopped as stopped:
             if bar is not None:
@@ -117,7 +127,14 @@ class Command(BaseCommand):
                 garden_watch(paths, self.report)
             except KeyboardInterrupt:
                 return
-        if report is not None and report.failures:
+        if report is None:  # with --watch, the first sync raised (told above); the watch has ended since
+            raise CommandError(FIRST_SYNC_FAILED)
+        if report.refused:
+            raise CommandError(" ".join(message for _, message in report.refused))
+        for name, reason in report.failures:
+            if Path(name) in paths:  # a whole garden, not one of its notes
+                raise CommandError(f"{name}: {reason}")
+        if report.failures:
             raise CommandError(f"{len(report.failures)} file(s) could not be imported; the others were.")
 
     def report(self, report: ImportReport) -> None:
@@ -144,9 +161,16 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"Left out {report.private} private note(s) (marked private, draft, unpublished or not public)."
             )
+        if report.withheld:
+            self.stdout.write(
+                f"Withheld {report.withheld} article(s) from readers: their notes turned private or cannot be "
+                "read; they are back once public and readable again."
+            )
         if report.red_links:
             self.stdout.write(
                 f"{report.red_links} link(s) point to notes that are not in the garden (red links)."
             )
         for name, reason in report.failures:
             self.stderr.write(f"FAILED {name}: {reason}")
+        for name, reason in report.refused:
+            self.stderr.write(f"REFUSED {name}: {reason}")
