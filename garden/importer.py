@@ -43,7 +43,7 @@ NOT_UTF8 = "not valid UTF-8 text (byte {start})"
 YAML_BROKEN = "front matter is not valid YAML{where}"
 YAML_TOO_DEEP = "front matter is nested too deeply to read"
 YAML_BROKEN_PRIVATE = (
-    "front matter is not valid YAML{where}, and it marks the note private ({marker}); the note is held back "
+    "front matter is not valid YAML{where}, and it marks the note private ({marker}); the note is withheld "
     "until the front matter is fixed"
 )
 # `[[target]]`, `[[target#Heading]]`, `[[target#^block-id]]`, `[[target|label]]`.

@@ -37,7 +37,7 @@ LINK_FOLDER = "is a link to the folder {target}; links to folders are not follow
 NOT_A_FILE = "is not a regular file (it is a {kind}); only files are read"
 NAME_NOT_UTF8 = "its name is not valid UTF-8; rename it to import it"
 FOLDER_UNREADABLE = "the folder cannot be read ({error}); the notes in it are left out until it can"
-IGNORE_UNREADABLE = "cannot be read ({error}); every note is held back as private until it can"
+IGNORE_UNREADABLE = "cannot be read ({error}); every note is withheld as private until it can"
 CANNOT_READ = "cannot be read: {error}"
 
 

@@ -90,7 +90,7 @@ def test_a_broken_front_matter_that_says_private_fails_saying_so() -> None:
         )
     assert str(failed.value) == (
         "front matter is not valid YAML at line 2, and it marks the note private (private: true); "
-        "the note is held back until the front matter is fixed"
+        "the note is withheld until the front matter is fixed"
     )
     assert failed.value.marked_private
     with pytest.raises(ArticleFileError) as failed:
