@@ -4,6 +4,7 @@ then retire what is gone."""
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -11,10 +12,11 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
+from django.conf import settings
 from django.db import DatabaseError, transaction
 
 from garden.chunking import chunk_spans
-from garden.importer import ArticleFileError, ParsedArticle, garden_walk, parse_article_file, slugify
+from garden.importer import ArticleFileError, ParsedArticle, article_slug, parse_article_file
 from garden.models import Link, Sync
 from garden.sync.embedding import Embedded, Progress, groups_embedded
 from garden.sync.fanout import FanOutError, Workers, groups_embedded_on_workers
@@ -33,9 +35,13 @@ from garden.sync.lifecycle import (
     withhold,
 )
 from garden.sync.linking import link_resolver, links_resolve, red_links_resolve
+from garden.sync.naming import slugs_apart
 from garden.sync.reembedding import chunks_reembed
 from garden.sync.writing import Known, Pending, notes_changed, notes_write, vocabulary_apply
 from garden.vocabulary import has_vocabulary_file, read_vocabulary, vocabulary_derived
+from garden.walk import garden_walk, shown
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -51,7 +57,7 @@ class ImportReport:
     reembedded: int = 0  # current chunks of unchanged notes embedded again: another embedder had made them
     moved: int = 0  # notes moved or renamed, which kept their article
     retired: int = 0  # notes gone from the garden
-    private: int = 0  # notes left out by their front matter (publish: false, draft: true, private: true)
+    private: int = 0  # notes left out by a marker (`private: true`, `publish: false`, `public:: false`)
     withheld: int = 0  # articles newly withheld from readers: their note turned private or unreadable
     red_links: int = 0  # links, across the garden, to notes it does not have
     failures: list[tuple[str, str]] = field(default_factory=list)
@@ -66,6 +72,7 @@ GROUP_CHUNKS = 256  # chunks embedded, then written, at a time: an interrupted i
 # The groups with their vectors, in order: encoded in this process, or by the Celery workers.
 Embedder = Callable[[Sequence[Sequence[Pending]], Progress | None], Iterator[Embedded]]
 IMPORT_STOPPED = "{reason} {stored} note(s) were stored before it stopped; run the import again to resume."
+NOTE_UNEXPECTED = "could not be read ({error}); this is a fault of the import, please report it"
 # An accident (an unmounted disk, a wrong path) must not retire a garden: these syncs change nothing.
 ON_PURPOSE = "If the notes really are gone, run the import with --allow-mass-retire."
 GARDEN_MISSING = (
@@ -97,30 +104,36 @@ def _notes_read(
     files: Sequence[Path], folder: Path, root: Path, report: ImportReport
 ) -> tuple[dict[str, ParsedArticle], dict[str, str]]:
     """The notes by slug, and the slugs of notes present but withheld this time (private, or failed: a note
-    that cannot be read fails closed), with why: they must be neither shown nor mistaken for deleted ones."""
-    notes: dict[str, ParsedArticle] = {}
+    that cannot be read fails closed), with why: they must be neither shown nor mistaken for deleted ones.
+    Notes whose names make one slug are told apart (see `slugs_apart`)."""
+    parsed_notes: list[ParsedArticle] = []
     withheld: dict[str, str] = {}
     for path in files:
+        # Read at its place under the resolved folder: a link is read under its own name, never its target's.
+        where = root / path.relative_to(folder) if folder.is_dir() else path.resolve()
         try:
-            parsed = parse_article_file(path.resolve(), root=root if folder.is_dir() else None)
-        except ArticleFileError as error:
+            parsed = parse_article_file(
+                where, root=root if folder.is_dir() else None, max_bytes=settings.GARDEN_NOTE_MAX_BYTES
+            )
+        except Exception as error:  # one note's text never stops a sync, whatever a parser raises on it
+            if not isinstance(error, ArticleFileError):
+                logger.exception("reading %s failed", shown(path))
+                error = ArticleFileError(NOTE_UNEXPECTED.format(error=f"{type(error).__name__}: {error}"))
             report.failures.append((str(path), str(error)))
             withheld[_slug_of(path, folder)] = UNREADABLE.format(reason=error)
+            continue
             continue
         if parsed.private:
             report.private += 1
             withheld[parsed.slug] = PRIVATE
             continue
-        if parsed.slug in notes:
-            other = notes[parsed.slug].path
-            report.failures.append((str(path), f"its slug '{parsed.slug}' is already that of {other}"))
-            continue
-        notes[parsed.slug] = parsed
-    return notes, withheld
+        parsed_notes.append(parsed)
+    return {parsed.slug: parsed for parsed in slugs_apart(parsed_notes)}, withheld
 
 
 def _slug_of(path: Path, folder: Path) -> str:
-    return slugify(path.relative_to(folder).with_suffix("").as_posix() if folder.is_dir() else path.stem)
+    place = path.relative_to(folder).with_suffix("").as_posix() if folder.is_dir() else path.stem
+    return article_slug(place, place)
 
 
 def _folder_problem(folder: Path) -> tuple[str, str] | None:
@@ -214,7 +227,7 @@ def _folder_import(
                 return
     files = walk.files if walk is not None else [folder]
     if walk is not None:
-        report.failures += [(str(path), reason) for path, reason in walk.skipped]
+        report.failures += [(shown(path), reason) for path, reason in walk.skipped]
     notes, withheld = _notes_read(files, folder, root, report)
     if walk is not None:
         withheld |= {_slug_of(path, folder): PRIVATE for path in walk.private}

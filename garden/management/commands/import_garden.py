@@ -20,6 +20,9 @@ from garden.sync import (
     workers_find,
 )
 
+FIRST_SYNC_FAILED = "The first sync failed (see above)."
+WATCHING_AFTER_FAILURE = "The first sync failed ({error}); watching anyway: the next change syncs again."
+
 
 class Command(BaseCommand):
     help = "Import gardens of Markdown notes (an Obsidian vault, a docs/ tree, a folder), in order; a changed note gets a new revision."
@@ -93,6 +96,7 @@ class Command(BaseCommand):
             if bar is not None:
                 bar.update(count)
 
+        report: ImportReport | None = None
         try:
             report = garden_import(
                 paths,
@@ -106,16 +110,25 @@ class Command(BaseCommand):
             if bar is not None:
                 bar.close()
             self.report(stopped.report)
-            raise CommandError(str(stopped)) from None
+            if not watch:
+                raise CommandError(str(stopped)) from None
+            self.stderr.write(WATCHING_AFTER_FAILURE.format(error=stopped))
+        except Exception as error:  # with --watch, a failed first sync is told and the watch still starts
+            if not watch:
+                raise
+            self.stderr.write(WATCHING_AFTER_FAILURE.format(error=f"{type(error).__name__}: {error}"))
         if bar is not None:
             bar.close()
-        self.report(report)
+        if report is not None:
+            self.report(report)
         if watch:
             self.stdout.write(f"Watching {', '.join(map(str, paths))} for changes (Ctrl-C stops).")
             try:
                 garden_watch(paths, self.report)
             except KeyboardInterrupt:
                 return
+        if report is None:  # with --watch, the first sync raised (told above); the watch has ended since
+            raise CommandError(FIRST_SYNC_FAILED)
         if report.refused:
             raise CommandError(" ".join(message for _, message in report.refused))
         for name, reason in report.failures:
@@ -146,7 +159,7 @@ class Command(BaseCommand):
             )
         if report.private:
             self.stdout.write(
-                f"Left out {report.private} private note(s) (publish: false, draft or private)."
+                f"Left out {report.private} private note(s) (marked private, draft, unpublished or not public)."
             )
         if report.withheld:
             self.stdout.write(
