@@ -40,7 +40,7 @@ class VocabularyQuerySet(models.QuerySet[Any]):
 class Topic(models.Model):
     """A subject an article is about; its title and aliases are matched against questions."""
 
-    slug = models.SlugField(max_length=NAME_SLUG_LIMIT, unique=True)
+    slug = models.SlugField(max_length=NAME_SLUG_LIMIT, unique=True, allow_unicode=True)
     title = models.CharField(max_length=NAME_TITLE_LIMIT)
     aliases = ArrayField(models.CharField(max_length=100), default=list, blank=True)
 
@@ -67,7 +67,7 @@ class Topic(models.Model):
 class Theme(models.Model):
     """A broad theme across articles; its keywords are matched against questions."""
 
-    slug = models.SlugField(max_length=NAME_SLUG_LIMIT, unique=True)
+    slug = models.SlugField(max_length=NAME_SLUG_LIMIT, unique=True, allow_unicode=True)
     title = models.CharField(max_length=NAME_TITLE_LIMIT)
     keywords = ArrayField(models.CharField(max_length=100), default=list, blank=True)
 
@@ -139,7 +139,7 @@ class ArticleQuerySet(models.QuerySet["Article"]):
 class Article(models.Model):
     """A page of the garden. Its text lives in revisions; exactly one revision is current."""
 
-    slug = models.SlugField(max_length=200, unique=True)
+    slug = models.SlugField(max_length=200, unique=True, allow_unicode=True)
     title = models.CharField(max_length=300)
     path = models.CharField(
         max_length=500,
@@ -293,7 +293,7 @@ class Link(models.Model):
     it. With no target it is a red link (the note it names is not in the garden, or not yet)."""
 
     source = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="links_out")
-    target_slug = models.SlugField(max_length=200)
+    target_slug = models.SlugField(max_length=200, allow_unicode=True)
     target = models.ForeignKey(
         Article, on_delete=models.SET_NULL, null=True, blank=True, related_name="links_in"
     )

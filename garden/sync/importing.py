@@ -73,6 +73,7 @@ GROUP_CHUNKS = 256  # chunks embedded, then written, at a time: an interrupted i
 Embedder = Callable[[Sequence[Sequence[Pending]], Progress | None], Iterator[Embedded]]
 IMPORT_STOPPED = "{reason} {stored} note(s) were stored before it stopped; run the import again to resume."
 NOTE_UNEXPECTED = "could not be read ({error}); this is a fault of the import, please report it"
+SYNCS_KEPT = 200
 # An accident (an unmounted disk, a wrong path) must not retire a garden: these syncs change nothing.
 ON_PURPOSE = "If the notes really are gone, run the import with --allow-mass-retire."
 GARDEN_MISSING = (
@@ -324,8 +325,9 @@ def garden_import(
 
 
 def sync_record(folders: Sequence[Path], report: ImportReport) -> Sync:
-    """Keep what this sync did, refused and could not import, for the logs page and `/api/health`."""
-    return Sync.objects.create(
+    """Keep what this sync did, refused and could not import, for the logs page and `/api/health`; the
+    last SYNCS_KEPT are kept (a watched or scheduled garden syncs hundreds of times a day)."""
+    sync = Sync.objects.create(
         folders=[str(folder) for folder in folders],
         refused="\n".join(message for _, message in report.refused),
         failures=[list(failure) for failure in report.failures],
@@ -339,3 +341,5 @@ def sync_record(folders: Sequence[Path], report: ImportReport) -> Sync:
             "private": report.private,
         },
     )
+    Sync.objects.filter(pk__in=Sync.objects.values("pk")[SYNCS_KEPT:]).delete()
+    return sync
