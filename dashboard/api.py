@@ -27,6 +27,7 @@ from garden.answering import QuestionError
 from garden.models import Answer
 from verifier.checking import CheckError, garden_check
 from verifier.health import health_check
+from verifier.roles import VIEW_LOGS
 from verifier.selectors import verification_for_answer
 from verifier.terms import ClaimStatus, RiskLabel, Verdict
 
@@ -213,6 +214,20 @@ class VerdictOut(Schema):
     claims: list[ClaimOut]
 
 
+class SyncFailureOut(Schema):
+    path: str
+    reason: str
+
+
+class GardenSyncOut(Schema):
+    last_sync: str | None = Field(description="When the garden was last synced (ISO 8601).")
+    refused: str = Field(description="Why the last sync changed nothing, if it did not.")
+    failures: list[SyncFailureOut] = Field(
+        description="Notes the last sync could not import (withheld from readers), with why; empty unless "
+        "the caller may read the logs."
+    )
+
+
 class HealthOut(Schema):
     status: str = Field(
         description="ok; degraded: verdicts are held up (see problems); down: questions cannot be answered."
@@ -224,6 +239,7 @@ class HealthOut(Schema):
     stuck: int = Field(description="Of those, how many have waited longer than the requeue window.")
     oldest_waiting_seconds: float | None = Field(description="Age of the oldest verification still waiting.")
     problems: list[str] = Field(description="Each problem in words, for operators.")
+    garden: GardenSyncOut = Field(description="The garden's last sync (its failures: for operators only).")
 
 
 class CheckIn(Schema):
@@ -293,6 +309,8 @@ def api_answer(request: HttpRequest, answer_id: str) -> Status[dict[str, Any]]:
     answer = selectors.answer_get(public_id) if public_id else None
     if answer is None:
         return Status(404, {"error": ANSWER_NOT_FOUND})
+    if answer.withheld:
+        return Status(404, {"error": selectors.ANSWER_WITHHELD})
     return Status(200, answer_payload(answer))
 
 
@@ -309,6 +327,8 @@ def api_verdict(request: HttpRequest, answer_id: str) -> Status[dict[str, Any]]:
     answer = Answer.objects.filter(public_id=public_id).first() if public_id else None
     if answer is None:
         return Status(404, {"error": ANSWER_NOT_FOUND})
+    if not Answer.objects.readable().filter(pk=answer.pk).exists():
+        return Status(404, {"error": selectors.ANSWER_WITHHELD})
     return Status(200, verification_payload(verification_for_answer(answer)))
 
 
@@ -354,4 +374,7 @@ def api_health(request: HttpRequest) -> Status[dict[str, Any]]:
     """The database, Redis, the workers seen in the last minute and the age of the oldest waiting
     verification; 503 when the database is down, 200 otherwise (with `status` degraded when verdicts wait)."""
     health = health_check()
-    return Status(503 if health.status == "down" else 200, health_payload(health))
+    payload = health_payload(health)
+    if not request.user.has_perm(VIEW_LOGS):  # a note's file name may itself be private
+        payload["garden"]["failures"] = []
+    return Status(503 if health.status == "down" else 200, payload)

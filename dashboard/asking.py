@@ -35,9 +35,10 @@ def asked_remember(session: SessionBase, answer: Answer) -> None:
 
 
 def questions_recent(user: AbstractBaseUser | AnonymousUser, session: SessionBase) -> QuerySet[Question]:
-    """The reader's own recent questions that have an answer, newest first: a logged-in reader's, or the ones
-    asked in this session by a visitor who is not logged in."""
-    questions = Question.objects.select_related("answer").filter(answer__isnull=False)
+    """The reader's own recent questions with an answer a reader may see, newest first: a logged-in reader's,
+    or the ones asked in this session by a visitor who is not logged in."""
+    # An answer withheld with a note it drew on is not listed either: its page would be a 404.
+    questions = Question.objects.select_related("answer").filter(answer__in=Answer.objects.readable())
     if user.is_authenticated:
         questions = questions.filter(asked_by_id=user.pk)
     else:

@@ -177,4 +177,11 @@ def health_payload(health: Health) -> dict[str, Any]:
         "stuck": health.stuck,
         "oldest_waiting_seconds": round(oldest.total_seconds(), 1) if oldest is not None else None,
         "problems": health.problems,
+        "garden": {
+            "last_sync": health.sync.started_at.isoformat() if health.sync else None,
+            "refused": health.sync.refused if health.sync else "",
+            "failures": [{"path": path, "reason": reason} for path, reason in health.sync.failures]
+            if health.sync
+            else [],
+        },
     }

@@ -147,6 +147,9 @@ CELERY_BEAT_SCHEDULE = {
 # A garden folder kept in sync: `make run` imports it at start, then Celery beat syncs it every so often.
 GARDEN_PATH = env("GARDEN_PATH", default="")
 GARDEN_SYNC_EVERY_SECONDS = env.float("GARDEN_SYNC_EVERY_SECONDS", default=300.0)
+# A larger note is skipped with its size, unread: one pasted log or dump must not hold up a sync (a note of
+# prose this size is already hundreds of passages to embed).
+GARDEN_NOTE_MAX_BYTES = env.int("GARDEN_NOTE_MAX_BYTES", default=2_000_000)
 if GARDEN_PATH:
     CELERY_BEAT_SCHEDULE["sync-garden"] = {
         "task": "garden.tasks.sync_garden",

@@ -15,7 +15,7 @@ from dashboard.ratelimit import RATE_LIMITED, rate_limited
 from dashboard.views.htmx import HtmxHttpRequest
 from garden import selectors
 from garden.answering import QuestionError
-from garden.models import Article, Image, Topic
+from garden.models import Answer, Image, Topic
 from verifier.selectors import verification_for_answer
 
 
@@ -54,12 +54,19 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
     )
 
 
-@ask_required
-@require_GET
-def answer_page(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
+def _answer_or_404(public_id: uuid.UUID) -> Answer:
     answer = selectors.answer_get(public_id)
     if answer is None:
         raise Http404("No such answer.")
+    if answer.withheld:
+        raise Http404(selectors.ANSWER_WITHHELD)
+    return answer
+
+
+@ask_required
+@require_GET
+def answer_page(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
+    answer = _answer_or_404(public_id)
     verification_for_answer(answer)  # the template reads it from answer.verification
     return render(request, "dashboard/answer.html", {"answer": answer, "form": AskForm()})
 
@@ -68,9 +75,7 @@ def answer_page(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
 @require_GET
 def verdict_partial(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
     """The verdict panel alone; it keeps polling itself until the verification has finished."""
-    answer = selectors.answer_get(public_id)
-    if answer is None:
-        raise Http404("No such answer.")
+    answer = _answer_or_404(public_id)
     if not request.htmx:
         return redirect(answer)
     verification_for_answer(answer)  # polled every 2 s: its queries must not grow with the claims
@@ -84,13 +89,15 @@ def article_list(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "dashboard/article_list.html",
-        {"articles": selectors.article_list(), "topics": Topic.objects.all()},
+        {"articles": selectors.article_list(), "topics": Topic.objects.live()},
     )
 
 
 @require_GET
 def article_page(request: HttpRequest, slug: str) -> HttpResponse:
-    article = get_object_or_404(Article.objects.prefetch_related("topics", "themes"), slug=slug)
+    article = selectors.article_get(slug)
+    if article is None:
+        raise Http404("No such article.")
     revision_param = request.GET.get("revision")
     revision_id = int(revision_param) if revision_param and revision_param.isdigit() else None
     revision = selectors.article_revision(article, revision_id)
@@ -125,8 +132,10 @@ def image(request: HttpRequest, sha256: str, name: str) -> HttpResponse:
 
 @require_GET
 def topic_page(request: HttpRequest, slug: str) -> HttpResponse:
-    topic = get_object_or_404(Topic, slug=slug)
-    articles = topic.articles.filter(retired_at__isnull=True)
+    topic = selectors.topic_get(slug)
+    if topic is None:
+        raise Http404("No such topic.")
+    articles = topic.articles.live()
     return render(request, "dashboard/topic.html", {"topic": topic, "articles": articles})
 
 

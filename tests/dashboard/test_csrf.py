@@ -17,7 +17,14 @@ pytestmark = pytest.mark.django_db
 
 QUESTION = "When did Ashcombe station reopen?"
 # Sample values for each path converter, and for the admin's regex groups.
-SAMPLES = {"int": "1", "uuid": str(uuid.uuid4()), "slug": "station-ashcombe", "str": "x", "path": "1"}
+SAMPLES = {
+    "int": "1",
+    "uuid": str(uuid.uuid4()),
+    "slug": "station-ashcombe",
+    "garden_slug": "station-ashcombe",
+    "str": "x",
+    "path": "1",
+}
 # Endpoints that take POST: each must answer 403 to a forged one (others may answer 405 instead).
 POSTS = {
     "/",
