@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Callable
+from functools import wraps
 from typing import Any, Literal
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from ninja import Field, NinjaAPI, Schema, Status
 from ninja.errors import HttpError
+from ninja.utils import check_csrf
 
 from dashboard.asking import ask
-from dashboard.permissions import may_ask
+from dashboard.permissions import check_mode, may_ask, may_check
 from dashboard.presenters import (
     answer_payload,
     checked_payload,
@@ -19,14 +23,21 @@ from dashboard.presenters import (
     passage_url,
     verification_payload,
 )
-from dashboard.ratelimit import RATE_LIMITED, rate_limited, retry_after
+from dashboard.ratelimit import RATE_LIMITED, rate_limited
 from garden import selectors
 from garden.answering import QuestionError
 from garden.models import Answer
 from verifier.checking import CheckError, garden_check
 from verifier.health import health_check
+from verifier.roles import VIEW_LOGS
 from verifier.selectors import verification_for_answer
 from verifier.terms import ClaimStatus, RiskLabel, Verdict
+
+CSRF_FAILED = (
+    "This request carries a session cookie but no valid CSRF token: send the csrftoken cookie's value in the "
+    "X-CSRFToken header, or call the API without the session cookie."
+)
+
 
 api = NinjaAPI(
     title="Groundwork API",
@@ -34,6 +45,26 @@ api = NinjaAPI(
     description="Ask the knowledge garden and read answers with their sources and verdicts.",
     urls_namespace="api",
 )
+
+
+def session_csrf(run: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
+    """Whoever calls the API may use it (each endpoint checks its own permission), but a request that carries
+    the session cookie acts as that session, so it must pass Django's CSRF check, as a form does: another site
+    cannot make a reader's browser ask, check or spend in the reader's name. A call without the cookie needs
+    no token: it borrows nobody's session."""
+
+    @wraps(run)
+    def checked(request: HttpRequest, **kwargs: Any) -> HttpResponseBase:
+        if settings.SESSION_COOKIE_NAME in request.COOKIES and check_csrf(request):
+            return api.create_response(request, {"error": CSRF_FAILED}, status=403)
+        return run(request, **kwargs)
+
+    return checked
+
+
+api.add_decorator(
+    session_csrf, mode="view"
+)  # before the request is read: every operation, present and future
 
 
 @api.exception_handler(HttpError)
@@ -55,6 +86,10 @@ BODY_NOT_JSON = 'The request body must be a JSON object, e.g. {"question": "..."
 BODY_TOO_BIG = "The request body is limited to {limit:,} bytes."
 ANSWER_NOT_FOUND = "No answer with this id."
 ASK_FORBIDDEN = "Log in as a reader (or above) to use this endpoint."
+CHECK_FORBIDDEN = (
+    "Fact-checking is for readers: log in as a reader (or above) to use this endpoint "
+    "(visitors may check text only when ANONYMOUS_CAN_CHECK is on)."
+)
 
 
 # The limits are documented in the schema but checked by the services, so clients get their clear messages.
@@ -116,13 +151,16 @@ class VerificationOut(Schema):
 
 class AnswerOut(Schema):
     question_id: int
-    answer_id: int
+    answer_id: str = Field(description="The answer's address: a random id, as in /answers/{answer_id}/.")
     question: str
     refused: bool
     refusal_reason: str | None
     answer: str
     error: str | None
     generator: str
+    budget_held: bool = Field(
+        description="Today's Claude budget was spent, so the local synthesiser wrote this answer."
+    )
     model: str | None
     sources: list[SourceOut]
     citations: list[CitationOut]
@@ -188,6 +226,20 @@ class VerdictOut(Schema):
     claims: list[ClaimOut]
 
 
+class SyncFailureOut(Schema):
+    path: str
+    reason: str
+
+
+class GardenSyncOut(Schema):
+    last_sync: str | None = Field(description="When the garden was last synced (ISO 8601).")
+    refused: str = Field(description="Why the last sync changed nothing, if it did not.")
+    failures: list[SyncFailureOut] = Field(
+        description="Notes the last sync could not import (withheld from readers), with why; empty unless "
+        "the caller may read the logs."
+    )
+
+
 class HealthOut(Schema):
     status: str = Field(
         description="ok; degraded: verdicts are held up (see problems); down: questions cannot be answered."
@@ -199,6 +251,7 @@ class HealthOut(Schema):
     stuck: int = Field(description="Of those, how many have waited longer than the requeue window.")
     oldest_waiting_seconds: float | None = Field(description="Age of the oldest verification still waiting.")
     problems: list[str] = Field(description="Each problem in words, for operators.")
+    garden: GardenSyncOut = Field(description="The garden's last sync (its failures: for operators only).")
 
 
 class CheckIn(Schema):
@@ -244,14 +297,14 @@ def api_ask(request: HttpRequest, payload: AskIn, response: HttpResponse) -> Sta
     """Answers from the garden's articles (or refuses, at no cost, when it has nothing) and queues the check."""
     if not may_ask(request):
         return Status(403, {"error": ASK_FORBIDDEN})
-    if rate_limited(request, "ask"):
-        response["Retry-After"] = retry_after()
+    if (wait := rate_limited(request, "ask")) is not None:
+        response["Retry-After"] = str(wait)
         return Status(429, {"error": RATE_LIMITED})
     try:
         answer = ask(payload.question, request.user)
     except QuestionError as error:
         return Status(400, {"error": error.message})
-    loaded = selectors.answer_get(answer.pk)
+    loaded = selectors.answer_get(answer.public_id)
     assert loaded is not None
     return Status(200, answer_payload(loaded))
 
@@ -261,12 +314,15 @@ def api_ask(request: HttpRequest, payload: AskIn, response: HttpResponse) -> Sta
     response={200: AnswerOut, 404: ErrorOut, 403: ErrorOut, 422: ValidationOut},
     summary="Fetch an answer",
 )
-def api_answer(request: HttpRequest, answer_id: int) -> Status[dict[str, Any]]:
+def api_answer(request: HttpRequest, answer_id: str) -> Status[dict[str, Any]]:
     if not may_ask(request):
         return Status(403, {"error": ASK_FORBIDDEN})
-    answer = selectors.answer_get(answer_id)
+    public_id = _public_id(answer_id)
+    answer = selectors.answer_get(public_id) if public_id else None
     if answer is None:
         return Status(404, {"error": ANSWER_NOT_FOUND})
+    if answer.withheld:
+        return Status(404, {"error": selectors.ANSWER_WITHHELD})
     return Status(200, answer_payload(answer))
 
 
@@ -275,14 +331,25 @@ def api_answer(request: HttpRequest, answer_id: int) -> Status[dict[str, Any]]:
     response={200: VerdictOut, 404: ErrorOut, 403: ErrorOut, 422: ValidationOut},
     summary="An answer's verdict",
 )
-def api_verdict(request: HttpRequest, answer_id: int) -> Status[dict[str, Any]]:
+def api_verdict(request: HttpRequest, answer_id: str) -> Status[dict[str, Any]]:
     """Claims with statuses, quotes, flags and juror votes; `status` is pending/running until the judge is done."""
     if not may_ask(request):
         return Status(403, {"error": ASK_FORBIDDEN})
-    answer = Answer.objects.filter(pk=answer_id).first()
+    public_id = _public_id(answer_id)
+    answer = Answer.objects.filter(public_id=public_id).first() if public_id else None
     if answer is None:
         return Status(404, {"error": ANSWER_NOT_FOUND})
+    if not Answer.objects.readable().filter(pk=answer.pk).exists():
+        return Status(404, {"error": selectors.ANSWER_WITHHELD})
     return Status(200, verification_payload(verification_for_answer(answer)))
+
+
+def _public_id(answer_id: str) -> uuid.UUID | None:
+    """The answer id of a path, or None for anything else (an old numeric id is not found, not malformed)."""
+    try:
+        return uuid.UUID(answer_id)
+    except ValueError:
+        return None
 
 
 @api.post(
@@ -291,14 +358,15 @@ def api_verdict(request: HttpRequest, answer_id: int) -> Status[dict[str, Any]]:
     summary="Fact-check any text against the garden",
 )
 def api_check(request: HttpRequest, payload: CheckIn, response: HttpResponse) -> Status[dict[str, Any]]:
-    """Retrieves the garden's passages for the text and judges each of its claims against them."""
-    if not may_ask(request):
-        return Status(403, {"error": ASK_FORBIDDEN})
-    if rate_limited(request, "check"):
-        response["Retry-After"] = retry_after()
+    """Retrieves the garden's passages for the text and judges each of its claims against them. Visitors who are
+    not logged in may check only when ANONYMOUS_CAN_CHECK is on, and then with the local judge alone."""
+    if not may_check(request):
+        return Status(403, {"error": CHECK_FORBIDDEN})
+    if (wait := rate_limited(request, "check")) is not None:
+        response["Retry-After"] = str(wait)
         return Status(429, {"error": RATE_LIMITED})
     try:
-        checked, chunks = garden_check(payload.text)
+        checked, chunks = garden_check(payload.text, mode=check_mode(request))
     except CheckError as error:
         return Status(400, {"error": error.message})
     sources = [
@@ -318,4 +386,7 @@ def api_health(request: HttpRequest) -> Status[dict[str, Any]]:
     """The database, Redis, the workers seen in the last minute and the age of the oldest waiting
     verification; 503 when the database is down, 200 otherwise (with `status` degraded when verdicts wait)."""
     health = health_check()
-    return Status(503 if health.status == "down" else 200, health_payload(health))
+    payload = health_payload(health)
+    if not request.user.has_perm(VIEW_LOGS):  # a note's file name may itself be private
+        payload["garden"]["failures"] = []
+    return Status(503 if health.status == "down" else 200, payload)

@@ -11,6 +11,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 
+from verifier.panel import LOCAL
 from verifier.roles import ASK
 
 View = TypeVar("View", bound=Callable[..., HttpResponse])
@@ -19,6 +20,17 @@ View = TypeVar("View", bound=Callable[..., HttpResponse])
 def may_ask(request: HttpRequest) -> bool:
     """Readers (and above) may ask; so may anyone when ANONYMOUS_CAN_ASK is on."""
     return bool(settings.ANONYMOUS_CAN_ASK or request.user.has_perm(ASK))
+
+
+def may_check(request: HttpRequest) -> bool:
+    """Readers (and above) may fact-check text; so may anyone when ANONYMOUS_CAN_CHECK is on."""
+    return bool(settings.ANONYMOUS_CAN_CHECK or request.user.has_perm(ASK))
+
+
+def check_mode(request: HttpRequest) -> str | None:
+    """The judge panel a fact-check runs: as configured for readers; the local judge alone for visitors who are
+    not, so that they cannot spend the Claude budget."""
+    return None if request.user.has_perm(ASK) else LOCAL
 
 
 def ask_required(view: View) -> View:

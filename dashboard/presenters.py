@@ -25,13 +25,14 @@ def answer_payload(answer: Answer) -> dict[str, Any]:
     verification = getattr(answer, "verification", None)
     return {
         "question_id": question.pk,
-        "answer_id": answer.pk,
+        "answer_id": str(answer.public_id),
         "question": question.text,
         "refused": retrieval.refused,
         "refusal_reason": retrieval.refusal_reason or None,
         "answer": answer.text,
         "error": answer.error or None,
         "generator": answer.generator,
+        "budget_held": answer.budget_held,
         "model": answer.model or None,
         "sources": [
             {"article": hit.article.slug, "title": hit.article.title, "score": round(hit.score, 4)}
@@ -176,4 +177,11 @@ def health_payload(health: Health) -> dict[str, Any]:
         "stuck": health.stuck,
         "oldest_waiting_seconds": round(oldest.total_seconds(), 1) if oldest is not None else None,
         "problems": health.problems,
+        "garden": {
+            "last_sync": health.sync.started_at.isoformat() if health.sync else None,
+            "refused": health.sync.refused if health.sync else "",
+            "failures": [{"path": path, "reason": reason} for path, reason in health.sync.failures]
+            if health.sync
+            else [],
+        },
     }

@@ -1,15 +1,31 @@
-from django.urls import path
+from django.urls import path, register_converter
 
 from dashboard.views import judge, operator, reader, review
+
+
+class GardenSlugConverter:
+    """A slug the garden makes from a name in any script (`пароли`, `日本語`, `café`): no '/', no space. Django's
+    `slug` converter matches ASCII only, so a page with a Unicode slug had no address."""
+
+    regex = r"[^/\s]+"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(GardenSlugConverter, "garden_slug")
 
 app_name = "dashboard"
 urlpatterns = [
     path("", reader.ask_page, name="ask"),
-    path("answers/<int:answer_id>/", reader.answer_page, name="answer"),
-    path("answers/<int:answer_id>/verdict/", reader.verdict_partial, name="verdict"),
+    path("answers/<uuid:public_id>/", reader.answer_page, name="answer"),
+    path("answers/<uuid:public_id>/verdict/", reader.verdict_partial, name="verdict"),
     path("articles/", reader.article_list, name="articles"),
-    path("articles/<slug:slug>/", reader.article_page, name="article"),
-    path("topics/<slug:slug>/", reader.topic_page, name="topic"),
+    path("articles/<garden_slug:slug>/", reader.article_page, name="article"),
+    path("topics/<garden_slug:slug>/", reader.topic_page, name="topic"),
     path("images/<str:sha256>/<str:name>", reader.image, name="image"),
     path("review/", review.queue_page, name="review"),
     path("review/claims/<int:claim_id>/decide/", review.decide, name="review-decide"),

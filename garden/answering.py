@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -50,11 +51,19 @@ def _sources(result: RetrievalResult) -> list[tuple[int, Chunk, float]]:
     return [(number, chunks[hit.chunk_id], hit.score) for number, hit in enumerate(result.sources, start=1)]
 
 
-def question_ask(*, text: str | None, user: AbstractBaseUser | AnonymousUser | None = None) -> Answer:
+def question_ask(
+    *,
+    text: str | None,
+    user: AbstractBaseUser | AnonymousUser | None = None,
+    on_stored: Callable[[Answer], object] | None = None,
+) -> Answer:
     """Answer a question from the garden and store the question, its retrieval and its answer.
 
     When retrieval finds no topic, article or theme the canned refusal is stored and no model is called.
     A synthesis failure is stored on the answer (`error`) with a message for the reader; it never raises.
+    `on_stored(answer)` runs in the transaction that stores the answer, so what it writes is stored with it.
+    Call this outside any transaction: synthesis books Claude's call with the daily budget, whose ledger
+    lock and booking must be committed at once, not held for the length of the call.
     """
     text = question_clean(text)
     began = time.perf_counter()
@@ -108,9 +117,12 @@ def question_ask(*, text: str | None, user: AbstractBaseUser | AnonymousUser | N
             output_tokens=synthesis.output_tokens,
             cost_usd=synthesis.cost_usd,
             latency_ms=total_ms,
+            budget_held=synthesis.budget_held,
         )
         AnswerSource.objects.bulk_create(
             AnswerSource(answer=answer, number=number, chunk=chunk, score=score)
             for number, chunk, score in sources
         )
+        if on_stored is not None:
+            on_stored(answer)
     return answer

@@ -202,14 +202,19 @@ def _heading_section(body: str, heading: str) -> tuple[int, int, int] | None:
 
 def page_properties(body: str) -> tuple[dict[str, Any], str]:
     """Logseq-style properties on the note's first lines (`title:: Bee forage`, `alias:: forage, bees`), as
-    front matter would give them, and the body after them."""
+    front matter would give them (names in lower case), and the body after them. Blank lines before them count,
+    and so does a first block of properties alone (`- public:: false`): Logseq reads that block as the page's."""
     properties: dict[str, Any] = {}
     lines = body.split("\n")
-    taken = 0
-    for line in lines:
-        match = _PROPERTY.match(line.strip())
+    first = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+    taken = first
+    for line in lines[first:]:
+        text = line.strip()
+        if taken == first and text.startswith("- "):
+            text = text[2:].lstrip()
+        match = _PROPERTY.match(text)
         if not match:
             break
         properties[match.group(1).strip().lower()] = match.group(2).strip()
         taken += 1
-    return properties, "\n".join(lines[taken:])
+    return (properties, "\n".join(lines[taken:])) if properties else ({}, body)

@@ -11,22 +11,42 @@ from __future__ import annotations
 import datetime
 import hashlib
 import re
+import stat
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote
 
-import pathspec
 import re2
 import yaml
 
 from garden.gardening import editor_markup_removed, page_properties, without_code
+from garden.walk import CANNOT_READ, NOT_A_FILE, garden_walk
 
-IGNORE_FILE = ".gardenignore"  # gitignore syntax, at the garden's root
-# Folders that hold an editor's settings, deleted notes, templates or packages, never notes to publish.
-PRIVATE_FOLDERS = frozenset({"templates", "node_modules"})
-# Front matter that keeps a note out: publish: false, draft: true, private: true.
-PRIVATE_FLAGS = {"publish": False, "draft": True, "private": True}
+# Front matter or page properties (any case) that keep a note out, with the value that does: `private: true`,
+# `public:: false`. A value that is no yes or no (`private: later`) keeps it out too: its writer meant something.
+PRIVATE_FLAGS = {"private": True, "draft": True, "publish": False, "published": False, "public": False}
+FLAG_WORDS = {
+    "true": True,
+    "yes": True,
+    "on": True,
+    "1": True,
+    "false": False,
+    "no": False,
+    "off": False,
+    "0": False,
+}
+SLUG_MAX_CHARS = 200  # Article.slug's column; a longer slug is cut and told apart by a hash of the whole
+NOTE_TOO_LARGE = "is {size}; notes are limited to {limit} (GARDEN_NOTE_MAX_BYTES)"
+NOT_TEXT = "is not text: it holds NUL bytes (a binary file named .md?)"
+NOT_UTF8 = "not valid UTF-8 text (byte {start})"
+YAML_BROKEN = "front matter is not valid YAML{where}"
+YAML_TOO_DEEP = "front matter is nested too deeply to read"
+YAML_BROKEN_PRIVATE = (
+    "front matter is not valid YAML{where}, and it marks the note private ({marker}); the note is withheld "
+    "until the front matter is fixed"
+)
 # The wikilink and image patterns run on RE2, whose matching is linear in the text: with Python's backtracking
 # matcher, each `[[` of a long run with no `]]` scans to the end of the run, so the run costs its length squared.
 # They need neither lookarounds nor backreferences, which RE2 lacks.
@@ -34,7 +54,6 @@ PRIVATE_FLAGS = {"publish": False, "draft": True, "private": True}
 WIKILINK = re2.compile(r"\[\[(?P<target>[^\]|#]+)(?:#(?P<anchor>[^\]|]*))?(?:\|(?P<label>[^\]]+))?\]\]")
 # `![[Note]]`, `![[Note#Heading]]`: a note shown inside another (an image embed is an IMAGE_EMBED too).
 EMBED = re2.compile(r"!\[\[(?P<target>[^\]|#]+)(?:#(?P<anchor>[^\]|]*))?(?:\|[^\]]*)?\]\]")
-SLUG = re.compile(r"[^a-z0-9]+")
 FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n?---[ \t]*(?:\n|\Z)", re.DOTALL)
 # The title runs to the line's last character that is not a space or `#` (a lazy `.+?` before `[ \t#]*$` would
 # rescan a run of `#` from every position in it).
@@ -60,7 +79,12 @@ DATE_FIELDS = ("date", "updated", "modified", "last_modified", "created")
 
 
 class ArticleFileError(Exception):
-    """A file that cannot be imported; the message says why, in words an editor can act on."""
+    """A file that cannot be imported; the message says why, in words an editor can act on. `marked_private`:
+    what could be read of it says the note is private."""
+
+    def __init__(self, message: str, *, marked_private: bool = False) -> None:
+        super().__init__(message)
+        self.marked_private = marked_private
 
 
 @dataclass(frozen=True)
@@ -91,13 +115,22 @@ class ParsedArticle:
     aliases: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     relative_path: str = ""  # within the garden, without `.md`: "Sync/Security and privacy"
-    private: bool = False  # its front matter keeps it out of the garden (see PRIVATE_FLAGS)
+    private: bool = False  # its front matter or page properties keep it out of the garden (see PRIVATE_FLAGS)
     anchors: dict[str, int] = field(default_factory=dict)  # block id -> offset in body, for `[[Note#^id]]`
     images: tuple[tuple[str, bool], ...] = ()  # (image as written, whether a path from the note) it shows
 
 
+def _slug_char(char: str) -> bool:
+    # Letters and digits of any script, and the marks that belong to them (Devanagari's vowel signs).
+    return char.isalnum() or unicodedata.category(char).startswith("M")
+
+
 def slugify(value: str) -> str:
-    return SLUG.sub("-", value.lower()).strip("-")
+    """A readable address for a name in any script: `Sync/Security and privacy` is `sync-security-and-privacy`,
+    `Пароли` is `пароли`, `Café` is `café` (NFKC, lower case; every run of anything else is one '-'). For ASCII
+    names it is what it always was, so no address a link holds changes."""
+    text = unicodedata.normalize("NFKC", value).lower()
+    return "-".join("".join(char if _slug_char(char) else " " for char in text).split())
 
 
 def written_key(target: str) -> str:
@@ -133,6 +166,8 @@ def _as_date(value: object) -> datetime.date | None:
         return value
     if isinstance(value, int) and value > 10**11:
         return datetime.datetime.fromtimestamp(value / 1000, tz=datetime.UTC).date()
+    if not isinstance(value, str | int | float):
+        return None  # a list or a mapping is no date (and YAML aliases can make one too large to print)
     try:
         return datetime.date.fromisoformat(str(value).strip()[:10])
     except ValueError:
@@ -150,19 +185,42 @@ def _date(meta: dict[str, Any], fallback: datetime.date | None) -> datetime.date
         if date is not None:
             return date
         if key == "date":
-            raise ArticleFileError(f"front matter field 'date' is not an ISO date (YYYY-MM-DD): {value!r}")
+            shown = repr(value) if isinstance(value, str | int | float) else f"a {type(value).__name__}"
+            raise ArticleFileError(f"front matter field 'date' is not an ISO date (YYYY-MM-DD): {shown}")
     return fallback
 
 
 def _flag(value: object) -> bool | None:
+    """A YAML boolean, 1 or 0, or yes/no/true/false/on/off in any case; None for anything else."""
     if isinstance(value, bool):
         return value
-    text = str(value).strip().lower()
-    return True if text in {"true", "yes", "on"} else False if text in {"false", "no", "off"} else None
+    if isinstance(value, int | str):
+        return FLAG_WORDS.get(str(value).strip().lower())
+    return None
 
 
-def _private(meta: dict[str, Any]) -> bool:
-    return any(key in meta and _flag(meta[key]) is value for key, value in PRIVATE_FLAGS.items())
+def private_marker(meta: dict[Any, Any]) -> str | None:
+    """The field that keeps the note out (`Private: 1`), or None when none does."""
+    for key, value in meta.items():
+        wanted = PRIVATE_FLAGS.get(str(key).strip().lower())
+        if wanted is None:
+            continue
+        flag = _flag(value)
+        if flag is None or flag is wanted:
+            shown = value if isinstance(value, bool | int | str) else type(value).__name__
+            return f"{key}: {shown}"
+    return None
+
+
+def _marker_written(front_matter: str) -> str | None:
+    """A marker that the front matter's text shows, read line by line as `key: value` where YAML cannot read it
+    (`title: Pay review: 2025` above `private: true`)."""
+    fields: dict[str, str] = {}
+    for line in front_matter.split("\n"):
+        key, colon, value = line.partition(":")
+        if colon and key.strip().lower() in PRIVATE_FLAGS:
+            fields[key.strip()] = value.split(" #")[0].strip().strip("'\"")
+    return private_marker(fields)
 
 
 def _title(meta: dict[str, Any], prose: str, file_name: str) -> str:
@@ -195,6 +253,44 @@ def _links(prose: str) -> tuple[WrittenLink, ...]:
     return tuple(links)
 
 
+def article_slug(written: str, place: str) -> str:
+    """The slug of the note at `place` (its path in the garden) whose slug is written as `written`: never empty
+    (a name of emoji or punctuation only is `note-` and a hash of its place) and never longer than its column."""
+    slug = slugify(written)
+    if not slug:
+        return f"note-{hashlib.sha256(place.encode()).hexdigest()[:8]}"
+    if len(slug) > SLUG_MAX_CHARS:
+        return f"{slug[: SLUG_MAX_CHARS - 9].rstrip('-')}-{hashlib.sha256(slug.encode()).hexdigest()[:8]}"
+    return slug
+
+
+def _front_matter(raw: str) -> tuple[dict[str, Any], str]:
+    """The note's front matter and the text after it."""
+    match = FRONT_MATTER.match(raw)
+    if not match:
+        return {}, raw
+    try:
+        loaded = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        marker = _marker_written(match.group(1))
+        if marker is not None:
+            raise ArticleFileError(
+                YAML_BROKEN_PRIVATE.format(where=where, marker=marker), marked_private=True
+            ) from None
+        raise ArticleFileError(YAML_BROKEN.format(where=where)) from None
+    except RecursionError:  # PyYAML composes nested lists and mappings recursively
+        marked = _marker_written(match.group(1)) is not None
+        raise ArticleFileError(YAML_TOO_DEEP, marked_private=marked) from None
+    if loaded is not None and not isinstance(loaded, dict):
+        raise ArticleFileError(
+            "front matter must be a mapping of fields (title, tags, ...)",
+            marked_private=_marker_written(match.group(1)) is not None,
+        )
+    return loaded or {}, raw[match.end() :]
+
+
 def parse_article_text(
     raw: str,
     *,
@@ -207,29 +303,18 @@ def parse_article_text(
 
     `slug` is used unless the front matter names one; `relative_path` is the note's place in the garden
     ("Sync/Security and privacy"), whose last part is the title of a note with no other; `modified` is the
-    file's modification date, its date when the front matter gives none.
+    file's modification date, its date when the front matter gives none. A note is private when its front
+    matter or its page properties say so (PRIVATE_FLAGS).
     """
+    if "\x00" in raw:
+        raise ArticleFileError(NOT_TEXT)
     raw = raw.replace("\r\n", "\n").lstrip("\ufeff")
-    meta: dict[str, Any] = {}
-    body = raw
-    match = FRONT_MATTER.match(raw)
-    if match:
-        try:
-            loaded = yaml.safe_load(match.group(1))
-        except yaml.YAMLError as error:
-            mark = getattr(error, "problem_mark", None)
-            where = f" at line {mark.line + 2}" if mark is not None else ""
-            raise ArticleFileError(f"front matter is not valid YAML{where}") from None
-        if loaded is not None and not isinstance(loaded, dict):
-            raise ArticleFileError("front matter must be a mapping of fields (title, tags, ...)")
-        meta = loaded or {}
-        body = raw[match.end() :]
+    meta, body = _front_matter(raw)
     properties, body = page_properties(body)
-    meta = {**properties, **meta}
-    body, anchors = editor_markup_removed(body)
-    if _private(meta):
+    place = relative_path or slug
+    if private_marker(meta) or private_marker(properties):
         return ParsedArticle(
-            slug=slugify(slug),
+            slug=article_slug(slug, place),
             title="",
             topics=(),
             themes=(),
@@ -240,12 +325,17 @@ def parse_article_text(
             relative_path=relative_path,
             private=True,
         )
+    meta = {**properties, **meta}
+    body, anchors = editor_markup_removed(body)
     if not body.strip():
         raise ArticleFileError("the article has no body")
+    written_slug = meta.get("slug") or slug
+    if not isinstance(written_slug, str | int | float):
+        raise ArticleFileError("front matter field 'slug' must be text")
     file_name = PurePosixPath(relative_path).name if relative_path else PurePosixPath(path).stem
     prose = without_code(body)  # the body, its code blanked out: titles, tags and links are read from prose
     return ParsedArticle(
-        slug=slugify(str(meta.get("slug") or slug)),
+        slug=article_slug(str(written_slug), place),
         title=_title(meta, prose, file_name),
         topics=_string_list(meta, "topics"),
         themes=_string_list(meta, "themes"),
@@ -267,17 +357,40 @@ def parse_article_text(
     )
 
 
-def parse_article_file(path: Path, root: Path | None = None) -> ParsedArticle:
+def _megabytes(size: int) -> str:
+    return f"{size / 1_000_000:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
+
+
+def parse_article_file(
+    path: Path, root: Path | None = None, *, max_bytes: int | None = None
+) -> ParsedArticle:
     """Parse the note at `path`; its slug is its path below `root` (the garden's folder), so that
-    `Sync/Security and privacy.md` and `Publish/Security and privacy.md` are two articles."""
+    `Sync/Security and privacy.md` and `Publish/Security and privacy.md` are two articles. A note larger than
+    `max_bytes` is not read: its size is known (stat) before any of it is."""
     try:
-        raw = path.read_bytes().decode("utf-8")
-        modified = datetime.datetime.fromtimestamp(path.stat().st_mtime, tz=datetime.UTC).date()
+        status = path.stat()
+        if not stat.S_ISREG(status.st_mode):
+            raise ArticleFileError(
+                NOT_A_FILE.format(kind="folder" if stat.S_ISDIR(status.st_mode) else "special file")
+            )
+        if max_bytes is not None and status.st_size > max_bytes:
+            raise ArticleFileError(
+                NOTE_TOO_LARGE.format(size=_megabytes(status.st_size), limit=_megabytes(max_bytes))
+            )
+        with path.open("rb") as note:
+            data = note.read() if max_bytes is None else note.read(max_bytes + 1)
+        if max_bytes is not None and len(data) > max_bytes:  # it grew since its size was read
+            raise ArticleFileError(
+                NOTE_TOO_LARGE.format(size=f"over {_megabytes(max_bytes)}", limit=_megabytes(max_bytes))
+            )
+        raw = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise ArticleFileError(f"not valid UTF-8 text (byte {error.start})") from None
+        raise ArticleFileError(NOT_UTF8.format(start=error.start)) from None
     except OSError as error:
-        raise ArticleFileError(f"cannot be read: {error.strerror}") from None
-    relative = path.relative_to(root) if root is not None and root != path else Path(path.name)
+        raise ArticleFileError(CANNOT_READ.format(error=error.strerror or error)) from None
+    modified = datetime.datetime.fromtimestamp(status.st_mtime, tz=datetime.UTC).date()
+    inside = root is not None and root != path and path.is_relative_to(root)
+    relative = path.relative_to(root) if root is not None and inside else Path(path.name)
     relative_path = relative.with_suffix("").as_posix()
     return parse_article_text(
         raw, path=str(path), slug=relative_path, relative_path=relative_path, modified=modified
@@ -286,34 +399,14 @@ def parse_article_file(path: Path, root: Path | None = None) -> ParsedArticle:
 
 def article_files(folder: Path) -> list[Path]:
     """The notes of a garden folder (recursively): its Markdown files, less what is private by place."""
-    return [folder] if folder.is_file() else garden_files(folder, {".md"})
+    return garden_walk(folder, {".md"}).files
 
 
 def image_files(folder: Path) -> list[Path]:
     """The images of a garden folder that its notes may show, less what is private by place."""
-    return [] if folder.is_file() else garden_files(folder, IMAGES)
+    return [] if folder.is_file() else garden_walk(folder, IMAGES).files
 
 
 def garden_files(folder: Path, suffixes: set[str] | frozenset[str]) -> list[Path]:
-    """The garden's files with these suffixes (any case), less what is private by place: files and folders
-    whose name starts with '.' (`.obsidian/`, `.trash/`) or '_', the folders in PRIVATE_FOLDERS, and the
-    paths that the garden's `.gardenignore` matches (gitignore syntax)."""
-    ignore_file = folder / IGNORE_FILE
-    ignored = pathspec.GitIgnoreSpec.from_lines(
-        ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
-        if ignore_file.is_file()
-        else []
-    )
-    notes = []
-    for path in folder.rglob("*"):
-        if path.suffix.lower() not in suffixes or not path.is_file():
-            continue
-        relative = path.relative_to(folder)
-        if any(part.startswith(("_", ".")) for part in relative.parts):
-            continue
-        if any(part.lower() in PRIVATE_FOLDERS for part in relative.parts[:-1]):
-            continue
-        if ignored.match_file(relative.as_posix()):
-            continue
-        notes.append(path)
-    return sorted(notes)
+    """The garden's files with these suffixes (any case), less what is private by place (see garden.walk)."""
+    return garden_walk(folder, suffixes).files

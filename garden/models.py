@@ -2,24 +2,51 @@
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.functions import RandomUUID
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
+from django.db.models import Exists, OuterRef
 from django.urls import reverse
 from pgvector.django import HnswIndex, VectorField
 
 from garden.embeddings import DIMENSIONS
+from garden.phrases import phrase_keys, question_phrases
 from garden.vocabulary import NAME_SLUG_LIMIT, NAME_TITLE_LIMIT
+
+
+class VocabularyQuerySet(models.QuerySet[Any]):
+    """Topics and themes a reader may see and a question may match: those with a live article. A topic whose
+    only notes were made private names nothing a reader may read (and its title may be the private note's)."""
+
+    def live(self) -> VocabularyQuerySet:
+        return self.filter(
+            Exists(Article.objects.live().filter(**{self.model.articles.field.name: OuterRef("pk")}))
+        )
+
+    def live_named_in(self, question: str) -> VocabularyQuerySet:
+        """The live ones one of whose names stands in `question` as whole words: the question's possible names
+        are looked up in `Name` (a B-tree probe each), then only the few found are checked for a live
+        article, so the cost follows the question, not the number of topics."""
+        field = "topic" if self.model is Topic else "theme"
+        named = Name.objects.filter(phrase__in=question_phrases(question), **{f"{field}__isnull": False})
+        return self.live().filter(pk__in=list(named.values_list(f"{field}_id", flat=True)))
 
 
 class Topic(models.Model):
     """A subject an article is about; its title and aliases are matched against questions."""
 
-    slug = models.SlugField(max_length=NAME_SLUG_LIMIT, unique=True)
+    slug = models.SlugField(max_length=NAME_SLUG_LIMIT, unique=True, allow_unicode=True)
     title = models.CharField(max_length=NAME_TITLE_LIMIT)
     aliases = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+
+    objects = VocabularyQuerySet.as_manager()
 
     class Meta:
         ordering = ["title"]
@@ -27,16 +54,26 @@ class Topic(models.Model):
     def __str__(self) -> str:
         return self.title
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        super().save(*args, **kwargs)
+        names_keep(Topic, [self])
+
     def get_absolute_url(self) -> str:
         return reverse("dashboard:topic", args=[self.slug])
+
+    @property
+    def names(self) -> list[str]:
+        return [self.title, *self.aliases]
 
 
 class Theme(models.Model):
     """A broad theme across articles; its keywords are matched against questions."""
 
-    slug = models.SlugField(max_length=NAME_SLUG_LIMIT, unique=True)
+    slug = models.SlugField(max_length=NAME_SLUG_LIMIT, unique=True, allow_unicode=True)
     title = models.CharField(max_length=NAME_TITLE_LIMIT)
     keywords = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+
+    objects = VocabularyQuerySet.as_manager()
 
     class Meta:
         ordering = ["title"]
@@ -44,11 +81,67 @@ class Theme(models.Model):
     def __str__(self) -> str:
         return self.title
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        super().save(*args, **kwargs)
+        names_keep(Theme, [self])
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.keywords)
+
+
+class Name(models.Model):
+    """A name a question may use for a topic (its title or an alias) or a theme (a keyword), as looked up
+    (`garden.phrases.phrase_key`). Kept by `names_keep` whenever topics or themes are written."""
+
+    phrase = models.CharField(max_length=NAME_TITLE_LIMIT, db_index=True)
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    theme = models.ForeignKey(Theme, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(topic__isnull=True) ^ models.Q(theme__isnull=True),
+                name="name_of_one_thing",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.phrase
+
+
+def names_keep(model: type[Topic] | type[Theme], rows: Sequence[Topic | Theme]) -> None:
+    """Store the names of these topics (or themes) anew: bulk writes skip `save`, so the import calls this."""
+    field = "topic" if model is Topic else "theme"
+    Name.objects.filter(**{f"{field}__in": rows}).delete()
+    Name.objects.bulk_create(
+        Name(phrase=phrase[:NAME_TITLE_LIMIT], **{field: row})
+        for row in rows
+        for phrase in phrase_keys(row.names)
+    )
+
+
+class ArticleQuerySet(models.QuerySet["Article"]):
+    """What a reader may see of the garden, decided here and nowhere else.
+
+    - `readable()`: articles none of whose text may be withheld: every page, revision, embed, backlink, answer,
+      quote and report showing garden text goes through it. A note is withheld when it was made private (a flag,
+      `.gardenignore`, a private folder) or can no longer be read or parsed: it fails closed until fixed.
+    - `live()`: readable and in the garden now: listed, linked to, matched as a topic and retrieved. A note that
+      left the garden (deleted) is retired: no longer live, while its history stays readable.
+    """
+
+    def readable(self) -> ArticleQuerySet:
+        return self.filter(withheld_at__isnull=True)
+
+    def live(self) -> ArticleQuerySet:
+        return self.readable().filter(retired_at__isnull=True)
+
 
 class Article(models.Model):
     """A page of the garden. Its text lives in revisions; exactly one revision is current."""
 
-    slug = models.SlugField(max_length=200, unique=True)
+    slug = models.SlugField(max_length=200, unique=True, allow_unicode=True)
     title = models.CharField(max_length=300)
     path = models.CharField(
         max_length=500,
@@ -64,6 +157,21 @@ class Article(models.Model):
     retired_at = models.DateTimeField(
         null=True, blank=True, help_text="When its note left the garden: no longer retrieved or listed."
     )
+    withheld_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Since when readers may see none of its text (made private, or unreadable): see withheld_reason.",
+    )
+    withheld_reason = models.CharField(
+        max_length=500, blank=True, help_text="Why it is withheld, for operators."
+    )
+    garden = models.CharField(
+        max_length=1000,
+        blank=True,
+        help_text="The folder of the garden its note belongs to; empty for an article written in the admin.",
+    )
+
+    objects = ArticleQuerySet.as_manager()
 
     class Meta:
         ordering = ["title"]
@@ -77,6 +185,10 @@ class Article(models.Model):
     @property
     def current_revision(self) -> ArticleRevision | None:
         return self.revisions.filter(superseded=False).first()
+
+    @property
+    def withheld(self) -> bool:
+        return self.withheld_at is not None
 
 
 class ArticleRevision(models.Model):
@@ -183,7 +295,7 @@ class Link(models.Model):
     it. With no target it is a red link (the note it names is not in the garden, or not yet)."""
 
     source = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="links_out")
-    target_slug = models.SlugField(max_length=200)
+    target_slug = models.SlugField(max_length=200, allow_unicode=True)
     target = models.ForeignKey(
         Article, on_delete=models.SET_NULL, null=True, blank=True, related_name="links_in"
     )
@@ -200,6 +312,28 @@ class Link(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source.slug} -> {self.target_slug}"
+
+
+class Sync(models.Model):
+    """One sync of the garden (`import_garden`, `--watch`, the scheduled sync), as operators see it: what it
+    did, what it refused to do and why, and every note it could not import with the reason."""
+
+    started_at = models.DateTimeField(auto_now_add=True)
+    folders = ArrayField(models.CharField(max_length=1000), default=list)
+    refused = models.TextField(
+        blank=True, help_text="Why the sync changed nothing (an empty or missing folder)."
+    )
+    failures = models.JSONField(
+        default=list, blank=True, help_text="[path, reason] of each note not imported."
+    )
+    counts = models.JSONField(default=dict, blank=True, help_text="created, revised, retired, withheld, ...")
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        get_latest_by = ["started_at", "id"]
+
+    def __str__(self) -> str:
+        return f"sync of {', '.join(self.folders)} at {self.started_at:%Y-%m-%d %H:%M}"
 
 
 class Risk(models.TextChoices):
@@ -263,10 +397,27 @@ class Generator(models.TextChoices):
     REFUSAL = "refusal", "Retrieval refused"
 
 
+class AnswerQuerySet(models.QuerySet["Answer"]):
+    def readable(self) -> AnswerQuerySet:
+        """Answers a reader may see: none of their sources is in a withheld article (an answer quotes and
+        paraphrases its sources, so it is withheld with them, and is back when they are)."""
+        return self.exclude(
+            Exists(
+                AnswerSource.objects.filter(answer=OuterRef("pk"), chunk__article__withheld_at__isnull=False)
+            )
+        )
+
+
 class Answer(models.Model):
-    """The answer given to a question, with what it cost. `error` is set when synthesis failed."""
+    """The answer given to a question, with what it cost. `error` is set when synthesis failed.
+
+    Its address uses `public_id`, a random UUID, never the sequential primary key: whoever has the link may read
+    the answer, and nobody can guess another reader's.
+    """
 
     question = models.OneToOneField(Question, on_delete=models.CASCADE, related_name="answer")
+    # The database's default gives each answer stored before this field (and any row written without it) its own.
+    public_id = models.UUIDField(default=uuid.uuid4, db_default=RandomUUID(), unique=True, editable=False)
     text = models.TextField(blank=True)
     generator = models.CharField(max_length=20, choices=Generator.choices)
     model = models.CharField(max_length=100, blank=True)
@@ -275,7 +426,14 @@ class Answer(models.Model):
     output_tokens = models.PositiveIntegerField(default=0)
     cost_usd = models.DecimalField(max_digits=10, decimal_places=6, default=0)
     latency_ms = models.PositiveIntegerField(default=0)
+    budget_held = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="Today's Claude budget could not cover this answer: the local synthesiser wrote it.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = AnswerQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]
@@ -284,7 +442,12 @@ class Answer(models.Model):
         return f"answer {self.pk} to {self.question}"
 
     def get_absolute_url(self) -> str:
-        return reverse("dashboard:answer", args=[self.pk])
+        return reverse("dashboard:answer", args=[self.public_id])
+
+    @property
+    def withheld(self) -> bool:
+        """Whether a source of this answer is in a withheld article (reads the prefetched sources)."""
+        return any(source.chunk.article.withheld for source in self.sources.all())
 
     @property
     def refused(self) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -77,31 +77,14 @@ class RetrievalResult:
         return not (self.topic_ids or self.articles or self.theme_ids)
 
 
-def _phrase_pattern(phrases: Iterable[str]) -> re.Pattern[str] | None:
-    cleaned = sorted({p.strip().lower() for p in phrases if p and p.strip()}, key=len, reverse=True)
-    if not cleaned:
-        return None
-    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(p) for p in cleaned) + r")(?!\w)", re.IGNORECASE)
-
-
 def matched_topics(question: str) -> list[int]:
-    """Topics whose title or any alias appears in the question as whole words."""
-    found = []
-    for topic_id, title, aliases in Topic.objects.values_list("id", "title", "aliases"):
-        pattern = _phrase_pattern([title, *aliases])
-        if pattern and pattern.search(question):
-            found.append(topic_id)
-    return found
+    """Live topics whose title or any alias appears in the question as whole words."""
+    return list(Topic.objects.live_named_in(question).values_list("id", flat=True))
 
 
 def matched_themes(question: str) -> list[int]:
-    """Themes any of whose keywords appears in the question as whole words."""
-    found = []
-    for theme_id, keywords in Theme.objects.values_list("id", "keywords"):
-        pattern = _phrase_pattern(keywords)
-        if pattern and pattern.search(question):
-            found.append(theme_id)
-    return found
+    """Live themes any of whose keywords appears in the question as whole words."""
+    return list(Theme.objects.live_named_in(question).values_list("id", flat=True))
 
 
 def question_lexemes(question: str) -> list[str]:
@@ -191,7 +174,9 @@ def gather(question: str, vector: npt.NDArray[np.float32] | None = None) -> Cand
     ids = dict.fromkeys([chunk_id for chunk_id, _ in vector_candidates(vector)] + text_candidates(lexemes))
     hits = chunk_scores(list(ids), vector, lexemes)
     topic_article_ids = (
-        set(Article.objects.filter(topics__in=topic_ids).values_list("id", flat=True)) if topic_ids else set()
+        set(Article.objects.live().filter(topics__in=topic_ids).values_list("id", flat=True))
+        if topic_ids
+        else set()
     )
     ranked = sorted(
         hits, key=lambda h: h.score + TOPIC_BOOST * (h.article_id in topic_article_ids), reverse=True

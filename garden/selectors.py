@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 
 from django.db.models import Count, Prefetch, QuerySet
@@ -9,7 +10,20 @@ from django.urls import reverse
 
 from garden.gardening import heading_offset
 from garden.importer import EMBED, WIKILINK, written_key
-from garden.models import Answer, AnswerSource, Article, ArticleRevision, Chunk, Image, RetrievedArticle
+from garden.models import (
+    Answer,
+    AnswerSource,
+    Article,
+    ArticleRevision,
+    Chunk,
+    Image,
+    RetrievedArticle,
+    Theme,
+    Topic,
+)
+
+# What readers see in place of an answer, or a passage of it, whose sources include a withheld note.
+ANSWER_WITHHELD = "This answer is not shown: a note it drew on is no longer public in the garden."
 
 
 @dataclass(frozen=True)
@@ -21,32 +35,46 @@ class Embedded:
     body: str
 
 
-def answer_get(answer_id: int) -> Answer | None:
-    """An answer with its question, retrieval, retrieved articles and numbered sources loaded."""
+def answer_get(public_id: uuid.UUID) -> Answer | None:
+    """The answer at `public_id` (its address), with its question, retrieval, retrieved articles and numbered
+    sources loaded; of what retrieval found, only what a reader may see (`answer.withheld` says whether the
+    answer itself may be)."""
     return (
         Answer.objects.select_related("question__retrieval")
         .prefetch_related(
             Prefetch("sources", AnswerSource.objects.select_related("chunk__article", "chunk__revision")),
             Prefetch(
                 "question__retrieval__articles",
-                RetrievedArticle.objects.select_related("article").order_by("rank"),
+                RetrievedArticle.objects.select_related("article")
+                .filter(article__in=Article.objects.readable())
+                .order_by("rank"),
             ),
-            "question__retrieval__topics",
-            "question__retrieval__themes",
+            Prefetch("question__retrieval__topics", Topic.objects.live()),
+            Prefetch("question__retrieval__themes", Theme.objects.live()),
         )
-        .filter(pk=answer_id)
+        .filter(public_id=public_id)
         .first()
     )
 
 
 def article_list() -> QuerySet[Article]:
-    """The live articles (not retired), by title."""
+    """The live articles (readable, not retired), by title."""
     return (
-        Article.objects.filter(retired_at__isnull=True)
-        .prefetch_related("topics")
+        Article.objects.live()
+        .prefetch_related(Prefetch("topics", Topic.objects.live()))
         .annotate(revision_count=Count("revisions"))
         .order_by("title")
     )
+
+
+def article_get(slug: str) -> Article | None:
+    """The article at `slug` if a reader may see it (a withheld one is as if it did not exist)."""
+    return Article.objects.readable().prefetch_related("topics", "themes").filter(slug=slug).first()
+
+
+def topic_get(slug: str) -> Topic | None:
+    """The topic at `slug` if it has a live article."""
+    return Topic.objects.live().filter(slug=slug).first()
 
 
 def article_revision(article: Article, revision_id: int | None) -> ArticleRevision | None:
@@ -68,10 +96,11 @@ def article_links(article: Article, revision: ArticleRevision | None = None) -> 
     links: dict[str, str | None] = {}
     targets: dict[str, Article] = {}
     for link in article.links_out.select_related("target"):
+        target = link.target if link.target is not None and not link.target.withheld else None
         for written in link.written:
-            links[written] = link.target.get_absolute_url() if link.target else None
-            if link.target is not None:
-                targets[written] = link.target
+            links[written] = target.get_absolute_url() if target else None  # a withheld note: a red link
+            if target is not None:
+                targets[written] = target
     for match in WIKILINK.finditer(revision.body if revision else ""):
         target = targets.get(written_key(match["target"]))
         anchor = (match["anchor"] or "").strip()
@@ -104,7 +133,7 @@ def article_embeds(revision: ArticleRevision) -> dict[str, Embedded]:
     if not keys:
         return {}
     embedded: dict[str, Embedded] = {}
-    links = revision.article.links_out.filter(written__overlap=list(keys), target__isnull=False)
+    links = revision.article.links_out.filter(written__overlap=list(keys), target__in=Article.objects.live())
     for link in links.select_related("target"):
         target = link.target
         current = target.current_revision if target else None
@@ -126,4 +155,5 @@ def revision_images(revision: ArticleRevision) -> dict[str, str]:
 
 
 def article_backlinks(article: Article) -> QuerySet[Article]:
-    return Article.objects.filter(links_out__target=article).distinct().order_by("title")
+    """The live articles that link to `article` ("Linked from")."""
+    return Article.objects.live().filter(links_out__target=article).distinct().order_by("title")

@@ -1,9 +1,10 @@
-"""The judge's daily budget: a ledger of what Claude judgements cost, booked before each so it holds as a limit.
+"""The daily Claude budget: one ledger of what every Claude call costs, booked before each so it holds as a limit.
 
-Each judgement (a juror's or the tie-breaker's calls over a text's claims) books the most it can cost under a
-PostgreSQL advisory lock, so workers judging at the same time take turns at the ledger and together never pass
-the day's limit; afterwards the booking is settled at what Anthropic billed. A booking whose worker died
-before settling stays at its most: the calls may have been billed, and a limit errs on the safe side.
+Each judgement (a juror's or the tie-breaker's calls over a text's claims) and each answer Claude writes books
+the most it can cost under a PostgreSQL advisory lock, so processes spending at the same time take turns at the
+ledger and together never pass the day's limit; afterwards the booking is settled at what Anthropic billed. A
+booking whose process died before settling stays at its most: the call may have been billed, and a limit errs
+on the safe side. The garden books its answers here through `settings.ANSWER_BUDGET` (`answer_budget`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def today_start() -> datetime.datetime:
 
 
 def spent_today() -> Decimal:
-    """What the judge has spent on Claude today (USD), for every purpose, calls in flight at their most."""
+    """What Claude has cost today (USD), for every purpose, calls in flight at their most."""
     spent = JudgeSpend.objects.filter(created_at__gte=today_start()).aggregate(total=Sum("cost_usd"))
     return spent["total"] or Decimal(0)
 
@@ -52,7 +53,7 @@ def daily_limit() -> Decimal:
 
 @dataclass(frozen=True)
 class DailyBudget:
-    """The panel's budget (`verifier.panel.Budget`): today's ledger, each judgement booked for `purpose`."""
+    """Today's ledger as a `garden.claude_api.Budget`, each call booked for `purpose`."""
 
     purpose: SpendPurpose
 
@@ -74,3 +75,8 @@ class DailyBudget:
         booking.cost_usd = usage.cost_usd
         booking.settled = True
         booking.save(update_fields=["input_tokens", "output_tokens", "cost_usd", "settled"])
+
+
+def answer_budget() -> DailyBudget:
+    """The budget answers written by Claude are booked against (`settings.ANSWER_BUDGET` names this)."""
+    return DailyBudget(SpendPurpose.ANSWER)

@@ -90,8 +90,9 @@ def check_text_clean(text: str | None) -> str:
     return text
 
 
-def garden_check(text: str | None) -> tuple[Checked, list[Chunk]]:
-    """Fact-check any text against the garden: retrieve passages for it, then judge its claims against them."""
+def garden_check(text: str | None, *, mode: str | None = None) -> tuple[Checked, list[Chunk]]:
+    """Fact-check any text against the garden: retrieve passages for it, then judge its claims against them
+    (with the panel as configured, or in `mode`, e.g. "local")."""
     text = check_text_clean(text)
     judge_parameters_use()
     found = retrieve(text)
@@ -103,4 +104,4 @@ def garden_check(text: str | None) -> tuple[Checked, list[Chunk]]:
         Source(index=number, text=chunk.text, context=chunk_context(chunk))
         for number, chunk in enumerate(chunks, start=1)
     ]
-    return text_check(text, sources, purpose=SpendPurpose.CHECK), chunks
+    return text_check(text, sources, purpose=SpendPurpose.CHECK, mode=mode), chunks

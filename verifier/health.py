@@ -16,6 +16,7 @@ from django.db import DatabaseError, connection
 from django.db.models import Count, Min, Q
 from django.utils import timezone
 
+from garden.models import Sync
 from verifier.models import Verification, VerificationStatus
 
 logger = logging.getLogger(__name__)
@@ -30,6 +31,11 @@ NO_WORKER = "No worker has been seen in the last minute: verifications wait unti
 WORKERS_STUCK = (
     "Verifications are stuck: {stuck} waited more than {window} for the judge although workers are connected "
     "({workers} seen in the last minute). They take tasks but do not finish them; look at their logs."
+)
+SYNC_REFUSED = "The last garden sync changed nothing: {reason}"
+NOTES_FAILED = (
+    "{count} note(s) of the garden could not be imported; readers see none of them until they are fixed "
+    "(listed under the garden's last sync)."
 )
 
 
@@ -109,6 +115,7 @@ class Health:
     stuck: int  # of those, how many have waited longer than the requeue window
     oldest_waiting: datetime.timedelta | None
     problems: list[str] = field(default_factory=list)
+    sync: Sync | None = None  # the garden's last sync: what it refused, and the notes it could not import
 
     @property
     def oldest_waiting_words(self) -> str:
@@ -136,7 +143,13 @@ def health_check() -> Health:
     problems: list[str] = []
     database = _database_answers()
     waiting, stuck, oldest = 0, 0, None
+    sync = None
     if database:
+        sync = Sync.objects.first()
+        if sync is not None and sync.refused:
+            problems.append(SYNC_REFUSED.format(reason=sync.refused))
+        if sync is not None and sync.failures:
+            problems.append(NOTES_FAILED.format(count=len(sync.failures)))
         now = timezone.now()
         window = datetime.timedelta(seconds=settings.VERIFIER_REQUEUE_AFTER_SECONDS)
         counts = Verification.objects.filter(
@@ -166,4 +179,4 @@ def health_check() -> Health:
                 workers=len(workers),
             )
         )
-    return Health(database, redis_up, workers, waiting, stuck, oldest, problems)
+    return Health(database, redis_up, workers, waiting, stuck, oldest, problems, sync)

@@ -59,11 +59,13 @@ def alerts(limit: int = 20) -> QuerySet[Verification]:
 
 @dataclass(frozen=True)
 class SpendToday:
-    """The judge's Claude spending today, for answers, fact-checks and batches, against the daily limit."""
+    """Claude's spending today, for writing answers, verifying them, fact-checks and batches, against the daily
+    limit."""
 
     by_purpose: dict[str, Decimal]  # e.g. {"Fact-checking text": Decimal("0.04")}
     limit: Decimal
     held_local: int  # answers the budget kept from Claude (or from its tie-breaker) today
+    written_locally: int = 0  # answers the local synthesiser wrote today because the budget was spent
 
     @property
     def spent(self) -> Decimal:
@@ -71,9 +73,10 @@ class SpendToday:
 
     @property
     def budget_spent(self) -> bool:
-        return self.spent >= self.limit or self.held_local > 0
+        return self.spent >= self.limit or self.held_local > 0 or self.written_locally > 0
 
 
 def spend_today() -> SpendToday:
     held_local = Verification.objects.filter(created_at__gte=today_start(), budget_held=True).count()
-    return SpendToday(spent_today_by_purpose(), daily_limit(), held_local)
+    written_locally = Answer.objects.filter(created_at__gte=today_start(), budget_held=True).count()
+    return SpendToday(spent_today_by_purpose(), daily_limit(), held_local, written_locally)

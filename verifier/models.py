@@ -141,13 +141,15 @@ class Verification(models.Model):
 
 
 class SpendPurpose(models.TextChoices):
+    ANSWER = "answer", "Writing answers"
     VERIFICATION = "verification", "Verifying an answer"
     CHECK = "check", "Fact-checking text"
     BATCH = "batch", "Batch scoring"
 
 
 class JudgeSpend(models.Model):
-    """What one Claude judgement cost: the ledger behind the daily budget (`verifier.budget`).
+    """What one Claude judgement, or one answer Claude wrote, cost: the ledger behind the daily budget
+    (`verifier.budget`).
 
     A judgement is a juror's or the tie-breaker's pass over a text's claims: one call, or a few side by side
     for a long text. Every judgement writes a row, whatever it was for (an answer, a fact-check, a batch), and

@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Protocol
 
-from garden.claude_api import ClaudeConfig, ClaudeError, Usage
+from garden.claude_api import Budget, ClaudeConfig, ClaudeError, Usage
 from verifier.claims import Sentence
 from verifier.judges.claude import ClaimToJudge, ClaudeJudgement, judge_claims_with_claude, most_cost
 from verifier.judges.local import judge_claims
@@ -65,16 +64,6 @@ class PanelOutcome:
         self.input_tokens += usage.input_tokens
         self.output_tokens += usage.output_tokens
         self.cost_usd += usage.cost_usd
-
-
-class Budget(Protocol):
-    """Where the panel books its Claude calls."""
-
-    def book(self, model: str, most: Decimal) -> object | None:
-        """Set aside `most` (USD) for one judgement by `model`; None when what is left today cannot cover it."""
-
-    def settle(self, booking: object, usage: Usage) -> None:
-        """Replace a booking by what the call was billed (nothing, when no reply came)."""
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
 
 from garden.errors import UserFacingError
+from garden.models import Answer
 from verifier.models import Claim, Decision, Review, VerificationStatus
 from verifier.terms import FLAGGED, ClaimStatus
 
@@ -32,7 +33,12 @@ class QueueFilters:
 def claims_flagged(filters: QueueFilters = QueueFilters()) -> QuerySet[Claim]:
     """Flagged claims of finished verifications, riskiest answer first, then the most severe status."""
     claims = (
-        Claim.objects.filter(is_claim=True, status__in=FLAGGED, verification__status=VerificationStatus.DONE)
+        Claim.objects.filter(
+            is_claim=True,
+            status__in=FLAGGED,
+            verification__status=VerificationStatus.DONE,
+            verification__answer__in=Answer.objects.readable(),
+        )
         .select_related("verification__answer__question", "chunk__article", "chunk__revision")
         .annotate(
             reviewed=Exists(Review.objects.filter(claim=OuterRef("pk")).exclude(decision=Decision.NOTE))

@@ -19,6 +19,7 @@ from garden.answering import question_ask
 from garden.errors import UserFacingError
 from garden.golden import DEFAULT_FILE, OUT_OF_SCOPE, golden_load
 from garden.models import Answer
+from garden.selectors import ANSWER_WITHHELD
 from verifier.answer_check import answer_check
 from verifier.models import (
     Claim,
@@ -220,6 +221,7 @@ def run_report(run: VerifyRun) -> dict[str, Any]:
             "verification"
         )
     )
+    readable = set(Answer.objects.readable().filter(pk__in=answer_ids).values_list("pk", flat=True))
     by_answer: dict[int, list[Claim]] = defaultdict(list)
     for claim in claims:
         by_answer[claim.verification.answer_id].append(claim)
@@ -250,8 +252,9 @@ def run_report(run: VerifyRun) -> dict[str, Any]:
                         "category": category,
                         "question": item.golden.question,
                         "answer_id": answer.pk,
-                        "answer": answer.text,
-                        "claim": claim.text,
+                        "answer_url": answer.get_absolute_url(),
+                        "answer": answer.text if answer.pk in readable else ANSWER_WITHHELD,
+                        "claim": claim.text if answer.pk in readable else ANSWER_WITHHELD,
                         "flags": list(claim.flags),
                     }
                 )
@@ -319,9 +322,27 @@ CSV_FIELDS = [
 ]
 
 
+def report_shown(run: VerifyRun) -> dict[str, Any]:
+    """The run's stored report as it may be shown today: an answer whose sources have since been withheld
+    (made private) shows none of its text."""
+    report = dict(run.report or {})
+    listed = report.get("unverified_claims") or []
+    ids = {entry.get("answer_id") for entry in listed}
+    readable = set(Answer.objects.readable().filter(pk__in=ids).values_list("pk", flat=True))
+    report["unverified_claims"] = [
+        entry
+        if entry.get("answer_id") in readable
+        else {**entry, "answer": ANSWER_WITHHELD, "claim": ANSWER_WITHHELD}
+        for entry in listed
+    ]
+    return report
+
+
 def run_rows(run: VerifyRun) -> Iterable[dict[str, Any]]:
     """One row per golden question of the run, for CSV and JSON export."""
     items = run.items.select_related("golden", "answer")
+    answer_ids = [i.answer_id for i in items if i.answer_id]
+    readable = set(Answer.objects.readable().filter(pk__in=answer_ids).values_list("pk", flat=True))
     verifications = {
         v.answer_id: v
         for v in Verification.objects.filter(answer_id__in=[i.answer_id for i in items if i.answer_id])
@@ -348,7 +369,7 @@ def run_rows(run: VerifyRun) -> Iterable[dict[str, Any]]:
             "verified": tally[ClaimStatus.VERIFIED],
             "unverified": tally[ClaimStatus.UNVERIFIED],
             "contradicted": tally[ClaimStatus.CONTRADICTED],
-            "answer": answer.text if answer else item.error,
+            "answer": (answer.text if answer.pk in readable else ANSWER_WITHHELD) if answer else item.error,
         }
 
 

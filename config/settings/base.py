@@ -1,9 +1,11 @@
 """Settings shared by every environment; every value comes from the environment (django-environ)."""
 
+import datetime
 from pathlib import Path
 
 import django_stubs_ext
 import environ
+from csp.constants import NONE, SELF
 
 from config import devstack
 
@@ -32,6 +34,8 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "ninja",
+    "csp",
+    "axes",
     "garden",
     "verifier",
     "dashboard",
@@ -40,6 +44,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "dashboard.timing.ServerTimingMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -48,6 +53,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into its lockout response.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -82,6 +89,11 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL", default="redis://127.0.0.1:6379/0")
 
+# django-axes counts failed logins (pages and admin) before Django's own backend checks the password.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -135,6 +147,9 @@ CELERY_BEAT_SCHEDULE = {
 # A garden folder kept in sync: `make run` imports it at start, then Celery beat syncs it every so often.
 GARDEN_PATH = env("GARDEN_PATH", default="")
 GARDEN_SYNC_EVERY_SECONDS = env.float("GARDEN_SYNC_EVERY_SECONDS", default=300.0)
+# A larger note is skipped with its size, unread: one pasted log or dump must not hold up a sync (a note of
+# prose this size is already hundreds of passages to embed).
+GARDEN_NOTE_MAX_BYTES = env.int("GARDEN_NOTE_MAX_BYTES", default=2_000_000)
 if GARDEN_PATH:
     CELERY_BEAT_SCHEDULE["sync-garden"] = {
         "task": "garden.tasks.sync_garden",
@@ -184,8 +199,12 @@ CLAUDE_ANSWER_MAX_TOKENS = env.int("CLAUDE_ANSWER_MAX_TOKENS", default=700)
 # local: the offline judge only; claude: the Claude juror (the tie-breaker for claims it is unsure of);
 # cascade: local and Claude jurors, the Claude tie-breaker where they disagree or are unsure.
 VERIFIER_MODE = env("VERIFIER_MODE", default="cascade")
-# Once the judge has spent this much today (USD), the panel runs local-only and says so.
+# What Claude may cost a day (USD), answers and judgements together: a call is made only when what is left covers
+# the most it can cost; otherwise answers are written by the local synthesiser and the panel runs local-only.
 VERIFIER_DAILY_BUDGET_USD = env.float("VERIFIER_DAILY_BUDGET_USD", default=5.0)
+# Where the garden books Claude's answers: the verifier's ledger, handed over here because garden never imports
+# verifier (a function returning a `garden.claude_api.Budget`; empty: answers have no limit).
+ANSWER_BUDGET = "verifier.budget.answer_budget"
 # A claim where a juror is less sure than this goes to the tie-breaker.
 VERIFIER_ESCALATE_BELOW = env.float("VERIFIER_ESCALATE_BELOW", default=0.6)
 # An answer whose delta score exceeds this logs an operator alert.
@@ -227,16 +246,49 @@ CACHES = {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": env("CACHE_URL", default=REDIS_URL.rsplit("/", 1)[0] + "/1"),
         "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
-    }
+    },
+    # django-ratelimit counts in the shared cache, or in each process's memory while that errors (never open).
+    "ratelimit": {"BACKEND": "dashboard.ratelimit.FailoverCache", "LOCATION": "default"},
 }
+RATELIMIT_USE_CACHE = "ratelimit"
 RATE_LIMIT_PER_IP = env.int("RATE_LIMIT_PER_IP", default=30)  # requests per minute from one address
 RATE_LIMIT_PER_USER = env.int("RATE_LIMIT_PER_USER", default=20)  # requests per minute from one account
-# Behind a trusted reverse proxy, count the client address it reports rather than the proxy's.
-RATE_LIMIT_TRUST_FORWARDED_FOR = env.bool("RATE_LIMIT_TRUST_FORWARDED_FOR", default=False)
+# How many reverse proxies of ours stand in front of the site: 0 counts REMOTE_ADDR; N counts the N-th
+# X-Forwarded-For entry from the right (the address our outermost proxy saw; entries left of it are the client's).
+RATE_LIMIT_TRUSTED_PROXIES = env.int("RATE_LIMIT_TRUSTED_PROXIES", default=0)
+
+# --- Content-Security-Policy (django-csp) and login throttling (django-axes) ------------------------------------
+# Every page loads scripts, styles, images and fonts from this site only, and runs no inline script or style:
+# htmx and the pages need none (htmx's own indicator style is off; static/css has it).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+# After this many failed logins for one username from one address, that pair is locked out for a while.
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = datetime.timedelta(minutes=env.int("LOGIN_LOCKOUT_MINUTES", default=15))
+# Username with address: a stranger cannot lock a reader out from elsewhere by guessing their name.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = (
+    "dashboard.ratelimit.client_address"  # the address rate limits count (trusted proxies)
+)
+AXES_LOCKOUT_CALLABLE = "dashboard.views.accounts.locked_out"
 
 # --- Roles ---------------------------------------------------------------------------------------
-# Whether visitors who are not logged in may ask questions (and fact-check text).
+# Whether visitors who are not logged in may ask questions.
 ANONYMOUS_CAN_ASK = env.bool("ANONYMOUS_CAN_ASK", default=True)
+# Whether they may fact-check text (POST /api/check); when on, their checks use the local judge only, so they
+# cannot spend the Claude budget.
+ANONYMOUS_CAN_CHECK = env.bool("ANONYMOUS_CAN_CHECK", default=False)
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard:ask"
 LOGOUT_REDIRECT_URL = "dashboard:ask"

@@ -24,7 +24,8 @@ CACHES = {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": REDIS_URL.rsplit("/", 1)[0] + "/14",  # noqa: F405
         "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
-    }
+    },
+    "ratelimit": {"BACKEND": "dashboard.ratelimit.FailoverCache", "LOCATION": "default"},
 }
 # High enough for the suite; the rate-limit tests lower them.
 RATE_LIMIT_PER_IP = 10_000

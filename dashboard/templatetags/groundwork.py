@@ -13,8 +13,15 @@ from dashboard.markdown import render_markdown
 from dashboard.presenters import passage_url
 from garden.citations import MARKER, marker_numbers
 from garden.models import Answer
+from garden.synthesis import BUDGET_SPENT
 
 register = template.Library()
+
+
+@register.simple_tag
+def budget_spent_note() -> str:
+    """What an answer the local synthesiser wrote because Claude's budget was spent says to its reader."""
+    return BUDGET_SPENT
 
 
 @register.filter

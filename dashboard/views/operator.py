@@ -22,6 +22,7 @@ from verifier.verify_all import (
     HEADLINE,
     RUN_FAILED,
     RunNotQueued,
+    report_shown,
     run_csv,
     run_progress,
     run_rows,
@@ -69,6 +70,7 @@ def run_page(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         "total": total,
         "percent": round(100 * done / total) if total else 100,
         "run_failed": RUN_FAILED,
+        "report": report_shown(run),
     }
     if request.htmx and request.htmx.target == f"run-{run.pk}":
         return render(request, "dashboard/run.html#run", context)
@@ -101,7 +103,7 @@ def run_export(request: HtmxHttpRequest, run_id: int, fmt: str) -> HttpResponse:
             "label": run.label,
             "status": run.status,
             "mode": run.mode,
-            "report": run.report,
+            "report": report_shown(run),
             "items": list(run_rows(run)),
         }
         response = HttpResponse(json.dumps(payload, indent=2), content_type="application/json")

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import uuid
+
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from dashboard.asking import ask
+from dashboard.asking import ask, asked_remember, questions_recent
 from dashboard.forms import AskForm
 from dashboard.permissions import ask_required
-from dashboard.ratelimit import RATE_LIMITED, rate_limited, retry_after
+from dashboard.ratelimit import RATE_LIMITED, rate_limited
 from dashboard.views.htmx import HtmxHttpRequest
 from garden import selectors
 from garden.answering import QuestionError
-from garden.models import Article, Image, Question, Topic
+from garden.models import Answer, Image, Topic
 from verifier.selectors import verification_for_answer
 
 
@@ -23,16 +25,18 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
     """The question box. A POST answers at once; htmx swaps the answer in, without JavaScript we redirect."""
     form = AskForm(request.POST or None)
     error = ""
-    if request.method == "POST" and rate_limited(request, "ask"):
-        return _too_many(request)
+    if request.method == "POST" and (wait := rate_limited(request, "ask")) is not None:
+        return _too_many(request, wait)
     if request.method == "POST":
         try:
             answer = ask(request.POST.get("question"), request.user)
         except QuestionError as problem:
             error = problem.message
         else:
+            if not request.user.is_authenticated:
+                asked_remember(request.session, answer)
             if request.htmx:
-                loaded = selectors.answer_get(answer.pk)
+                loaded = selectors.answer_get(answer.public_id)
                 assert loaded is not None
                 verification_for_answer(loaded)
                 response = render(request, "dashboard/answer.html#answer", {"answer": loaded})
@@ -41,7 +45,7 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
             return redirect(answer)
         if request.htmx:
             return render(request, "dashboard/ask.html#ask-error", {"error": error}, status=422)
-    recent = Question.objects.select_related("answer").filter(answer__isnull=False)[:8]
+    recent = questions_recent(request.user, request.session)
     return render(
         request,
         "dashboard/ask.html",
@@ -50,23 +54,28 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
     )
 
 
-@ask_required
-@require_GET
-def answer_page(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
-    answer = selectors.answer_get(answer_id)
+def _answer_or_404(public_id: uuid.UUID) -> Answer:
+    answer = selectors.answer_get(public_id)
     if answer is None:
         raise Http404("No such answer.")
+    if answer.withheld:
+        raise Http404(selectors.ANSWER_WITHHELD)
+    return answer
+
+
+@ask_required
+@require_GET
+def answer_page(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
+    answer = _answer_or_404(public_id)
     verification_for_answer(answer)  # the template reads it from answer.verification
     return render(request, "dashboard/answer.html", {"answer": answer, "form": AskForm()})
 
 
 @ask_required
 @require_GET
-def verdict_partial(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
+def verdict_partial(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
     """The verdict panel alone; it keeps polling itself until the verification has finished."""
-    answer = selectors.answer_get(answer_id)
-    if answer is None:
-        raise Http404("No such answer.")
+    answer = _answer_or_404(public_id)
     if not request.htmx:
         return redirect(answer)
     verification_for_answer(answer)  # polled every 2 s: its queries must not grow with the claims
@@ -80,13 +89,15 @@ def article_list(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "dashboard/article_list.html",
-        {"articles": selectors.article_list(), "topics": Topic.objects.all()},
+        {"articles": selectors.article_list(), "topics": Topic.objects.live()},
     )
 
 
 @require_GET
 def article_page(request: HttpRequest, slug: str) -> HttpResponse:
-    article = get_object_or_404(Article.objects.prefetch_related("topics", "themes"), slug=slug)
+    article = selectors.article_get(slug)
+    if article is None:
+        raise Http404("No such article.")
     revision_param = request.GET.get("revision")
     revision_id = int(revision_param) if revision_param and revision_param.isdigit() else None
     revision = selectors.article_revision(article, revision_id)
@@ -121,13 +132,15 @@ def image(request: HttpRequest, sha256: str, name: str) -> HttpResponse:
 
 @require_GET
 def topic_page(request: HttpRequest, slug: str) -> HttpResponse:
-    topic = get_object_or_404(Topic, slug=slug)
-    articles = topic.articles.filter(retired_at__isnull=True)
+    topic = selectors.topic_get(slug)
+    if topic is None:
+        raise Http404("No such topic.")
+    articles = topic.articles.live()
     return render(request, "dashboard/topic.html", {"topic": topic, "articles": articles})
 
 
-def _too_many(request: HtmxHttpRequest) -> HttpResponse:
+def _too_many(request: HtmxHttpRequest, wait: int) -> HttpResponse:
     template = "dashboard/ask.html#ask-error" if request.htmx else "dashboard/ask.html"
     response = render(request, template, {"error": RATE_LIMITED, "form": AskForm()}, status=429)
-    response["Retry-After"] = retry_after()
+    response["Retry-After"] = str(wait)
     return response

@@ -9,8 +9,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.permissions import role_required
-from dashboard.views.htmx import HtmxHttpRequest, query_date
-from garden.models import Topic
+from dashboard.views.htmx import HtmxHttpRequest, query_date, safe_next
+from garden.models import Answer, Topic
 from verifier.models import Claim
 from verifier.review import QueueFilters, ReviewError, agreement_rates, claims_flagged, review_record
 from verifier.roles import REVIEW
@@ -49,7 +49,9 @@ def queue_page(request: HtmxHttpRequest) -> HttpResponse:
 def decide(request: HtmxHttpRequest, claim_id: int) -> HttpResponse:
     """Record 'judge right', 'judge wrong' (with the correct status) or a note on one claim."""
     claim = get_object_or_404(
-        Claim.objects.select_related("verification__answer__question", "chunk__article"), pk=claim_id
+        Claim.objects.select_related("verification__answer__question", "chunk__article"),
+        pk=claim_id,
+        verification__answer__in=Answer.objects.readable(),
     )
     error = ""
     try:
@@ -79,4 +81,4 @@ def decide(request: HtmxHttpRequest, claim_id: int) -> HttpResponse:
         messages.error(request, error)
     else:
         messages.success(request, "Decision recorded.")
-    return redirect(request.POST.get("next") or reverse("dashboard:review"))
+    return redirect(safe_next(request, request.POST.get("next"), default=reverse("dashboard:review")))

@@ -6,10 +6,12 @@ through this package and nothing else, so the SDK, its retries, prices and reply
 `config` holds `ClaudeConfig` (how to reach Claude) and `claude_config()` (the one the settings describe);
 `client` makes the call (`call_claude`), mapping every SDK failure to a `ClaudeError` with the key redacted;
 `retries` bounds the SDK's retries; `replies` reads a reply strictly into a `ClaudeReply`; `pricing` knows
-what a model costs (`cost_usd`, `Usage`); `errors` holds `ClaudeError` and the messages users see. Plain
-Python: only `claude_config()` reads Django settings, when called.
+what a model costs (`cost_usd`, `Usage`); `budget` the protocol a spending limit follows (`Budget`); `errors`
+holds `ClaudeError` and the messages users see. Plain Python: only `claude_config()` reads Django settings,
+when called.
 """
 
+from garden.claude_api.budget import Budget
 from garden.claude_api.client import call_claude
 from garden.claude_api.config import ClaudeConfig, claude_config
 from garden.claude_api.errors import (
@@ -43,6 +45,7 @@ __all__ = [
     "RETRYABLE_KINDS",
     "SERVER_ERROR_MESSAGE",
     "TIMEOUT_MESSAGE",
+    "Budget",
     "ClaudeConfig",
     "ClaudeError",
     "ClaudeErrorKind",

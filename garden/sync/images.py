@@ -4,6 +4,7 @@ shortest path first, as Obsidian finds them), stored once each, and named on the
 from __future__ import annotations
 
 import hashlib
+import logging
 import mimetypes
 import posixpath
 from collections import defaultdict
@@ -12,36 +13,52 @@ from pathlib import Path
 from garden.importer import ParsedArticle, image_files, written_key
 from garden.models import Image
 
+logger = logging.getLogger(__name__)
+
 MAX_IMAGE_BYTES = 5 * 1024 * 1024  # larger images are left out (a named placeholder shows where they were)
+IMAGE_OUTSIDE = "%s shows the image %s, which is outside the garden; it is left out"
+IMAGE_UNREADABLE = "%s shows the image %s, which cannot be read (%s); it is left out"
 
 
 class ImageFinder:
     def __init__(self, folder: Path) -> None:
         self.root = folder.resolve() if folder.is_dir() else folder.resolve().parent
-        self.by_name: dict[str, list[Path]] = defaultdict(list)
+        # Paths as the garden's walk gives them (inside the folder, never a link out of it), below its root.
+        self.by_name: dict[str, list[tuple[str, Path]]] = defaultdict(list)
         for path in image_files(folder):
-            self.by_name[path.name.lower()].append(path.resolve())
+            relative = path.relative_to(folder)
+            self.by_name[path.name.lower()].append((relative.as_posix().lower(), self.root / relative))
         for paths in self.by_name.values():
-            paths.sort(key=lambda p: (len(p.relative_to(self.root).parts), str(p).lower()))
+            paths.sort(key=lambda found: (found[0].count("/"), found[0]))
 
     def find(self, written: str, *, from_note: bool, note_path: str) -> Path | None:
+        """The garden's image a note names; None when it has none of that name, or the path leaves the garden."""
         if from_note:
             relative = posixpath.normpath(posixpath.join(posixpath.dirname(note_path), written_key(written)))
+            if relative == ".." or relative.startswith(("../", "/")):
+                logger.warning(IMAGE_OUTSIDE, note_path, written)
+                return None
             wanted = {relative, posixpath.normpath(written_key(written))}
-            for path in self.by_name.get(posixpath.basename(relative), []):
-                if path.relative_to(self.root).as_posix().lower() in wanted:
+            for place, path in self.by_name.get(posixpath.basename(relative), []):
+                if place in wanted:
                     return path
         candidates = self.by_name.get(posixpath.basename(written_key(written)), [])
-        return candidates[0] if candidates else None
+        return candidates[0][1] if candidates else None
 
     def store(self, parsed: ParsedArticle) -> dict[str, str]:
         """The note's images as written (lower case) -> the stored Image's sha256; missing ones are left out."""
         found: dict[str, str] = {}
         for written, from_note in parsed.images:
             path = self.find(written, from_note=from_note, note_path=(parsed.relative_path or "").lower())
-            if path is None or path.stat().st_size > MAX_IMAGE_BYTES:
+            if path is None:
                 continue
-            data = path.read_bytes()
+            try:
+                if path.stat().st_size > MAX_IMAGE_BYTES:
+                    continue
+                data = path.read_bytes()
+            except OSError as error:
+                logger.warning(IMAGE_UNREADABLE, parsed.relative_path, written, error.strerror or error)
+                continue
             digest = hashlib.sha256(data).hexdigest()
             Image.objects.get_or_create(
                 sha256=digest,

@@ -4,25 +4,44 @@ then retire what is gone."""
 
 from __future__ import annotations
 
+import logging
+import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
+from django.conf import settings
 from django.db import DatabaseError, transaction
 
 from garden.chunking import chunk_spans
-from garden.importer import ArticleFileError, ParsedArticle, article_files, parse_article_file, slugify
-from garden.models import Link
+from garden.importer import ArticleFileError, ParsedArticle, article_slug, parse_article_file
+from garden.models import Link, Sync
 from garden.sync.embedding import Embedded, Progress, groups_embedded
 from garden.sync.fanout import FanOutError, Workers, groups_embedded_on_workers
 from garden.sync.images import ImageFinder
-from garden.sync.lifecycle import renames_follow, restore_returned, retire_missing
+from garden.sync.lifecycle import (
+    PRIVATE,
+    UNREADABLE,
+    garden_adopt,
+    garden_articles,
+    garden_roots,
+    hidden_away,
+    missing_count,
+    renames_follow,
+    restore_returned,
+    retire_missing,
+    withhold,
+)
 from garden.sync.linking import link_resolver, links_resolve, red_links_resolve
+from garden.sync.naming import slugs_apart
 from garden.sync.reembedding import chunks_reembed
 from garden.sync.writing import Known, Pending, notes_changed, notes_write, vocabulary_apply
 from garden.vocabulary import has_vocabulary_file, read_vocabulary, vocabulary_derived
+from garden.walk import garden_walk, shown
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -38,9 +57,11 @@ class ImportReport:
     reembedded: int = 0  # current chunks of unchanged notes embedded again: another embedder had made them
     moved: int = 0  # notes moved or renamed, which kept their article
     retired: int = 0  # notes gone from the garden
-    private: int = 0  # notes left out by their front matter (publish: false, draft: true, private: true)
+    private: int = 0  # notes left out by a marker (`private: true`, `publish: false`, `public:: false`)
+    withheld: int = 0  # articles newly withheld from readers: their note turned private or unreadable
     red_links: int = 0  # links, across the garden, to notes it does not have
     failures: list[tuple[str, str]] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)  # folders left as they were, and why
 
     @property
     def chunks_per_second(self) -> float:
@@ -51,6 +72,24 @@ GROUP_CHUNKS = 256  # chunks embedded, then written, at a time: an interrupted i
 # The groups with their vectors, in order: encoded in this process, or by the Celery workers.
 Embedder = Callable[[Sequence[Sequence[Pending]], Progress | None], Iterator[Embedded]]
 IMPORT_STOPPED = "{reason} {stored} note(s) were stored before it stopped; run the import again to resume."
+NOTE_UNEXPECTED = "could not be read ({error}); this is a fault of the import, please report it"
+SYNCS_KEPT = 200
+# An accident (an unmounted disk, a wrong path) must not retire a garden: these syncs change nothing.
+ON_PURPOSE = "If the notes really are gone, run the import with --allow-mass-retire."
+GARDEN_MISSING = (
+    "{folder} is not there (or not a folder), so the garden's {count} article(s) were left as they are. "
+)
+GARDEN_UNREADABLE = (
+    "{folder} cannot be read ({reason}), so the garden's {count} article(s) were left as they are. "
+)
+GARDEN_EMPTY = (
+    "{folder} holds no notes (an unmounted disk?), so the garden's {count} article(s) were left as they are. "
+)
+NO_GARDEN = "cannot be read as a garden: {reason}"
+MASS_RETIRE = (
+    "This sync would retire {missing} of the garden's {count} articles at once, more than half, so nothing "
+    "was changed. "
+)
 
 
 class ImportStopped(Exception):
@@ -62,29 +101,51 @@ class ImportStopped(Exception):
         self.report = report
 
 
-def _notes_read(folder: Path, root: Path, report: ImportReport) -> tuple[dict[str, ParsedArticle], set[str]]:
-    """The folder's notes by slug, and the slugs of notes present but not imported this time (a note that
-    failed or is private), which must not be mistaken for deleted ones."""
-    notes: dict[str, ParsedArticle] = {}
-    held_back: set[str] = set()
-    for path in article_files(folder):
+def _notes_read(
+    files: Sequence[Path], folder: Path, root: Path, report: ImportReport
+) -> tuple[dict[str, ParsedArticle], dict[str, str]]:
+    """The notes by slug, and the slugs of notes present but withheld this time (private, or failed: a note
+    that cannot be read fails closed), with why: they must be neither shown nor mistaken for deleted ones.
+    Notes whose names make one slug are told apart (see `slugs_apart`)."""
+    parsed_notes: list[ParsedArticle] = []
+    withheld: dict[str, str] = {}
+    for path in files:
+        # Read at its place under the resolved folder: a link is read under its own name, never its target's.
+        where = root / path.relative_to(folder) if folder.is_dir() else path.resolve()
         try:
-            parsed = parse_article_file(path.resolve(), root=root if folder.is_dir() else None)
-        except ArticleFileError as error:
-            report.failures.append((str(path), str(error)))
-            held_back.add(
-                slugify(path.relative_to(folder).with_suffix("").as_posix() if folder.is_dir() else path.stem)
+            parsed = parse_article_file(
+                where, root=root if folder.is_dir() else None, max_bytes=settings.GARDEN_NOTE_MAX_BYTES
             )
+        except Exception as error:  # one note's text never stops a sync, whatever a parser raises on it
+            if not isinstance(error, ArticleFileError):
+                logger.exception("reading %s failed", shown(path))
+                error = ArticleFileError(NOTE_UNEXPECTED.format(error=f"{type(error).__name__}: {error}"))
+            report.failures.append((str(path), str(error)))
+            withheld[_slug_of(path, folder)] = UNREADABLE.format(reason=error)
+            continue
             continue
         if parsed.private:
             report.private += 1
+            withheld[parsed.slug] = PRIVATE
             continue
-        if parsed.slug in notes:
-            other = notes[parsed.slug].path
-            report.failures.append((str(path), f"its slug '{parsed.slug}' is already that of {other}"))
-            continue
-        notes[parsed.slug] = parsed
-    return notes, held_back
+        parsed_notes.append(parsed)
+    return {parsed.slug: parsed for parsed in slugs_apart(parsed_notes)}, withheld
+
+
+def _slug_of(path: Path, folder: Path) -> str:
+    place = path.relative_to(folder).with_suffix("").as_posix() if folder.is_dir() else path.stem
+    return article_slug(place, place)
+
+
+def _folder_problem(folder: Path) -> tuple[str, str] | None:
+    """Why a garden folder cannot be synced at all (message template, reason), or None."""
+    if not folder.is_dir():
+        return GARDEN_MISSING, ""
+    try:
+        next(os.scandir(folder), None)
+    except OSError as error:
+        return GARDEN_UNREADABLE, error.strerror or str(error)
+    return None
 
 
 def _groups_write(
@@ -141,15 +202,53 @@ def _folder_import(
     embedder: Embedder,
     on_start: Callable[[int], None] | None,
     on_progress: Progress | None,
+    allow_mass_retire: bool,
 ) -> None:
     root = folder.resolve()
+    is_garden = not folder.is_file()  # a folder, or one that should be there; a single note has no garden
+    walk = garden_walk(folder, {".md"}) if folder.is_dir() else None
+    if is_garden:
+        problem = _folder_problem(folder)
+        if problem is None and walk is not None and not (walk.files or walk.private or walk.skipped):
+            problem = GARDEN_EMPTY, ""
+        if problem is not None:
+            template, reason = problem
+            count = garden_articles(root).count()
+            if count and not allow_mass_retire:
+                message = template.format(folder=folder, count=count, reason=reason) + ON_PURPOSE
+                report.refused.append((str(folder), message))
+                return
+            if template is not GARDEN_EMPTY and not count:
+                report.failures.append(
+                    (str(folder), NO_GARDEN.format(reason=reason or "no such file or folder"))
+                )
+                return
+            if walk is None:
+                report.retired += retire_missing(root, present=set())
+                return
+    files = walk.files if walk is not None else [folder]
+    if walk is not None:
+        report.failures += [(shown(path), reason) for path, reason in walk.skipped]
+    notes, withheld = _notes_read(files, folder, root, report)
+    if walk is not None:
+        withheld |= {_slug_of(path, folder): PRIVATE for path in walk.private}
+        roots = garden_roots(root, notes)
+        kept = set(notes) | set(withheld)
+        withheld |= hidden_away(root, roots, kept, walk.private)
+        kept |= set(withheld)
+        missing = missing_count(root, roots, kept, arrivals={p.content_hash for p in notes.values()})
+        count = garden_articles(root, roots).count()
+        if missing * 2 > count and not allow_mass_retire:
+            message = MASS_RETIRE.format(missing=missing, count=count) + ON_PURPOSE
+            report.refused.append((str(folder), message))
+            return
     try:
         vocabulary_apply(read_vocabulary(folder))
     except ArticleFileError as error:
         report.failures.append((str(folder), str(error)))
-    notes, held_back = _notes_read(folder, root, report)
-    if folder.is_dir():
-        report.moved += renames_follow(root, notes)
+    report.withheld += withhold(withheld)
+    if walk is not None:
+        report.moved += renames_follow(root, notes, roots)
     resolver = link_resolver(list(notes.values()))
     changed = notes_changed(list(notes.values()))
     report.unchanged += len(notes) - len(changed)
@@ -175,8 +274,9 @@ def _folder_import(
         on_start(sum(len(p.spans) for p in pending))
     _groups_write(_groups(pending), report, embedder, on_progress)
     red_links_resolve(resolver)
-    if folder.is_dir():
-        report.retired += retire_missing(root, present=set(notes) | held_back)
+    if walk is not None:
+        report.retired += retire_missing(root, present=set(notes) | set(withheld), roots=roots)
+        garden_adopt(root, set(notes) | set(withheld))
 
 
 def garden_import(
@@ -186,13 +286,17 @@ def garden_import(
     on_progress: Progress | None = None,
     workers: Workers | None = None,
     batch_timeout: float | None = None,
+    allow_mass_retire: bool = False,
 ) -> ImportReport:
     """Sync folders of Markdown notes (or single notes) in order: new notes become articles, edited ones new
     revisions (re-embedding only the passages that changed), moved or renamed ones keep their article, and
     notes gone from a folder are retired. A note whose exact text was imported before is skipped. Last, the
     current passages another embedder made (EMBEDDING_BACKEND was switched) are embedded again, here.
 
-    A file that cannot be imported is reported with its reason and the rest still import. Notes are written
+    A file that cannot be imported is reported with its reason and the rest still import; its article, if it
+    has one, is withheld from readers until the file is fixed, as is one whose note turned private. A folder
+    that is missing, unreadable or empty while its garden has articles, or a sync that would retire more than
+    half of them, changes nothing and says why in `report.refused` (unless `allow_mass_retire`). Notes are written
     a group at a time, each group in one transaction (each note in its own, should the group's fail), so an
     interrupted import never leaves a half-written article.
 
@@ -207,12 +311,35 @@ def garden_import(
         embedder = partial(groups_embedded_on_workers, workers=workers, batch_timeout=batch_timeout)
     try:
         for folder in folders:
-            _folder_import(folder, report, embedder, on_start, on_progress)
+            _folder_import(folder, report, embedder, on_start, on_progress, allow_mass_retire)
     except FanOutError as error:
         report.seconds = time.perf_counter() - began
+        sync_record(folders, report)
         raise ImportStopped(str(error), report) from error
     report.reembedded, seconds = chunks_reembed(on_start, on_progress)
     report.embed_seconds += seconds
     report.red_links = Link.objects.filter(target__isnull=True, source__retired_at__isnull=True).count()
     report.seconds = time.perf_counter() - began
+    sync_record(folders, report)
     return report
+
+
+def sync_record(folders: Sequence[Path], report: ImportReport) -> Sync:
+    """Keep what this sync did, refused and could not import, for the logs page and `/api/health`; the
+    last SYNCS_KEPT are kept (a watched or scheduled garden syncs hundreds of times a day)."""
+    sync = Sync.objects.create(
+        folders=[str(folder) for folder in folders],
+        refused="\n".join(message for _, message in report.refused),
+        failures=[list(failure) for failure in report.failures],
+        counts={
+            "created": report.created,
+            "revised": report.revised,
+            "unchanged": report.unchanged,
+            "moved": report.moved,
+            "retired": report.retired,
+            "withheld": report.withheld,
+            "private": report.private,
+        },
+    )
+    Sync.objects.filter(pk__in=Sync.objects.values("pk")[SYNCS_KEPT:]).delete()
+    return sync

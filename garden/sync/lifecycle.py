@@ -1,37 +1,70 @@
-"""Notes that move, leave or come back: a moved note keeps its article, a gone one is retired (history kept),
-one that returns is live again."""
+"""Notes that move, leave, turn private or come back: a moved note keeps its article, a gone one is retired
+(history kept), a private or unreadable one is withheld (nothing of it shown), one that returns is live again.
+
+Which articles belong to a garden is recorded on the article (`Article.garden`), not read from its revisions'
+file paths: an admin edit or a garden moved to another folder does not take a note out of its garden.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from garden.importer import ParsedArticle
 from garden.models import Article, ArticleRevision, Chunk, Link
 
+PRIVATE = "made private"
+UNREADABLE = "cannot be imported: {reason}"
 
-def garden_articles(root: Path) -> QuerySet[Article]:
-    """The live articles whose current revision came from a note under `root`."""
-    return Article.objects.filter(
-        retired_at__isnull=True,
-        revisions__superseded=False,
-        revisions__source_path__startswith=f"{root}{os.sep}",
+
+def garden_roots(root: Path, present: Collection[str]) -> set[str]:
+    """The gardens a sync of `root` stands for: `root`, and any folder the notes found there were imported
+    from before and which now holds no notes (the garden was moved or mounted elsewhere), so notes left behind
+    there are not kept live. A folder that still holds notes is another garden that shares a note's name."""
+    others = set(
+        Article.objects.filter(slug__in=present)
+        .exclude(garden__in=["", str(root)])
+        .values_list("garden", flat=True)
     )
+    return {str(root), *(other for other in others if not _holds_notes(Path(other)))}
 
 
-def renames_follow(root: Path, notes: dict[str, ParsedArticle]) -> int:
+def _holds_notes(folder: Path) -> bool:
+    try:
+        return folder.is_dir() and next(folder.rglob("*.md"), None) is not None
+    except OSError:
+        return False
+
+
+def garden_articles(root: Path, roots: Collection[str] = ()) -> QuerySet[Article]:
+    """The articles of the garden at `root` (and `roots`) that are not retired, withheld ones included.
+    Articles imported before `Article.garden` was recorded are found by their revisions' file paths."""
+    return Article.objects.filter(
+        Q(garden__in={str(root), *roots})
+        | Q(garden="", revisions__source_path__startswith=f"{root}{os.sep}"),
+        retired_at__isnull=True,
+    ).distinct()
+
+
+def garden_adopt(root: Path, present: Collection[str]) -> None:
+    """Record that the notes found in this sync belong to the garden at `root`."""
+    Article.objects.filter(slug__in=present).exclude(garden=str(root)).update(garden=str(root))
+
+
+def renames_follow(root: Path, notes: dict[str, ParsedArticle], roots: Collection[str] = ()) -> int:
     """A note that moved or was renamed (its text unchanged) keeps its article, history and backlinks."""
     known = set(Article.objects.filter(slug__in=notes).values_list("slug", flat=True))
     arrivals = {p.content_hash: p for slug, p in notes.items() if slug not in known}
     if not arrivals:
         return 0
     moved = 0
-    for article in garden_articles(root).exclude(slug__in=notes):
+    for article in garden_articles(root, roots).exclude(slug__in=notes):
         current = article.current_revision
         arrival = arrivals.pop(current.content_hash, None) if current else None
         if current is None or arrival is None:
@@ -45,11 +78,46 @@ def renames_follow(root: Path, notes: dict[str, ParsedArticle]) -> int:
     return moved
 
 
-def retire_missing(root: Path, present: set[str]) -> int:
+def hidden_away(
+    root: Path, roots: Collection[str], present: Collection[str], private_files: Collection[Path]
+) -> dict[str, str]:
+    """Articles whose note is gone from its place but now sits in a private place (moved into a dot-folder or
+    a folder `.gardenignore` names): slug -> reason. Found by the note's text, or else its file name."""
+    if not private_files:
+        return {}
+    names = {path.stem.lower() for path in private_files}
+    hashes: set[str] = set()
+    for path in private_files:
+        try:
+            raw = path.read_bytes().decode("utf-8", errors="replace").replace("\r\n", "\n").lstrip("\ufeff")
+        except OSError:
+            continue
+        hashes.add(hashlib.sha256(raw.encode()).hexdigest())
+    hidden: dict[str, str] = {}
+    for article in garden_articles(root, roots).exclude(slug__in=present).prefetch_related("revisions"):
+        current = next((r for r in article.revisions.all() if not r.superseded), None)
+        stem = Path(article.path).name.lower() if article.path else ""
+        if (current is not None and current.content_hash in hashes) or (stem and stem in names):
+            hidden[article.slug] = PRIVATE
+    return hidden
+
+
+def missing_count(
+    root: Path, roots: Collection[str], kept: Collection[str], arrivals: Collection[str]
+) -> int:
+    """How many of the garden's articles a sync would retire: those whose note is not among `kept`, less
+    those whose text arrived under another name (`arrivals`: content hashes), which moved."""
+    moved = ArticleRevision.objects.filter(
+        article=OuterRef("pk"), superseded=False, content_hash__in=arrivals
+    )
+    return garden_articles(root, roots).exclude(slug__in=kept).exclude(Exists(moved)).count()
+
+
+def retire_missing(root: Path, present: Collection[str], roots: Collection[str] = ()) -> int:
     """Articles whose note is gone from the garden are retired: no longer retrieved or listed, while their
     history, and the answers that cited them, stay."""
     retired = 0
-    for article in garden_articles(root).exclude(slug__in=present):
+    for article in garden_articles(root, roots).exclude(slug__in=present):
         with transaction.atomic():
             Article.objects.filter(pk=article.pk).update(retired_at=timezone.now())
             Chunk.objects.filter(article=article, is_current=True).update(is_current=False)
@@ -57,9 +125,31 @@ def retire_missing(root: Path, present: set[str]) -> int:
     return retired
 
 
-def restore_returned(slugs: Sequence[str]) -> None:
-    """A retired note that is back, unchanged, is live again."""
-    for article in Article.objects.filter(slug__in=slugs, retired_at__isnull=False):
+def withhold(reasons: Mapping[str, str]) -> int:
+    """Withhold the articles of these slugs (slug -> why): readers see none of their text, on any page, until
+    their note is public and readable again. Returns how many were newly withheld."""
+    newly = 0
+    now = timezone.now()
+    for article in Article.objects.filter(slug__in=reasons):
+        reason = reasons[article.slug][:500]
         with transaction.atomic():
-            Article.objects.filter(pk=article.pk).update(retired_at=None)
+            if article.withheld_at is None:
+                newly += 1
+            Article.objects.filter(pk=article.pk).update(
+                withheld_at=article.withheld_at or now, withheld_reason=reason
+            )
+            Chunk.objects.filter(article=article, is_current=True).update(is_current=False)
+    return newly
+
+
+def restore_returned(slugs: Collection[str]) -> None:
+    """A retired or withheld note that is back, unchanged, public and readable, is live again."""
+    returning = Article.objects.filter(slug__in=slugs).filter(
+        Q(retired_at__isnull=False) | Q(withheld_at__isnull=False)
+    )
+    for article in returning:
+        with transaction.atomic():
+            Article.objects.filter(pk=article.pk).update(
+                retired_at=None, withheld_at=None, withheld_reason=""
+            )
             Chunk.objects.filter(article=article, revision__superseded=False).update(is_current=True)

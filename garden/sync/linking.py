@@ -34,10 +34,11 @@ def links_resolve(parsed: ParsedArticle, resolver: LinkResolver) -> list[Resolve
 
 
 def link_resolver(parsed: list[ParsedArticle]) -> LinkResolver:
-    """Every note a link may name: the garden's articles, with this import's notes as they are now."""
+    """Every note a link may name: the garden's readable articles (a withheld one is a red link), with this
+    import's notes as they are now."""
     notes = {
         slug: Note(slug, path or slug, tuple(aliases))
-        for slug, path, aliases in Article.objects.values_list("slug", "path", "aliases")
+        for slug, path, aliases in Article.objects.readable().values_list("slug", "path", "aliases")
     }
     notes.update({p.slug: Note(p.slug, p.relative_path or p.slug, p.aliases) for p in parsed})
     return LinkResolver(notes.values())
@@ -49,7 +50,7 @@ def red_links_resolve(resolver: LinkResolver) -> None:
         note = next(filter(None, (resolver.wikilink(key) for key in link.written)), None)
         if note is None:
             continue
-        target = Article.objects.filter(slug=note.slug).first()
+        target = Article.objects.readable().filter(slug=note.slug).first()
         if (
             target is not None
             and not Link.objects.filter(source=link.source_id, target_slug=note.slug).exists()

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from django.conf import settings
-from django.db import DatabaseError, connection
+from django.db import connection
 
 from garden.sync.importing import ImportReport, garden_import
 
@@ -19,6 +19,9 @@ def _garden_file(change: object, path: str) -> bool:
     return path.endswith((".md", ".gardenignore", "_garden.yaml"))
 
 
+SYNC_FAILED = "the garden could not be synced; the watch goes on"
+
+
 def garden_watch(
     folders: Sequence[Path],
     on_report: Callable[[ImportReport], None],
@@ -26,15 +29,23 @@ def garden_watch(
     stop: threading.Event | None = None,
 ) -> None:
     """Sync the folders each time their notes change (batched while an editor saves), until `stop` is set
-    or the process is interrupted. A sync that fails is reported and the watch goes on."""
+    or the process is interrupted. A sync that fails, however it fails, is logged and the watch goes on: the
+    next change syncs again."""
     import watchfiles
 
     try:
-        for _changes in watchfiles.watch(*folders, watch_filter=_garden_file, stop_event=stop, debounce=800):
+        for _changes in watchfiles.watch(
+            *folders,
+            watch_filter=_garden_file,
+            stop_event=stop,
+            debounce=800,
+            ignore_permission_denied=True,  # a folder no one may read is reported by the sync, not fatal here
+        ):
             try:
                 on_report(garden_import(folders))
-            except DatabaseError as error:
-                logger.error("the garden could not be synced: %s", error)
+            except Exception:  # a bug or an outage in one sync must not end the watch
+                logger.exception(SYNC_FAILED)
+                connection.close_if_unusable_or_obsolete()  # a broken one is replaced at the next sync
     finally:
         connection.close()  # the watch may run in a thread of its own, whose connection nobody else closes
 
@@ -55,13 +66,19 @@ def garden_sync_configured() -> ImportReport | None:
             report = garden_import([Path(settings.GARDEN_PATH)])
         finally:
             cursor.execute("SELECT pg_advisory_unlock(%s)", [SYNC_LOCK])
+    for folder, message in report.refused:
+        logger.warning("garden sync of %s refused: %s", folder, message)
+    for path, reason in report.failures:
+        logger.warning("garden note not imported: %s: %s", path, reason)
     logger.info(
-        "garden synced: %d new, %d revised, %d unchanged, %d moved, %d retired, %d re-embedded, %d failed",
+        "garden synced: %d new, %d revised, %d unchanged, %d moved, %d retired, %d withheld, %d re-embedded, "
+        "%d failed",
         report.created,
         report.revised,
         report.unchanged,
         report.moved,
         report.retired,
+        report.withheld,
         report.reembedded,
         len(report.failures),
     )

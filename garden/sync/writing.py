@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from garden import embeddings
 from garden.importer import ParsedArticle, slugify
-from garden.models import Article, ArticleRevision, Chunk, Link, Theme, Topic
+from garden.models import Article, ArticleRevision, Chunk, Link, Theme, Topic, names_keep
 from garden.services import revisions_supersede
 from garden.sync.linking import ResolvedLink
 from garden.vocabulary import Vocabulary, fits
@@ -52,20 +52,18 @@ def vocabulary_apply(vocabulary: Vocabulary) -> None:
     themes = {slugify(slug): spec or {} for slug, spec in vocabulary.themes.items()}
     topics = {s: v for s, v in topics.items() if fits(s, title(s, v))}
     themes = {s: v for s, v in themes.items() if fits(s, title(s, v))}
-    _upsert(
-        Topic,
-        {
-            s: {"title": title(s, v), "aliases": [str(a) for a in v.get("aliases") or []]}
-            for s, v in topics.items()
-        },
-    )
-    _upsert(
-        Theme,
-        {
-            s: {"title": title(s, v), "keywords": [str(k) for k in v.get("keywords") or []]}
-            for s, v in themes.items()
-        },
-    )
+    topic_specs: dict[str, dict[str, Any]] = {
+        s: {"title": title(s, v), "aliases": [str(a) for a in v.get("aliases") or []]}
+        for s, v in topics.items()
+    }
+    theme_specs: dict[str, dict[str, Any]] = {
+        s: {"title": title(s, v), "keywords": [str(k) for k in v.get("keywords") or []]}
+        for s, v in themes.items()
+    }
+    _upsert(Topic, topic_specs)
+    _upsert(Theme, theme_specs)
+    names_keep(Topic, list(Topic.objects.filter(slug__in=topic_specs)))
+    names_keep(Theme, list(Theme.objects.filter(slug__in=theme_specs)))
 
 
 def notes_changed(notes: Sequence[ParsedArticle]) -> list[ParsedArticle]:
@@ -131,9 +129,11 @@ def notes_write(group: Sequence[Pending], known: Known) -> int:
         article.aliases = list(item.parsed.aliases)
         article.tags = list(item.parsed.tags)
         article.retired_at = None  # a note that left the garden and came back, edited
+        article.withheld_at, article.withheld_reason = None, ""  # public and readable again
         article.updated_at = now
     Article.objects.bulk_update(
-        stored.values(), ["title", "path", "aliases", "tags", "retired_at", "updated_at"]
+        stored.values(),
+        ["title", "path", "aliases", "tags", "retired_at", "withheld_at", "withheld_reason", "updated_at"],
     )
     Article.objects.bulk_create([a for slug, a in articles.items() if slug not in stored])
     known.articles.update(

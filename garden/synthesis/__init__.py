@@ -1,16 +1,29 @@
-"""Answer synthesis from numbered sources: Claude when an API key is set, else the local extractive synthesiser."""
+"""Answer synthesis from numbered sources: Claude when an API key is set, else the local extractive synthesiser.
+
+Claude's answers are booked against the daily budget the judge spends from too (`settings.ANSWER_BUDGET`):
+when what is left cannot cover the most an answer can cost, the extractive synthesiser writes it instead, and
+the answer says so (`budget_held`).
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
 import numpy as np
 import numpy.typing as npt
+from django.conf import settings
+from django.utils.module_loading import import_string
 
-from garden.claude_api import claude_config
+from garden.claude_api import Budget, claude_config
 from garden.timing import phase
+
+BUDGET_SPENT = (
+    "Today's budget for Claude is spent; this answer was composed from the garden's sentences by the local "
+    "synthesiser."
+)
 
 
 @dataclass(frozen=True)
@@ -32,6 +45,18 @@ class Synthesis:
     output_tokens: int = 0
     cost_usd: Decimal = Decimal(0)
     latency_ms: int = 0
+    budget_held: bool = False  # the daily budget could not cover Claude: the extractive synthesiser wrote it
+
+
+class BudgetSpent(Exception):
+    """What is left of today's budget cannot cover the call: it was not made."""
+
+
+def answer_budget() -> Budget | None:
+    """The budget Claude's answers are booked against, as `config` wires it (`ANSWER_BUDGET`: a dotted path to
+    a function that returns one); None when none is configured: no limit."""
+    path = settings.ANSWER_BUDGET
+    return import_string(path)() if path else None
 
 
 @phase("synthesis")
@@ -44,5 +69,9 @@ def synthesize(
 
     config = claude_config()
     if config is not None:
-        return claude.synthesize(question, sources, config)
+        try:
+            return claude.synthesize(question, sources, config, budget=answer_budget())
+        except BudgetSpent:
+            written = extractive.synthesize(question, sources, question_vector)
+            return dataclasses.replace(written, budget_held=True)
     return extractive.synthesize(question, sources, question_vector)

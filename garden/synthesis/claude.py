@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
 
 from garden.citations import TRAILING
-from garden.claude_api import ClaudeConfig, ClaudeError, call_claude
+from garden.claude_api import Budget, ClaudeConfig, ClaudeError, call_claude, cost_usd
 from garden.models import Generator
-from garden.synthesis import SourceText, Synthesis
+from garden.synthesis import BudgetSpent, SourceText, Synthesis
 
 logger = logging.getLogger(__name__)
 
@@ -34,19 +37,58 @@ def sources_block(sources: Sequence[SourceText]) -> str:
     return "<sources>\n" + "\n".join(parts) + "\n</sources>"
 
 
-def synthesize(question: str, sources: Sequence[SourceText], config: ClaudeConfig) -> Synthesis:
+# Room for what the API adds around a request's own text (roles, message framing).
+_FRAMING_TOKENS = 100
+
+
+def most_cost(
+    config: ClaudeConfig, *, model: str, messages: list[dict[str, Any]], max_tokens: int
+) -> Decimal:
+    """The most one answer can cost, to book against the budget before the call is made.
+
+    As for the judge (`verifier.judges.claude.most_cost`): a token covers at least one byte of the request's
+    UTF-8 text, so its byte count bounds the input, and `max_tokens` bounds the output.
+    """
+    request_bytes = len((SYSTEM_PROMPT + json.dumps(messages)).encode())
+    return cost_usd(model, request_bytes + _FRAMING_TOKENS, max_tokens, config.prices)
+
+
+def synthesize(
+    question: str, sources: Sequence[SourceText], config: ClaudeConfig, *, budget: Budget | None = None
+) -> Synthesis:
+    """Claude's answer from `sources`, booked with `budget` first (None: no limit).
+
+    Raises `BudgetSpent` (no call made) when what is left of the budget cannot cover the most it can cost;
+    a failed call is returned as a `Synthesis` with `error`, and what it was billed is settled either way.
+    """
     model = settings.CLAUDE_ANSWER_MODEL
     prompt = f"{sources_block(sources)}\n\n<question>\n{question}\n</question>"
+    messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
+    max_tokens = settings.CLAUDE_ANSWER_MAX_TOKENS
+    booking = None
+    if budget is not None:
+        booking = budget.book(model, most_cost(config, model=model, messages=messages, max_tokens=max_tokens))
+        if booking is None:
+            raise BudgetSpent
+    # Anything but a ClaudeError leaves the booking standing at its most: the call may have been billed.
     try:
         reply = call_claude(
-            config,
-            model=model,
-            system=SYSTEM_PROMPT,
-            messages=[{"role": "user", "content": prompt}],
-            max_tokens=settings.CLAUDE_ANSWER_MAX_TOKENS,
+            config, model=model, system=SYSTEM_PROMPT, messages=messages, max_tokens=max_tokens
         )
     except ClaudeError as error:
-        return Synthesis("", Generator.CLAUDE, model=model, error=error.message)
+        if budget is not None:
+            budget.settle(booking, error.usage)
+        return Synthesis(
+            "",
+            Generator.CLAUDE,
+            model=model,
+            error=error.message,
+            input_tokens=error.usage.input_tokens,
+            output_tokens=error.usage.output_tokens,
+            cost_usd=error.usage.cost_usd,
+        )
+    if budget is not None:
+        budget.settle(booking, reply.usage)
     text, problem = reply.text.strip(), ""
     if reply.stop_reason == "max_tokens":
         # A reply cut off at its length limit ends mid-sentence: keep the sentences it finished.

@@ -7,6 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from garden.answering import EMPTY_QUESTION
+from tests.factories import login
 from verifier.models import Verification
 from verifier.verifying import verification_run
 
@@ -28,7 +29,7 @@ def test_post_ask_then_get_the_answer(client):
     again = client.get(f"/api/answers/{body['answer_id']}")
     assert again.status_code == 200 and again.json()["answer"] == body["answer"]
 
-    verification_run(verification_id=Verification.objects.get(answer_id=body["answer_id"]).pk)
+    verification_run(verification_id=Verification.objects.get(answer__public_id=body["answer_id"]).pk)
     checked = client.get(f"/api/answers/{body['answer_id']}").json()["verification"]
     assert checked["status"] == "done" and checked["verdict"] and checked["risk_label"]
 
@@ -54,6 +55,7 @@ def test_a_question_with_half_a_surrogate_pair_is_answered_not_a_server_error(cl
 
 
 def test_a_text_with_half_a_surrogate_pair_is_checked_not_a_server_error(client):
+    login(client, "reader")
     body = '{"text": "Ashcombe station reopened in 1990. \\udcff"}'
     response = client.post("/api/check", body, content_type="application/json")
     assert response.status_code == 200

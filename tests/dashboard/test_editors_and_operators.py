@@ -96,7 +96,7 @@ def test_an_unsafe_answer_is_blocked_collapsed_for_readers_and_raised_to_operato
     assert "OPERATOR ALERT" in caplog.text and "safety" in caplog.text
     page = client.get(answer.get_absolute_url()).content.decode()
     assert "Held back by the safety check." in page and '<details class="blocked">' in page
-    assert client.get(f"/api/answers/{answer.pk}").json()["verification"]["blocked"] is True
+    assert client.get(f"/api/answers/{answer.public_id}").json()["verification"]["blocked"] is True
 
     login(client, "operator")
     logs = client.get("/operators/logs/").content.decode()
@@ -108,7 +108,7 @@ def test_an_unsafe_answer_is_blocked_collapsed_for_readers_and_raised_to_operato
 def test_logs_show_each_answer_with_its_figures_and_todays_spend(client, flagged):
     login(client, "operator")
     html = client.get("/operators/logs/").content.decode()
-    assert "Judge spend today:" in html and "daily budget" in html
+    assert "Claude spend today:" in html and "daily budget" in html
     assert flagged.verification.answer.question.text in html
     assert "hallucinating" in html.lower() or "mixed" in html.lower()
     assert (

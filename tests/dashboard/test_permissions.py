@@ -4,8 +4,10 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.core.management import CommandError, call_command
 
+from dashboard.api import CHECK_FORBIDDEN
 from garden.models import Answer, Generator, Question, Retrieval
-from verifier.models import Claim, Verification, VerificationStatus, VerifyRun
+from tests.factories import STATION_QUOTE, verified_by_claude
+from verifier.models import Claim, JudgeSpend, Verification, VerificationStatus, VerifyRun
 from verifier.roles import EDITOR, OPERATOR, READER
 
 pytestmark = pytest.mark.django_db
@@ -37,7 +39,7 @@ def objects():
         status="contradicted",
     )
     run = VerifyRun.objects.create(label="baseline", mode="local", status="done", report={})
-    return {"answer": answer.pk, "claim": claim.pk, "run": run.pk}
+    return {"answer": answer.public_id, "claim": claim.pk, "run": run.pk}
 
 
 def client_for(client, role):
@@ -64,7 +66,7 @@ MATRIX = [
     ("get", "/api/openapi.json", None, PUBLIC),
     ("get", "/api/answers/{answer}", None, ASK),
     ("get", "/api/answers/{answer}/verdict", None, ASK),
-    ("post", "/api/check", {"text": "Ashcombe station reopened in 1990."}, ASK),
+    ("post", "/api/check", {"text": "Ashcombe station reopened in 1990."}, {**ASK, "anonymous": 403}),
     ("get", "/review/", None, EDITORS),
     (
         "post",
@@ -125,3 +127,20 @@ def test_demo_accounts_are_created_only_in_debug(settings, capsys):
         user = User.objects.get(username=role)
         password = out.split(f"{role}")[1].split("password: ")[1].split()[0]
         assert user.check_password(password) and user.groups.filter(name=role).exists()
+
+
+def test_anonymous_fact_checks_are_refused_by_default_with_a_clear_message(client):
+    response = client.post("/api/check", {"text": "Ashcombe station reopened in 1990."}, "application/json")
+    assert response.status_code == 403 and response.json() == {"error": CHECK_FORBIDDEN}
+
+
+def test_anonymous_fact_checks_when_allowed_use_the_local_judge_only(client, claude, settings):
+    settings.ANONYMOUS_CAN_CHECK = True
+    claude.set_default(verified_by_claude(STATION_QUOTE))
+    anonymous = client.post("/api/check", {"text": STATION_QUOTE}, "application/json")
+    assert anonymous.status_code == 200 and anonymous.json()["claims"]
+    assert claude.request_count == 0 and not JudgeSpend.objects.exists()
+
+    client_for(client, READER)
+    assert client.post("/api/check", {"text": STATION_QUOTE}, "application/json").status_code == 200
+    assert claude.request_count >= 1 and JudgeSpend.objects.exists()  # a reader's check runs the panel

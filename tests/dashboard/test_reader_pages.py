@@ -33,7 +33,7 @@ def test_asking_without_javascript_redirects_to_the_answer_page(client):
     assert IN_SCOPE in page
     assert f'href="/articles/{first.chunk.article.slug}/#chunk-{first.chunk_id}"' in page
     assert "Pre-flight" in page and "HIGH risk" in page
-    assert f'hx-get="/answers/{answer.pk}/verdict/"' in page and "Waiting for the judge" in page
+    assert f'hx-get="/answers/{answer.public_id}/verdict/"' in page and "Waiting for the judge" in page
     assert "Sources retrieved" in page
 
 
@@ -42,7 +42,7 @@ def test_asking_with_htmx_swaps_in_the_answer_fragment(client):
     html = response.content.decode()
     answer = Answer.objects.get()
     assert response.status_code == 200 and response["HX-Push-Url"] == answer.get_absolute_url()
-    assert f'id="answer-{answer.pk}"' in html and "<html" not in html
+    assert f'id="answer-{answer.public_id}"' in html and "<html" not in html
 
 
 def test_an_out_of_scope_question_shows_the_refusal_banner(client):
@@ -68,11 +68,15 @@ def test_an_empty_or_over_long_question_gets_a_clear_error_in_the_page(client, q
 def test_the_verdict_fragment_polls_until_the_verification_finishes(client):
     client.post(reverse("dashboard:ask"), {"question": IN_SCOPE})
     answer = Answer.objects.get()
-    fragment = client.get(reverse("dashboard:verdict", args=[answer.pk]), headers={"HX-Request": "true"})
+    fragment = client.get(
+        reverse("dashboard:verdict", args=[answer.public_id]), headers={"HX-Request": "true"}
+    )
     assert 'hx-trigger="every 2s"' in fragment.content.decode()
     answer.verification.status = "done"
     answer.verification.save()
-    fragment = client.get(reverse("dashboard:verdict", args=[answer.pk]), headers={"HX-Request": "true"})
+    fragment = client.get(
+        reverse("dashboard:verdict", args=[answer.public_id]), headers={"HX-Request": "true"}
+    )
     assert "hx-trigger" not in fragment.content.decode()
 
 

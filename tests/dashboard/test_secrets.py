@@ -11,6 +11,7 @@ from django.views.debug import ExceptionReporter, get_exception_reporter_class
 
 from config.celery import scrub_worker_logs
 from config.scrubbing import REPLACEMENT
+from garden.models import Answer
 from tests.fakes.messages_api import FakeMessagesAPI, reply_text, status
 from verifier.models import Verification
 from verifier.verifying import verification_run
@@ -54,15 +55,14 @@ def test_an_api_echoing_the_key_leaves_no_secret_in_pages_or_logs(
         failed = client.post("/api/ask", {"question": "What gauge is the railway?"}, "application/json")
     assert asked.status_code == 200 and failed.status_code == 200 and failed.json()["error"]
     answer_id, failed_id = asked.json()["answer_id"], failed.json()["answer_id"]
-    verification_run(verification_id=Verification.objects.get(answer_id=answer_id).pk)
-    verification = Verification.objects.get(answer_id=answer_id)
+    verification_run(verification_id=Verification.objects.get(answer__public_id=answer_id).pk)
+    verification = Verification.objects.get(answer__public_id=answer_id)
     assert verification.judge_errors and verification.disclosure  # the failures were recorded, redacted
+    operator = User.objects.create_superuser("operator", password="pw-not-used")
+    client.force_login(operator)
     checked = client.post("/api/check", {"text": "Ashcombe station reopened in 1990."}, "application/json")
     assert checked.status_code == 200 and checked.json()["disclosure"]
     assert leaky_claude.request_count >= 4  # two answers, the verification's juror and the check's juror
-
-    operator = User.objects.create_superuser("operator", password="pw-not-used")
-    client.force_login(operator)
     pages = [
         "/",
         f"/answers/{answer_id}/",
@@ -71,7 +71,7 @@ def test_an_api_echoing_the_key_leaves_no_secret_in_pages_or_logs(
         f"/api/answers/{answer_id}/verdict",
         "/operators/logs/",
         "/review/",
-        f"/admin/garden/answer/{answer_id}/change/",
+        f"/admin/garden/answer/{Answer.objects.get(public_id=answer_id).pk}/change/",
     ]
     for url in pages:
         response = client.get(url)

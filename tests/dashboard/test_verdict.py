@@ -6,7 +6,13 @@ from django.utils.html import escape
 
 from dashboard.asking import ask
 from garden.models import AnswerSource
-from tests.factories import STATION_QUOTE, verification_with_claims, verified_by_claude, verify_station_answer
+from tests.factories import (
+    STATION_QUOTE,
+    login,
+    verification_with_claims,
+    verified_by_claude,
+    verify_station_answer,
+)
 from verifier.verifying import verification_run
 
 pytestmark = pytest.mark.django_db
@@ -36,7 +42,7 @@ def test_the_answer_page_shows_claims_with_colour_and_a_text_label(client, check
 
 
 def test_the_verdict_api_lists_claims_votes_and_scores(client, checked_answer):
-    body = client.get(f"/api/answers/{checked_answer.pk}/verdict").json()
+    body = client.get(f"/api/answers/{checked_answer.public_id}/verdict").json()
     # Only the local judge ran (no key): its verdict gives the label, and the compact line says whose it is.
     assert body["status"] == "done" and body["local_only"] and body["risk_label"] in {"✓", "~", "⚠"}
     assert body["compact"].startswith(
@@ -57,12 +63,13 @@ def test_the_verdict_api_lists_claims_votes_and_scores(client, checked_answer):
 
 def test_the_verdict_api_before_the_judge_ran(client):
     answer = ask(QUESTION)
-    body = client.get(f"/api/answers/{answer.pk}/verdict").json()
+    body = client.get(f"/api/answers/{answer.public_id}/verdict").json()
     assert body["status"] == "pending" and body["claims"] == []
     assert client.get("/api/answers/987654/verdict").status_code == 404
 
 
 def test_check_any_text_against_the_garden(client):
+    login(client, "reader")
     response = client.post(
         "/api/check",
         {
@@ -89,7 +96,7 @@ def test_the_judges_tokens_and_cost_are_shown_under_why(client, claude):
         f"judge {verification.input_tokens}+{verification.output_tokens} tokens, ${verification.cost_usd}"
         in html
     )
-    verdict = client.get(f"/api/answers/{verification.answer_id}/verdict").json()
+    verdict = client.get(f"/api/answers/{verification.answer.public_id}/verdict").json()
     assert (verdict["input_tokens"], verdict["output_tokens"]) == (
         verification.input_tokens,
         verification.output_tokens,
@@ -124,7 +131,7 @@ def test_the_answer_and_its_verdict_cost_the_same_few_queries_for_3_claims_or_20
             .chunk
         )
         with django_assert_max_num_queries(MAX_QUERIES) as captured:
-            response = client.get(url.format(verification.answer_id), headers=headers)
+            response = client.get(url.format(verification.answer.public_id), headers=headers)
         queries[count] = len(captured)
         assert response.status_code == 200
         if url.startswith("/api/"):

@@ -22,6 +22,18 @@ def fits_the_screen(page) -> bool:
     return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
 
 
+def csp_violations(page) -> list[str]:
+    """The Content-Security-Policy violations the page reports in its console, as they happen."""
+    violations: list[str] = []
+
+    def heard(message) -> None:
+        if "Content Security Policy" in message.text:
+            violations.append(message.text)
+
+    page.on("console", heard)
+    return violations
+
+
 def log_in(page, site, role):
     user = User.objects.create_user(f"{role}-e2e", password="correct horse battery staple", is_staff=True)
     user.groups.add(Group.objects.get(name=role))
@@ -35,6 +47,7 @@ def test_a_reader_asks_sees_the_verdict_arrive_and_a_refusal(site, browser, cele
     call_command("import_garden", *map(str, SAMPLE_FOLDERS), "--no-progress")
     for name, width in WIDTHS.items():
         page = browser.new_page(viewport={"width": width, "height": 900})
+        violations = csp_violations(page)
         page.goto(f"{site}/")
         page.fill("#id_question", "Where does Harrowden Viaduct carry the railway?")
         page.click("form.ask button")
@@ -57,6 +70,7 @@ def test_a_reader_asks_sees_the_verdict_arrive_and_a_refusal(site, browser, cele
         banner = page.wait_for_selector(".banner.refused", timeout=30_000)
         assert "Retrieval refused." in banner.inner_text() and "No model was called." in banner.inner_text()
         screenshot(page, f"reader-refusal-{name}")
+        assert violations == []  # htmx and the pages ran under the policy with nothing blocked
         page.close()
 
 
@@ -87,6 +101,7 @@ def test_an_editor_resolves_a_flagged_claim_and_an_operator_watches_verify_all(s
     page.close()
 
     page = browser.new_page(viewport={"width": WIDTHS["desktop"], "height": 900})
+    violations = csp_violations(page)
     log_in(page, site, "operator")
     page.goto(f"{site}/operators/runs/")
     page.fill("#run-label", "from the browser")
@@ -96,4 +111,5 @@ def test_an_editor_resolves_a_flagged_claim_and_an_operator_watches_verify_all(s
     page.wait_for_selector("text=Unverified claim rate (headline)", timeout=180_000)
     assert page.locator("progress").get_attribute("value") == page.locator("progress").get_attribute("max")
     screenshot(page, "operator-verify-all-report")
+    assert violations == []
     page.close()

@@ -81,13 +81,13 @@ def get_text(url: str) -> str:
         return str(response.read().decode())
 
 
-def status_of(answer_id: int) -> str:
-    return str(Verification.objects.get(answer_id=answer_id).status)
+def status_of(answer_id: str) -> str:
+    return str(Verification.objects.get(answer__public_id=answer_id).status)
 
 
-def assert_verified_once(answer_id: int) -> None:
+def assert_verified_once(answer_id: str) -> None:
     """Done, with one set of claims and one vote per judge per claim: nothing was stored twice."""
-    verification = Verification.objects.get(answer_id=answer_id)
+    verification = Verification.objects.get(answer__public_id=answer_id)
     assert verification.status == VerificationStatus.DONE, verification.error
     claims = Claim.objects.filter(verification=verification)
     ordinals = list(claims.values_list("ordinal", flat=True))
@@ -106,11 +106,11 @@ def hanging_juror(fake_messages_api: FakeMessagesAPI) -> FakeMessagesAPI:
     return fake_messages_api
 
 
-def ask_until_judging(site: Site, juror: FakeMessagesAPI) -> int:
+def ask_until_judging(site: Site, juror: FakeMessagesAPI) -> str:
     """Ask a question; return its answer's id once its verification is running and waiting on the juror."""
     code, asked, _ = post_json(f"{site.url}/api/ask", {"question": QUESTIONS[0]})
     assert code == 200 and not asked["refused"]
-    answer_id = int(asked["answer_id"])
+    answer_id = str(asked["answer_id"])
     wait_for(lambda: juror.request_count == 1 and status_of(answer_id) == "running")
     return answer_id
 
@@ -150,7 +150,7 @@ def test_a_worker_killed_mid_verification_is_redelivered_and_the_answer_verified
     # The very task the killed worker held was handed to its successor, which finished it.
     assert f"verify_answer[{task_id}] succeeded" in successor.log.read_text()
     assert_verified_once(answer_id)
-    verification = Verification.objects.get(answer_id=answer_id)
+    verification = Verification.objects.get(answer__public_id=answer_id)
     assert verification.attempts == 2  # the killed run, then the redelivered one
     # The killed run's call, then the successor's: the juror was not asked again after the verdict was stored.
     assert juror_calls(hanging_juror) == 2
@@ -196,9 +196,9 @@ def test_a_pool_process_killed_mid_verification_is_replaced_at_once_even_when_lo
     assert "Timed out waiting for UP message" not in log
     assert replacement != killed and survivors == [replacement]
     assert_verified_once(answer_id)
-    assert Verification.objects.get(answer_id=answer_id).attempts == 2
+    assert Verification.objects.get(answer__public_id=answer_id).attempts == 2
     assert_verified_once(later["answer_id"])
-    assert Verification.objects.get(answer_id=later["answer_id"]).attempts == 1
+    assert Verification.objects.get(answer__public_id=later["answer_id"]).attempts == 1
     assert juror_calls(hanging_juror) == 3  # the killed run, its redelivery, the later answer
 
 
@@ -246,4 +246,4 @@ def test_with_redis_stopped_readers_still_get_answers_and_every_one_is_verified_
     assert "Waiting for the judge" not in page and "Claim check" in page
     for answer_id in answer_ids:
         assert_verified_once(answer_id)
-        assert Verification.objects.get(answer_id=answer_id).attempts == 1
+        assert Verification.objects.get(answer__public_id=answer_id).attempts == 1

@@ -100,10 +100,13 @@ def test_a_note_that_comes_back_is_live_again(garden):
     assert bramble.retired_at is None and bramble.chunks.filter(is_current=True).count() == 3
 
 
-def test_a_note_made_private_is_retired(garden):
+def test_a_note_made_private_is_withheld_not_retired(garden):
     garden_write(garden, {"Orchard.md": "---\npublish: false\n---\nThe orchard has 146 trees."})
     report = garden_import([garden])
-    assert report.retired == 1 and Article.objects.get(path="Orchard").retired_at is not None
+    orchard = Article.objects.get(path="Orchard")
+    assert (report.retired, report.withheld) == (0, 1)
+    assert orchard.withheld and orchard.withheld_reason == "made private"
+    assert not orchard.chunks.filter(is_current=True).exists()  # never retrieved
 
 
 def test_a_moved_or_renamed_note_keeps_its_article_history_and_backlinks(garden):

@@ -1,4 +1,4 @@
-"""The daily judge budget counts every Claude call, whatever it was for, and is a limit calls never pass."""
+"""The daily Claude budget counts every Claude call, answers and judgements, and is a limit calls never pass."""
 
 from __future__ import annotations
 
@@ -10,9 +10,14 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 from django.db import connection
+from django.utils.html import escape
 
+from garden.answering import question_ask
+from garden.claude_api import DEFAULT_PRICES, cost_usd
+from garden.models import Answer, Generator
+from garden.synthesis import BUDGET_SPENT as BUDGET_SPENT_ANSWER
 from tests.factories import STATION_QUOTE, login, verified_by_claude, verify_station_answer
-from tests.fakes.messages_api import FakeMessagesAPI
+from tests.fakes.messages_api import FakeMessagesAPI, status
 from verifier.budget import DailyBudget, spent_today
 from verifier.logs import spend_today
 from verifier.models import JudgeSpend, SpendPurpose
@@ -28,6 +33,7 @@ def test_fact_checks_spend_from_the_daily_budget_and_then_answers_are_judged_loc
     claude.set_default(verified_by_claude(STATION_QUOTE, input_tokens=45_000))
     settings.VERIFIER_DAILY_BUDGET_USD = 0.05
 
+    login(client, "reader")
     checked = client.post("/api/check", {"text": STATION_QUOTE}, content_type="application/json")
     assert checked.status_code == 200
     assert claude.request_count == 1
@@ -46,6 +52,7 @@ def test_fact_checks_spend_from_the_daily_budget_and_then_answers_are_judged_loc
     assert verification.local_only and verification.disclosure == BUDGET_SPENT
     assert JudgeSpend.objects.count() == 1
 
+    client.logout()
     login(client, "operator")
     logs = client.get("/operators/logs/").content.decode()
     assert "$0.0453 of $0.05 daily budget (fact-checking text $0.0453)" in logs
@@ -139,3 +146,95 @@ def test_upgrading_keeps_what_verifications_already_spent_and_held_back_today() 
     assert (spend.purpose, spend.input_tokens, spend.cost_usd) == ("verification", 900, Decimal("0.0012"))
     assert spent_today() == Decimal("0.0012")
     assert spend_today().held_local == 1  # the answer the budget kept from Claude still counts
+
+
+ANSWER_QUESTION = "How long is the Harrowden Viaduct and how many arches does it have?"
+ANSWER_TEXT = "The viaduct is 196 m long [1]."
+
+
+def test_answers_claude_writes_are_booked_and_settled_in_the_judges_ledger(
+    client, claude: FakeMessagesAPI, settings
+) -> None:
+    # 2,000 input and 100 output tokens on the answer model (sonnet: $3 and $15 a million) cost $0.0075.
+    claude.reply_text(ANSWER_TEXT, input_tokens=2_000, output_tokens=100)
+
+    body = client.post("/api/ask", {"question": ANSWER_QUESTION}, content_type="application/json").json()
+    assert body["answer"] == ANSWER_TEXT and body["generator"] == "claude" and body["budget_held"] is False
+    [spend] = JudgeSpend.objects.all()
+    assert (spend.purpose, spend.model, spend.settled) == (
+        SpendPurpose.ANSWER,
+        settings.CLAUDE_ANSWER_MODEL,
+        True,
+    )
+    assert (spend.input_tokens, spend.output_tokens, spend.cost_usd) == (2_000, 100, Decimal("0.0075"))
+    assert Answer.objects.get().cost_usd == spend.cost_usd == spent_today()
+
+    login(client, "operator")
+    logs = client.get("/operators/logs/").content.decode()
+    assert "$0.0075 of $5.00 daily budget (writing answers $0.0075)" in logs
+
+
+bookings: list[Decimal] = []
+
+
+def recording_budget() -> DailyBudget:
+    """The answers' budget, noting what each answer books (wired in as ANSWER_BUDGET)."""
+
+    class Recording(DailyBudget):
+        def book(self, model: str, most: Decimal) -> JudgeSpend | None:
+            bookings.append(most)
+            return super().book(model, most)
+
+    return Recording(SpendPurpose.ANSWER)
+
+
+def test_an_answer_books_the_most_it_can_cost_before_the_call(claude: FakeMessagesAPI, settings) -> None:
+    settings.ANSWER_BUDGET = "tests.verifier.test_budget.recording_budget"
+    bookings.clear()
+    claude.reply_text(ANSWER_TEXT)
+    question_ask(text=ANSWER_QUESTION)
+
+    request = claude.last_request["body"]
+    sent_bytes = len(json.dumps(request).encode())
+    most = cost_usd(settings.CLAUDE_ANSWER_MODEL, sent_bytes, request["max_tokens"], DEFAULT_PRICES)
+    assert bookings == [bookings[0]] and bookings[0] >= most > 0
+    [spend] = JudgeSpend.objects.all()
+    assert spend.settled and spend.cost_usd == Decimal("0.000156")  # 12 in and 8 out, as billed
+
+
+def test_a_failed_answer_call_settles_at_what_it_was_billed(claude: FakeMessagesAPI) -> None:
+    claude.set_default(status(400))
+    answer = question_ask(text=ANSWER_QUESTION)
+    assert answer.error and claude.request_count == 1
+    assert not JudgeSpend.objects.exists() and spent_today() == 0  # no reply came: nothing was billed
+
+
+def test_when_the_budget_cannot_cover_an_answer_the_local_synthesiser_writes_it_and_says_so(
+    client, claude: FakeMessagesAPI, settings
+) -> None:
+    # The judge's fact-checks have left $0.001 of $0.05: less than the most an answer can cost.
+    settings.VERIFIER_DAILY_BUDGET_USD = 0.05
+    JudgeSpend.objects.create(purpose=SpendPurpose.CHECK, model="claude-haiku-5-5", cost_usd=Decimal("0.049"))
+
+    page = client.post("/", {"question": ANSWER_QUESTION}, follow=True).content.decode()
+    answer = Answer.objects.get()
+    assert claude.request_count == 0
+    assert (
+        answer.generator == Generator.EXTRACTIVE and answer.budget_held and answer.text and not answer.error
+    )
+    assert escape(BUDGET_SPENT_ANSWER) in page
+    api = client.get(f"/api/answers/{answer.public_id}").json()
+    assert api["budget_held"] is True and api["generator"] == "extractive"
+    assert JudgeSpend.objects.count() == 1 and spent_today() == Decimal("0.049")
+
+    login(client, "operator")
+    logs = client.get("/operators/logs/").content.decode()
+    assert "answers are written by the local synthesiser (1 today)" in logs
+
+
+def test_an_answer_written_with_budget_left_does_not_say_it_was_spent(
+    client, claude: FakeMessagesAPI
+) -> None:
+    claude.reply_text(ANSWER_TEXT)
+    page = client.post("/", {"question": ANSWER_QUESTION}, follow=True).content.decode()
+    assert ANSWER_TEXT.removesuffix(" [1].") in page and escape(BUDGET_SPENT_ANSWER) not in page

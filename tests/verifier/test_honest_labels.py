@@ -34,7 +34,7 @@ def test_the_local_verdict_labels_the_page_the_api_and_the_logs(keyless, client)
     assert "Only the weaker local judge ran" in page  # the disclosure stays
     assert "judge unavailable" not in page
 
-    body = client.get(f"/api/answers/{verification.answer_id}/verdict").json()
+    body = client.get(f"/api/answers/{verification.answer.public_id}/verdict").json()
     assert (body["risk_label"], body["compact"]) == ("✓", verification.compact) and body["local_only"]
     assert body["disclosure"].startswith("Only the weaker local judge ran")
 

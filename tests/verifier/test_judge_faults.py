@@ -88,6 +88,6 @@ def test_a_judge_that_crashes_leaves_a_failed_check_scored_50_judge_unavailable(
     assert verification.compact == "[Hall: ? · 50/100 · 0 judges · 0 flags]"
     page = client.get(verification.answer.get_absolute_url()).content.decode()
     assert "The claim check failed." in page and verification.compact in page and "judge unavailable" in page
-    verdict = client.get(f"/api/answers/{verification.answer_id}/verdict").json()
+    verdict = client.get(f"/api/answers/{verification.answer.public_id}/verdict").json()
     assert (verdict["status"], verdict["risk_score"], verdict["risk_label"]) == ("error", 50, "?")
     assert verdict["error"] == JUDGE_CRASHED

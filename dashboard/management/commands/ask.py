@@ -12,6 +12,7 @@ from dashboard.asking import ask
 from dashboard.presenters import answer_payload, verification_payload
 from garden import selectors
 from garden.answering import QuestionError
+from garden.synthesis import BUDGET_SPENT
 from verifier.models import Verification
 from verifier.selectors import verification_for_answer
 from verifier.terms import ClaimStatus
@@ -40,7 +41,7 @@ class Command(BaseCommand):
                 if verification is None or verification.finished:
                     break
                 time.sleep(0.5)
-        loaded = selectors.answer_get(answer.pk)
+        loaded = selectors.answer_get(answer.public_id)
         assert loaded is not None
         payload = answer_payload(loaded)
         if wait:
@@ -64,6 +65,8 @@ class Command(BaseCommand):
             self.stdout.write(f"RETRIEVAL REFUSED: {payload['refusal_reason']}")
         if payload["error"]:
             self.stdout.write(f"ERROR: {payload['error']}")
+        if payload["budget_held"]:
+            self.stdout.write(BUDGET_SPENT)
         self.stdout.write("")
         if payload["verification"].get("blocked"):
             self.stdout.write(

@@ -47,7 +47,7 @@ class Recorder:
         self.lock = threading.Lock()
         self.latencies: dict[str, list[float]] = defaultdict(list)
         self.failures: dict[str, list[str]] = defaultdict(list)
-        self.answer_ids: list[int] = []
+        self.answer_ids: list[str] = []
         self.ask_phases: dict[str, list[float]] = defaultdict(list)
         self.asks: list[dict[str, Any]] = []  # every ask: when it began, how long it took, its phases
 
@@ -86,12 +86,12 @@ def phase_table(phases: dict[str, list[float]]) -> dict[str, dict[str, float]]:
     return dict(sorted(table.items(), key=lambda item: -item[1]["p95_ms"]))
 
 
-def verification_phases(answer_ids: list[int]) -> dict[str, dict[str, float]]:
+def verification_phases(answer_ids: list[str]) -> dict[str, dict[str, float]]:
     """Where the verifications of these answers spent their time: waiting for a Celery worker, the critic
     checks, and the judges (the rest of the run)."""
     phases: dict[str, list[float]] = defaultdict(list)
     rows = Verification.objects.filter(
-        answer_id__in=answer_ids, status=VerificationStatus.DONE, started_at__isnull=False
+        answer__public_id__in=answer_ids, status=VerificationStatus.DONE, started_at__isnull=False
     ).annotate(critics_ms=Sum("findings__latency_ms"))
     for verification in rows:
         assert verification.started_at is not None
@@ -289,15 +289,17 @@ class Command(BaseCommand):
             time.sleep(0.5)
         raise CommandError("the server did not start; see .run/load-gunicorn.log")
 
-    def _drain(self, answer_ids: list[int], seconds: float) -> list[int]:
+    def _drain(self, answer_ids: list[str], seconds: float) -> list[str]:
         """Wait until every answer's verification has finished; return those that did not."""
         deadline = time.monotonic() + seconds
         while True:
-            done = set(
-                Verification.objects.filter(
-                    answer_id__in=answer_ids, status__in=[VerificationStatus.DONE, VerificationStatus.ERROR]
-                ).values_list("answer_id", flat=True)
-            )
+            done = {
+                str(public_id)
+                for public_id in Verification.objects.filter(
+                    answer__public_id__in=answer_ids,
+                    status__in=[VerificationStatus.DONE, VerificationStatus.ERROR],
+                ).values_list("answer__public_id", flat=True)
+            }
             unfinished = [a for a in answer_ids if a not in done]
             if not unfinished or time.monotonic() > deadline:
                 return unfinished

@@ -20,6 +20,9 @@ from garden.sync import (
     workers_find,
 )
 
+FIRST_SYNC_FAILED = "The first sync failed (see above)."
+WATCHING_AFTER_FAILURE = "The first sync failed ({error}); watching anyway: the next change syncs again."
+
 
 class Command(BaseCommand):
     help = "Import gardens of Markdown notes (an Obsidian vault, a docs/ tree, a folder), in order; a changed note gets a new revision."
@@ -40,6 +43,12 @@ class Command(BaseCommand):
             help="Have the Celery workers embed the passages, a batch per task; this process reads and writes.",
         )
         parser.add_argument(
+            "--allow-mass-retire",
+            action="store_true",
+            help="Retire the notes gone from a garden even when the folder is empty or missing, or more than "
+            "half of the garden would go at once (which is refused otherwise, as an accident).",
+        )
+        parser.add_argument(
             "--batch-timeout",
             type=float,
             default=None,
@@ -56,11 +65,9 @@ class Command(BaseCommand):
         watch: bool,
         workers: bool,
         batch_timeout: float | None,
+        allow_mass_retire: bool,
         **options: Any,
     ) -> None:
-        for path in paths:
-            if not path.exists():
-                raise CommandError(f"{path}: no such file or folder")
         pool: Workers | None = None
         if workers:
             try:
@@ -89,24 +96,44 @@ class Command(BaseCommand):
             if bar is not None:
                 bar.update(count)
 
+        report: ImportReport | None = None
         try:
             report = garden_import(
-                paths, on_start=start, on_progress=advance, workers=pool, batch_timeout=batch_timeout
+                paths,
+                on_start=start,
+                on_progress=advance,
+                workers=pool,
+                batch_timeout=batch_timeout,
+                allow_mass_retire=allow_mass_retire,
             )
         except ImportStopped as stopped:
             if bar is not None:
                 bar.close()
             self.report(stopped.report)
-            raise CommandError(str(stopped)) from None
+            if not watch:
+                raise CommandError(str(stopped)) from None
+            self.stderr.write(WATCHING_AFTER_FAILURE.format(error=stopped))
+        except Exception as error:  # with --watch, a failed first sync is told and the watch still starts
+            if not watch:
+                raise
+            self.stderr.write(WATCHING_AFTER_FAILURE.format(error=f"{type(error).__name__}: {error}"))
         if bar is not None:
             bar.close()
-        self.report(report)
+        if report is not None:
+            self.report(report)
         if watch:
             self.stdout.write(f"Watching {', '.join(map(str, paths))} for changes (Ctrl-C stops).")
             try:
                 garden_watch(paths, self.report)
             except KeyboardInterrupt:
                 return
+        if report is None:  # with --watch, the first sync raised (told above); the watch has ended since
+            raise CommandError(FIRST_SYNC_FAILED)
+        if report.refused:
+            raise CommandError(" ".join(message for _, message in report.refused))
+        for name, reason in report.failures:
+            if Path(name) in paths:  # a whole garden, not one of its notes
+                raise CommandError(f"{name}: {reason}")
         if report.failures:
             raise CommandError(f"{len(report.failures)} file(s) could not be imported; the others were.")
 
@@ -132,7 +159,12 @@ class Command(BaseCommand):
             )
         if report.private:
             self.stdout.write(
-                f"Left out {report.private} private note(s) (publish: false, draft or private)."
+                f"Left out {report.private} private note(s) (marked private, draft, unpublished or not public)."
+            )
+        if report.withheld:
+            self.stdout.write(
+                f"Withheld {report.withheld} article(s) from readers: their notes turned private or cannot be "
+                "read; they are back once public and readable again."
             )
         if report.red_links:
             self.stdout.write(
@@ -140,3 +172,5 @@ class Command(BaseCommand):
             )
         for name, reason in report.failures:
             self.stderr.write(f"FAILED {name}: {reason}")
+        for name, reason in report.refused:
+            self.stderr.write(f"REFUSED {name}: {reason}")

@@ -77,10 +77,19 @@ _PREPARED_CACHE_SIZE: Final = 256
 
 
 def prepare_sources(texts: Sequence[str]) -> list[Prepared]:
-    """Prepared sources, reusing recent ones (articles are judged against many answers)."""
+    """Prepared sources, reusing recent ones (articles are judged against many answers).
+
+    What this call prepares or finds is held here until it returns: the cache may drop it meanwhile (when one
+    call brings more sources than it keeps, or another thread fills it)."""
     backend = judge_backend()
+    found: dict[str, Prepared] = {}
     with _prepared_lock:
-        missing = [t for t in dict.fromkeys(texts) if (backend, t) not in _prepared_cache]
+        for text in dict.fromkeys(texts):
+            kept = _prepared_cache.get((backend, text))
+            if kept is not None:
+                _prepared_cache.move_to_end((backend, text))
+                found[text] = kept
+    missing = [t for t in dict.fromkeys(texts) if t not in found]
     if missing:
         all_spans = [_piece_spans(t) if t.strip() else [] for t in missing]
         flat = [t[s:e] for t, spans in zip(missing, all_spans, strict=True) for s, e in spans]
@@ -89,17 +98,12 @@ def prepare_sources(texts: Sequence[str]) -> list[Prepared]:
         for text, spans in zip(missing, all_spans, strict=True):
             pieces = tuple(analysed[position : position + len(spans)])
             position += len(spans)
-            prepared = _build_prepared(text, tuple(spans), pieces)
+            found[text] = _build_prepared(text, tuple(spans), pieces)
             with _prepared_lock:
-                _prepared_cache[backend, text] = prepared
+                _prepared_cache[backend, text] = found[text]
                 while len(_prepared_cache) > _PREPARED_CACHE_SIZE:
                     _prepared_cache.popitem(last=False)
-    with _prepared_lock:
-        found = []
-        for t in texts:
-            _prepared_cache.move_to_end((backend, t))
-            found.append(_prepared_cache[backend, t])
-        return found
+    return [found[t] for t in texts]
 
 
 def forget_prepared_sources() -> None:

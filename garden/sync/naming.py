@@ -1,0 +1,45 @@
+"""Slugs told apart: two notes whose names make one slug (`A b.md` and `a-b.md`, or a front matter `slug`
+written twice) both import, the second with a short suffix from its path."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import replace
+
+from garden.importer import SLUG_MAX_CHARS, ParsedArticle
+from garden.models import Article
+
+
+def _suffixed(slug: str, place: str, taken: set[str]) -> str:
+    digest = hashlib.sha256(place.encode()).hexdigest()
+    for length in range(6, len(digest) + 1, 2):
+        candidate = f"{slug[: SLUG_MAX_CHARS - length - 1]}-{digest[:length]}"
+        if candidate not in taken:
+            return candidate
+    raise AssertionError("a sha256 digest names one path")
+
+
+def slugs_apart(notes: Sequence[ParsedArticle]) -> list[ParsedArticle]:
+    """The notes with unique slugs. Among notes sharing one, the note already stored under it (by its path)
+    keeps it, else the first by path; each other gets `-` and a hash of its path, so its slug stays the same
+    from one sync to the next, whichever notes come and go beside it."""
+    by_slug: dict[str, list[ParsedArticle]] = defaultdict(list)
+    for note in notes:
+        by_slug[note.slug].append(note)
+    clashes = {slug: group for slug, group in by_slug.items() if len(group) > 1}
+    if not clashes:
+        return list(notes)
+    owners = dict(Article.objects.filter(slug__in=clashes).values_list("slug", "path"))
+    taken = set(by_slug)
+    renamed: dict[int, ParsedArticle] = {}
+    for slug, group in clashes.items():
+        group = sorted(group, key=lambda note: note.relative_path or note.path)
+        keeper = next((note for note in group if note.relative_path == owners.get(slug)), group[0])
+        for note in group:
+            if note is not keeper:
+                new = _suffixed(slug, note.relative_path or note.path, taken)
+                taken.add(new)
+                renamed[id(note)] = replace(note, slug=new)
+    return [renamed.get(id(note), note) for note in notes]
