@@ -67,3 +67,13 @@ def test_matching_takes_two_queries_however_many_topics(django_assert_num_querie
     with django_assert_num_queries(2):
         assert matched_themes("Which APPLE TREES grow in the orchard?") == [theme.pk]
     assert matched_themes("Which apple tree grows there?") == []
+
+
+@pytest.mark.django_db
+def test_a_text_as_long_as_a_check_allows_is_looked_up_at_once(django_assert_max_num_queries, settings):
+    """A fact-check's text is searched for topics too: its tens of thousands of stretches, in one lookup."""
+    words = [f"a{n}" for n in range(settings.CHECK_MAX_CHARS // 4)]
+    text = " ".join(words)[: settings.CHECK_MAX_CHARS]
+    assert len(question_phrases(text)) > 65_535
+    with django_assert_max_num_queries(2):
+        assert matched_topics(text) == []
