@@ -1,0 +1,54 @@
+"""`make bench` cannot rot unseen: CI runs it once at its smallest sizes, and every section prints its figures.
+A smoke run (about two minutes): it asserts that each section ran, not what it measured."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from config.database import current_database_url
+from dashboard.management.commands.bench import SECTIONS
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+SMALLEST = ["--runs", "1", "--sizes", "1000", "--garden-notes", "20", "--distributed-notes", "20"]
+
+
+def figures(value: object) -> list[float]:
+    """Every number in a section's report, however deep."""
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, int | float):
+        return [float(value)]
+    if isinstance(value, dict):
+        return [n for item in value.values() for n in figures(item)]
+    if isinstance(value, list):
+        return [n for item in value for n in figures(item)]
+    return []
+
+
+@pytest.mark.slow
+def test_every_section_of_the_bench_runs_and_prints_its_figures():
+    # As `make bench` runs it: the development settings (Celery on Redis's database 0, apart from the test
+    # session's worker), its own scratch database on the test server, dropped afterwards.
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.local",
+        "DATABASE_URL": current_database_url(),
+        "REDIS_URL": settings.REDIS_URL,
+    }
+    done = subprocess.run(
+        [sys.executable, "manage.py", "bench", *SMALLEST, "--backends", "onnx-int8"],
+        cwd=BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    for section in ["import", *SECTIONS]:
+        assert figures(report.get(section)), f"the bench printed no figures for {section}"
