@@ -28,12 +28,13 @@ from pgvector.django import HnswIndex
 
 from garden import embeddings
 from garden.golden import GoldenEntry
-from garden.models import Article, ArticleRevision, Chunk
+from garden.models import Article, ArticleRevision, Chunk, Topic, names_keep
 from garden.retrieval import CANDIDATES, Thresholds, gather, retrieve, select, vector_candidates
 from garden.services import embedding_input
 from garden.sync import FanOutError, Workers, garden_import, workers_find
 
 SIZES = (1_000, 10_000, 100_000)
+NOTE_COUNTS = (50, 5_000, 50_000)
 T = TypeVar("T")
 # Synthetic chunks are real ones plus Gaussian noise of this norm, so each lies at cosine ~0.71 from its origin.
 # At 0.35 each of the sample's 325 chunks had ~300 copies within cosine 0.9 of one another: a question's true
@@ -519,6 +520,88 @@ def _pgvector_version() -> str:
         cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
         row = cursor.fetchone()
     return str(row[0]) if row else ""
+
+
+def _notes_to(count: int, rng: random.Random) -> None:
+    """Add notes (an article, and its title and an alias as a topic: what each note of a garden without a
+    `_garden.yaml` brings) until the garden has `count` live articles. Titles are one to three words of the
+    garden's own passages, so they meet questions' words as a real garden's would. No passages: the cost
+    measured here is the one that grows with notes (topic matching), the vector search has its own section."""
+    have = Article.objects.live().count()
+    if have >= count:
+        return
+    words = sorted(
+        {w for text in Chunk.objects.values_list("text", flat=True) for w in text.split() if w.isalpha()}
+    )
+    start = Article.objects.filter(slug__startswith="bench-note-").count()
+    for first in range(start, start + count - have, 5_000):
+        last = min(first + 5_000, start + count - have)
+        titles = [" ".join(rng.sample(words, rng.randint(1, 3))) for _ in range(first, last)]
+        articles = Article.objects.bulk_create(
+            Article(slug=f"bench-note-{n}", title=title)
+            for n, title in zip(range(first, last), titles, strict=True)
+        )
+        topics = Topic.objects.bulk_create(
+            Topic(slug=f"bench-note-{n}", title=title, aliases=[f"{title} note {n}"])
+            for n, title in zip(range(first, last), titles, strict=True)
+        )
+        Article.topics.through.objects.bulk_create(
+            Article.topics.through(article_id=a.pk, topic_id=t.pk)
+            for a, t in zip(articles, topics, strict=True)
+        )
+        names_keep(Topic, topics)
+    with connection.cursor() as cursor:
+        for table in ("garden_article", "garden_topic", "garden_name", "garden_article_topics"):
+            cursor.execute(f"ANALYZE {table}")
+
+
+def bench_notes(
+    in_scope: Sequence[GoldenEntry],
+    out_of_scope: Sequence[GoldenEntry],
+    runs: int,
+    counts: Sequence[int] = NOTE_COUNTS,
+    seed: int = 7,
+) -> dict[str, Any]:
+    """Hybrid retrieval (in-scope questions, their vectors given) and the refusal decision (out-of-scope ones,
+    embedding included) as the garden grows to each count of notes, in one run; and p50 at the most notes over
+    p50 at the fewest, which should stay near 1."""
+    rng = random.Random(seed)
+    vectors = embeddings.embed([q.question for q in in_scope])
+    thresholds = Thresholds.from_settings()
+    results: list[dict[str, Any]] = []
+    for count in sorted(counts):
+        began = time.perf_counter()
+        _notes_to(count, rng)
+        fill_seconds = time.perf_counter() - began
+        hybrid, refusal = [], []
+        for _ in range(runs):
+            for question, vector in zip(in_scope, vectors, strict=True):
+                hybrid.append(_timed(_hybrid, question.question, vector, thresholds)[0])
+            refusal += [_timed(retrieve, q.question)[0] for q in out_of_scope]
+        results.append(
+            {
+                "notes": Article.objects.live().count(),
+                "fill_seconds": round(fill_seconds, 1),
+                "hybrid_retrieval": percentiles(hybrid),
+                "refusal_decision": percentiles(refusal),
+                "refused_out_of_scope": round(
+                    sum(retrieve(q.question).empty for q in out_of_scope) / max(len(out_of_scope), 1), 3
+                ),
+            }
+        )
+    # The sections after this one measure the garden as it was.
+    Article.objects.filter(slug__startswith="bench-note-").delete()
+    Topic.objects.filter(slug__startswith="bench-note-").delete()
+    first, last = results[0], results[-1]
+    return {
+        "sizes": results,
+        "hybrid_p50_most_over_fewest": round(
+            last["hybrid_retrieval"]["p50_ms"] / max(first["hybrid_retrieval"]["p50_ms"], 1e-6), 2
+        ),
+        "refusal_p50_most_over_fewest": round(
+            last["refusal_decision"]["p50_ms"] / max(first["refusal_decision"]["p50_ms"], 1e-6), 2
+        ),
+    }
 
 
 def bench_refusal(questions: Sequence[GoldenEntry], runs: int) -> dict[str, float]:

@@ -14,7 +14,10 @@ from config.database import current_database_url
 from dashboard.management.commands.bench import SECTIONS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-SMALLEST = ["--runs", "1", "--sizes", "1000", "--garden-notes", "20", "--distributed-notes", "20"]
+SMALLEST = [
+    *("--runs", "1", "--sizes", "1000", "--notes", "50", "500"),
+    *("--garden-notes", "20", "--distributed-notes", "20"),
+]
 
 
 def figures(value: object) -> list[float]:

@@ -31,6 +31,7 @@ SECTIONS = [
     "retrieval",
     "hnsw",
     "refusal_decision",
+    "notes",
     "judge",
     "verify_all",
 ]
@@ -45,12 +46,19 @@ class Command(BaseCommand):
     help = (
         "Print benchmark medians as JSON (the embedding backends side by side, import, an import fanned out to one "
         "and two Celery workers, query embedding, retrieval at 1k/10k/100k chunks, the HNSW recall/latency curve "
-        "over ef_search, refusal, the judge, Verify-all)."
+        "over ef_search, refusal, retrieval and refusal at 50/5,000/50,000 notes, the judge, Verify-all)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--runs", type=int, default=5, help="Repeated runs; medians are reported.")
         parser.add_argument("--sizes", type=int, nargs="+", default=list(bench.SIZES))
+        parser.add_argument(
+            "--notes",
+            type=int,
+            nargs="+",
+            default=list(bench.NOTE_COUNTS),
+            help="Garden sizes, in notes, at which the notes section times retrieval and the refusal decision.",
+        )
         parser.add_argument(
             "--garden-notes",
             type=int,
@@ -104,6 +112,7 @@ class Command(BaseCommand):
         *args: Any,
         runs: int,
         sizes: list[int],
+        notes: list[int],
         garden_notes: int,
         distributed_notes: int,
         verify_all: bool,
@@ -139,6 +148,8 @@ class Command(BaseCommand):
                 report["hnsw"] = bench.bench_hnsw(in_scope, runs, max(sizes), pairs, noise=noise)
             if "refusal_decision" in only:
                 report["refusal_decision"] = bench.bench_refusal(out_of_scope, runs)
+            if "notes" in only:
+                report["notes"] = bench.bench_notes(in_scope, out_of_scope, runs, notes)
             if "judge" in only:
                 report["judge"] = bench_judge(runs)
             if verify_all and "verify_all" in only:
