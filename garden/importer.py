@@ -291,6 +291,16 @@ def _front_matter(raw: str) -> tuple[dict[str, Any], str]:
     return loaded or {}, raw[match.end() :]
 
 
+def note_text(raw: str) -> str:
+    """A note's text as it is read and hashed: Unix line ends, no byte-order mark."""
+    return raw.replace("\r\n", "\n").lstrip("\ufeff")
+
+
+def content_hash(raw: str) -> str:
+    """What tells one text of a note from another (`ArticleRevision.content_hash`)."""
+    return hashlib.sha256(note_text(raw).encode()).hexdigest()
+
+
 def parse_article_text(
     raw: str,
     *,
@@ -308,7 +318,7 @@ def parse_article_text(
     """
     if "\x00" in raw:
         raise ArticleFileError(NOT_TEXT)
-    raw = raw.replace("\r\n", "\n").lstrip("\ufeff")
+    raw = note_text(raw)
     meta, body = _front_matter(raw)
     properties, body = page_properties(body)
     place = relative_path or slug
@@ -342,7 +352,7 @@ def parse_article_text(
         date=_date(meta, modified),
         body=body,
         path=path,
-        content_hash=hashlib.sha256(raw.encode()).hexdigest(),
+        content_hash=content_hash(raw),
         links=_links(prose),
         aliases=_names(meta, "aliases", "alias"),
         tags=_tags(meta, prose),

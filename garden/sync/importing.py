@@ -123,7 +123,6 @@ def _notes_read(
             report.failures.append((str(path), str(error)))
             withheld[_slug_of(path, folder)] = UNREADABLE.format(reason=error)
             continue
-            continue
         if parsed.private:
             report.private += 1
             withheld[parsed.slug] = PRIVATE
@@ -142,7 +141,8 @@ def _folder_problem(folder: Path) -> tuple[str, str] | None:
     if not folder.is_dir():
         return GARDEN_MISSING, ""
     try:
-        next(os.scandir(folder), None)
+        with os.scandir(folder) as entries:
+            next(entries, None)
     except OSError as error:
         return GARDEN_UNREADABLE, error.strerror or str(error)
     return None

@@ -7,7 +7,6 @@ file paths: an admin edit or a garden moved to another folder does not take a no
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Collection, Mapping
 from pathlib import Path
@@ -16,7 +15,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from garden.importer import ParsedArticle
+from garden.importer import ParsedArticle, content_hash
 from garden.models import Article, ArticleRevision, Chunk, Link
 
 PRIVATE = "made private"
@@ -83,18 +82,18 @@ def hidden_away(
 ) -> dict[str, str]:
     """Articles whose note is gone from its place but now sits in a private place (moved into a dot-folder or
     a folder `.gardenignore` names): slug -> reason. Found by the note's text, or else its file name."""
-    if not private_files:
-        return {}
+    gone = list(garden_articles(root, roots).exclude(slug__in=present).prefetch_related("revisions"))
+    if not gone or not private_files:
+        return {}  # the private files are read only when a note has gone from its place
     names = {path.stem.lower() for path in private_files}
     hashes: set[str] = set()
     for path in private_files:
         try:
-            raw = path.read_bytes().decode("utf-8", errors="replace").replace("\r\n", "\n").lstrip("\ufeff")
+            hashes.add(content_hash(path.read_bytes().decode("utf-8", errors="replace")))
         except OSError:
             continue
-        hashes.add(hashlib.sha256(raw.encode()).hexdigest())
     hidden: dict[str, str] = {}
-    for article in garden_articles(root, roots).exclude(slug__in=present).prefetch_related("revisions"):
+    for article in gone:
         current = next((r for r in article.revisions.all() if not r.superseded), None)
         stem = Path(article.path).name.lower() if article.path else ""
         if (current is not None and current.content_hash in hashes) or (stem and stem in names):
@@ -132,6 +131,8 @@ def withhold(reasons: Mapping[str, str]) -> int:
     now = timezone.now()
     for article in Article.objects.filter(slug__in=reasons):
         reason = reasons[article.slug][:500]
+        if article.withheld_at is not None and article.withheld_reason == reason:
+            continue  # withheld already, for the same reason: a sync of a garden with private notes writes nothing
         with transaction.atomic():
             if article.withheld_at is None:
                 newly += 1

@@ -12,7 +12,7 @@ from tqdm import tqdm
 
 from garden.golden import DEFAULT_FILE
 from verifier.models import RunStatus, VerifyRun
-from verifier.verify_all import FIGURES, run_progress, verify_run_item, verify_run_start
+from verifier.verify_all import FIGURES, report_shown, run_progress, verify_run_item, verify_run_start
 
 
 class Command(BaseCommand):
@@ -60,12 +60,12 @@ class Command(BaseCommand):
                     time.sleep(0.5)
         run.refresh_from_db()
         if as_json:
-            self.stdout.write(json.dumps({"run": run.pk, "label": run.label, **run.report}, indent=2))
+            self.stdout.write(json.dumps({"run": run.pk, "label": run.label, **report_shown(run)}, indent=2))
         else:
             self._print(run)
 
     def _print(self, run: VerifyRun) -> None:
-        report = run.report
+        report = report_shown(run)
         self.stdout.write(
             f"\nVerify-all '{run.label}' (run {run.pk}): {report['questions']} questions, "
             f"{report['claims']} claims, {report['seconds']}s, {report['errors']} errors"
