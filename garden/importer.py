@@ -415,8 +415,3 @@ def article_files(folder: Path) -> list[Path]:
 def image_files(folder: Path) -> list[Path]:
     """The images of a garden folder that its notes may show, less what is private by place."""
     return [] if folder.is_file() else garden_walk(folder, IMAGES).files
-
-
-def garden_files(folder: Path, suffixes: set[str] | frozenset[str]) -> list[Path]:
-    """The garden's files with these suffixes (any case), less what is private by place (see garden.walk)."""
-    return garden_walk(folder, suffixes).files
