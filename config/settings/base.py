@@ -7,7 +7,7 @@ import django_stubs_ext
 import environ
 from csp.constants import NONE, SELF
 
-from config import devstack
+from config import ports
 
 # Lets admin and queryset classes be subscripted for type checking (ModelAdmin[Article]).
 django_stubs_ext.monkeypatch()
@@ -76,7 +76,7 @@ TEMPLATES = [
 ]
 
 # Embedded PostgreSQL (pgserver) listens here when DATABASE_URL is not set; see config/devstack.py.
-EMBEDDED_POSTGRES_PORT = env.int("EMBEDDED_POSTGRES_PORT", default=devstack.EMBEDDED_POSTGRES_PORT)
+EMBEDDED_POSTGRES_PORT = env.int("EMBEDDED_POSTGRES_PORT", default=ports.EMBEDDED_POSTGRES_PORT)
 DATABASES = {
     "default": env.db(
         "DATABASE_URL", default=f"postgres://postgres@127.0.0.1:{EMBEDDED_POSTGRES_PORT}/groundwork"
