@@ -290,7 +290,15 @@ class CheckOut(Schema):
 
 @api.post(
     "/ask",
-    response={200: AnswerOut, 400: ErrorOut, 403: ErrorOut, 413: ErrorOut, 429: ErrorOut, 422: ValidationOut},
+    response={
+        200: AnswerOut,
+        400: ErrorOut,
+        403: ErrorOut,
+        404: ErrorOut,
+        413: ErrorOut,
+        429: ErrorOut,
+        422: ValidationOut,
+    },
     summary="Ask the garden a question",
 )
 def api_ask(request: HttpRequest, payload: AskIn, response: HttpResponse) -> Status[dict[str, Any]]:
@@ -305,7 +313,8 @@ def api_ask(request: HttpRequest, payload: AskIn, response: HttpResponse) -> Sta
     except QuestionError as error:
         return Status(400, {"error": error.message})
     loaded = selectors.answer_get(answer.public_id)
-    assert loaded is not None
+    if loaded is None or loaded.withheld:  # a source was withheld between the answer and this read
+        return Status(404, {"error": selectors.ANSWER_WITHHELD})
     return Status(200, answer_payload(loaded))
 
 
