@@ -161,6 +161,8 @@ def _groups_write(
         began = time.perf_counter()
         _group_store(group, report)
         report.write_seconds += time.perf_counter() - began
+        for item in group:  # stored: a garden's worth of vectors as Python floats would not fit (12 KB each)
+            item.vectors = []
 
 
 def _group_store(group: Sequence[Pending], report: ImportReport) -> None:
