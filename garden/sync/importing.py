@@ -13,7 +13,7 @@ from functools import partial
 from pathlib import Path
 
 from django.conf import settings
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, reset_queries, transaction
 
 from garden.chunking import chunk_spans
 from garden.importer import ArticleFileError, ParsedArticle, article_slug, parse_article_file
@@ -163,6 +163,8 @@ def _groups_write(
         report.write_seconds += time.perf_counter() - began
         for item in group:  # stored: a garden's worth of vectors as Python floats would not fit (12 KB each)
             item.vectors = []
+        # With DEBUG on (make run), Django keeps each query's SQL, every vector in it, until a request starts.
+        reset_queries()
 
 
 def _group_store(group: Sequence[Pending], report: ImportReport) -> None:
