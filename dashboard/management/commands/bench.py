@@ -26,6 +26,7 @@ SAMPLE = [
 SECTIONS = [
     "embedding_backends",
     "large_garden",
+    "import_memory",
     "distributed_import",
     "query_embedding",
     "retrieval",
@@ -44,7 +45,7 @@ def _pair(text: str) -> tuple[int, int]:
 
 class Command(BaseCommand):
     help = (
-        "Print benchmark medians as JSON (the embedding backends side by side, import, an import fanned out to one "
+        "Print benchmark medians as JSON (the embedding backends side by side, import, the peak memory of importing 5,000 and 50,000 notes, an import fanned out to one "
         "and two Celery workers, query embedding, retrieval at 1k/10k/100k chunks, the HNSW recall/latency curve "
         "over ef_search, refusal, retrieval and refusal at 50/5,000/50,000 notes, the judge, Verify-all)."
     )
@@ -64,6 +65,13 @@ class Command(BaseCommand):
             type=int,
             default=2000,
             help="Notes in the generated garden whose import is timed.",
+        )
+        parser.add_argument(
+            "--memory-notes",
+            type=int,
+            nargs="+",
+            default=list(bench.MEMORY_NOTE_COUNTS),
+            help="Garden sizes, in notes, whose first import is measured in a process of its own (import_memory).",
         )
         parser.add_argument(
             "--distributed-notes",
@@ -114,6 +122,7 @@ class Command(BaseCommand):
         sizes: list[int],
         notes: list[int],
         garden_notes: int,
+        memory_notes: list[int],
         distributed_notes: int,
         verify_all: bool,
         hnsw_sweep: list[tuple[int, int]] | None,
@@ -135,6 +144,10 @@ class Command(BaseCommand):
                 report["embedding_backends"] = self._backends(questions, runs, backends)
             if "large_garden" in only:
                 report["large_garden"] = bench.bench_large_garden(garden_notes)
+            if "import_memory" in only:
+                report["import_memory"] = bench.bench_import_memory(
+                    current_database_url(), memory_notes, in_scope, runs
+                )
             if "distributed_import" in only:
                 report["distributed_import"] = bench.bench_distributed_import(
                     current_database_url(), distributed_notes
