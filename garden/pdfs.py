@@ -16,9 +16,12 @@ import datetime
 import hashlib
 import itertools
 import logging
+import multiprocessing
 import re
-import time
+import resource
+from collections.abc import Callable
 from io import BytesIO
+from multiprocessing.connection import Connection
 from pathlib import Path, PurePosixPath
 
 from pypdf import PdfReader
@@ -34,9 +37,11 @@ PDF_TOO_LARGE = "is {size}; PDFs are limited to {limit} (GARDEN_PDF_MAX_BYTES)"
 PDF_TOO_MANY_PAGES = "has {pages:,} pages; PDFs are limited to {limit:,} (GARDEN_PDF_MAX_PAGES)"
 PDF_ENCRYPTED = "is encrypted with a password; save an unprotected copy to import it"
 PDF_BROKEN = "is not a readable PDF ({error})"
-PDF_TOO_SLOW = (
-    "took over {seconds:g} s to read (page {page} of {pages}); it is left unread (GARDEN_PDF_MAX_SECONDS)"
-)
+PDF_TOO_SLOW = "took over {seconds:g} s to read, and was left unread (GARDEN_PDF_MAX_SECONDS)"
+PDF_TOO_BIG_TO_READ = "needs more than {limit} of memory to read, and was left unread"
+PDF_READER_DIED = "could not be read: the reader stopped (exit code {code})"
+# A crafted file's streams (pypdf decodes up to 75 MB each) must not take the machine's memory.
+READER_MEMORY_BYTES = 2_000_000_000
 # Characters a text layer may hold that no page shows and PostgreSQL cannot store (NUL), or that break lines.
 _UNSHOWN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
 # A line that ends a sentence and is shorter than this share of the page's longest line ends its paragraph.
@@ -122,30 +127,24 @@ def _reader(data: bytes) -> PdfReader:
         raise ArticleFileError(PDF_BROKEN.format(error=f"{type(error).__name__}: {error}")) from None
 
 
-def _title(reader: PdfReader, file_name: str) -> str:
+def _title(reader: PdfReader) -> str:
     try:
         metadata = reader.metadata
         title = metadata.title if metadata is not None else None
     except Exception:  # a broken info dictionary names no title; the pages may still read
         title = None
-    title = " ".join(_clean(str(title)).split()) if title else ""
-    return title or file_name
+    return " ".join(_clean(str(title)).split()) if title else ""
 
 
-def _pages(reader: PdfReader, *, max_pages: int, max_seconds: float) -> list[str]:
+def _pages(reader: PdfReader, *, max_pages: int) -> list[str]:
     try:
         count = len(reader.pages)
     except Exception as error:
         raise ArticleFileError(PDF_BROKEN.format(error=f"{type(error).__name__}: {error}")) from None
     if count > max_pages:
         raise PdfLeftOut(PDF_TOO_MANY_PAGES.format(pages=count, limit=max_pages), SkipKind.PDF_OVER_CAP)
-    began = time.perf_counter()
     texts: list[str] = []
     for number in range(count):
-        # Checked between pages: one page's extraction cannot be cut short, but a file of many slow pages
-        # stops here rather than holding up the sync.
-        if time.perf_counter() - began > max_seconds:
-            raise ArticleFileError(PDF_TOO_SLOW.format(seconds=max_seconds, page=number + 1, pages=count))
         try:
             texts.append(_page_text(reader.pages[number].extract_text()))
         except Exception as error:
@@ -155,6 +154,56 @@ def _pages(reader: PdfReader, *, max_pages: int, max_seconds: float) -> list[str
     return texts
 
 
+def _text_layer(data: bytes, max_pages: int) -> tuple[str, list[str]]:
+    """The PDF's metadata title ("" when none) and its pages' text."""
+    reader = _reader(data)
+    return _title(reader), _pages(reader, max_pages=max_pages)
+
+
+def _read_apart(sending: Connection, data: bytes, max_pages: int) -> None:
+    """`_text_layer` in a process of its own, its memory bounded; what it found (or why it could not) is sent
+    back as plain tuples."""
+    resource.setrlimit(resource.RLIMIT_AS, (READER_MEMORY_BYTES, READER_MEMORY_BYTES))
+    try:
+        sending.send(("read", *_text_layer(data, max_pages)))
+    except PdfLeftOut as left_out:
+        sending.send(("left out", str(left_out), left_out.kind))
+    except ArticleFileError as error:
+        sending.send(("failed", str(error)))
+    except MemoryError:
+        sending.send(("failed", PDF_TOO_BIG_TO_READ.format(limit=_megabytes(READER_MEMORY_BYTES))))
+
+
+def _text_layer_bounded(data: bytes, *, max_pages: int, max_seconds: float) -> tuple[str, list[str]]:
+    """`_text_layer`, read in a child process that is stopped after `max_seconds`. pypdf reads a content
+    stream operator by operator in Python (about 7 s a MB here), and a file of a few kB can hold a stream of
+    75 MB, compressed: no check between pages bounds one page. The child is forked from a clean server
+    process (forkserver), not from this one and its threads and connections."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    receiving, sending = context.Pipe(duplex=False)
+    reader = context.Process(target=_read_apart, args=(sending, data, max_pages), daemon=True)
+    reader.start()
+    sending.close()
+    try:
+        if not receiving.poll(max_seconds):
+            raise ArticleFileError(PDF_TOO_SLOW.format(seconds=max_seconds))
+        result = receiving.recv()
+    except EOFError:  # the child died without a word: killed for its memory, or crashed in C code
+        reader.join(1)
+        raise ArticleFileError(PDF_READER_DIED.format(code=reader.exitcode)) from None
+    finally:
+        if reader.is_alive():
+            reader.kill()
+        reader.join()
+        receiving.close()
+    if result[0] == "left out":
+        raise PdfLeftOut(result[1], result[2])
+    if result[0] == "failed":
+        raise ArticleFileError(result[1])
+    return result[1], result[2]
+
+
 def parse_pdf_file(
     path: Path,
     root: Path | None = None,
@@ -162,9 +211,14 @@ def parse_pdf_file(
     max_bytes: int,
     max_pages: int,
     max_seconds: float,
+    imported: Callable[[str, str], str | None] | None = None,
 ) -> ParsedArticle:
     """The PDF at `path` as an article; its slug is its place below `root`, suffix kept (see `pdf_place`).
-    Its size is known (stat) before any of it is read, its page count before any page is."""
+    Its size is known (stat) before any of it is read, its page count before any page is.
+
+    `imported(slug, content_hash)` gives the title these very bytes were imported under before, if they were:
+    such a PDF is not read again (its text would be skipped as unchanged anyway), and its article comes back
+    with no body."""
     try:
         status = path.stat()
         if status.st_size > max_bytes:
@@ -184,8 +238,22 @@ def parse_pdf_file(
     inside = root is not None and root != path and path.is_relative_to(root)
     relative = path.relative_to(root) if root is not None and inside else Path(path.name)
     place = pdf_place(relative)
-    reader = _reader(data)
-    texts = _pages(reader, max_pages=max_pages, max_seconds=max_seconds)
+    slug, digest = article_slug(place, place), pdf_hash(data)
+    modified = datetime.datetime.fromtimestamp(status.st_mtime, tz=datetime.UTC).date()
+    stored_title = imported(slug, digest) if imported is not None else None
+    if stored_title is not None:  # these bytes were read before: nothing of them is read again
+        return ParsedArticle(
+            slug=slug,
+            title=stored_title,
+            topics=(),
+            themes=(),
+            date=modified,
+            body="",
+            path=str(path),
+            content_hash=digest,
+            relative_path=place,
+        )
+    title, texts = _text_layer_bounded(data, max_pages=max_pages, max_seconds=max_seconds)
     if not any(texts):
         raise PdfLeftOut(NO_TEXT_LAYER, SkipKind.SCANNED_PDF)
     starts: list[int] = []
@@ -195,14 +263,14 @@ def parse_pdf_file(
         starts.append(len(body))
         body += text
     return ParsedArticle(
-        slug=article_slug(place, place),
-        title=_title(reader, PurePosixPath(relative.as_posix()).stem),
+        slug=slug,
+        title=title or PurePosixPath(relative.as_posix()).stem,
         topics=(),
         themes=(),
-        date=datetime.datetime.fromtimestamp(status.st_mtime, tz=datetime.UTC).date(),
+        date=modified,
         body=body,
         path=str(path),
-        content_hash=pdf_hash(data),
+        content_hash=digest,
         relative_path=place,
         pages=tuple(starts),
     )

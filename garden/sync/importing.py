@@ -18,7 +18,7 @@ from django.db import DatabaseError, transaction
 
 from garden.chunking import chunk_spans
 from garden.importer import ArticleFileError, ParsedArticle, article_slug, parse_article_file
-from garden.models import Link, Sync
+from garden.models import ArticleRevision, Link, Sync
 from garden.pdfs import PdfLeftOut, is_pdf, parse_pdf_file, pdf_place
 from garden.sync.embedding import Embedded, Progress, groups_embedded
 from garden.sync.fanout import FanOutError, Workers, groups_embedded_on_workers
@@ -169,8 +169,16 @@ def _file_parse(where: Path, root: Path | None) -> ParsedArticle:
             max_bytes=settings.GARDEN_PDF_MAX_BYTES,
             max_pages=settings.GARDEN_PDF_MAX_PAGES,
             max_seconds=settings.GARDEN_PDF_MAX_SECONDS,
+            imported=_imported_title,
         )
     return parse_article_file(where, root=root, max_bytes=settings.GARDEN_NOTE_MAX_BYTES)
+
+
+def _imported_title(slug: str, digest: str) -> str | None:
+    """The title under which a text of this hash was imported for this slug, or None: a PDF is read again only
+    when its bytes changed (reading one costs tens of milliseconds a page)."""
+    revisions = ArticleRevision.objects.filter(article__slug=slug, content_hash=digest)
+    return revisions.values_list("title", flat=True).first()
 
 
 def _slug_of(path: Path, folder: Path) -> str:

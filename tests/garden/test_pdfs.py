@@ -11,6 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from pypdf import PageObject
 
+from garden import pdfs
 from garden.answering import question_ask
 from garden.models import Answer, Article, Chunk
 from garden.pdfs import (
@@ -126,7 +127,7 @@ def test_a_private_pdf_is_never_read_and_its_words_are_nowhere(vault, client, se
     assert not any("Queen order" in s.chunk.article.title for s in answer.sources.all())
 
 
-def test_an_unchanged_pdf_is_not_imported_again_an_edited_one_is_and_a_removed_one_retires(tmp_path, capsys):
+def test_an_unchanged_pdf_is_not_read_again_an_edited_one_is_and_a_removed_one_retires(tmp_path, monkeypatch):
     folder = tmp_path / "g"
     garden_write(folder, {"Notes.md": "The apiary has six hives."})
     pdf = pdf_write(folder / "Manual.pdf", MANUAL)
@@ -134,12 +135,22 @@ def test_an_unchanged_pdf_is_not_imported_again_an_edited_one_is_and_a_removed_o
     manual = Article.objects.get(path="Manual.pdf")
     assert manual.revisions.count() == 1
 
+    read: list[bytes] = []
+    reading = pdfs._text_layer_bounded
+
+    def counted(data: bytes, **caps: Any) -> tuple[str, list[str]]:
+        read.append(data)
+        return reading(data, **caps)
+
+    monkeypatch.setattr(pdfs, "_text_layer_bounded", counted)
     report = garden_import([folder])
     assert (report.created, report.revised, report.unchanged) == (0, 0, 2)
+    assert read == []  # its bytes were imported before: not read again
+    assert manual.title == "Manual" and Article.objects.get(pk=manual.pk).title == "Manual"
 
     pdf_write(pdf, [MANUAL[0], ["Run the extractor at no more than 250 revolutions per minute at first."]])
     report = garden_import([folder])
-    assert report.revised == 1 and manual.revisions.count() == 2
+    assert report.revised == 1 and manual.revisions.count() == 2 and len(read) == 1
     assert manual.chunks.filter(is_current=True, text__contains="250 revolutions", page=2).exists()
 
     pdf.unlink()
@@ -193,34 +204,51 @@ def test_a_scanned_pdf_is_skipped_and_an_encrypted_or_broken_one_fails_with_its_
 def test_the_caps_come_from_settings_and_are_checked_before_pages_are_read(tmp_path, settings, monkeypatch):
     folder = tmp_path / "g"
     garden_write(folder, {"Notes.md": "The apiary has six hives."})
-    pdf_write(folder / "Long.pdf", [["Page one."], ["Page two."], ["Page three."]])
+    long = pdf_write(folder / "Long.pdf", [["Page one."], ["Page two."], ["Page three."]])
     pdf_write(folder / "Large.pdf", [["A large file. " * 400]])
     settings.GARDEN_PDF_MAX_PAGES = 2
     size = (folder / "Large.pdf").stat().st_size
     settings.GARDEN_PDF_MAX_BYTES = size - 1
-    extracted: list[PageObject] = []
-    original = PageObject.extract_text
+    read: list[bytes] = []
+    reading = pdfs._text_layer_bounded
 
-    def counted(page: PageObject, *args: Any, **kwargs: Any) -> str:
-        extracted.append(page)
-        return original(page, *args, **kwargs)
+    def counted(data: bytes, **caps: Any) -> tuple[str, list[str]]:
+        read.append(data)
+        return reading(data, **caps)
 
-    monkeypatch.setattr(PageObject, "extract_text", counted)
+    monkeypatch.setattr(pdfs, "_text_layer_bounded", counted)
 
     report = garden_import([folder])
     reasons = {Path(path).name: (kind, reason) for path, kind, reason in report.skipped}
-    assert reasons["Long.pdf"] == (
-        SkipKind.PDF_OVER_CAP,
-        PDF_TOO_MANY_PAGES.format(pages=3, limit=2),
-    )
+    assert reasons["Long.pdf"] == (SkipKind.PDF_OVER_CAP, PDF_TOO_MANY_PAGES.format(pages=3, limit=2))
     assert reasons["Large.pdf"] == (
         SkipKind.PDF_OVER_CAP,
         PDF_TOO_LARGE.format(size=f"{size:,} bytes", limit=f"{size - 1:,} bytes"),
     )
-    assert not report.failures and extracted == []  # neither was read page by page
+    assert not report.failures
+    assert read == [long.read_bytes()]  # the large one was never read: its size told
 
-    settings.GARDEN_PDF_MAX_SECONDS = 0.0  # every page is over time: the file fails, the sync goes on
-    settings.GARDEN_PDF_MAX_PAGES = 10
+    # The page count is known before any page's text is read (here in this process, to watch it).
+    extracted: list[PageObject] = []
+    original = PageObject.extract_text
+
+    def extract(page: PageObject, *args: Any, **kwargs: Any) -> str:
+        extracted.append(page)
+        return original(page, *args, **kwargs)
+
+    monkeypatch.setattr(PageObject, "extract_text", extract)
+    with pytest.raises(pdfs.PdfLeftOut):
+        pdfs._text_layer(long.read_bytes(), 2)
+    assert extracted == []
+    assert pdfs._text_layer(long.read_bytes(), 3)[1] == ["Page one.", "Page two.", "Page three."]
+    assert len(extracted) == 3
+
+
+def test_a_pdf_that_takes_too_long_to_read_is_stopped_and_fails_while_the_sync_goes_on(tmp_path, settings):
+    folder = tmp_path / "g"
+    garden_write(folder, {"Notes.md": "The apiary has six hives."})
+    pdf_write(folder / "Manual.pdf", MANUAL)
+    settings.GARDEN_PDF_MAX_SECONDS = 0.0  # no reader finishes in no time: stopped, whatever it was doing
     report = garden_import([folder])
-    failures = dict(report.failures)
-    assert failures[str(folder / "Long.pdf")] == PDF_TOO_SLOW.format(seconds=0.0, page=1, pages=3)
+    assert report.failures == [(str(folder / "Manual.pdf"), PDF_TOO_SLOW.format(seconds=0.0))]
+    assert Article.objects.filter(path="Notes").exists()
