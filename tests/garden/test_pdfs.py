@@ -11,7 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from pypdf import PageObject
 
-from garden import pdfs
+from garden import pdf_text, pdfs
 from garden.answering import question_ask
 from garden.models import Answer, Article, Chunk
 from garden.pdfs import (
@@ -136,13 +136,13 @@ def test_an_unchanged_pdf_is_not_read_again_an_edited_one_is_and_a_removed_one_r
     assert manual.revisions.count() == 1
 
     read: list[bytes] = []
-    reading = pdfs._text_layer_bounded
+    reading = pdfs.text_layer_bounded
 
     def counted(data: bytes, **caps: Any) -> tuple[str, list[str]]:
         read.append(data)
         return reading(data, **caps)
 
-    monkeypatch.setattr(pdfs, "_text_layer_bounded", counted)
+    monkeypatch.setattr(pdfs, "text_layer_bounded", counted)
     report = garden_import([folder])
     assert (report.created, report.revised, report.unchanged) == (0, 0, 2)
     assert read == []  # its bytes were imported before: not read again
@@ -210,13 +210,13 @@ def test_the_caps_come_from_settings_and_are_checked_before_pages_are_read(tmp_p
     size = (folder / "Large.pdf").stat().st_size
     settings.GARDEN_PDF_MAX_BYTES = size - 1
     read: list[bytes] = []
-    reading = pdfs._text_layer_bounded
+    reading = pdfs.text_layer_bounded
 
     def counted(data: bytes, **caps: Any) -> tuple[str, list[str]]:
         read.append(data)
         return reading(data, **caps)
 
-    monkeypatch.setattr(pdfs, "_text_layer_bounded", counted)
+    monkeypatch.setattr(pdfs, "text_layer_bounded", counted)
 
     report = garden_import([folder])
     reasons = {Path(path).name: (kind, reason) for path, kind, reason in report.skipped}
@@ -237,10 +237,10 @@ def test_the_caps_come_from_settings_and_are_checked_before_pages_are_read(tmp_p
         return original(page, *args, **kwargs)
 
     monkeypatch.setattr(PageObject, "extract_text", extract)
-    with pytest.raises(pdfs.PdfLeftOut):
-        pdfs._text_layer(long.read_bytes(), 2)
-    assert extracted == []
-    assert pdfs._text_layer(long.read_bytes(), 3)[1] == ["Page one.", "Page two.", "Page three."]
+    with pytest.raises(pdf_text.Unreadable) as unreadable:
+        pdf_text.text_layer(long.read_bytes(), 2)
+    assert unreadable.value.said == {"page_count": 3} and extracted == []
+    assert pdf_text.text_layer(long.read_bytes(), 3)[1] == ["Page one.", "Page two.", "Page three."]
     assert len(extracted) == 3
 
 
