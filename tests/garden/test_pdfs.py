@@ -98,6 +98,12 @@ def test_a_question_is_answered_from_a_pdf_and_cited_by_its_page(vault, client, 
     assert citation["url"].endswith("#page-2")
 
 
+def test_the_ask_command_cites_a_pdf_by_its_page(vault, settings, capsys):
+    settings.ANTHROPIC_API_KEY = ""
+    call_command("ask", QUESTION)
+    assert f"{STUDY_TITLE}, p. 2 ({study().slug})" in capsys.readouterr().out
+
+
 def test_the_judge_quotes_a_pdf_passage_like_any_other(vault, client, settings):
     settings.ANTHROPIC_API_KEY = ""
     settings.VERIFIER_MODE = "local"
