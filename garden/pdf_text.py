@@ -23,8 +23,9 @@ from pypdf.errors import FileNotDecryptedError
 
 # A crafted file's streams (pypdf decodes up to 75 MB each) must not take the machine's memory.
 MEMORY_BYTES = 2_000_000_000
-# Characters a text layer may hold that no page shows and PostgreSQL cannot store (NUL), or that break lines.
-_UNSHOWN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
+# Characters a text layer may hold that no page shows and PostgreSQL cannot store (NUL, lone surrogates from a
+# broken font map), or that break lines.
+_UNSHOWN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
 # A line that ends a sentence and is shorter than this share of the page's longest line ends its paragraph.
 PARAGRAPH_END_WIDTH = 0.8
 # A line shorter than this share with no sentence end, before one that starts with a capital, is a heading.

@@ -84,7 +84,7 @@ def text_layer_bounded(data: bytes, *, max_pages: int, max_seconds: float) -> tu
     page. A separate program, not a forked one: a Celery worker's process may have no children of its own."""
     environment = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(_PROJECT), os.environ.get("PYTHONPATH", "")]),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(_PROJECT), os.environ.get("PYTHONPATH")])),
     }
     try:
         done = subprocess.run(
