@@ -345,9 +345,11 @@ def garden_import(
     batch_timeout: float | None = None,
     allow_mass_retire: bool = False,
 ) -> ImportReport:
-    """Sync folders of Markdown notes (or single notes) in order: new notes become articles, edited ones new
-    revisions (re-embedding only the passages that changed), moved or renamed ones keep their article, and
-    notes gone from a folder are retired. A note whose exact text was imported before is skipped. Last, the
+    """Sync folders of Markdown notes and PDFs (or single ones) in order: new notes become articles, edited ones
+    new revisions (re-embedding only the passages that changed), moved or renamed ones keep their article, and
+    notes gone from a folder are retired. A note whose exact text was imported before is skipped. Files left
+    out on purpose (private, links the garden does not follow, scanned PDFs...) are counted in
+    `report.skipped` by kind, apart from `report.failures`: notes that should have been imported and were not. Last, the
     current passages another embedder made (EMBEDDING_BACKEND was switched) are embedded again, here.
 
     A file that cannot be imported is reported with its reason and the rest still import; its article, if it
