@@ -125,6 +125,10 @@ class CitationOut(Schema):
     number: int
     article: str
     title: str
+    page: int | None = Field(None, description="The page of a PDF the passage is on; null for a note.")
+    cited_as: str = Field(
+        description='How the source is cited: its title, with its page for a PDF ("Hive care, p. 2").'
+    )
     passage: str
     url: str
 
@@ -274,6 +278,10 @@ class CheckSourceOut(Schema):
     number: int
     article: str
     title: str
+    page: int | None = Field(None, description="The page of a PDF the passage is on; null for a note.")
+    cited_as: str = Field(
+        description='How the source is cited: its title, with its page for a PDF ("Hive care, p. 2").'
+    )
     url: str
 
 
@@ -383,7 +391,9 @@ def api_check(request: HttpRequest, payload: CheckIn, response: HttpResponse) ->
             "number": n,
             "article": c.article.slug,
             "title": c.article.title,
-            "url": passage_url(c.article.slug, c.revision_id, c.pk, current=c.is_current),
+            "page": c.page,
+            "cited_as": c.cited_as,
+            "url": passage_url(c),
         }
         for n, c in enumerate(chunks, start=1)
     ]

@@ -12,6 +12,7 @@ import datetime
 import hashlib
 import re
 import stat
+import tomllib
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -55,6 +56,13 @@ WIKILINK = re2.compile(r"\[\[(?P<target>[^\]|#]+)(?:#(?P<anchor>[^\]|]*))?(?:\|(
 # `![[Note]]`, `![[Note#Heading]]`: a note shown inside another (an image embed is an IMAGE_EMBED too).
 EMBED = re2.compile(r"!\[\[(?P<target>[^\]|#]+)(?:#(?P<anchor>[^\]|]*))?(?:\|[^\]]*)?\]\]")
 FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n?---[ \t]*(?:\n|\Z)", re.DOTALL)
+# Hugo's TOML front matter, between `+++` lines.
+TOML_FRONT_MATTER = re.compile(r"\A\+\+\+[ \t]*\n(.*?)\n?\+\+\+[ \t]*(?:\n|\Z)", re.DOTALL)
+TOML_BROKEN = "front matter is not valid TOML ({error})"
+TOML_BROKEN_PRIVATE = (
+    "front matter is not valid TOML ({error}), and it marks the note private ({marker}); the note is withheld "
+    "until the front matter is fixed"
+)
 # The title runs to the line's last character that is not a space or `#` (a lazy `.+?` before `[ \t#]*$` would
 # rescan a run of `#` from every position in it).
 HEADING_1 = re.compile(r"^#[ \t]+((?:[ \t#]*+[^ \t#\n])++|.)[ \t#]*+$", re.MULTILINE)
@@ -118,6 +126,7 @@ class ParsedArticle:
     private: bool = False  # its front matter or page properties keep it out of the garden (see PRIVATE_FLAGS)
     anchors: dict[str, int] = field(default_factory=dict)  # block id -> offset in body, for `[[Note#^id]]`
     images: tuple[tuple[str, bool], ...] = ()  # (image as written, whether a path from the note) it shows
+    pages: tuple[int, ...] = ()  # a PDF's pages: where each starts in body (garden.pdfs); none for a note
 
 
 def _slug_char(char: str) -> bool:
@@ -212,12 +221,12 @@ def private_marker(meta: dict[Any, Any]) -> str | None:
     return None
 
 
-def _marker_written(front_matter: str) -> str | None:
-    """A marker that the front matter's text shows, read line by line as `key: value` where YAML cannot read it
-    (`title: Pay review: 2025` above `private: true`)."""
+def _marker_written(front_matter: str, separator: str = ":") -> str | None:
+    """A marker that the front matter's text shows, read line by line as `key: value` (`key = value` in TOML)
+    where YAML cannot read it (`title: Pay review: 2025` above `private: true`)."""
     fields: dict[str, str] = {}
     for line in front_matter.split("\n"):
-        key, colon, value = line.partition(":")
+        key, colon, value = line.partition(separator)
         if colon and key.strip().lower() in PRIVATE_FLAGS:
             fields[key.strip()] = value.split(" #")[0].strip().strip("'\"")
     return private_marker(fields)
@@ -264,8 +273,27 @@ def article_slug(written: str, place: str) -> str:
     return slug
 
 
+def _toml_front_matter(match: re.Match[str]) -> dict[str, Any]:
+    try:
+        return tomllib.loads(match.group(1))
+    except tomllib.TOMLDecodeError as error:
+        marker = _marker_written(match.group(1), "=")
+        if marker is not None:
+            raise ArticleFileError(
+                TOML_BROKEN_PRIVATE.format(error=error, marker=marker), marked_private=True
+            ) from None
+        raise ArticleFileError(TOML_BROKEN.format(error=error)) from None
+    except RecursionError:
+        marked = _marker_written(match.group(1), "=") is not None
+        raise ArticleFileError(YAML_TOO_DEEP, marked_private=marked) from None
+
+
 def _front_matter(raw: str) -> tuple[dict[str, Any], str]:
-    """The note's front matter and the text after it."""
+    """The note's front matter (YAML between `---` lines, or Hugo's TOML between `+++` lines) and the text
+    after it."""
+    toml = TOML_FRONT_MATTER.match(raw)
+    if toml:
+        return _toml_front_matter(toml), raw[toml.end() :]
     match = FRONT_MATTER.match(raw)
     if not match:
         return {}, raw

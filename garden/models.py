@@ -242,6 +242,9 @@ class Chunk(models.Model):
     text = models.TextField()
     start = models.PositiveIntegerField()
     end = models.PositiveIntegerField()
+    page = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The page of a PDF the passage is on (from 1); none for a note."
+    )
     # Mirrors `not revision.superseded` so retrieval searches only current text through a partial index.
     is_current = models.BooleanField(default=True)
     embedding = VectorField(dimensions=DIMENSIONS)
@@ -280,7 +283,15 @@ class Chunk(models.Model):
 
     @property
     def anchor(self) -> str:
-        return f"chunk-{self.pk}"
+        """Where the passage stands on its article's page: a PDF's passage at its page, a note's at itself."""
+        return f"page-{self.page}" if self.page is not None else f"chunk-{self.pk}"
+
+    @property
+    def cited_as(self) -> str:
+        """How the passage is named where it is cited: its article's title, with its page for a PDF's
+        ("Hive care, p. 2"). Needs `article` loaded."""
+        title = self.article.title
+        return f"{title}, p. {self.page}" if self.page is not None else title
 
 
 class Image(models.Model):

@@ -163,6 +163,13 @@ GARDEN_SYNC_EVERY_SECONDS = env.float("GARDEN_SYNC_EVERY_SECONDS", default=300.0
 # A larger note is skipped with its size, unread: one pasted log or dump must not hold up a sync (a note of
 # prose this size is already hundreds of passages to embed).
 GARDEN_NOTE_MAX_BYTES = env.int("GARDEN_NOTE_MAX_BYTES", default=2_000_000)
+# PDFs over these caps are skipped unread, and counted (the operator chose not to import them); a PDF's size and
+# page count are read before any of its pages. Scanned books and manuals run to hundreds of pages.
+GARDEN_PDF_MAX_BYTES = env.int("GARDEN_PDF_MAX_BYTES", default=50_000_000)
+GARDEN_PDF_MAX_PAGES = env.int("GARDEN_PDF_MAX_PAGES", default=1000)
+# A PDF whose text takes longer to read fails: its reader (a child process) is stopped, so a crafted file cannot
+# hold up a sync. A text PDF reads at about 9 ms a page here (README, Gardens).
+GARDEN_PDF_MAX_SECONDS = env.float("GARDEN_PDF_MAX_SECONDS", default=60.0)
 if GARDEN_PATH:
     CELERY_BEAT_SCHEDULE["sync-garden"] = {
         "task": "garden.tasks.sync_garden",

@@ -11,6 +11,7 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from garden import embeddings
+from garden.chunking import page_of
 from garden.importer import ParsedArticle, slugify
 from garden.models import Article, ArticleRevision, Chunk, Link, Theme, Topic, names_keep
 from garden.services import revisions_supersede
@@ -174,6 +175,7 @@ def notes_write(group: Sequence[Pending], known: Known) -> int:
             text=p.parsed.body[start:end],
             start=start,
             end=end,
+            page=page_of(p.parsed.pages, start),
             embedding=vector,
             embedded_by=embedded_by,
         )
