@@ -19,6 +19,7 @@ from pgvector.django import HnswIndex, VectorField
 from garden.embeddings import DIMENSIONS
 from garden.phrases import phrase_keys, question_phrases
 from garden.vocabulary import NAME_SLUG_LIMIT, NAME_TITLE_LIMIT
+from garden.walk import skipped_words
 
 
 class VocabularyQuerySet(models.QuerySet[Any]):
@@ -353,6 +354,11 @@ class Sync(models.Model):
 
     def __str__(self) -> str:
         return f"sync of {', '.join(self.folders)} at {self.started_at:%Y-%m-%d %H:%M}"
+
+    @property
+    def skipped(self) -> str:
+        """What the sync left out on purpose, by kind ("6 in private places, 1 scanned PDF"), or ""."""
+        return skipped_words(self.counts.get("skipped", {}).items())
 
 
 class Risk(models.TextChoices):

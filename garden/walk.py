@@ -50,7 +50,8 @@ class SkipKind(StrEnum):
     not read for any other reason (unreadable, a name that is not UTF-8) is a failure: it should have been
     imported and could not be."""
 
-    PRIVATE = "private"
+    PRIVATE = "private"  # in a private place (a dot- or underscore-name, a private folder, .gardenignore)
+    MARKED_PRIVATE = "marked private"  # read, and marked private, draft, unpublished or not public
     LINK_OUTSIDE = "link outside the garden"
     LINK_PRIVATE = "link into a private place"
     LINK_DANGLING = "dangling link"
@@ -64,7 +65,8 @@ class SkipKind(StrEnum):
 
 # How a count of each kind reads: (one, many).
 SKIP_LABELS: dict[SkipKind, tuple[str, str]] = {
-    SkipKind.PRIVATE: ("private", "private"),
+    SkipKind.PRIVATE: ("in a private place", "in private places"),
+    SkipKind.MARKED_PRIVATE: ("marked private", "marked private"),
     SkipKind.LINK_OUTSIDE: ("link outside the garden", "links outside the garden"),
     SkipKind.LINK_PRIVATE: ("link into a private place", "links into private places"),
     SkipKind.LINK_DANGLING: ("dangling link", "dangling links"),
@@ -75,6 +77,15 @@ SKIP_LABELS: dict[SkipKind, tuple[str, str]] = {
     SkipKind.SCANNED_PDF: ("scanned PDF", "scanned PDFs"),
     SkipKind.PDF_OVER_CAP: ("PDF over the caps", "PDFs over the caps"),
 }
+
+
+def skipped_words(counts: Iterable[tuple[str, int]]) -> str:
+    """Files left out on purpose, from (kind, count), most first: "6 in private places, 1 scanned PDF"."""
+    return ", ".join(
+        f"{count} {SKIP_LABELS[SkipKind(kind)][count != 1]}"
+        for kind, count in sorted(counts, key=lambda item: (-item[1], item[0]))
+        if count
+    )
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ from garden.sync.naming import slugs_apart
 from garden.sync.reembedding import chunks_reembed
 from garden.sync.writing import Known, Pending, notes_changed, notes_write, vocabulary_apply
 from garden.vocabulary import has_vocabulary_file, read_vocabulary, vocabulary_derived
-from garden.walk import SKIP_LABELS, SkipKind, garden_walk, shown
+from garden.walk import SkipKind, garden_walk, shown, skipped_words
 
 logger = logging.getLogger(__name__)
 
@@ -76,20 +76,18 @@ class ImportReport:
     def skipped_kinds(self) -> Counter[SkipKind]:
         """How many files were left out on purpose, by kind, private ones included."""
         kinds = Counter(kind for _, kind, _ in self.skipped)
-        kinds[SkipKind.PRIVATE] += self.private + self.private_places
+        kinds[SkipKind.PRIVATE] += self.private_places
+        kinds[SkipKind.MARKED_PRIVATE] += self.private
         return +kinds
 
     @property
     def skipped_summary(self) -> str:
-        """ "Skipped 12: 8 private, 3 links outside the garden, 1 scanned PDF", or "" when none was."""
+        """ "Skipped 12: 6 in private places, 2 marked private, 3 links outside the garden, 1 scanned PDF",
+        or "" when none was."""
         kinds = self.skipped_kinds
         if not kinds:
             return ""
-        counts = ", ".join(
-            f"{count} {SKIP_LABELS[kind][count != 1]}"
-            for kind, count in sorted(kinds.items(), key=lambda item: (-item[1], item[0]))
-        )
-        return SKIPPED_SUMMARY.format(total=kinds.total(), counts=counts)
+        return SKIPPED_SUMMARY.format(total=kinds.total(), counts=skipped_words(kinds.items()))
 
 
 GARDEN_FILES = frozenset({".md", ".pdf"})  # what a garden's walk reads: notes and PDFs

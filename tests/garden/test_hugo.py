@@ -30,7 +30,7 @@ def test_a_hugo_tree_imports_its_section_pages_and_reads_toml_front_matter(capsy
         "import_garden", str(HUGO), "--no-progress"
     )  # raises unless every note imported or was left out
     out = capsys.readouterr().out
-    assert "Skipped 3: 3 private." in out
+    assert "Skipped 3: 2 in private places, 1 marked private." in out
 
     assert article("content/_index").title == "Hill Farm Journal"  # TOML front matter, a section's page
     assert article("content/posts/_index").title == "Posts"

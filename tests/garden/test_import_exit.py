@@ -16,7 +16,7 @@ from garden.management.commands.import_garden import EXIT_FAILED, EXIT_REFUSED, 
 from garden.models import Article, Sync
 from garden.pdfs import NO_TEXT_LAYER
 from garden.walk import LINK_OUTSIDE
-from tests.factories import garden_write
+from tests.factories import garden_write, login
 from tests.garden.pdfmaker import SCANNED, pdf_write
 
 pytestmark = pytest.mark.django_db
@@ -51,14 +51,17 @@ def garden(tmp_path: Path) -> Path:
 def test_a_garden_whose_every_note_imported_or_was_left_out_on_purpose_exits_0(garden, capsys):
     assert exit_status(str(garden)) == 0
     out, err = capsys.readouterr()
-    assert "Skipped 4: 2 private, 1 link outside the garden, 1 scanned PDF." in out
+    assert (
+        "Skipped 4: 1 link outside the garden, 1 marked private, 1 in a private place, 1 scanned PDF." in out
+    )
     assert f"Skipped {garden / 'passwd.md'}: {LINK_OUTSIDE.format(target='/etc/passwd')}" in out
     assert f"Skipped {garden / 'Scans' / 'Letter.pdf'}: {NO_TEXT_LAYER}" in out
     assert "FAILED" not in err
     assert Article.objects.filter(path__in=["Orchard", "Bees/Hives"]).count() == 2
     # The logs page and /api/health read the same counts from the sync's record.
     assert Sync.objects.latest("started_at").counts["skipped"] == {
-        "private": 2,
+        "private": 1,
+        "marked private": 1,
         "link outside the garden": 1,
         "scanned PDF": 1,
     }
@@ -92,3 +95,13 @@ def test_a_refused_sync_exits_3_and_changes_nothing(garden, capsys):
 def test_a_missing_garden_exits_1(tmp_path, capsys):
     assert exit_status(str(tmp_path / "nowhere")) == EXIT_FAILED
     assert "no such file or folder" in capsys.readouterr().err
+
+
+def test_the_logs_page_counts_what_the_last_sync_left_out_on_purpose(garden, client):
+    exit_status(str(garden))
+    login(client, "operator")
+    page = client.get("/operators/logs/").content.decode()
+    assert (
+        "Left out on purpose: 1 link outside the garden, 1 marked private, 1 in a private place, 1 scanned PDF."
+        in page
+    )

@@ -52,7 +52,7 @@ def study() -> Article:
 
 def test_a_vault_with_pdfs_imports_them_by_page_and_leaves_out_scans_and_private_ones(vault):
     folder, out = vault
-    assert "Skipped 3: 2 private, 1 scanned PDF." in out
+    assert "Skipped 3: 2 in private places, 1 scanned PDF." in out
     assert f"Skipped {folder / 'Scans' / 'Swarm letter 1987.pdf'}: {NO_TEXT_LAYER}" in out
     assert study().title == STUDY_TITLE  # the metadata title
     assert Article.objects.get(path="Manuals/Honey extractor manual.pdf").title == "Honey extractor manual"

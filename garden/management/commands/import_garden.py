@@ -170,10 +170,6 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"Retired {report.retired} note(s) gone from the garden; their history is kept."
             )
-        if report.private:
-            self.stdout.write(
-                f"Left out {report.private} private note(s) (marked private, draft, unpublished or not public)."
-            )
         if report.skipped_summary:
             self.stdout.write(report.skipped_summary)
         for name, _, reason in report.skipped:
