@@ -52,7 +52,7 @@ class Topic(models.Model):
 
     slug = models.SlugField(max_length=NAME_SLUG_LIMIT, unique=True, allow_unicode=True)
     title = models.CharField(max_length=NAME_TITLE_LIMIT)
-    aliases = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    aliases = ArrayField(models.CharField(max_length=None), default=list, blank=True)
 
     objects = VocabularyQuerySet.as_manager()
 
@@ -79,7 +79,7 @@ class Theme(models.Model):
 
     slug = models.SlugField(max_length=NAME_SLUG_LIMIT, unique=True, allow_unicode=True)
     title = models.CharField(max_length=NAME_TITLE_LIMIT)
-    keywords = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    keywords = ArrayField(models.CharField(max_length=None), default=list, blank=True)
 
     objects = VocabularyQuerySet.as_manager()
 
@@ -149,15 +149,18 @@ class ArticleQuerySet(models.QuerySet["Article"]):
 class Article(models.Model):
     """A page of the garden. Its text lives in revisions; exactly one revision is current."""
 
+    # Names of any length a file system allows (and a Logseq namespace makes longer) are kept whole: no column
+    # that holds a title, name or path has a limit. A slug is cut to its column and told apart by a hash
+    # (`garden.importer.article_slug`).
     slug = models.SlugField(max_length=200, unique=True, allow_unicode=True)
-    title = models.CharField(max_length=300)
+    title = models.CharField(max_length=None)
     path = models.CharField(
-        max_length=500,
+        max_length=None,
         blank=True,
         help_text="Where the note lives in its garden, without .md: 'Sync/Security'.",
     )
-    aliases = ArrayField(models.CharField(max_length=300), default=list, blank=True)
-    tags = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    aliases = ArrayField(models.CharField(max_length=None), default=list, blank=True)
+    tags = ArrayField(models.CharField(max_length=None), default=list, blank=True)
     topics = models.ManyToManyField(Topic, related_name="articles", blank=True)
     themes = models.ManyToManyField(Theme, related_name="articles", blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -174,7 +177,7 @@ class Article(models.Model):
         max_length=500, blank=True, help_text="Why it is withheld, for operators."
     )
     garden = models.CharField(
-        max_length=1000,
+        max_length=None,
         blank=True,
         help_text="The folder of the garden its note belongs to; empty for an article written in the admin.",
     )
@@ -203,11 +206,11 @@ class ArticleRevision(models.Model):
     """One version of an article's Markdown body. Older versions are kept, marked superseded."""
 
     article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="revisions")
-    title = models.CharField(max_length=300)
+    title = models.CharField(max_length=None)
     body = models.TextField()
     content_hash = models.CharField(max_length=64)
     date = models.DateField(null=True, blank=True, help_text="The date the front matter gives this version.")
-    source_path = models.CharField(max_length=500, blank=True)
+    source_path = models.CharField(max_length=None, blank=True)
     anchors = models.JSONField(
         default=dict, blank=True, help_text="Block ids (`^id`) of the note -> where they stand in its body."
     )
@@ -287,7 +290,7 @@ class Image(models.Model):
     """An image from a garden, shown where a note embeds it; stored once however many notes show it."""
 
     sha256 = models.CharField(max_length=64, unique=True)
-    name = models.CharField(max_length=300)
+    name = models.CharField(max_length=None)
     content_type = models.CharField(max_length=50)
     data = models.BinaryField()
 
@@ -307,9 +310,9 @@ class Link(models.Model):
     target = models.ForeignKey(
         Article, on_delete=models.SET_NULL, null=True, blank=True, related_name="links_in"
     )
-    text = models.CharField(max_length=300, blank=True)
+    text = models.CharField(max_length=None, blank=True)
     written = ArrayField(
-        models.CharField(max_length=500),
+        models.CharField(max_length=None),
         default=list,
         blank=True,
         help_text="The targets as the note writes them (lower case, no .md): how its page finds the link.",
@@ -327,7 +330,7 @@ class Sync(models.Model):
     did, what it refused to do and why, and every note it could not import with the reason."""
 
     started_at = models.DateTimeField(auto_now_add=True)
-    folders = ArrayField(models.CharField(max_length=1000), default=list)
+    folders = ArrayField(models.CharField(max_length=None), default=list)
     refused = models.TextField(
         blank=True, help_text="Why the sync changed nothing (an empty or missing folder)."
     )

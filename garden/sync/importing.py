@@ -15,7 +15,9 @@ from pathlib import Path
 from django.conf import settings
 from django.db import DatabaseError, transaction
 
+from garden import logseq
 from garden.chunking import chunk_spans
+from garden.gardening import editor_markup_removed
 from garden.importer import ArticleFileError, ParsedArticle, article_slug, parse_article_file
 from garden.models import Link, Sync
 from garden.sync.embedding import Embedded, Progress, groups_embedded
@@ -61,6 +63,9 @@ class ImportReport:
     withheld: int = 0  # articles newly withheld from readers: their note turned private or unreadable
     red_links: int = 0  # links, across the garden, to notes it does not have
     failures: list[tuple[str, str]] = field(default_factory=list)
+    notices: list[tuple[str, str]] = field(
+        default_factory=list
+    )  # files read but not imported as such, and why
     refused: list[tuple[str, str]] = field(default_factory=list)  # folders left as they were, and why
 
     @property
@@ -109,31 +114,41 @@ def _notes_read(
     Notes whose names make one slug are told apart (see `slugs_apart`)."""
     parsed_notes: list[ParsedArticle] = []
     withheld: dict[str, str] = {}
+    graph = logseq.graph_of(root) if folder.is_dir() else None
+    if graph is not None and graph.problem:
+        report.notices.append((str(folder / logseq.CONFIG), graph.problem))
     for path in files:
         # Read at its place under the resolved folder: a link is read under its own name, never its target's.
         where = root / path.relative_to(folder) if folder.is_dir() else path.resolve()
         try:
             parsed = parse_article_file(
-                where, root=root if folder.is_dir() else None, max_bytes=settings.GARDEN_NOTE_MAX_BYTES
+                where,
+                root=root if folder.is_dir() else None,
+                max_bytes=settings.GARDEN_NOTE_MAX_BYTES,
+                graph=graph,
             )
         except Exception as error:  # one note's text never stops a sync, whatever a parser raises on it
             if not isinstance(error, ArticleFileError):
                 logger.exception("reading %s failed", shown(path))
                 error = ArticleFileError(NOTE_UNEXPECTED.format(error=f"{type(error).__name__}: {error}"))
             report.failures.append((str(path), str(error)))
-            withheld[_slug_of(path, folder)] = UNREADABLE.format(reason=error)
+            withheld[_slug_of(path, folder, graph)] = UNREADABLE.format(reason=error)
             continue
         if parsed.private:
             report.private += 1
             withheld[parsed.slug] = PRIVATE
             continue
         parsed_notes.append(parsed)
+    if graph is not None:
+        resolved = logseq.pages_resolved(parsed_notes, body_words=lambda text: editor_markup_removed(text)[0])
+        parsed_notes = resolved.notes
+        report.notices += resolved.duplicates
     return {parsed.slug: parsed for parsed in slugs_apart(parsed_notes)}, withheld
 
 
-def _slug_of(path: Path, folder: Path) -> str:
+def _slug_of(path: Path, folder: Path, graph: logseq.Graph | None = None) -> str:
     place = path.relative_to(folder).with_suffix("").as_posix() if folder.is_dir() else path.stem
-    return article_slug(place, place)
+    return article_slug(graph.title_of(place) if graph is not None else place, place)
 
 
 def _folder_problem(folder: Path) -> tuple[str, str] | None:
@@ -231,7 +246,8 @@ def _folder_import(
         report.failures += [(shown(path), reason) for path, reason in walk.skipped]
     notes, withheld = _notes_read(files, folder, root, report)
     if walk is not None:
-        withheld |= {_slug_of(path, folder): PRIVATE for path in walk.private}
+        graph = logseq.graph_of(root)
+        withheld |= {_slug_of(path, folder, graph): PRIVATE for path in walk.private}
         roots = garden_roots(root, notes)
         kept = set(notes) | set(withheld)
         withheld |= hidden_away(root, roots, kept, walk.private)
