@@ -1,0 +1,320 @@
+"""Logseq graphs import whole, as Logseq shows them: titles from `title::` or the file name in the graph's format,
+journals by date, addresses from titles, page properties as metadata, block references and embeds as the
+blocks' words (never ids, never braces), private blocks nowhere, one page per title."""
+
+import datetime
+import shutil
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from garden import logseq
+from garden.importer import heading_words
+from garden.models import Article, Chunk, Link
+from tests.factories import garden_write
+
+GARDENS = Path(__file__).resolve().parent / "gardens"
+GRAPH = GARDENS / "logseq-graph"
+LEGACY = GARDENS / "logseq-legacy"
+SECRET = "Plumvane"  # a word only the private page (and Logseq's backup of it) holds
+HIDDEN = "Quarrelsome"  # a word only the page in a folder config.edn hides holds
+LONG_QUESTION = (
+    "Questions/How long may a member keep a borrowed tool when the library is closed for the winter break "
+    "between Christmas Eve and the first Tuesday of January, and who should they tell if they need it for "
+    "longer than that because of a job"
+)
+
+
+def test_config_edn_is_read_for_the_keys_the_import_needs(tmp_path):
+    graph = logseq.graph_of(GRAPH)
+    assert graph is not None and not graph.problem
+    assert (graph.file_name_format, graph.title_format, graph.hidden) == (
+        logseq.TRIPLE_LOWBAR,
+        "MMM do, yyyy",
+        ("/archive",),
+    )
+    legacy = logseq.graph_of(LEGACY)
+    assert legacy is not None and legacy.file_name_format == logseq.LEGACY
+    assert logseq.graph_of(GARDENS / "foam") is None  # no config.edn, no pages/ and journals/
+
+
+def test_an_odd_config_edn_keeps_logseq_s_defaults_and_says_so(tmp_path):
+    folder = garden_write(
+        tmp_path / "g",
+        {
+            "logseq/config.edn": '{:file/name-format :triple-lowbar :journal/page-title-format "yyyy/MM/dd" '
+            ':macros {"x" [unclosed}',
+            "pages/a.md": "- a",
+        },
+    )
+    graph = logseq.graph_of(folder)
+    assert graph is not None
+    assert graph.problem.startswith("could not be read whole (not EDN:")
+    assert (graph.file_name_format, graph.title_format) == (logseq.TRIPLE_LOWBAR, "yyyy/MM/dd")
+    (folder / "logseq/config.edn").write_bytes(b"\xff\xfe[[[" * 10_000)
+    graph = logseq.graph_of(folder)
+    assert graph is not None and graph.problem and graph.file_name_format == logseq.LEGACY
+
+
+def test_edn_reader():
+    assert logseq.edn_read(
+        '{:a "x\\"y" :b [1 2.5 nil true] #_ :gone :c #{:d} :e {:f #inst "2020"}} ; end'
+    ) == {
+        ":a": 'x"y',
+        ":b": [1, 2.5, None, True],
+        ":c": [":d"],
+        ":e": {":f": "2020"},
+    }
+    with pytest.raises(logseq.EdnError):
+        logseq.edn_read("[" * 10_000)
+
+
+@pytest.mark.parametrize(
+    ("name", "name_format", "title"),
+    [
+        ("Whiteboard___Tool___Eraser", logseq.TRIPLE_LOWBAR, "Whiteboard/Tool/Eraser"),
+        ("What is a torque wrench%3F", logseq.TRIPLE_LOWBAR, "What is a torque wrench?"),
+        ("term.page title", logseq.TRIPLE_LOWBAR, "term.page title"),
+        ("Garden.Tools.Spade", logseq.LEGACY, "Garden/Tools/Spade"),
+        ("Garden%2FSoil", logseq.LEGACY, "Garden/Soil"),
+        ("v1.2 notes%3F", logseq.LEGACY, "v1.2 notes?"),
+    ],
+)
+def test_file_names_decode_in_the_graph_s_format(name, name_format, title):
+    assert logseq.file_name_decoded(name, name_format) == title
+
+
+def test_dates_in_the_graph_s_formats():
+    day = datetime.date(2021, 7, 19)
+    assert logseq.date_formatted(day, "MMM do, yyyy") == "Jul 19th, 2021"
+    assert logseq.date_formatted(datetime.date(2021, 7, 2), "EEEE, MMMM d yyyy") == "Friday, July 2 2021"
+    assert logseq.date_parsed("Jul 19th, 2021", "MMM do, yyyy") == day
+    assert logseq.date_parsed("2025-02-22 Sat", "yyyy-MM-dd EEE") == datetime.date(2025, 2, 22)
+    assert logseq.date_parsed("2021_07_19", "yyyy_MM_dd") == day
+    assert logseq.date_parsed("Jul 32nd, 2021", "MMM do, yyyy") is None
+
+
+def test_a_title_from_a_heading_is_its_words():
+    assert heading_words("[The Twelve-Factor App](https://12factor.net/)") == "The Twelve-Factor App"
+    assert heading_words("One-time escape hatch - [[git/hook]] are broken") == (
+        "One-time escape hatch - git/hook are broken"
+    )
+    assert heading_words("**Bold** and _quiet_ `code` [[a|shown]]") == "Bold and quiet code shown"
+
+
+@pytest.fixture
+def graph(db, tmp_path, capsys) -> tuple[Path, str]:
+    folder = tmp_path / "graph"
+    shutil.copytree(GRAPH, folder)
+    call_command("import_garden", str(folder), "--no-progress")  # raises (exit 1) if any file failed
+    return folder, capsys.readouterr().out
+
+
+def titled(title: str) -> Article:
+    return Article.objects.get(title=title)
+
+
+def page(client, article: Article) -> str:
+    response = client.get(article.get_absolute_url())
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_a_graph_imports_whole_with_titles_and_addresses_as_logseq_shows_them(graph):
+    titles = {a.path: (a.title, a.get_absolute_url()) for a in Article.objects.all()}
+    assert titles["pages/Workshop___Safety___Eye Protection"] == (
+        "Workshop/Safety/Eye Protection",
+        "/articles/workshop-safety-eye-protection/",
+    )
+    assert titles["pages/Tool Library"] == ("Tool Library", "/articles/tool-library/")
+    assert titles["pages/What is a torque wrench%3F"][0] == "What is a torque wrench?"
+    # Two files that make one address in the old way are two pages, each at its title's address.
+    assert titles["pages/term___page title"] == ("term/page title", "/articles/term-page-title/")
+    assert titles["pages/term.page title"] == ("custom page title", "/articles/custom-page-title/")
+    # Distinct titles whose words make one slug are told apart, none fails.
+    assert titles["pages/Key"][1] == "/articles/key/"
+    assert titles["pages/Key___&"][0] == "Key/&" and titles["pages/Key___&"][1].startswith("/articles/key-")
+    yue = {titles["pages/Person___Yue Zhang"][1], titles["pages/Person___Yue_Zhang"][1]}
+    assert len(yue) == 2 and "/articles/person-yue-zhang/" in yue
+    # A journal is titled by its date in the graph's format, and dated by it.
+    journal = Article.objects.get(path="journals/2026_04_18")
+    assert (journal.title, journal.get_absolute_url()) == ("Apr 18th, 2026", "/articles/apr-18th-2026/")
+    assert journal.current_revision.date == datetime.date(2026, 4, 18)
+    assert titled("Lathe").current_revision.date == datetime.date(2025, 3, 3)  # `date:: [[Mar 3rd, 2025]]`
+    assert not any(url.startswith(("/articles/pages-", "/articles/journals-")) for _, url in titles.values())
+
+
+def test_titles_of_any_length_are_kept_whole(graph, client):
+    question = titled(LONG_QUESTION)
+    assert len(question.slug) <= 200 and question.slug.startswith("questions-how-long-may-a-member")
+    assert "Ines Okafor" in page(client, question)
+    forms = Article.objects.get(path="pages/Forms")
+    assert len(forms.title) > 300 and forms.title.startswith("Volunteer handbook/Why does the tool library")
+
+
+def test_the_import_says_once_which_files_claim_one_title_and_exits_0(graph):
+    _, out = graph
+    lines = [line for line in out.splitlines() if "Drill Press" in line]
+    assert len(lines) == 1
+    assert "pages/Drill Press.md and " in lines[0] and "pages/drill press (old notes).md" in lines[0]
+    assert lines[0].startswith("NOTE ") and "was imported" in lines[0]
+    assert Article.objects.filter(title__iexact="Drill Press").count() == 1
+    assert Article.objects.get(title="Drill Press").path == "pages/Drill Press"  # the first by path
+
+
+def test_page_properties_are_metadata_and_a_description_is_text(graph, client):
+    library = titled("Tool Library")
+    assert library.aliases == ["lending library", "the library"]
+    assert {"harrowgate", "community"} <= set(library.tags)
+    sharpening = titled("Sharpening")
+    assert sharpening.aliases == ["honing"]
+    assert "skill" in sharpening.tags  # `type:: [[Skill]]` is kept as a tag
+    html = page(client, sharpening)
+    assert "first Thursday of each month" in html and "description::" not in html
+    assert Chunk.objects.filter(article=sharpening, text__contains="first Thursday of each month").exists()
+    # A page of properties alone, with no description, is its title, with its links.
+    skill = titled("Skill")
+    assert skill.current_revision.body == "Skill"
+    assert Link.objects.get(source=skill).target == library
+    assert "the article has no body" not in graph[1]
+
+
+def test_links_name_pages_by_title_alias_and_namespace(graph):
+    library = titled("Tool Library")
+    eye = titled("Workshop/Safety/Eye Protection")
+    targets = set(
+        Link.objects.filter(source=library, target__isnull=False).values_list("target__title", flat=True)
+    )
+    assert {"Lathe", "Sharpening", "Workshop/Safety/Eye Protection"} <= targets
+    assert Link.objects.filter(source=titled("Workshop/Safety"), target=eye).exists()
+    journal = Article.objects.get(path="journals/2026_04_18")
+    assert Link.objects.get(source=journal, target__isnull=False).target == titled("Person/Yue Zhang")
+    assert Link.objects.filter(source=titled("Skill"), target=library).exists()
+
+
+def test_block_references_and_embeds_show_the_blocks_words_with_a_link_to_their_page(graph, client):
+    library = titled("Tool Library")
+    eye = titled("Workshop/Safety/Eye Protection")
+    html = page(client, library)
+    assert "Safety glasses to EN 166 are worn by everyone" in html
+    assert f'<a href="{eye.get_absolute_url()}"' in html
+    # `{{embed ((id))}}` brings the block with its children.
+    assert "need a full face shield" in html and "never with solvent" in html
+    # `{{embed [[page]]}}` is an embed of the page.
+    assert (
+        f'<p class="embed-title">From <a href="{eye.get_absolute_url()}">Workshop/Safety/Eye Protection'
+        in html
+    )
+    chunks = "\n".join(Chunk.objects.filter(article=library, is_current=True).values_list("text", flat=True))
+    assert "Safety glasses to EN 166" in chunks  # retrieval and the judge see the words
+    journal = page(client, Article.objects.get(path="journals/2026_04_18"))
+    assert "Record Power DML320" in journal
+
+
+def test_no_id_macro_or_block_property_reaches_a_page_or_a_chunk(graph, client):
+    chunks = "\n".join(Chunk.objects.filter(is_current=True).values_list("text", flat=True))
+    shown = chunks + "".join(page(client, article) for article in Article.objects.live())
+    for raw in [
+        "((",
+        "{{",
+        "id::",
+        "collapsed::",
+        "card-",
+        "logseq.order-list-type",
+        "heading::",
+        "6a1f0c2e",
+    ]:
+        assert raw not in shown, raw
+    library = page(client, titled("Tool Library"))
+    assert "Borrow, use, return, repeat" in library  # a cloze's words
+    assert "(query shown in Logseq only)" in library and "(renderer shown in Logseq only)" in library
+    assert 'href="https://example.org/harrowgate/workshop.mp4"' in library
+
+
+def test_a_private_page_s_blocks_show_nowhere_even_where_another_page_references_them(graph, client):
+    assert not Article.objects.filter(path="pages/Member Dues").exists()
+    assert not Chunk.objects.filter(text__contains=SECRET).exists()
+    assert not Chunk.objects.filter(text__contains="40-11-72").exists()
+    html = page(client, titled("Tool Library"))
+    assert SECRET not in html and "40-11-72" not in html and "hardship" not in html
+    assert html.count(logseq.BLOCK_NOT_SHOWN) == 2
+    assert "Embedded note not in the garden: Member Dues" in html
+    for question in [f"How are dues paid by {SECRET}?", "What is the treasurer's account number?"]:
+        asked = client.post("/api/ask", {"question": question}, "application/json").json()
+        shown = str([asked["answer"], asked["sources"], asked["citations"]])
+        assert SECRET not in shown and "40-11-72" not in shown
+    # Hidden by config.edn, and Logseq's own backups: never imported.
+    assert not Chunk.objects.filter(text__contains=HIDDEN).exists()
+    assert not Article.objects.filter(path__startswith=("archive/")).exists()
+
+
+def test_an_edited_block_reaches_the_pages_that_reference_it_on_the_next_sync(graph, client):
+    folder, _ = graph
+    eye = folder / "pages/Workshop___Safety___Eye Protection.md"
+    eye.write_text(eye.read_text().replace("to EN 166", "to EN 166 or ANSI Z87.1"))
+    call_command("import_garden", str(folder), "--no-progress")
+    assert "EN 166 or ANSI Z87.1" in page(client, titled("Tool Library"))
+    assert Chunk.objects.filter(
+        article=titled("Tool Library"), is_current=True, text__contains="Z87.1"
+    ).exists()
+
+
+def test_a_referenced_block_made_private_leaves_every_page_and_does_not_come_back(graph, client):
+    folder, _ = graph
+    eye = folder / "pages/Workshop___Safety___Eye Protection.md"
+    public = eye.read_text()
+    library = titled("Tool Library")
+    for _ in range(2):  # private, public, private again: the last text is an older one, and must win
+        eye.write_text("public:: false\n\n" + public)
+        call_command("import_garden", str(folder), "--no-progress")
+        html = page(client, library)
+        assert "Safety glasses to EN 166" not in html
+        current = Chunk.objects.filter(article=library, is_current=True)
+        assert not current.filter(text__contains="EN 166").exists()
+        eye.write_text(public)
+        call_command("import_garden", str(folder), "--no-progress")
+        assert "Safety glasses to EN 166" in page(client, library)
+    eye.write_text("public:: false\n\n" + public)
+    call_command("import_garden", str(folder), "--no-progress")
+    assert "Safety glasses to EN 166" not in page(client, library)
+
+
+def test_addresses_stay_put_across_syncs(graph):
+    folder, _ = graph
+    before = dict(Article.objects.values_list("path", "slug"))
+    call_command("import_garden", str(folder), "--no-progress")
+    assert dict(Article.objects.values_list("path", "slug")) == before
+
+
+@pytest.mark.django_db
+def test_a_legacy_graph_decodes_dots_and_escapes_and_its_date_format(tmp_path):
+    folder = tmp_path / "legacy"
+    shutil.copytree(LEGACY, folder)
+    call_command("import_garden", str(folder), "--no-progress")
+    titles = dict(Article.objects.filter(garden=str(folder)).values_list("path", "title"))
+    assert titles == {
+        "pages/Garden.Tools.Spade": "Garden/Tools/Spade",
+        "pages/Garden%2FSoil": "Garden/Soil",
+        "pages/Why compost%3F": "Why compost?",
+        "journals/2026_02_22": "2026-02-22 Sun",
+    }
+    why = Article.objects.get(title="Why compost?")
+    assert why.current_revision.date == datetime.date(2026, 2, 22)
+    assert set(Link.objects.filter(source=why).values_list("target__title", flat=True)) == {
+        "Garden/Soil",
+        "Garden/Tools/Spade",
+    }
+
+
+@pytest.mark.django_db
+def test_an_odd_config_edn_never_fails_the_import_and_is_told(tmp_path, capsys):
+    folder = tmp_path / "odd"
+    shutil.copytree(LEGACY, folder)
+    (folder / "logseq/config.edn").write_text(
+        '{:meta/version 1 :journal/page-title-format "yyyy-MM-dd EEE" ['
+    )
+    call_command("import_garden", str(folder), "--no-progress")
+    out = capsys.readouterr().out
+    assert f"NOTE {folder / 'logseq/config.edn'}: could not be read whole (not EDN:" in out
+    assert Article.objects.get(path="journals/2026_02_22").title == "2026-02-22 Sun"
