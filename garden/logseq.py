@@ -34,7 +34,8 @@ LEGACY = "legacy"
 CONFIG_NOT_READ = "could not be read whole ({reason}); Logseq's defaults stand for what could not be read"
 CONFIG_UNKNOWN_FORMAT = "{key} {value!r} is not a date format this import knows; ISO dates are used"
 DUPLICATE_TITLE = (
-    "{paths} all have the title '{title}' (Logseq keeps one page per title); {kept} was imported"
+    "duplicate title: {paths} claim one title, '{title}' (Logseq keeps one page per title); only {kept} was "
+    "imported"
 )
 BLOCK_NOT_SHOWN = "(a block not in the garden)"  # a reference to a block of a private, missing or failed page
 MACRO_NOT_SHOWN = "({name} shown in Logseq only)"
@@ -251,6 +252,12 @@ class Graph:
         except ValueError:
             return None
 
+    def is_page(self, relative_path: str) -> bool:
+        """Whether the file at `relative_path` is one of the graph's pages or journals (not, say, a copy in
+        Logseq's own `logseq/bak/`)."""
+        parts = PurePosixPath(relative_path).parts
+        return len(parts) == 2 and parts[0] in STORAGE_FOLDERS
+
     def hides(self, relative_path: str) -> bool:
         path = "/" + relative_path.lstrip("/")
         return any(path == hidden or path.startswith(hidden.rstrip("/") + "/") for hidden in self.hidden)
@@ -452,7 +459,7 @@ def pages_resolved(notes: Sequence[ParsedArticle], *, body_words: Callable[[str]
         if len(group) > 1:
             paths = " and ".join(note.path for note in group)
             message = DUPLICATE_TITLE.format(paths=paths, title=group[0].title, kept=group[0].path)
-            duplicates += [(note.path, message) for note in group[1:]]
+            duplicates.append((group[1].path, message))  # told once, whatever the number of files
     order = {id(note): i for i, note in enumerate(notes)}
     kept.sort(key=lambda note: order[id(note)])
     table: dict[str, tuple[Block, ParsedArticle]] = {
@@ -512,9 +519,3 @@ def _macro(match: re.Match[str], block: Callable[[str], str]) -> str:
 def logseq_body(body: str) -> str:
     """A Logseq page's body without its block properties."""
     return BLOCK_PROPERTY.sub("", body)
-
-
-def slug_place(relative_path: str) -> str:
-    """The file's place without its storage folder: what a hash of its place is taken of."""
-    parts = PurePosixPath(relative_path).parts
-    return "/".join(parts[1:]) if len(parts) > 1 and parts[0] in STORAGE_FOLDERS else relative_path

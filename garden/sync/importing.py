@@ -148,7 +148,9 @@ def _notes_read(
 
 def _slug_of(path: Path, folder: Path, graph: logseq.Graph | None = None) -> str:
     place = path.relative_to(folder).with_suffix("").as_posix() if folder.is_dir() else path.stem
-    return article_slug(graph.title_of(place) if graph is not None else place, place)
+    if graph is not None and graph.is_page(place):
+        return article_slug(graph.title_of(place), place)
+    return article_slug(place, place)
 
 
 def _folder_problem(folder: Path) -> tuple[str, str] | None:

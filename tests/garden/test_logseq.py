@@ -10,13 +10,15 @@ import pytest
 from django.core.management import call_command
 
 from garden import logseq
+from garden.golden import golden_load
 from garden.importer import heading_words
-from garden.models import Article, Chunk, Link
+from garden.models import Article, ArticleRevision, Chunk, Link
 from tests.factories import garden_write
 
 GARDENS = Path(__file__).resolve().parent / "gardens"
 GRAPH = GARDENS / "logseq-graph"
 LEGACY = GARDENS / "logseq-legacy"
+GOLDEN = GARDENS / "logseq-graph-golden.yaml"
 SECRET = "Plumvane"  # a word only the private page (and Logseq's backup of it) holds
 HIDDEN = "Quarrelsome"  # a word only the page in a folder config.edn hides holds
 LONG_QUESTION = (
@@ -115,6 +117,12 @@ def titled(title: str) -> Article:
     return Article.objects.get(title=title)
 
 
+def current(article: Article) -> ArticleRevision:
+    revision = article.current_revision
+    assert revision is not None
+    return revision
+
+
 def page(client, article: Article) -> str:
     response = client.get(article.get_absolute_url())
     assert response.status_code == 200
@@ -140,8 +148,8 @@ def test_a_graph_imports_whole_with_titles_and_addresses_as_logseq_shows_them(gr
     # A journal is titled by its date in the graph's format, and dated by it.
     journal = Article.objects.get(path="journals/2026_04_18")
     assert (journal.title, journal.get_absolute_url()) == ("Apr 18th, 2026", "/articles/apr-18th-2026/")
-    assert journal.current_revision.date == datetime.date(2026, 4, 18)
-    assert titled("Lathe").current_revision.date == datetime.date(2025, 3, 3)  # `date:: [[Mar 3rd, 2025]]`
+    assert current(journal).date == datetime.date(2026, 4, 18)
+    assert current(titled("Lathe")).date == datetime.date(2025, 3, 3)  # `date:: [[Mar 3rd, 2025]]`
     assert not any(url.startswith(("/articles/pages-", "/articles/journals-")) for _, url in titles.values())
 
 
@@ -175,7 +183,7 @@ def test_page_properties_are_metadata_and_a_description_is_text(graph, client):
     assert Chunk.objects.filter(article=sharpening, text__contains="first Thursday of each month").exists()
     # A page of properties alone, with no description, is its title, with its links.
     skill = titled("Skill")
-    assert skill.current_revision.body == "Skill"
+    assert current(skill).body == "Skill"
     assert Link.objects.get(source=skill).target == library
     assert "the article has no body" not in graph[1]
 
@@ -300,7 +308,7 @@ def test_a_legacy_graph_decodes_dots_and_escapes_and_its_date_format(tmp_path):
         "journals/2026_02_22": "2026-02-22 Sun",
     }
     why = Article.objects.get(title="Why compost?")
-    assert why.current_revision.date == datetime.date(2026, 2, 22)
+    assert current(why).date == datetime.date(2026, 2, 22)
     assert set(Link.objects.filter(source=why).values_list("target__title", flat=True)) == {
         "Garden/Soil",
         "Garden/Tools/Spade",
@@ -318,3 +326,8 @@ def test_an_odd_config_edn_never_fails_the_import_and_is_told(tmp_path, capsys):
     out = capsys.readouterr().out
     assert f"NOTE {folder / 'logseq/config.edn'}: could not be read whole (not EDN:" in out
     assert Article.objects.get(path="journals/2026_02_22").title == "2026-02-22 Sun"
+
+
+def test_the_golden_set_names_pages_the_graph_has(graph):
+    expected = {slug for entry in golden_load(GOLDEN) for slug in entry.expected_articles}
+    assert expected and expected <= set(Article.objects.live().values_list("slug", flat=True))
