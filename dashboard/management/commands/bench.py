@@ -26,6 +26,7 @@ SAMPLE = [
 SECTIONS = [
     "embedding_backends",
     "large_garden",
+    "logseq_import",
     "distributed_import",
     "query_embedding",
     "retrieval",
@@ -64,6 +65,12 @@ class Command(BaseCommand):
             type=int,
             default=2000,
             help="Notes in the generated garden whose import is timed.",
+        )
+        parser.add_argument(
+            "--graph-pages",
+            type=int,
+            default=bench.GRAPH_PAGES,
+            help="Pages of the generated Logseq graph imported beside a Markdown vault of as many notes.",
         )
         parser.add_argument(
             "--distributed-notes",
@@ -114,6 +121,7 @@ class Command(BaseCommand):
         sizes: list[int],
         notes: list[int],
         garden_notes: int,
+        graph_pages: int,
         distributed_notes: int,
         verify_all: bool,
         hnsw_sweep: list[tuple[int, int]] | None,
@@ -135,6 +143,8 @@ class Command(BaseCommand):
                 report["embedding_backends"] = self._backends(questions, runs, backends)
             if "large_garden" in only:
                 report["large_garden"] = bench.bench_large_garden(garden_notes)
+            if "logseq_import" in only:
+                report["logseq_import"] = bench.bench_logseq_import(graph_pages, runs)
             if "distributed_import" in only:
                 report["distributed_import"] = bench.bench_distributed_import(
                     current_database_url(), distributed_notes
