@@ -30,7 +30,7 @@ from pgvector.django import HnswIndex
 from garden import embeddings, logseq
 from garden.gardening import editor_markup_removed
 from garden.golden import GoldenEntry
-from garden.importer import article_files, parse_article_file
+from garden.importer import article_files, parse_article_file, written_links
 from garden.models import Article, ArticleRevision, Chunk, Topic, names_keep
 from garden.retrieval import CANDIDATES, Thresholds, gather, retrieve, select, vector_candidates
 from garden.services import embedding_input
@@ -721,7 +721,9 @@ def _read_seconds(folder: Path) -> float:
     graph = logseq.graph_of(root)
     notes = [parse_article_file(path, root, graph=graph) for path in article_files(root)]
     if graph is not None:
-        logseq.pages_resolved(notes, body_words=lambda text: editor_markup_removed(text)[0])
+        logseq.pages_resolved(
+            notes, body_words=lambda text: editor_markup_removed(text)[0], links_of=written_links
+        )
     return time.perf_counter() - began
 
 

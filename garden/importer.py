@@ -283,6 +283,11 @@ def _links(prose: str) -> tuple[WrittenLink, ...]:
     return tuple(links)
 
 
+def written_links(text: str) -> tuple[WrittenLink, ...]:
+    """The links a note's text writes, outside its code."""
+    return _links(without_code(text))
+
+
 def article_slug(written: str, place: str) -> str:
     """The slug of the note at `place` (its path in the garden) whose slug is written as `written`: never empty
     (a name of emoji or punctuation only is `note-` and a hash of its place) and never longer than its column."""
@@ -429,7 +434,11 @@ def _logseq_read(
     (`[[a]], b`), `type::` kept as tags; `description::` is the page's first text; date properties in the
     graph's date format are dates; block properties are no text."""
     journal = graph.journal_date(place)
-    title = _written_title(meta) or _written_title(properties) or graph.title_of(place)
+    written = [meta.get("title"), properties.get("title")]
+    title = next(
+        (str(t).strip() for t in written if isinstance(t, str | int | float) and str(t).strip()), None
+    )
+    title = title or graph.title_of(place)
     read: dict[str, Any] = {}
     for key in ("alias", "aliases"):
         if isinstance(properties.get(key), str):

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 if TYPE_CHECKING:
-    from garden.importer import ParsedArticle
+    from garden.importer import ParsedArticle, WrittenLink
 
 CONFIG = "logseq/config.edn"
 STORAGE_FOLDERS = ("pages", "journals")  # where Logseq keeps files: no part of a page's name or address
@@ -443,11 +443,17 @@ class ResolvedGraph:
     duplicates: list[tuple[str, str]]  # (path, message): files whose title another file already has
 
 
-def pages_resolved(notes: Sequence[ParsedArticle], *, body_words: Callable[[str], str]) -> ResolvedGraph:
+def pages_resolved(
+    notes: Sequence[ParsedArticle],
+    *,
+    body_words: Callable[[str], str],
+    links_of: Callable[[str], tuple[WrittenLink, ...]],
+) -> ResolvedGraph:
     """The graph's pages as Logseq shows them: one page per title (the first by path; the others are
     reported once, with every path), and every block reference and macro resolved. A page whose text now
     holds words of other pages gets a content hash of what it shows, so an edit of a referenced block
-    reaches it on the next sync. `body_words` cleans a block's text as a page body is cleaned."""
+    reaches it on the next sync, and links to their pages. `body_words` cleans a block's text as a page body
+    is cleaned; `links_of` reads the links of a text."""
     by_title: dict[str, list[ParsedArticle]] = defaultdict(list)
     for note in notes:
         by_title[note.title.strip().lower()].append(note)
@@ -494,7 +500,10 @@ def pages_resolved(notes: Sequence[ParsedArticle], *, body_words: Callable[[str]
             continue
         anchors = {key: refs.moved(macros.moved(at)) for key, at in note.anchors.items()}
         digest = hashlib.sha256(f"{note.content_hash}\n{body}".encode()).hexdigest()
-        resolved.append(replace(note, body=body, anchors=anchors, content_hash=digest, shows_others=True))
+        links = tuple(dict.fromkeys((*note.links, *links_of(body))))  # the referenced blocks' pages too
+        resolved.append(
+            replace(note, body=body, anchors=anchors, content_hash=digest, links=links, shows_others=True)
+        )
     return ResolvedGraph(resolved, duplicates)
 
 

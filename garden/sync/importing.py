@@ -18,8 +18,8 @@ from django.db import DatabaseError, transaction
 from garden import logseq
 from garden.chunking import chunk_spans
 from garden.gardening import editor_markup_removed
-from garden.importer import ArticleFileError, ParsedArticle, article_slug, parse_article_file
-from garden.models import Link, Sync
+from garden.importer import ArticleFileError, ParsedArticle, article_slug, parse_article_file, written_links
+from garden.models import Article, Link, Sync
 from garden.sync.embedding import Embedded, Progress, groups_embedded
 from garden.sync.fanout import FanOutError, Workers, groups_embedded_on_workers
 from garden.sync.images import ImageFinder
@@ -140,16 +140,22 @@ def _notes_read(
             continue
         parsed_notes.append(parsed)
     if graph is not None:
-        resolved = logseq.pages_resolved(parsed_notes, body_words=lambda text: editor_markup_removed(text)[0])
+        resolved = logseq.pages_resolved(
+            parsed_notes, body_words=lambda text: editor_markup_removed(text)[0], links_of=written_links
+        )
         parsed_notes = resolved.notes
         report.notices += resolved.duplicates
     return {parsed.slug: parsed for parsed in slugs_apart(parsed_notes)}, withheld
 
 
 def _slug_of(path: Path, folder: Path, graph: logseq.Graph | None = None) -> str:
+    """The slug of the article of a note that is not read (private by its place, or failed)."""
     place = path.relative_to(folder).with_suffix("").as_posix() if folder.is_dir() else path.stem
     if graph is not None and graph.is_page(place):
-        return article_slug(graph.title_of(place), place)
+        # A page's slug comes from its title, which may be its `title::`, unread now: its article is found by
+        # its place, so that a page that fails is withheld (fails closed) whatever its title was.
+        stored = Article.objects.filter(garden=str(graph.root), path=place).values_list("slug", flat=True)
+        return stored.first() or article_slug(graph.title_of(place), place)
     return article_slug(place, place)
 
 

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from garden import logseq
 from garden.golden import golden_load
@@ -197,7 +197,9 @@ def test_links_name_pages_by_title_alias_and_namespace(graph):
     assert {"Lathe", "Sharpening", "Workshop/Safety/Eye Protection"} <= targets
     assert Link.objects.filter(source=titled("Workshop/Safety"), target=eye).exists()
     journal = Article.objects.get(path="journals/2026_04_18")
-    linked = set(Link.objects.filter(source=journal, target__isnull=False).values_list("target__title", flat=True))
+    linked = set(
+        Link.objects.filter(source=journal, target__isnull=False).values_list("target__title", flat=True)
+    )
     # A namespaced title, and aliases (`alias:: honing`, `alias:: lending library, the library`).
     assert linked == {"Person/Yue Zhang", "Lathe", "Sharpening", "Tool Library"}
     assert Link.objects.filter(source=titled("Skill"), target=library).exists()
@@ -333,3 +335,16 @@ def test_an_odd_config_edn_never_fails_the_import_and_is_told(tmp_path, capsys):
 def test_the_golden_set_names_pages_the_graph_has(graph):
     expected = {slug for entry in golden_load(GOLDEN) for slug in entry.expected_articles}
     assert expected and expected <= set(Article.objects.live().values_list("slug", flat=True))
+
+
+def test_a_page_with_its_own_title_that_can_no_longer_be_read_is_withheld(graph, client):
+    folder, _ = graph
+    # `term.page title.md` is titled `custom page title` by its `title::`: its address is not its file name's.
+    renamed = titled("custom page title")
+    assert client.get(renamed.get_absolute_url()).status_code == 200
+    (folder / "pages/term.page title.md").write_bytes(b"title:: custom page title\n\n- \xff\xfe not UTF-8\n")
+    with pytest.raises(CommandError, match="1 file"):
+        call_command("import_garden", str(folder), "--no-progress")
+    renamed.refresh_from_db()
+    assert renamed.withheld
+    assert client.get(renamed.get_absolute_url()).status_code == 404
