@@ -525,6 +525,24 @@ def _macro(match: re.Match[str], block: Callable[[str], str]) -> str:
     return MACRO_NOT_SHOWN.format(name=name)
 
 
+_DRAWER_OPEN = re.compile(r"[ \t]*:(?:LOGBOOK|PROPERTIES):[ \t]*")
+_DRAWER_CLOSE = re.compile(r"[ \t]*:END:[ \t]*")
+_BLOCK_FENCE = re.compile(r"[ \t]*(?:[-*+][ \t]+)?#\+(?:BEGIN|END)_[A-Za-z]+\b.*")
+
+
 def logseq_body(body: str) -> str:
-    """A Logseq page's body without its block properties."""
-    return BLOCK_PROPERTY.sub("", body)
+    """A Logseq page's body without its editor's markup: block properties, the drawers Logseq keeps under a
+    block (`:LOGBOOK:` of a task's clock entries, to `:END:`), and the `#+BEGIN_QUOTE`/`#+END_QUOTE` lines
+    around a quote, note or tip (their words stay)."""
+    lines: list[str] = []
+    drawer = False
+    for line in body.split("\n"):
+        if drawer:
+            drawer = not _DRAWER_CLOSE.fullmatch(line)
+            continue
+        if _DRAWER_OPEN.fullmatch(line):
+            drawer = True
+            continue
+        if not _BLOCK_FENCE.fullmatch(line):
+            lines.append(line)
+    return BLOCK_PROPERTY.sub("", "\n".join(lines))

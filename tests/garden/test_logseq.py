@@ -227,17 +227,10 @@ def test_block_references_and_embeds_show_the_blocks_words_with_a_link_to_their_
 def test_no_id_macro_or_block_property_reaches_a_page_or_a_chunk(graph, client):
     chunks = "\n".join(Chunk.objects.filter(is_current=True).values_list("text", flat=True))
     shown = chunks + "".join(page(client, article) for article in Article.objects.live())
-    for raw in [
-        "((",
-        "{{",
-        "id::",
-        "collapsed::",
-        "card-",
-        "logseq.order-list-type",
-        "heading::",
-        "6a1f0c2e",
-    ]:
+    raws = ["((", "{{", "id::", "collapsed::", "card-", "logseq.order-list-type", "heading::", "6a1f0c2e"]
+    for raw in [*raws, ":LOGBOOK:", "CLOCK:", ":END:", "#+BEGIN_QUOTE", "#+END_QUOTE"]:
         assert raw not in shown, raw
+    assert "A sharp bit and a slow speed beat a blunt bit and force." in page(client, titled("Drill Press"))
     library = page(client, titled("Tool Library"))
     assert "Borrow, use, return, repeat" in library  # a cloze's words
     assert "(query shown in Logseq only)" in library and "(renderer shown in Logseq only)" in library
