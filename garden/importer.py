@@ -453,9 +453,9 @@ def _logseq_read(
         read["tags"], read["tag"] = tags, None
     for key in DATE_FIELDS:
         value = properties.get(key)
-        date = graph.date_value(value) if isinstance(value, str) else None
-        if date is not None:
-            read[key] = date
+        if isinstance(value, str):
+            # A property, not front matter: one that is no date in any format the graph uses is left out.
+            read[key] = graph.date_value(value)
     description = str(properties.get("description") or "").strip()
     linked = " ".join(
         str(properties[key]) for key in ("tags", "tag", "type") if isinstance(properties.get(key), str)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import calendar
 import datetime
 import hashlib
+import logging
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -24,6 +25,8 @@ from urllib.parse import unquote
 
 if TYPE_CHECKING:
     from garden.importer import ParsedArticle, WrittenLink
+
+logger = logging.getLogger(__name__)
 
 CONFIG = "logseq/config.edn"
 STORAGE_FOLDERS = ("pages", "journals")  # where Logseq keeps files: no part of a page's name or address
@@ -264,7 +267,11 @@ class Graph:
 
 
 def is_graph(folder: Path) -> bool:
-    return (folder / CONFIG).is_file() or all((folder / name).is_dir() for name in STORAGE_FOLDERS)
+    """A folder with Logseq's `config.edn`, or with its `pages/` and `journals/` and no Obsidian settings (a
+    vault with folders of those names keeps its addresses)."""
+    if (folder / CONFIG).is_file():
+        return True
+    return all((folder / name).is_dir() for name in STORAGE_FOLDERS) and not (folder / ".obsidian").exists()
 
 
 _CONFIG_KEYS = {
@@ -316,6 +323,8 @@ def graph_of(folder: Path) -> Graph | None:
     )
     if not problem and not date_format_known(graph.title_format):
         problem = CONFIG_UNKNOWN_FORMAT.format(key=":journal/page-title-format", value=graph.title_format)
+    if problem:
+        logger.warning("%s %s", path, problem)
     return replace(graph, problem=problem)
 
 

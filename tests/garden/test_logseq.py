@@ -341,3 +341,20 @@ def test_a_page_with_its_own_title_that_can_no_longer_be_read_is_withheld(graph,
     renamed.refresh_from_db()
     assert renamed.withheld
     assert client.get(renamed.get_absolute_url()).status_code == 404
+
+
+def test_an_obsidian_vault_with_folders_named_pages_and_journals_keeps_its_addresses(tmp_path):
+    folder = garden_write(tmp_path / "vault", {"pages/a.md": "A.", "journals/2026_01_01.md": "B."})
+    assert logseq.is_graph(folder)
+    (folder / ".obsidian").mkdir()
+    assert not logseq.is_graph(folder)
+
+
+@pytest.mark.django_db
+def test_a_date_property_that_is_no_date_leaves_the_page_its_file_s_date(tmp_path):
+    folder = garden_write(
+        tmp_path / "g",
+        {"logseq/config.edn": "{}", "pages/Plan.md": "date:: sometime in spring\n\n- Sow the beans."},
+    )
+    call_command("import_garden", str(folder), "--no-progress")  # no "not an ISO date" failure
+    assert current(titled("Plan")).date == datetime.datetime.now(datetime.UTC).date()
