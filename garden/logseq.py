@@ -16,6 +16,7 @@ import datetime
 import hashlib
 import logging
 import re
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -43,6 +44,11 @@ DUPLICATE_TITLE = (
 BLOCK_NOT_SHOWN = "(a block not in the garden)"  # a reference to a block of a private, missing or failed page
 MACRO_NOT_SHOWN = "({name} shown in Logseq only)"
 EDN_MAX_DEPTH = 64  # a config nested deeper is not Logseq's and would only exhaust the reader
+CONFIG_MAX_BYTES = 1_000_000  # Logseq's own config.edn is some 20 KB; a larger one is not read
+CONFIG_TOO_LARGE = "is over {limit:,} bytes, so it was not read; Logseq's defaults stand"
+# Lines of a block (its own and those under it) that a reference or an embed shows at most: an embed of a
+# page's first block would otherwise copy the whole page, and a chain of nested blocks the square of it.
+BLOCK_LINES_MAX = 50
 
 
 class EdnError(ValueError):
@@ -220,10 +226,10 @@ class Graph:
 
     def title_of(self, relative_path: str) -> str:
         """The title Logseq gives the file at `relative_path` (without `.md`) when it has no `title::`."""
-        place = PurePosixPath(relative_path)
-        if self.journal_date(relative_path) is not None:
-            return self.journal_title(self.journal_date(relative_path))  # type: ignore[arg-type]
-        return file_name_decoded(place.name, self.file_name_format)
+        date = self.journal_date(relative_path)
+        if date is not None:
+            return self.journal_title(date)
+        return file_name_decoded(PurePosixPath(relative_path).name, self.file_name_format)
 
     def journal_date(self, relative_path: str) -> datetime.date | None:
         """The date of a journal file (`journals/2021_07_19`), or None for a page."""
@@ -292,7 +298,11 @@ def graph_of(folder: Path) -> Graph | None:
     path = folder / CONFIG
     if path.is_file():
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            with path.open("rb") as config_file:
+                data = config_file.read(CONFIG_MAX_BYTES + 1)
+            text = data.decode("utf-8", errors="replace")
+            if len(data) > CONFIG_MAX_BYTES:
+                text, problem = "", CONFIG_TOO_LARGE.format(limit=CONFIG_MAX_BYTES)
         except OSError as error:
             text, problem = "", CONFIG_NOT_READ.format(reason=error.strerror or error)
         try:
@@ -381,12 +391,14 @@ def page_blocks(body: str) -> dict[str, Block]:
             starts.append((number, _indent(bullet.group(1))))
         elif line.strip() and not line[:1].isspace() and not BLOCK_PROPERTY.fullmatch(line):
             starts.append((number, -1))  # a paragraph outside any list is a block of its own
+    at = counted = 0  # the line of each id, counted as the ids come in order
     for match in _BLOCK_ID.finditer(body):
-        at = body.count("\n", 0, match.start())
-        owner = next(((line, indent) for line, indent in reversed(starts) if line < at), None)
-        if owner is None:
+        at += body.count("\n", counted, match.start())
+        counted = match.start()
+        before = bisect_left(starts, (at, -2))
+        if before == 0:
             continue
-        first, indent = owner
+        first, indent = starts[before - 1]
         own: list[str] = []
         under: list[str] = []
         for number in range(first, len(lines)):
@@ -396,8 +408,12 @@ def page_blocks(body: str) -> dict[str, Block]:
                 break
             if number > first and indent < 0 and not line.strip():
                 break
-            if BLOCK_PROPERTY.fullmatch(line) or BLOCK_PROPERTY.fullmatch(line + "\n") or not line.strip():
+            if number > first and bullet is None and line.strip() and 0 <= indent >= _indent(line):
+                break  # a line no deeper than the bullet is past its block
+            if BLOCK_PROPERTY.fullmatch(line) or not line.strip():
                 continue
+            if len(own) + len(under) >= BLOCK_LINES_MAX:
+                break
             words = bullet.group(2) if bullet is not None else line.strip()
             (own if number == first or (not under and bullet is None) else under).append(words.strip())
         blocks[match.group(1).lower()] = Block(" ".join(own), tuple(under))

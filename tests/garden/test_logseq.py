@@ -358,3 +358,23 @@ def test_a_date_property_that_is_no_date_leaves_the_page_its_file_s_date(tmp_pat
     )
     call_command("import_garden", str(folder), "--no-progress")  # no "not an ISO date" failure
     assert current(titled("Plan")).date == datetime.datetime.now(datetime.UTC).date()
+
+
+def test_a_block_is_its_line_its_continuation_and_the_blocks_under_it():
+    body = (
+        "- First block\n  id:: 0000aaaa-0000-4000-8000-000000000001\n\t- child one\n\t\t- grandchild\n"
+        "- Second\n  collapsed:: true\n  id:: 0000aaaa-0000-4000-8000-000000000002\n  more of second\n"
+        "Paragraph\nid:: 0000AAAA-0000-4000-8000-000000000003\n"
+    )
+    assert logseq.page_blocks(body) == {
+        "0000aaaa-0000-4000-8000-000000000001": logseq.Block("First block", ("child one", "grandchild")),
+        "0000aaaa-0000-4000-8000-000000000002": logseq.Block("Second more of second"),
+        "0000aaaa-0000-4000-8000-000000000003": logseq.Block("Paragraph"),
+    }
+    nested = "".join(
+        f"{chr(9) * i}- block {i}\n{chr(9) * i}  id:: 0000aaaa-0000-4000-8000-{i:012d}\n" for i in range(80)
+    )
+    first = logseq.page_blocks(nested)["0000aaaa-0000-4000-8000-000000000000"]
+    assert (
+        len(first.subtree) == logseq.BLOCK_LINES_MAX - 1
+    )  # an embed shows a block's first lines, not a page
