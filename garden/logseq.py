@@ -268,8 +268,12 @@ class Graph:
         return len(parts) == 2 and parts[0] in STORAGE_FOLDERS
 
     def hides(self, relative_path: str) -> bool:
+        """Whether `:hidden` names the file at `relative_path` (without `.md`) or a folder it is in."""
         path = "/" + relative_path.lstrip("/")
-        return any(path == hidden or path.startswith(hidden.rstrip("/") + "/") for hidden in self.hidden)
+        return any(
+            path in (hidden, hidden.removesuffix(".md")) or path.startswith(hidden.rstrip("/") + "/")
+            for hidden in self.hidden
+        )
 
 
 def is_graph(folder: Path) -> bool:

@@ -378,3 +378,30 @@ def test_a_block_is_its_line_its_continuation_and_the_blocks_under_it():
     assert (
         len(first.subtree) == logseq.BLOCK_LINES_MAX - 1
     )  # an embed shows a block's first lines, not a page
+
+
+@pytest.mark.django_db
+def test_names_of_any_length_import_whole(tmp_path, client):
+    name = "Why " + "does the library close " * 10  # 234 characters, a file name near the limit of 255 bytes
+    alias, tag, title = "another name " * 40, "a-very-long-tag-" * 25, "Namespace/" * 20 + name
+    folder = garden_write(
+        tmp_path / "g",
+        {
+            "logseq/config.edn": '{:file/name-format :triple-lowbar :hidden ["pages/Hidden.md"]}',
+            f"pages/{name.strip()}.md": f"alias:: {alias.strip()}\ntags:: {tag}\n\n- It closes in August.",
+            "pages/Long.md": f"title:: {title.strip()}\n\n- A page of a long namespace.",
+            "pages/Hidden.md": f"- {HIDDEN} and hidden.",
+            "pages/Links.md": f"- See [[{alias.strip()}]] and [[{title.strip()}]].",
+        },
+    )
+    call_command("import_garden", str(folder), "--no-progress")
+    why = titled(name.strip())
+    assert (why.aliases, why.tags) == ([alias.strip()], [tag])
+    long = titled(title.strip())
+    assert len(long.title) > 400 and len(long.slug) <= 200
+    assert set(Link.objects.filter(source=titled("Links")).values_list("target", flat=True)) == {
+        why.pk,
+        long.pk,
+    }
+    assert client.get(long.get_absolute_url()).status_code == 200
+    assert not Chunk.objects.filter(text__contains=HIDDEN).exists()
