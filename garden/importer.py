@@ -122,7 +122,10 @@ class ParsedArticle:
     images: tuple[tuple[str, bool], ...] = ()  # (image as written, whether a path from the note) it shows
     names: tuple[str, ...] = ()  # other names a `[[link]]` may give it: a Logseq page's title
     blocks: dict[str, logseq.Block] = field(default_factory=dict)  # Logseq blocks others may reference, by id
-    shows_others: bool = False  # its body holds words of other notes (resolved Logseq block references)
+    # Its body depends on other notes (Logseq block references were resolved in it), and where the notes live
+    # whose words it holds now.
+    resolved: bool = False
+    shows: tuple[str, ...] = ()
     folder_is_theme: bool = True  # its top folder is a theme; Logseq's `pages/` and `journals/` are not
 
 

@@ -501,11 +501,14 @@ def pages_resolved(
         uuid: (block, note) for note in kept for uuid, block in note.blocks.items()
     }
 
+    shown: set[str] = set()  # the places of the pages whose words the page being resolved shows
+
     def words(uuid: str, *, whole: bool) -> str:
         found = table.get(uuid.lower())
         if found is None:
             return BLOCK_NOT_SHOWN
         block, page = found
+        shown.add(page.relative_path or page.path)
         text = _sentences([block.text, *block.subtree]) if whole else block.text
         text = BLOCK_REF.sub(lambda m: _inner(m.group(1)), text)  # one level: a block quoting a block
         text = MACRO.sub(lambda m: _macro(m, lambda _u: BLOCK_NOT_SHOWN), text)
@@ -513,13 +516,17 @@ def pages_resolved(
 
     def _inner(uuid: str) -> str:
         found = table.get(uuid.lower())
-        return BLOCK_NOT_SHOWN if found is None else body_words(found[0].text).strip()
+        if found is None:
+            return BLOCK_NOT_SHOWN
+        shown.add(found[1].relative_path or found[1].path)
+        return body_words(found[0].text).strip()
 
     resolved = []
     for note in kept:
         if "((" not in note.body and "{{" not in note.body:
             resolved.append(note)
             continue
+        shown.clear()
         body, macros = _substituted(
             note.body, MACRO, lambda m: _macro(m, lambda uuid: words(uuid, whole=True))
         )
@@ -531,7 +538,15 @@ def pages_resolved(
         digest = hashlib.sha256(f"{note.content_hash}\n{body}".encode()).hexdigest()
         links = tuple(dict.fromkeys((*note.links, *links_of(body))))  # the referenced blocks' pages too
         resolved.append(
-            replace(note, body=body, anchors=anchors, content_hash=digest, links=links, shows_others=True)
+            replace(
+                note,
+                body=body,
+                anchors=anchors,
+                content_hash=digest,
+                links=links,
+                resolved=True,
+                shows=tuple(sorted(shown)),
+            )
         )
     return ResolvedGraph(resolved, duplicates)
 

@@ -7,12 +7,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
+from django.contrib.postgres.expressions import ArraySubquery
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.functions import RandomUUID
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import connection, models
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.urls import reverse
 from pgvector.django import HnswIndex, VectorField
 
@@ -202,6 +203,18 @@ class Article(models.Model):
         return self.withheld_at is not None
 
 
+def _withheld_places() -> ArraySubquery:
+    """Where the notes of withheld articles live: a revision holding words of one (a Logseq block it
+    references, made private since; see `ArticleRevision.shows`) is withheld with it."""
+    return ArraySubquery(Article.objects.filter(withheld_at__isnull=False).values("path"))
+
+
+class RevisionQuerySet(models.QuerySet["ArticleRevision"]):
+    def readable(self) -> RevisionQuerySet:
+        """Revisions of a readable article none of whose words are a withheld note's (see `shows`)."""
+        return self.exclude(shows__overlap=_withheld_places())
+
+
 class ArticleRevision(models.Model):
     """One version of an article's Markdown body. Older versions are kept, marked superseded."""
 
@@ -217,9 +230,18 @@ class ArticleRevision(models.Model):
     images = models.JSONField(
         default=dict, blank=True, help_text="Images the note shows, as written (lower case) -> Image sha256."
     )
+    shows = ArrayField(
+        models.CharField(max_length=None),
+        default=list,
+        blank=True,
+        help_text="Where the notes live whose words this version holds (the Logseq blocks it references): it is "
+        "withheld, and so is every answer quoting it, while one of them is.",
+    )
     superseded = models.BooleanField(default=False)
     superseded_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = RevisionQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -410,11 +432,14 @@ class Generator(models.TextChoices):
 
 class AnswerQuerySet(models.QuerySet["Answer"]):
     def readable(self) -> AnswerQuerySet:
-        """Answers a reader may see: none of their sources is in a withheld article (an answer quotes and
-        paraphrases its sources, so it is withheld with them, and is back when they are)."""
+        """Answers a reader may see: none of their sources is in a withheld article, or holds words of one (an
+        answer quotes and paraphrases its sources, so it is withheld with them, and is back when they are)."""
         return self.exclude(
             Exists(
-                AnswerSource.objects.filter(answer=OuterRef("pk"), chunk__article__withheld_at__isnull=False)
+                AnswerSource.objects.filter(answer=OuterRef("pk")).filter(
+                    Q(chunk__article__withheld_at__isnull=False)
+                    | Q(chunk__revision__shows__overlap=_withheld_places())
+                )
             )
         )
 
@@ -457,8 +482,13 @@ class Answer(models.Model):
 
     @property
     def withheld(self) -> bool:
-        """Whether a source of this answer is in a withheld article (reads the prefetched sources)."""
-        return any(source.chunk.article.withheld for source in self.sources.all())
+        """Whether a source of this answer is in a withheld article, or holds words of one (reads the
+        prefetched sources; a query more only when a source holds words of other notes)."""
+        sources = self.sources.all()
+        if any(source.chunk.article.withheld for source in sources):
+            return True
+        places = {place for source in sources for place in source.chunk.revision.shows}
+        return bool(places) and Article.objects.filter(withheld_at__isnull=False, path__in=places).exists()
 
     @property
     def refused(self) -> bool:

@@ -69,7 +69,7 @@ def vocabulary_apply(vocabulary: Vocabulary) -> None:
 def notes_changed(notes: Sequence[ParsedArticle]) -> list[ParsedArticle]:
     """The notes whose text was never imported. A text imported before (current or superseded) is not
     imported again, so re-importing an older snapshot after a newer one never turns the clock back. A note
-    that shows other notes' words (`shows_others`) is compared with its current text only: its text changes
+    whose text depends on other notes (`resolved`) is compared with its current text only: its text changes
     with theirs, and going back to an older one may be a referenced block made private since."""
     known: set[tuple[str, str]] = set()
     current: set[tuple[str, str]] = set()
@@ -82,9 +82,7 @@ def notes_changed(notes: Sequence[ParsedArticle]) -> list[ParsedArticle]:
             if not superseded:
                 current.add((slug, digest))
     return [
-        note
-        for note in notes
-        if (note.slug, note.content_hash) not in (current if note.shows_others else known)
+        note for note in notes if (note.slug, note.content_hash) not in (current if note.resolved else known)
     ]
 
 
@@ -170,6 +168,7 @@ def notes_write(group: Sequence[Pending], known: Known) -> int:
             content_hash=p.parsed.content_hash,
             anchors=p.parsed.anchors or {},
             images=p.images,
+            shows=list(p.parsed.shows),
         )
         for p in group
     )

@@ -12,8 +12,8 @@ from django.core.management import CommandError, call_command
 from garden import logseq
 from garden.golden import golden_load
 from garden.importer import heading_words
-from garden.models import Article, ArticleRevision, Chunk, Link
-from tests.factories import garden_write
+from garden.models import Answer, Article, ArticleRevision, Chunk, Link
+from tests.factories import answer_for, garden_write
 
 GARDENS = Path(__file__).resolve().parent / "gardens"
 GRAPH = GARDENS / "logseq-graph"
@@ -405,3 +405,25 @@ def test_names_of_any_length_import_whole(tmp_path, client):
     }
     assert client.get(long.get_absolute_url()).status_code == 200
     assert not Chunk.objects.filter(text__contains=HIDDEN).exists()
+
+
+def test_what_a_page_showed_of_a_block_made_private_since_is_withheld_in_its_history_and_answers(
+    graph, client
+):
+    folder, _ = graph
+    library = titled("Tool Library")
+    quoting = Chunk.objects.get(article=library, is_current=True, text__contains="EN 166")
+    answer = answer_for("Safety glasses to EN 166 are worn by everyone [1].", quoting)
+    old = current(library)
+    assert old.shows == ["pages/Workshop___Safety___Eye Protection"]
+    assert client.get(f"{library.get_absolute_url()}?revision={old.pk}").status_code == 200
+    assert Answer.objects.readable().filter(pk=answer.pk).exists()
+
+    eye = folder / "pages/Workshop___Safety___Eye Protection.md"
+    eye.write_text("public:: false\n\n" + eye.read_text())
+    call_command("import_garden", str(folder), "--no-progress")
+
+    assert client.get(f"{library.get_absolute_url()}?revision={old.pk}").status_code == 404
+    assert "EN 166" not in page(client, library)  # its new revision shows the block no more
+    assert not Answer.objects.readable().filter(pk=answer.pk).exists()
+    assert "EN 166" not in client.get(f"/answers/{answer.public_id}/").content.decode()

@@ -1,4 +1,5 @@
-"""Titles, names, paths, tags and aliases of any length a file system allows: no limit on their columns."""
+"""Titles, names, paths, tags and aliases of any length a file system allows (no limit on their columns), and
+where the notes live whose words a revision holds (`ArticleRevision.shows`: resolved Logseq block references)."""
 
 import django.contrib.postgres.fields
 from django.db import migrations, models
@@ -11,6 +12,11 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        migrations.AddField(
+            model_name='articlerevision',
+            name='shows',
+            field=django.contrib.postgres.fields.ArrayField(base_field=models.CharField(), blank=True, default=list, help_text='Where the notes live whose words this version holds (the Logseq blocks it references): it is withheld, and so is every answer quoting it, while one of them is.', size=None),
+        ),
         migrations.AlterField(
             model_name='article',
             name='aliases',
