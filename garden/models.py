@@ -7,12 +7,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
+from django.contrib.postgres.expressions import ArraySubquery
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.functions import RandomUUID
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import connection, models
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.urls import reverse
 from pgvector.django import HnswIndex, VectorField
 
@@ -53,7 +54,7 @@ class Topic(models.Model):
 
     slug = models.SlugField(max_length=NAME_SLUG_LIMIT, unique=True, allow_unicode=True)
     title = models.CharField(max_length=NAME_TITLE_LIMIT)
-    aliases = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    aliases = ArrayField(models.CharField(max_length=None), default=list, blank=True)
 
     objects = VocabularyQuerySet.as_manager()
 
@@ -80,7 +81,7 @@ class Theme(models.Model):
 
     slug = models.SlugField(max_length=NAME_SLUG_LIMIT, unique=True, allow_unicode=True)
     title = models.CharField(max_length=NAME_TITLE_LIMIT)
-    keywords = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    keywords = ArrayField(models.CharField(max_length=None), default=list, blank=True)
 
     objects = VocabularyQuerySet.as_manager()
 
@@ -150,15 +151,18 @@ class ArticleQuerySet(models.QuerySet["Article"]):
 class Article(models.Model):
     """A page of the garden. Its text lives in revisions; exactly one revision is current."""
 
+    # Names of any length a file system allows (and a Logseq namespace makes longer) are kept whole: no column
+    # that holds a title, name or path has a limit. A slug is cut to its column and told apart by a hash
+    # (`garden.importer.article_slug`).
     slug = models.SlugField(max_length=200, unique=True, allow_unicode=True)
-    title = models.CharField(max_length=300)
+    title = models.CharField(max_length=None)
     path = models.CharField(
-        max_length=500,
+        max_length=None,
         blank=True,
         help_text="Where the note lives in its garden, without .md: 'Sync/Security'.",
     )
-    aliases = ArrayField(models.CharField(max_length=300), default=list, blank=True)
-    tags = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    aliases = ArrayField(models.CharField(max_length=None), default=list, blank=True)
+    tags = ArrayField(models.CharField(max_length=None), default=list, blank=True)
     topics = models.ManyToManyField(Topic, related_name="articles", blank=True)
     themes = models.ManyToManyField(Theme, related_name="articles", blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -175,7 +179,7 @@ class Article(models.Model):
         max_length=500, blank=True, help_text="Why it is withheld, for operators."
     )
     garden = models.CharField(
-        max_length=1000,
+        max_length=None,
         blank=True,
         help_text="The folder of the garden its note belongs to; empty for an article written in the admin.",
     )
@@ -200,24 +204,45 @@ class Article(models.Model):
         return self.withheld_at is not None
 
 
+def _withheld_places() -> ArraySubquery:
+    """Where the notes of withheld articles live: a revision holding words of one (a Logseq block it
+    references, made private since; see `ArticleRevision.shows`) is withheld with it."""
+    return ArraySubquery(Article.objects.filter(withheld_at__isnull=False).values("path"))
+
+
+class RevisionQuerySet(models.QuerySet["ArticleRevision"]):
+    def readable(self) -> RevisionQuerySet:
+        """Revisions of a readable article none of whose words are a withheld note's (see `shows`)."""
+        return self.exclude(shows__overlap=_withheld_places())
+
+
 class ArticleRevision(models.Model):
     """One version of an article's Markdown body. Older versions are kept, marked superseded."""
 
     article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="revisions")
-    title = models.CharField(max_length=300)
+    title = models.CharField(max_length=None)
     body = models.TextField()
     content_hash = models.CharField(max_length=64)
     date = models.DateField(null=True, blank=True, help_text="The date the front matter gives this version.")
-    source_path = models.CharField(max_length=500, blank=True)
+    source_path = models.CharField(max_length=None, blank=True)
     anchors = models.JSONField(
         default=dict, blank=True, help_text="Block ids (`^id`) of the note -> where they stand in its body."
     )
     images = models.JSONField(
         default=dict, blank=True, help_text="Images the note shows, as written (lower case) -> Image sha256."
     )
+    shows = ArrayField(
+        models.CharField(max_length=None),
+        default=list,
+        blank=True,
+        help_text="Where the notes live whose words this version holds (the Logseq blocks it references): it is "
+        "withheld, and so is every answer quoting it, while one of them is.",
+    )
     superseded = models.BooleanField(default=False)
     superseded_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = RevisionQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -299,7 +324,7 @@ class Image(models.Model):
     """An image from a garden, shown where a note embeds it; stored once however many notes show it."""
 
     sha256 = models.CharField(max_length=64, unique=True)
-    name = models.CharField(max_length=300)
+    name = models.CharField(max_length=None)
     content_type = models.CharField(max_length=50)
     data = models.BinaryField()
 
@@ -319,9 +344,9 @@ class Link(models.Model):
     target = models.ForeignKey(
         Article, on_delete=models.SET_NULL, null=True, blank=True, related_name="links_in"
     )
-    text = models.CharField(max_length=300, blank=True)
+    text = models.CharField(max_length=None, blank=True)
     written = ArrayField(
-        models.CharField(max_length=500),
+        models.CharField(max_length=None),
         default=list,
         blank=True,
         help_text="The targets as the note writes them (lower case, no .md): how its page finds the link.",
@@ -339,7 +364,7 @@ class Sync(models.Model):
     did, what it refused to do and why, and every note it could not import with the reason."""
 
     started_at = models.DateTimeField(auto_now_add=True)
-    folders = ArrayField(models.CharField(max_length=1000), default=list)
+    folders = ArrayField(models.CharField(max_length=None), default=list)
     refused = models.TextField(
         blank=True, help_text="Why the sync changed nothing (an empty or missing folder)."
     )
@@ -424,11 +449,14 @@ class Generator(models.TextChoices):
 
 class AnswerQuerySet(models.QuerySet["Answer"]):
     def readable(self) -> AnswerQuerySet:
-        """Answers a reader may see: none of their sources is in a withheld article (an answer quotes and
-        paraphrases its sources, so it is withheld with them, and is back when they are)."""
+        """Answers a reader may see: none of their sources is in a withheld article, or holds words of one (an
+        answer quotes and paraphrases its sources, so it is withheld with them, and is back when they are)."""
         return self.exclude(
             Exists(
-                AnswerSource.objects.filter(answer=OuterRef("pk"), chunk__article__withheld_at__isnull=False)
+                AnswerSource.objects.filter(answer=OuterRef("pk")).filter(
+                    Q(chunk__article__withheld_at__isnull=False)
+                    | Q(chunk__revision__shows__overlap=_withheld_places())
+                )
             )
         )
 
@@ -471,8 +499,13 @@ class Answer(models.Model):
 
     @property
     def withheld(self) -> bool:
-        """Whether a source of this answer is in a withheld article (reads the prefetched sources)."""
-        return any(source.chunk.article.withheld for source in self.sources.all())
+        """Whether a source of this answer is in a withheld article, or holds words of one (reads the
+        prefetched sources; a query more only when a source holds words of other notes)."""
+        sources = self.sources.all()
+        if any(source.chunk.article.withheld for source in sources):
+            return True
+        places = {place for source in sources for place in source.chunk.revision.shows}
+        return bool(places) and Article.objects.filter(withheld_at__isnull=False, path__in=places).exists()
 
     @property
     def refused(self) -> bool:

@@ -70,7 +70,7 @@ def vocabulary_derived(
         names = [*note.aliases, PurePosixPath(note.relative_path or note.slug).name]
         note_topics.append(topic(note.title, names))
         note_themes = []
-        folders = PurePosixPath(note.relative_path).parts[:-1]
+        folders = PurePosixPath(note.relative_path).parts[:-1] if note.folder_is_theme else ()
         if folders:
             slug = slugify(folders[0])
             themes.setdefault(slug, {"title": folders[0], "keywords": [folders[0].lower()]})

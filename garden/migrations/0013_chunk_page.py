@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('garden', '0011_merge_answer_public_id'),
+        ('garden', '0012_long_names_and_revision_shows'),
     ]
 
     operations = [

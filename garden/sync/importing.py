@@ -16,9 +16,11 @@ from pathlib import Path
 from django.conf import settings
 from django.db import DatabaseError, reset_queries, transaction
 
+from garden import logseq
 from garden.chunking import chunk_spans
-from garden.importer import ArticleFileError, ParsedArticle, article_slug, parse_article_file
-from garden.models import ArticleRevision, Link, Sync
+from garden.gardening import editor_markup_removed
+from garden.importer import ArticleFileError, ParsedArticle, article_slug, parse_article_file, written_links
+from garden.models import Article, ArticleRevision, Link, Sync
 from garden.pdfs import PdfLeftOut, is_pdf, parse_pdf_file, pdf_place
 from garden.sync.embedding import Embedded, Progress, groups_embedded
 from garden.sync.fanout import FanOutError, Workers, groups_embedded_on_workers
@@ -66,6 +68,9 @@ class ImportReport:
     withheld: int = 0  # articles newly withheld from readers: their note turned private or unreadable
     red_links: int = 0  # links, across the garden, to notes it does not have
     failures: list[tuple[str, str]] = field(default_factory=list)
+    notices: list[tuple[str, str]] = field(
+        default_factory=list
+    )  # files read but not imported as such, and why
     refused: list[tuple[str, str]] = field(default_factory=list)  # folders left as they were, and why
 
     @property
@@ -134,32 +139,41 @@ def _notes_read(
     Notes whose names make one slug are told apart (see `slugs_apart`)."""
     parsed_notes: list[ParsedArticle] = []
     withheld: dict[str, str] = {}
+    graph = logseq.graph_of(root) if folder.is_dir() else None
+    if graph is not None and graph.problem:
+        report.notices.append((str(folder / logseq.CONFIG), graph.problem))
     for path in files:
         # Read at its place under the resolved folder: a link is read under its own name, never its target's.
         where = root / path.relative_to(folder) if folder.is_dir() else path.resolve()
         try:
-            parsed = _file_parse(where, root if folder.is_dir() else None)
+            parsed = _file_parse(where, root if folder.is_dir() else None, graph)
         except PdfLeftOut as left_out:
             report.skipped.append((str(path), left_out.kind, str(left_out)))
-            withheld[_slug_of(path, folder)] = LEFT_OUT.format(reason=left_out)
+            withheld[_slug_of(path, folder, graph)] = LEFT_OUT.format(reason=left_out)
             continue
         except Exception as error:  # one note's text never stops a sync, whatever a parser raises on it
             if not isinstance(error, ArticleFileError):
                 logger.exception("reading %s failed", shown(path))
                 error = ArticleFileError(NOTE_UNEXPECTED.format(error=f"{type(error).__name__}: {error}"))
             report.failures.append((str(path), str(error)))
-            withheld[_slug_of(path, folder)] = UNREADABLE.format(reason=error)
+            withheld[_slug_of(path, folder, graph)] = UNREADABLE.format(reason=error)
             continue
         if parsed.private:
             report.private += 1
             withheld[parsed.slug] = PRIVATE
             continue
         parsed_notes.append(parsed)
+    if graph is not None:
+        resolved = logseq.pages_resolved(
+            parsed_notes, body_words=lambda text: editor_markup_removed(text)[0], links_of=written_links
+        )
+        parsed_notes = resolved.notes
+        report.notices += resolved.duplicates
     return {parsed.slug: parsed for parsed in slugs_apart(parsed_notes)}, withheld
 
 
-def _file_parse(where: Path, root: Path | None) -> ParsedArticle:
-    """The note or PDF at `where`, read under the caps of settings."""
+def _file_parse(where: Path, root: Path | None, graph: logseq.Graph | None) -> ParsedArticle:
+    """The note or PDF at `where`, read under the caps of settings (a note of a Logseq graph as Logseq shows it)."""
     if is_pdf(where):
         return parse_pdf_file(
             where,
@@ -169,7 +183,7 @@ def _file_parse(where: Path, root: Path | None) -> ParsedArticle:
             max_seconds=settings.GARDEN_PDF_MAX_SECONDS,
             imported=_imported_title,
         )
-    return parse_article_file(where, root=root, max_bytes=settings.GARDEN_NOTE_MAX_BYTES)
+    return parse_article_file(where, root=root, max_bytes=settings.GARDEN_NOTE_MAX_BYTES, graph=graph)
 
 
 def _imported_title(slug: str, digest: str) -> str | None:
@@ -179,9 +193,18 @@ def _imported_title(slug: str, digest: str) -> str | None:
     return revisions.values_list("title", flat=True).first()
 
 
-def _slug_of(path: Path, folder: Path) -> str:
+def _slug_of(path: Path, folder: Path, graph: logseq.Graph | None = None) -> str:
+    """The slug of the article of a note that is not read (private by its place, or failed)."""
     relative = path.relative_to(folder) if folder.is_dir() else Path(path.name)
-    place = pdf_place(relative) if is_pdf(path) else relative.with_suffix("").as_posix()
+    if is_pdf(path):
+        place = pdf_place(relative)
+        return article_slug(place, place)
+    place = relative.with_suffix("").as_posix()
+    if graph is not None and graph.is_page(place):
+        # A page's slug comes from its title, which may be its `title::`, unread now: its article is found by
+        # its place, so that a page that fails is withheld (fails closed) whatever its title was.
+        stored = Article.objects.filter(garden=str(graph.root), path=place).values_list("slug", flat=True)
+        return stored.first() or article_slug(graph.title_of(place), place)
     return article_slug(place, place)
 
 
@@ -290,7 +313,8 @@ def _folder_import(
                 report.skipped.append((shown(path), kind, reason))
     notes, withheld = _notes_read(files, folder, root, report)
     if walk is not None:
-        withheld |= {_slug_of(path, folder): PRIVATE for path in walk.private}
+        graph = logseq.graph_of(root)
+        withheld |= {_slug_of(path, folder, graph): PRIVATE for path in walk.private}
         roots = garden_roots(root, notes)
         kept = set(notes) | set(withheld)
         withheld |= hidden_away(root, roots, kept, walk.private)

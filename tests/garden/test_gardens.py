@@ -350,7 +350,9 @@ def test_a_logseq_graph_imports_with_its_page_properties_and_journals():
     assert {"bees", "plants", "nectar"} <= set(forage.tags)
     revision = forage.current_revision
     assert revision is not None and "title::" not in revision.body and "alias::" not in revision.body
-    assert Link.objects.get(source=forage, target_slug="pages-allotment-rota").target == article(
+    # Addresses come from titles, without Logseq's storage folder (`pages/`).
+    assert forage.get_absolute_url() == "/articles/bee-forage-plants/"
+    assert Link.objects.get(source=forage, target_slug="allotment-rota").target == article(
         "pages/Allotment Rota"
     )
     assert Article.objects.filter(path__startswith="journals/").count() == 2

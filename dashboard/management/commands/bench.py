@@ -27,6 +27,7 @@ SECTIONS = [
     "embedding_backends",
     "large_garden",
     "import_memory",
+    "logseq_import",
     "distributed_import",
     "query_embedding",
     "retrieval",
@@ -72,6 +73,12 @@ class Command(BaseCommand):
             nargs="+",
             default=list(bench.MEMORY_NOTE_COUNTS),
             help="Garden sizes, in notes, whose first import is measured in a process of its own (import_memory).",
+        )
+        parser.add_argument(
+            "--graph-pages",
+            type=int,
+            default=bench.GRAPH_PAGES,
+            help="Pages of the generated Logseq graph imported beside a Markdown vault of as many notes.",
         )
         parser.add_argument(
             "--distributed-notes",
@@ -123,6 +130,7 @@ class Command(BaseCommand):
         notes: list[int],
         garden_notes: int,
         memory_notes: list[int],
+        graph_pages: int,
         distributed_notes: int,
         verify_all: bool,
         hnsw_sweep: list[tuple[int, int]] | None,
@@ -148,6 +156,8 @@ class Command(BaseCommand):
                 report["import_memory"] = bench.bench_import_memory(
                     current_database_url(), memory_notes, in_scope, runs
                 )
+            if "logseq_import" in only:
+                report["logseq_import"] = bench.bench_logseq_import(graph_pages, runs)
             if "distributed_import" in only:
                 report["distributed_import"] = bench.bench_distributed_import(
                     current_database_url(), distributed_notes

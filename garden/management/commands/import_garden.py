@@ -183,6 +183,8 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"{report.red_links} link(s) point to notes that are not in the garden (red links)."
             )
+        for name, reason in report.notices:
+            self.stdout.write(f"NOTE {name}: {reason}")
         for name, reason in report.failures:
             self.stderr.write(f"FAILED {name}: {reason}")
         for name, reason in report.refused:
