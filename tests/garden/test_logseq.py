@@ -427,3 +427,11 @@ def test_what_a_page_showed_of_a_block_made_private_since_is_withheld_in_its_his
     assert "EN 166" not in page(client, library)  # its new revision shows the block no more
     assert not Answer.objects.readable().filter(pk=answer.pk).exists()
     assert "EN 166" not in client.get(f"/answers/{answer.public_id}/").content.decode()
+
+
+def test_topics_are_named_by_titles_never_by_storage_file_names(graph):
+    from garden.models import Topic
+
+    names = [name for topic in Topic.objects.all() for name in [topic.title, *topic.aliases]]
+    assert "Workshop/Safety/Eye Protection" in names
+    assert not [name for name in names if "___" in name or name == "2026_04_18"], names
