@@ -25,6 +25,7 @@ import yaml
 
 from garden import logseq
 from garden.gardening import editor_markup_removed, page_properties, without_code
+from garden.text import storable
 from garden.walk import CANNOT_READ, NOT_A_FILE, garden_walk
 
 # Front matter or page properties (any case) that keep a note out, with the value that does: `private: true`,
@@ -331,7 +332,7 @@ def _front_matter(raw: str) -> tuple[dict[str, Any], str]:
     after it."""
     toml = TOML_FRONT_MATTER.match(raw)
     if toml:
-        return _toml_front_matter(toml), raw[toml.end() :]
+        return _fields_storable(_toml_front_matter(toml)), raw[toml.end() :]
     match = FRONT_MATTER.match(raw)
     if not match:
         return {}, raw
@@ -354,7 +355,21 @@ def _front_matter(raw: str) -> tuple[dict[str, Any], str]:
             "front matter must be a mapping of fields (title, tags, ...)",
             marked_private=_marker_written(match.group(1)) is not None,
         )
-    return loaded or {}, raw[match.end() :]
+    return _fields_storable(loaded or {}), raw[match.end() :]
+
+
+def _fields_storable(meta: dict[Any, Any]) -> dict[Any, Any]:
+    """The fields with text PostgreSQL can store: an escape such as YAML's "\\0" writes a NUL, which the
+    database refuses, and the whole sync with it (a title goes into the garden's topics)."""
+
+    def storable_value(value: Any) -> Any:
+        if isinstance(value, str):
+            return storable(value)
+        if isinstance(value, list | tuple):
+            return [storable(item) if isinstance(item, str) else item for item in value]
+        return value
+
+    return {storable(k) if isinstance(k, str) else k: storable_value(v) for k, v in meta.items()}
 
 
 def note_text(raw: str) -> str:

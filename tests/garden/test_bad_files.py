@@ -166,6 +166,23 @@ def test_a_note_over_the_size_cap_is_skipped_unread_with_its_size(tmp_path, sett
     assert Article.objects.filter(path="Small").exists()
 
 
+def test_a_nul_written_by_an_escape_in_front_matter_stops_neither_the_note_nor_the_sync(tmp_path):
+    # The file holds no NUL byte (that is refused as not text); YAML's and TOML's escapes write one.
+    folder = garden_write(
+        tmp_path / "g",
+        {
+            "Orchard.md": GOOD.format(n=1),
+            "Escaped.md": '---\ntitle: "Pear\\0 trees"\naliases: ["pear\\0"]\n---\nThe orchard has pears.\n',
+            "Hugo.md": '+++\ntitle = "Plum\\u0000 trees"\n+++\nThe orchard has plums.\n',
+        },
+    )
+    report = garden_import([folder])
+    assert report.failures == []
+    assert Article.objects.get(path="Escaped").title == "Pear trees"
+    assert Article.objects.get(path="Hugo").title == "Plum trees"
+    assert Article.objects.filter(path="Orchard").exists()
+
+
 def test_an_unreadable_note_is_reported(tmp_path):
     if os.geteuid() == 0:
         pytest.skip(
