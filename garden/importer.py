@@ -80,6 +80,8 @@ IMAGES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".bmp"})
 _IMAGE_NAME = rf"[^\]|#()<>\n]+\.(?:{'|'.join(sorted(s[1:] for s in IMAGES))})"
 # Files a wikilink may embed that are not notes: `![[hive-plan.png]]` is an attachment, not a missing note.
 _OTHER_ATTACHMENTS = ("svg", "pdf", "mp3", "mp4", "m4a", "wav", "ogg", "webm", "mov", "canvas", "excalidraw")
+# Files a `[[link]]` names that are articles of their own: the garden reads a PDF as a note (garden.pdfs).
+ARTICLE_FILES = (".pdf",)
 ATTACHMENTS = re.compile(
     rf"\.(?:{'|'.join(sorted(s[1:] for s in IMAGES))}|{'|'.join(_OTHER_ATTACHMENTS)})$", re.IGNORECASE
 )
@@ -286,7 +288,11 @@ def _links(prose: str) -> tuple[WrittenLink, ...]:
     links = [
         WrittenLink(match["target"].strip(), (match["label"] or match["target"]).strip())
         for match in WIKILINK.finditer(prose)
-        if match["target"].strip() and not ATTACHMENTS.search(match["target"].strip())
+        if match["target"].strip()
+        and (
+            not ATTACHMENTS.search(match["target"].strip())
+            or match["target"].strip().lower().endswith(ARTICLE_FILES)
+        )
     ]
     links += [
         WrittenLink(target, text.strip() or target, markdown=True)

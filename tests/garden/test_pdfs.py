@@ -258,3 +258,18 @@ def test_a_pdf_that_takes_too_long_to_read_is_stopped_and_fails_while_the_sync_g
     report = garden_import([folder])
     assert report.failures == [(str(folder / "Manual.pdf"), PDF_TOO_SLOW.format(seconds=0.0))]
     assert Article.objects.filter(path="Notes").exists()
+
+
+def test_a_wikilink_to_a_pdf_links_to_its_article(tmp_path, client):
+    folder = garden_write(
+        tmp_path / "g", {"Reading.md": "Start with [[Hive study.pdf]], then [[Absent.pdf]]."}
+    )
+    pdf_write(folder / "Papers" / "Hive study.pdf", [["Colonies were weighed weekly."]])
+    report = garden_import([folder])
+    assert report.failures == []
+    study = Article.objects.get(path="Papers/Hive study.pdf")
+    reading = Article.objects.get(path="Reading")
+    assert [link.target for link in reading.links_out.all() if link.target] == [study]
+    page = client.get(reading.get_absolute_url()).content.decode()
+    assert f'<a href="{study.get_absolute_url()}" rel="noopener noreferrer">Hive study.pdf</a>' in page
+    assert '<span class="red-link" title="No note of this name in the garden">Absent.pdf' in page
