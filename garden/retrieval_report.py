@@ -37,12 +37,13 @@ def observe(questions: Sequence[GoldenEntry]) -> list[Observed]:
 
 
 def measure(observed: Sequence[Observed], thresholds: Thresholds) -> dict[str, Any]:
-    slugs = dict(Article.objects.values_list("id", "slug"))
+    results = [select(item.candidates, thresholds, max_articles=RECALL_AT, max_sources=8) for item in observed]
+    counted = {a.article_id for result in results for a in result.articles[:RECALL_AT]}
+    slugs = dict(Article.objects.filter(pk__in=counted).values_list("id", "slug"))
     recalls: list[float] = []
     refused_out = refused_in = total_out = total_in = 0
     per_category: dict[str, dict[str, list[float]]] = defaultdict(lambda: {"recall": [], "refused": []})
-    for item in observed:
-        result = select(item.candidates, thresholds, max_articles=RECALL_AT, max_sources=8)
+    for item, result in zip(observed, results, strict=True):
         refused = result.empty
         category = per_category[item.question.category]
         category["refused"].append(float(refused))
