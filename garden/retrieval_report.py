@@ -37,7 +37,9 @@ def observe(questions: Sequence[GoldenEntry]) -> list[Observed]:
 
 
 def measure(observed: Sequence[Observed], thresholds: Thresholds) -> dict[str, Any]:
-    results = [select(item.candidates, thresholds, max_articles=RECALL_AT, max_sources=8) for item in observed]
+    results = [
+        select(item.candidates, thresholds, max_articles=RECALL_AT, max_sources=8) for item in observed
+    ]
     counted = {a.article_id for result in results for a in result.articles[:RECALL_AT]}
     slugs = dict(Article.objects.filter(pk__in=counted).values_list("id", "slug"))
     recalls: list[float] = []
