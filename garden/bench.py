@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -36,7 +36,15 @@ from pgvector.django import HnswIndex
 from garden import embeddings
 from garden.golden import GoldenEntry
 from garden.models import Article, ArticleRevision, Chunk, Topic, names_keep
-from garden.retrieval import CANDIDATES, Thresholds, gather, retrieve, select, vector_candidates
+from garden.retrieval import (
+    CANDIDATES,
+    Thresholds,
+    gather,
+    matched_topics,
+    retrieve,
+    select,
+    vector_candidates,
+)
 from garden.retrieval_report import Observed, calibrate, held_out, measure, observe
 from garden.services import embedding_input
 from garden.sync import FanOutError, Workers, garden_import, workers_find
@@ -719,6 +727,11 @@ def _gate_figures(observed: Sequence[Observed], thresholds: Thresholds) -> dict[
     }
 
 
+def _share(flags: Iterable[bool]) -> float | None:
+    values = list(flags)
+    return round(sum(values) / len(values), 3) if values else None
+
+
 def _why_through(item: Observed, thresholds: Thresholds) -> dict[str, Any] | None:
     """What let an out-of-scope question through the gate (its topics, counted articles and themes, by title);
     None when it was refused."""
@@ -780,6 +793,12 @@ def bench_notes(
                 "hybrid_retrieval": percentiles(hybrid),
                 "refusal_decision": percentiles(refusal),
                 "refused_out_of_scope": gate["refused_out_of_scope"],
+                # Out-of-scope questions a topic name matched in: now, and had every stretch been a name
+                # (before a name needed more than one everyday word).
+                "out_of_scope_named": _share(bool(matched_topics(q.question)) for q in out_of_scope),
+                "out_of_scope_named_by_any_stretch": _share(
+                    Topic.objects.live_named_in(q.question).exists() for q in out_of_scope
+                ),
                 "answered_in_scope": gate["answered_in_scope"],
                 "settings": gate,
                 "calibrated": {
