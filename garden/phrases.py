@@ -107,9 +107,21 @@ def names_asked(question: str, *, stop_words: Collection[str], everyday: Collect
             subjects.update(content)
     kept = []
     for stretch in question_phrases(question):
-        named = [word for word in words(stretch) if word not in stop_words]
+        named = _content_words(stretch, stop_words, enough=2)
         if len(named) >= 2 or (
             len(named) == 1 and (_as_the_model_reads(named[0]) not in everyday or named[0] in subjects)
         ):
             kept.append(stretch)
     return kept
+
+
+def _content_words(stretch: str, stop_words: Collection[str], enough: int) -> list[str]:
+    """The first `enough` words of `stretch` (lower case) that are not stop words: a long stretch is decided
+    by its first words (a 10,000-character text to check has tens of thousands of stretches)."""
+    found: list[str] = []
+    for match in _WORD.finditer(stretch):
+        if match[0] not in stop_words:
+            found.append(match[0])
+            if len(found) >= enough:
+                break
+    return found

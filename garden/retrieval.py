@@ -99,14 +99,18 @@ def question_names(question: str) -> list[str]:
     return names_asked(question, stop_words=STOP_WORDS, everyday=everyday_words())
 
 
-def matched_topics(question: str) -> list[int]:
-    """Live topics whose title or any alias appears in the question as whole words (`question_names`)."""
-    return list(Topic.objects.live_named_in(question, question_names(question)).values_list("id", flat=True))
+def matched_topics(question: str, names: Sequence[str] | None = None) -> list[int]:
+    """Live topics whose title or any alias appears in the question as whole words, in one of its `names`
+    (default `question_names`)."""
+    names = question_names(question) if names is None else names
+    return list(Topic.objects.live_named_in(question, names).values_list("id", flat=True))
 
 
-def matched_themes(question: str) -> list[int]:
-    """Live themes any of whose keywords appears in the question as whole words (`question_names`)."""
-    return list(Theme.objects.live_named_in(question, question_names(question)).values_list("id", flat=True))
+def matched_themes(question: str, names: Sequence[str] | None = None) -> list[int]:
+    """Live themes any of whose keywords appears in the question as whole words, in one of its `names`
+    (default `question_names`)."""
+    names = question_names(question) if names is None else names
+    return list(Theme.objects.live_named_in(question, names).values_list("id", flat=True))
 
 
 def question_lexemes(question: str) -> list[str]:
@@ -191,7 +195,8 @@ def gather(question: str, vector: npt.NDArray[np.float32] | None = None) -> Cand
     """Topics, themes and candidate chunks (vector and full-text), each with both scores, best first."""
     if vector is None:
         vector = embeddings.embed_one(question)
-    topic_ids, theme_ids = matched_topics(question), matched_themes(question)
+    names = question_names(question)
+    topic_ids, theme_ids = matched_topics(question, names), matched_themes(question, names)
     lexemes = question_lexemes(question)
     ids = dict.fromkeys([chunk_id for chunk_id, _ in vector_candidates(vector)] + text_candidates(lexemes))
     hits = chunk_scores(list(ids), vector, lexemes)
