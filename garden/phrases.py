@@ -24,9 +24,9 @@ from garden.vocabulary import NAME_TITLE_LIMIT
 _WORD = re.compile(r"\w+")
 MARKS_AT_EDGE = 3
 _PUNCTUATION = re.compile(r"[^\w\s]+")
-# An everyday word names the question's subject when it is at least this share of the question's content words:
-# "What is the museum?" (1 of 1) and "When does the museum open?" (1 of 2) are about the museum; "What oven
-# temperature roasts a chicken?" (1 of 4) is not about temperature.
+# An everyday word names the subject of a sentence of the question when it is at least this share of the
+# sentence's content words: "What is the museum?" (1 of 1) and "When does the museum open?" (1 of 2) are about
+# the museum; "What oven temperature roasts a chicken?" (1 of 4) is not about temperature.
 SUBJECT_SHARE = 0.5
 _SENTENCE_END = re.compile(r"[.?!;:]+(?:\s+|$)")
 

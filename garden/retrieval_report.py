@@ -22,6 +22,8 @@ from garden.models import Article, Chunk, RetrievalCalibration
 from garden.retrieval import Candidates, Thresholds, gather, select
 
 RECALL_AT = 5
+# What a calibration is judged by, on the golden set and on held-out halves of it.
+HEADLINE = ("out_of_scope_refused", "in_scope_answered", "refusal_precision", "recall_at_5")
 
 
 @dataclass(frozen=True)
@@ -117,12 +119,11 @@ def held_out(observed: Sequence[Observed]) -> dict[str, Any]:
     for item in observed:
         halves[zlib.crc32(item.question.id.encode()) % 2].append(item)
     figures = [measure(halves[1 - n], calibrate(halves[n])) for n in (0, 1) if halves[0] and halves[1]]
-    keys = ("out_of_scope_refused", "in_scope_answered", "refusal_precision", "recall_at_5")
     return {
         key: round(float(np.mean(values)), 3)
         if (values := [f[key] for f in figures if f[key] is not None])
         else None
-        for key in keys
+        for key in HEADLINE
     }
 
 
@@ -137,12 +138,5 @@ def calibration_store(
         embedded_by=embeddings.embedder(),
         golden=golden,
         chunks=Chunk.objects.filter(is_current=True).count(),
-        expected={"golden_set": _headline(figures), "held_out": expected},
+        expected={"golden_set": {key: figures[key] for key in HEADLINE}, "held_out": expected},
     )
-
-
-def _headline(figures: dict[str, Any]) -> dict[str, Any]:
-    return {
-        key: figures[key]
-        for key in ("out_of_scope_refused", "in_scope_answered", "refusal_precision", "recall_at_5")
-    }

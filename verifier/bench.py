@@ -90,9 +90,9 @@ WORKER_READY_SECONDS = 180  # torch and the models load in the worker's main pro
 def _worker_ready(worker: subprocess.Popen[bytes], prefix: str, processes: int) -> float:
     """Seconds until the worker answers with all its pool processes, the shared sentence vectors emptied.
 
-    The clock starts then, not after a fixed sleep: a fixed 12 s on a loaded machine started it while torch
-    was still loading (a run with one worker waited 90 s of its 186 for that), and the second run found the
-    sentences the first had embedded in the shared cache. Each run now starts as cold as the other."""
+    The clock starts then, not after a fixed sleep, which on a loaded machine started it while torch was still
+    loading (README, Scaling); and with the shared vectors emptied, the second run no longer finds the
+    sentences the first embedded. Each run starts as cold as the other."""
     from garden.sync import FanOutError, workers_find
 
     began = time.perf_counter()
