@@ -32,10 +32,11 @@ class VocabularyQuerySet(models.QuerySet[Any]):
             Exists(Article.objects.live().filter(**{self.model.articles.field.name: OuterRef("pk")}))
         )
 
-    def live_named_in(self, question: str) -> VocabularyQuerySet:
+    def live_named_in(self, question: str, phrases: Sequence[str] | None = None) -> VocabularyQuerySet:
         """The live ones one of whose names stands in `question` as whole words: the question's possible names
-        are looked up in `Name` (a B-tree probe each), then only the few found are checked for a live
-        article, so the cost follows the question, not the number of topics."""
+        (`phrases`, else every stretch a name could be) are looked up in `Name` (a B-tree probe each), then
+        only the few found are checked for a live article, so the cost follows the question, not the number
+        of topics."""
         column = "topic_id" if self.model is Topic else "theme_id"
         with connection.cursor() as cursor:
             # One array parameter, not a placeholder per phrase: a 10,000-character text to check has tens of
@@ -43,7 +44,7 @@ class VocabularyQuerySet(models.QuerySet[Any]):
             cursor.execute(
                 f"SELECT DISTINCT {column} FROM {Name._meta.db_table} "
                 f"WHERE phrase = ANY(%s) AND {column} IS NOT NULL",
-                [question_phrases(question)],
+                [question_phrases(question) if phrases is None else list(phrases)],
             )
             named = [row[0] for row in cursor.fetchall()]
         return self.live().filter(pk__in=named)
@@ -129,6 +130,34 @@ def names_keep(model: type[Topic] | type[Theme], rows: Sequence[Topic | Theme]) 
         for row in rows
         for phrase in phrase_keys(row.names)
     )
+
+
+class RetrievalCalibration(models.Model):
+    """The refusal gate's thresholds fitted to this garden (`retrieval_report --calibrate`) on a golden set's
+    in-scope and out-of-scope questions. The gate uses the latest one made for the embedder that runs now
+    (thresholds fitted to one model's similarities mean nothing for another's), else the settings' defaults.
+    Kept in the database, not in a file beside the code, because the garden is there: every web and worker
+    process, on any machine, reads the same row, and a copy of the database keeps its calibration."""
+
+    vector_threshold = models.FloatField()
+    text_threshold = models.FloatField()
+    embedded_by = models.CharField(
+        max_length=40, help_text="The embedder it was fitted with (Chunk.embedded_by)."
+    )
+    golden = models.CharField(max_length=500, blank=True, help_text="The golden set it was fitted on.")
+    chunks = models.PositiveIntegerField(
+        default=0, help_text="Current chunks of the garden when it was fitted."
+    )
+    expected = models.JSONField(
+        default=dict, blank=True, help_text="Its figures on the golden set (refusals, answers, recall@5)."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"vector {self.vector_threshold}, text {self.text_threshold} ({self.embedded_by})"
 
 
 class ArticleQuerySet(models.QuerySet["Article"]):

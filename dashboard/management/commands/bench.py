@@ -100,6 +100,12 @@ class Command(BaseCommand):
             help="Skip the Verify-all wall-time runs (they start Celery workers).",
         )
         parser.add_argument(
+            "--verify-all-niceness",
+            type=int,
+            help="CPU niceness of the Verify-all runs' workers (default WORKER_NICENESS): 0 to see what they do "
+            "when they do not yield to other processes on a shared machine.",
+        )
+        parser.add_argument(
             "--hnsw-sweep",
             nargs="*",
             type=_pair,
@@ -133,6 +139,7 @@ class Command(BaseCommand):
         graph_pages: int,
         distributed_notes: int,
         verify_all: bool,
+        verify_all_niceness: int | None,
         hnsw_sweep: list[tuple[int, int]] | None,
         only: list[str],
         noise: float,
@@ -177,7 +184,8 @@ class Command(BaseCommand):
                 report["judge"] = bench_judge(runs)
             if verify_all and "verify_all" in only:
                 url = current_database_url()
-                one, two = bench_verify_all(url, 1), bench_verify_all(url, 2)
+                one = bench_verify_all(url, 1, niceness=verify_all_niceness)
+                two = bench_verify_all(url, 2, niceness=verify_all_niceness)
                 report["verify_all"] = {
                     "one_worker": one,
                     "two_workers": two,
