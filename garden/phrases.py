@@ -1,7 +1,7 @@
 """Names in a question: topic titles, aliases and theme keywords found as whole words, in one indexed lookup.
 
-A topic's names are stored as keys (`Topic.phrases`, GIN-indexed); a question is cut into every run of whole
-words that a name could be (`question_phrases`), and PostgreSQL finds the topics holding any of them. The cost
+A topic's or theme's names are stored as keys (`Name.phrase`, B-tree indexed); a question is cut into every run
+of whole words that a name could be (`question_phrases`), and PostgreSQL finds the names equal to any of them. The cost
 follows the question's length, not the number of topics. A name matches where it stands in the question with no
 word character touching it on either side, in any case, as `(?<!\\w)name(?!\\w)` would.
 
