@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 
@@ -125,6 +126,10 @@ def test_verify_all_command_prints_the_report(small_golden, capsys):
     call_command("verify_all", "--label", "cli", "--inline", "--golden", str(small_golden))
     out = capsys.readouterr().out
     assert "Verify-all 'cli'" in out and "Unverified claim rate" in out and "Per category" in out
+    thresholds = (
+        f"vector {settings.RETRIEVAL_VECTOR_THRESHOLD}, full text {settings.RETRIEVAL_TEXT_THRESHOLD}"
+    )
+    assert f"Refusal gate: {thresholds}, the settings' defaults (not calibrated for this garden)" in out
     assert VerifyRun.objects.get(label="cli").status == RunStatus.DONE
 
 
