@@ -114,7 +114,7 @@ class WrittenLink:
         return written_key(self.target)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a garden holds one a note while it imports: no __dict__ each
 class ParsedArticle:
     slug: str
     title: str

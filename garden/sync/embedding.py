@@ -4,7 +4,7 @@ in this process, the next group's encoding overlapping the caller's writes."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -84,21 +84,26 @@ class Embedded(NamedTuple):
     seconds: float  # spent encoding them
 
 
-def groups_embedded(groups: Sequence[Sequence[Pending]], on_progress: Progress | None) -> Iterator[Embedded]:
+def groups_embedded(groups: Iterable[Sequence[Pending]], on_progress: Progress | None) -> Iterator[Embedded]:
     """The groups with their vectors, in order, encoded in this process: the next group's encoding runs in a
-    thread (torch leaves Python's lock) while the caller writes this one."""
-    if not groups:
+    thread (torch leaves Python's lock) while the caller writes this one. Groups are taken one ahead."""
+    following = iter(groups)
+    first = next(following, None)
+    if first is None:
         return
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed") as encoder:
-        planned = Embedding.plan(groups[0])
+        planned = Embedding.plan(first)
         encoding = encoder.submit(encode, planned.texts)
-        for number in range(len(groups)):
+        while True:
             encoded, seconds = encoding.result()
             planned.fill(encoded)
             if on_progress:
                 on_progress(len(encoded))
             done = planned
-            if number + 1 < len(groups):
-                planned = Embedding.plan(groups[number + 1])
+            upcoming = next(following, None)
+            if upcoming is not None:
+                planned = Embedding.plan(upcoming)
                 encoding = encoder.submit(encode, planned.texts)
             yield Embedded(done.group, len(encoded), seconds)
+            if upcoming is None:
+                return

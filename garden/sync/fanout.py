@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import contextlib
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -110,7 +110,7 @@ class _Batch:
 
 
 def groups_embedded_on_workers(
-    groups: Sequence[Sequence[Pending]],
+    groups: Iterable[Sequence[Pending]],
     on_progress: Progress | None,
     *,
     workers: Workers,

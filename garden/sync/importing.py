@@ -8,7 +8,7 @@ import logging
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -98,7 +98,8 @@ class ImportReport:
 GARDEN_FILES = frozenset({".md", ".pdf"})  # what a garden's walk reads: notes and PDFs
 GROUP_CHUNKS = 256  # chunks embedded, then written, at a time: an interrupted import loses at most one group
 # The groups with their vectors, in order: encoded in this process, or by the Celery workers.
-Embedder = Callable[[Sequence[Sequence[Pending]], Progress | None], Iterator[Embedded]]
+Embedder = Callable[[Iterable[Sequence[Pending]], Progress | None], Iterator[Embedded]]
+Spans = list[tuple[int, int]]  # where a note's passages start and end in its text
 IMPORT_STOPPED = "{reason} {stored} note(s) were stored before it stopped; run the import again to resume."
 NOTE_UNEXPECTED = "could not be read ({error}); this is a fault of the import, please report it"
 SYNCS_KEPT = 200
@@ -132,11 +133,19 @@ class ImportStopped(Exception):
 
 
 def _notes_read(
-    files: Sequence[Path], folder: Path, root: Path, report: ImportReport
+    files: Sequence[Path], folder: Path, root: Path, report: ImportReport, spans: dict[str, Spans]
 ) -> tuple[dict[str, ParsedArticle], dict[str, str]]:
     """The notes by slug, and the slugs of notes present but withheld this time (private, or failed: a note
     that cannot be read fails closed), with why: they must be neither shown nor mistaken for deleted ones.
-    Notes whose names make one slug are told apart (see `slugs_apart`)."""
+    Notes whose names make one slug are told apart (see `slugs_apart`).
+
+    A note that can be read again (`_rereadable`) is kept without its text, links and anchors: they are read
+    again when its group is written (`_notes_in_flight`), so the import holds the text of the notes in flight,
+    not the garden's. The places of its passages are kept in `spans`, by path, when its text may be new (its
+    hash is none of this garden's revisions'): a garden's first import holds a few numbers a note, not its text."""
+    known = set(
+        ArticleRevision.objects.filter(article__garden=str(root)).values_list("content_hash", flat=True)
+    )
     parsed_notes: list[ParsedArticle] = []
     withheld: dict[str, str] = {}
     graph = logseq.graph_of(root) if folder.is_dir() else None
@@ -151,10 +160,8 @@ def _notes_read(
             report.skipped.append((str(path), left_out.kind, str(left_out)))
             withheld[_slug_of(path, folder, graph)] = LEFT_OUT.format(reason=left_out)
             continue
-        except Exception as error:  # one note's text never stops a sync, whatever a parser raises on it
-            if not isinstance(error, ArticleFileError):
-                logger.exception("reading %s failed", shown(path))
-                error = ArticleFileError(NOTE_UNEXPECTED.format(error=f"{type(error).__name__}: {error}"))
+        except Exception as raised:  # one note's text never stops a sync, whatever a parser raises on it
+            error = _reading_failed(raised, path)
             report.failures.append((str(path), str(error)))
             withheld[_slug_of(path, folder, graph)] = UNREADABLE.format(reason=error)
             continue
@@ -162,6 +169,10 @@ def _notes_read(
             report.private += 1
             withheld[parsed.slug] = PRIVATE
             continue
+        if _rereadable(parsed, graph):
+            if parsed.content_hash not in known:
+                spans[parsed.path] = _spans(parsed)
+            parsed = replace(parsed, body="", links=(), anchors={})
         parsed_notes.append(parsed)
     if graph is not None:
         resolved = logseq.pages_resolved(
@@ -184,6 +195,33 @@ def _file_parse(where: Path, root: Path | None, graph: logseq.Graph | None) -> P
             imported=_imported_title,
         )
     return parse_article_file(where, root=root, max_bytes=settings.GARDEN_NOTE_MAX_BYTES, graph=graph)
+
+
+def _reading_failed(error: Exception, path: Path) -> ArticleFileError:
+    """Why a note could not be read, as the import reports it; what no parser should raise is logged too."""
+    if isinstance(error, ArticleFileError):
+        return error
+    logger.exception("reading %s failed", shown(path), exc_info=error)
+    return ArticleFileError(NOTE_UNEXPECTED.format(error=f"{type(error).__name__}: {error}"))
+
+
+def _rereadable(note: ParsedArticle, graph: logseq.Graph | None) -> bool:
+    """Whether the note's text may be dropped after the first reading and read again to be written: not a PDF
+    (each reading is a process of its own), nor a page of a Logseq graph (its text holds other pages' blocks)."""
+    return graph is None and not note.pages
+
+
+def _spans(note: ParsedArticle) -> Spans:
+    return [(span.start, span.end) for span in chunk_spans(note.body, note.pages)]
+
+
+def _spans_of(note: ParsedArticle, root: Path | None, report: ImportReport) -> Spans:
+    """The places of a changed note's passages: from its text if it was kept, else read again (a text the first
+    reading took for one imported before, which `notes_changed` found new for its article: rare)."""
+    if note.body:
+        return _spans(note)
+    again = _note_again(note, root, report)
+    return _spans(again[0]) if again is not None else []
 
 
 def _imported_title(slug: str, digest: str) -> str | None:
@@ -221,7 +259,7 @@ def _folder_problem(folder: Path) -> tuple[str, str] | None:
 
 
 def _groups_write(
-    groups: Sequence[Sequence[Pending]],
+    groups: Iterable[Sequence[Pending]],
     report: ImportReport,
     embedder: Embedder,
     on_progress: Progress | None,
@@ -260,16 +298,57 @@ def _group_store(group: Sequence[Pending], report: ImportReport) -> None:
         report.chunks += sum(len(item.spans) for item in items)
 
 
-def _groups(pending: Sequence[Pending]) -> list[list[Pending]]:
-    groups: list[list[Pending]] = [[]]
+def _groups(planned: Sequence[tuple[ParsedArticle, Spans]]) -> list[list[tuple[ParsedArticle, Spans]]]:
+    groups: list[list[tuple[ParsedArticle, Spans]]] = [[]]
     size = 0
-    for item in pending:
+    for item in planned:
         if size >= GROUP_CHUNKS:
             groups.append([])
             size = 0
         groups[-1].append(item)
-        size += len(item.spans)
+        size += len(item[1])
     return [group for group in groups if group]
+
+
+def _notes_in_flight(
+    groups: Iterable[Sequence[tuple[ParsedArticle, Spans]]],
+    load: Callable[[ParsedArticle, Spans], Pending | None],
+) -> Iterator[list[Pending]]:
+    """Each group's notes whole, as the group is taken: a note kept without its text is read again here."""
+    for group in groups:
+        loaded = [pending for note, spans in group if (pending := load(note, spans)) is not None]
+        if loaded:
+            yield loaded
+
+
+def _note_again(
+    note: ParsedArticle, root: Path | None, report: ImportReport
+) -> tuple[ParsedArticle, bool] | None:
+    """The note read again, whole, with what this import decided for it (its slug, topics and themes), and
+    whether its text is still the one first read; None when it cannot be read now or turned private meanwhile
+    (reported, or left to the next sync, which withholds it)."""
+    try:
+        again = _file_parse(Path(note.path), root, None)
+    except Exception as raised:  # as in `_notes_read`: one note's text never stops a sync
+        report.failures.append((note.path, str(_reading_failed(raised, Path(note.path)))))
+        return None
+    if again.private:
+        return None
+    # A text changed since the first reading keeps the first one's hash: the next sync sees the difference.
+    whole = replace(
+        again, slug=note.slug, topics=note.topics, themes=note.themes, content_hash=note.content_hash
+    )
+    return whole, again.content_hash == note.content_hash
+
+
+def _vocabulary_placed(changed: list[ParsedArticle]) -> list[ParsedArticle]:
+    """The garden's topics and themes derived from the changed notes and stored, and the notes placed in them."""
+    vocabulary, placed = vocabulary_derived(changed)
+    vocabulary_apply(vocabulary)
+    return [
+        replace(p, topics=(*p.topics, *placed[p.slug][0]), themes=(*p.themes, *placed[p.slug][1]))
+        for p in changed
+    ]
 
 
 def _folder_import(
@@ -311,7 +390,8 @@ def _folder_import(
                 report.failures.append((shown(path), reason))
             else:
                 report.skipped.append((shown(path), kind, reason))
-    notes, withheld = _notes_read(files, folder, root, report)
+    spans: dict[str, Spans] = {}
+    notes, withheld = _notes_read(files, folder, root, report, spans)
     if walk is not None:
         graph = logseq.graph_of(root)
         withheld |= {_slug_of(path, folder, graph): PRIVATE for path in walk.private}
@@ -336,30 +416,37 @@ def _folder_import(
     changed = notes_changed(list(notes.values()))
     report.unchanged += len(notes) - len(changed)
     restore_returned(sorted(set(notes) - {p.slug for p in changed}))
+    present = set(notes) | set(withheld)
+    del notes  # the unchanged notes are done with: only the changed ones are held while they are written
     if folder.is_dir() and not has_vocabulary_file(folder) and changed:
-        vocabulary, placed = vocabulary_derived(changed)
-        vocabulary_apply(vocabulary)
-        changed = [
-            replace(p, topics=(*p.topics, *placed[p.slug][0]), themes=(*p.themes, *placed[p.slug][1]))
-            for p in changed
-        ]
+        changed = _vocabulary_placed(changed)
     images = ImageFinder(folder) if any(p.images for p in changed) else None
-    pending = [
-        Pending(
-            p,
-            [(s.start, s.end) for s in chunk_spans(p.body, p.pages)],
-            links=links_resolve(p, resolver),
-            images=images.store(p) if images and p.images else {},
+    reread_root = root if folder.is_dir() else None
+
+    def load(note: ParsedArticle, note_spans: Spans) -> Pending | None:
+        if note.body:  # kept whole (`_rereadable`)
+            whole = note
+        elif (again := _note_again(note, reread_root, report)) is None:
+            return None
+        else:
+            whole, same = again
+            note_spans = note_spans if same else _spans(whole)
+        return Pending(
+            whole,
+            note_spans,
+            links=links_resolve(whole, resolver),
+            images=images.store(whole) if images and whole.images else {},
         )
-        for p in changed
-    ]
+
+    planned = [(p, spans.pop(p.path, []) or _spans_of(p, reread_root, report)) for p in changed]
+    spans.clear()
     if on_start:
-        on_start(sum(len(p.spans) for p in pending))
-    _groups_write(_groups(pending), report, embedder, on_progress)
+        on_start(sum(len(note_spans) for _, note_spans in planned))
+    _groups_write(_notes_in_flight(_groups(planned), load), report, embedder, on_progress)
     red_links_resolve(resolver)
     if walk is not None:
-        report.retired += retire_missing(root, present=set(notes) | set(withheld), roots=roots)
-        garden_adopt(root, set(notes) | set(withheld))
+        report.retired += retire_missing(root, present=present, roots=roots)
+        garden_adopt(root, present)
 
 
 def garden_import(

@@ -210,3 +210,32 @@ def test_a_configured_garden_is_synced_on_celery_beats_schedule():
         timeout=60,
     )
     assert "'task': 'garden.tasks.sync_garden', 'schedule': 120.0" in result.stdout, result.stderr
+
+
+def test_a_note_is_written_as_it_is_when_its_turn_comes(tmp_path):
+    """A note's text is read again when it is written, not held from the first reading (an import holds the
+    notes in flight, not the garden): one made private meanwhile is not written at all, one edited meanwhile
+    is written as it is then, and the next sync brings the article level with its file."""
+    folder = garden_write(
+        tmp_path / "g",
+        {
+            "Secret.md": "The combination is 4471.",
+            "Edited.md": "The orchard has 146 trees.",
+            "Kept.md": note("K", 1),
+        },
+    )
+
+    def meanwhile(chunks: int) -> None:  # the passages are planned; nothing is written yet
+        (folder / "Secret.md").write_text("---\nprivate: true\n---\nThe combination is 4471.\n")
+        (folder / "Edited.md").write_text("The orchard has 152 trees.")
+
+    garden_import([folder], on_start=meanwhile)
+    assert not Article.objects.filter(path="Secret").exists()
+    assert not Chunk.objects.filter(text__contains="4471").exists()
+    assert "152 trees" in ArticleRevision.objects.get(article__path="Edited", superseded=False).body
+    assert Article.objects.filter(path="Kept").exists()
+
+    again = garden_import([folder])
+    assert again.private == 1 and not Article.objects.filter(path="Secret").exists()
+    assert "152 trees" in ArticleRevision.objects.get(article__path="Edited", superseded=False).body
+    assert garden_import([folder]).unchanged == 2  # level with the files now
