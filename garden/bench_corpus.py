@@ -250,6 +250,9 @@ def passages_extract(files: Sequence[tuple[str, Path]], count: int) -> list[Pass
     return passages
 
 
+_VECTORS_FILE = re.compile(r"vectors-([0-9a-f]{16})-.+\.npy")
+
+
 def _cache_paths(folder: Path, hash_: str, embedder: str) -> tuple[Path, Path]:
     safe = re.sub(r"[^\w.-]+", "-", embedder)
     return folder / f"passages-{hash_}.jsonl", folder / f"vectors-{hash_}-{safe}.npy"
@@ -291,6 +294,20 @@ def _save_vectors(path: Path, vectors: npt.NDArray[np.float32]) -> None:
     _write_atomically(path, write)
 
 
+def _earlier_vectors(folder: Path, embedder: str, current: Path) -> dict[Passage, npt.NDArray[np.float32]]:
+    """The vectors this embedder gave passages of other source lists (before a package was installed or
+    upgraded), by passage: most passages stay the same, and need not be embedded again."""
+    known: dict[Passage, npt.NDArray[np.float32]] = {}
+    for path in sorted(folder.glob("vectors-*.npy")):
+        match = _VECTORS_FILE.fullmatch(path.name)
+        if path == current or not match or _cache_paths(folder, match[1], embedder)[1] != path:
+            continue
+        vectors = np.load(path, mmap_mode="r")
+        passages = _read_passages(folder / f"passages-{match[1]}.jsonl", len(vectors))
+        known.update(zip(passages, vectors, strict=False))
+    return known
+
+
 def corpus_load(count: int, folder: Path, roots: dict[str, Path] | None = None) -> Corpus:
     """The first `count` passages of this install's corpus and their vectors by the configured embedder,
     from the cache in `folder` where it has them, else extracted and embedded now (and cached)."""
@@ -308,10 +325,15 @@ def corpus_load(count: int, folder: Path, roots: dict[str, Path] | None = None) 
     have = 0 if vectors is None else min(len(vectors), len(passages))
     kept = np.zeros((0, embeddings.DIMENSIONS), np.float32) if vectors is None else np.array(vectors[:have])
     built = have < len(passages)
+    earlier = _earlier_vectors(folder, embedder, vectors_path) if built else {}
     blocks = [kept]
     for start in range(have, len(passages), EMBED_BLOCK):
         block = passages[start : start + EMBED_BLOCK]
-        blocks.append(embeddings.embed([embedding_input(p.title, p.text) for p in block]))
+        missing = [p for p in block if p not in earlier]
+        fresh = dict(
+            zip(missing, embeddings.embed([embedding_input(p.title, p.text) for p in missing]), strict=True)
+        )
+        blocks.append(np.asarray([fresh[p] if p in fresh else earlier[p] for p in block], dtype=np.float32))
         # Written as it goes (the whole array, as a prefix of any larger one): a build cut short keeps its work.
         _save_vectors(vectors_path, np.concatenate(blocks))
     return Corpus(

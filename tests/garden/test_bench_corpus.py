@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from garden import bench_corpus, embeddings
+from garden import embeddings
 from garden.bench_corpus import MIN_PASSAGE_CHARS, corpus_load, passages_extract, source_files
 
 PROSE = (
@@ -80,7 +80,7 @@ class FakeEmbedder:
 @pytest.fixture
 def fake_embed(monkeypatch: pytest.MonkeyPatch) -> FakeEmbedder:
     fake = FakeEmbedder()
-    monkeypatch.setattr(bench_corpus.embeddings, "embed", fake)
+    monkeypatch.setattr(embeddings, "embed", fake)
     return fake
 
 
@@ -99,7 +99,7 @@ def test_passages_are_prose_of_the_chunkers_size_each_once(install: dict[str, Pa
     assert len(set(texts)) == len(texts)
     # The vendored copy of a module adds nothing, and only one module's passages mention its own words.
     assert not any(p.title.startswith("cider") for p in passages)
-    assert all(MIN_PASSAGE_CHARS <= len(t) for t in texts)
+    assert all(len(t) >= MIN_PASSAGE_CHARS for t in texts)
     assert not any(">>>" in t or "return sum" in t or "code-block" in t or "int main" in t for t in texts)
     titles = {p.title for p in passages}
     assert "orchard.tree_07" in titles  # a module's docstrings and comments, titled by its dotted name
@@ -146,3 +146,20 @@ def test_another_embedder_or_another_install_is_another_cache(
     (install["site-packages"] / "orchard" / "tree_99.py").write_text(_module(99), encoding="utf-8")
     changed = corpus_load(10, cache, install)
     assert changed.sources_hash != first.sources_hash
+
+
+def test_after_a_package_is_installed_only_its_passages_are_embedded(
+    install: dict[str, Path], tmp_path: Path, fake_embed: FakeEmbedder
+) -> None:
+    cache = tmp_path / "cache"
+    before = corpus_load(1_000, cache, install)
+    embedded = fake_embed.texts
+    (install["site-packages"] / "orchard" / "tree_99.py").write_text(_module(99), encoding="utf-8")
+    after = corpus_load(1_000, cache, install)
+    assert after.sources_hash != before.sources_hash
+    new = set(after.passages) - set(before.passages)
+    assert new and fake_embed.texts == embedded + len(new)
+    rows = {p: row for p, row in zip(before.passages, before.vectors, strict=True)}
+    for passage, row in zip(after.passages, after.vectors, strict=True):
+        if passage in rows:
+            np.testing.assert_array_equal(row, rows[passage])
