@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from garden import embeddings
-from garden.chunking import TARGET_CHUNK_CHARS, chunk_spans
+from garden.chunking import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS, chunk_spans
 from garden.services import embedding_input
 
 # Shorter than this is a one-line docstring ("Return the value."), not a passage a note would hold.
@@ -70,7 +70,7 @@ CACHE_FOLDER = "bench-corpus"
 WINDOW = 64
 FIRST_PASS_PASSAGES = 20
 # Part of the cache key: a change to how passages are cut makes another corpus.
-EXTRACTION_VERSION = 1
+EXTRACTION_VERSION = 2
 
 _WORD = re.compile(r"[(\"'“‘]?[A-Za-z][a-z'’-]*[)\"'”’,.;:!?]*")
 _TOKEN = re.compile(r"\S+")
@@ -194,7 +194,8 @@ def _passages_of(texts: Iterable[str]) -> Iterator[str]:
     prose = "\n\n".join(paragraphs)
     for span in chunk_spans(prose):
         passage = span.of(prose)
-        if len(passage) >= MIN_PASSAGE_CHARS:
+        # Longer: one paragraph with no sentence end to cut at (a list of names, a flattened table).
+        if MIN_PASSAGE_CHARS <= len(passage) <= MAX_CHUNK_CHARS:
             yield passage
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from garden import embeddings
 from garden.bench_corpus import MIN_PASSAGE_CHARS, corpus_load, passages_extract, source_files
+from garden.chunking import MAX_CHUNK_CHARS
 
 PROSE = (
     "The hive keeps its honey in the upper frames, where the bees can reach it through the winter. A keeper "
@@ -163,3 +164,13 @@ def test_after_a_package_is_installed_only_its_passages_are_embedded(
     for passage, row in zip(after.passages, after.vectors, strict=True):
         if passage in rows:
             np.testing.assert_array_equal(row, rows[passage])
+
+
+def test_a_paragraph_the_chunker_cannot_cut_is_left_out(install: dict[str, Path]) -> None:
+    names = " ".join(["Alice Baker", "Carol Dunn", "Eve Frost"] * 80)  # no sentence end in 2,000+ characters
+    (install["site-packages"] / "orchard" / "ACKS.txt").write_text(
+        f"{names}\n\n{PROSE} Thanks to all.\n", encoding="utf-8"
+    )
+    passages = passages_extract(source_files(install), 1_000)
+    assert all(len(p.text) <= MAX_CHUNK_CHARS for p in passages)
+    assert any(p.title == "orchard/ACKS.txt" for p in passages)  # its prose paragraph is kept
