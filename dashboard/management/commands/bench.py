@@ -138,7 +138,9 @@ class Command(BaseCommand):
                 report["retrieval"] = bench.bench_retrieval(in_scope, runs, sizes)
             if "hnsw" in only:
                 pairs = None if hnsw_sweep is None else hnsw_sweep or bench.HNSW_PAIRS
-                report["hnsw"] = bench.bench_hnsw(in_scope, runs, max(sizes), pairs)
+                # The sections after it time retrieval with the configured index.
+                restore = bool({"refusal_decision", "notes"} & set(only))
+                report["hnsw"] = bench.bench_hnsw(in_scope, runs, max(sizes), pairs, restore=restore)
             if "refusal_decision" in only:
                 report["refusal_decision"] = bench.bench_refusal(out_of_scope, runs)
             bench.corpus_remove()  # the notes section grows the sample garden, not the corpus's
