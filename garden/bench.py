@@ -355,7 +355,7 @@ def _fill_to(size: int, corpus: bench_corpus.Corpus) -> float:
                 revision=revision,
                 article=article,
                 ordinal=ordinal,
-                text=passage.text,
+                text=passage.text.replace("\x00", "\ufffd"),  # PostgreSQL text holds no NUL
                 start=0,
                 end=len(passage.text),
                 embedding=corpus.vectors[row].tolist(),
