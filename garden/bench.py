@@ -407,7 +407,7 @@ def corpus_figures(corpus: bench_corpus.Corpus, load_seconds: float) -> dict[str
         "embedder": corpus.embedder,
         "sources_hash": corpus.sources_hash,
         "cache": str(corpus.folder),
-        "built_seconds": corpus.built_seconds,
+        "built_seconds": round(corpus.built_seconds, 1),
         "load_seconds": round(load_seconds, 1),
     }
 

@@ -342,7 +342,7 @@ def corpus_load(count: int, folder: Path, roots: dict[str, Path] | None = None) 
         vectors=np.concatenate(blocks),
         sources_hash=hash_,
         embedder=embedder,
-        built_seconds=round(time.perf_counter() - began, 1) if built else 0.0,
+        built_seconds=time.perf_counter() - began if built else 0.0,
         folder=folder,
     )
 
