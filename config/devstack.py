@@ -6,8 +6,8 @@ when `DATABASE_URL` is unset; Redis from `REDIS_URL`, else 127.0.0.1:6379 if it 
 command finds them, runs the requested programs, and on exit or Ctrl-C stops every process it started.
 
     python -m config.devstack run            # migrate, import the garden (GARDEN_PATH, else the sample one), serve
-    python -m config.devstack test [ARGS]    # ruff, mypy and pytest against the real services
-    python -m config.devstack check [ARGS]   # the same, ruff and mypy beside pytest rather than before it
+    python -m config.devstack test [ARGS]    # ruff, mypy, lint-imports and pytest against the real services
+    python -m config.devstack check [ARGS]   # the same, the linters beside pytest rather than before it
     python -m config.devstack exec -- CMD    # any command with the services up
 """
 
@@ -25,32 +25,17 @@ import subprocess
 import sys
 import threading
 import time
-import zlib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from urllib.parse import urlparse
+
+from config.ports import EMBEDDED_POSTGRES_PORT, EMBEDDED_REDIS_PORT
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 RUN_DIR = BASE_DIR / ".run"
 SERVICES_ENV = RUN_DIR / "services.env"
 PG_SYSTEM_USER = "groundwork-pg"
 
-
-PORTS_PER_CHECKOUT_RANGE = 500
-POSTGRES_PORTS_FROM = 24000
-REDIS_PORTS_FROM = 6400
-
-
-def checkout_port(first: int) -> int:
-    """This checkout's own port among the PORTS_PER_CHECKOUT_RANGE from `first`, stable across runs: two clones on one machine (a
-    second worktree, a CI runner beside a developer) never share an embedded server, its data or its queue.
-    Both ranges lie below Linux's ports for outgoing connections (32768-60999): a port there can be held, for
-    a while, as the local end of some connection, and the server could not start on it."""
-    return first + zlib.crc32(str(BASE_DIR).encode()) % PORTS_PER_CHECKOUT_RANGE
-
-
-EMBEDDED_POSTGRES_PORT = checkout_port(POSTGRES_PORTS_FROM)
-EMBEDDED_REDIS_PORT = checkout_port(REDIS_PORTS_FROM)
 SAMPLE_GARDEN = ["garden/sample/earlier", "garden/sample/articles"]
 # PostgreSQL's own cache. The vector index must fit in it to be fast: about 2 MiB per 1,000 chunks (195 MiB at
 # 100k, `make bench`); PostgreSQL's default, 128MB, holds about 60k chunks' worth.
@@ -446,6 +431,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 [str(venv_bin / "ruff"), "check", "."],
                 [str(venv_bin / "ruff"), "format", "--check", "."],
                 [str(venv_bin / "mypy"), "."],
+                [str(venv_bin / "lint-imports")],  # the one-way rules between packages (pyproject.toml)
             ]
             tests = [python(), "-m", "pytest", *args]
             if options.mode == "test":

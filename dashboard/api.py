@@ -125,6 +125,10 @@ class CitationOut(Schema):
     number: int
     article: str
     title: str
+    page: int | None = Field(None, description="The page of a PDF the passage is on; null for a note.")
+    cited_as: str = Field(
+        description='How the source is cited: its title, with its page for a PDF ("Hive care, p. 2").'
+    )
     passage: str
     url: str
 
@@ -274,6 +278,10 @@ class CheckSourceOut(Schema):
     number: int
     article: str
     title: str
+    page: int | None = Field(None, description="The page of a PDF the passage is on; null for a note.")
+    cited_as: str = Field(
+        description='How the source is cited: its title, with its page for a PDF ("Hive care, p. 2").'
+    )
     url: str
 
 
@@ -290,7 +298,15 @@ class CheckOut(Schema):
 
 @api.post(
     "/ask",
-    response={200: AnswerOut, 400: ErrorOut, 403: ErrorOut, 413: ErrorOut, 429: ErrorOut, 422: ValidationOut},
+    response={
+        200: AnswerOut,
+        400: ErrorOut,
+        403: ErrorOut,
+        404: ErrorOut,
+        413: ErrorOut,
+        429: ErrorOut,
+        422: ValidationOut,
+    },
     summary="Ask the garden a question",
 )
 def api_ask(request: HttpRequest, payload: AskIn, response: HttpResponse) -> Status[dict[str, Any]]:
@@ -305,7 +321,8 @@ def api_ask(request: HttpRequest, payload: AskIn, response: HttpResponse) -> Sta
     except QuestionError as error:
         return Status(400, {"error": error.message})
     loaded = selectors.answer_get(answer.public_id)
-    assert loaded is not None
+    if loaded is None or loaded.withheld:  # a source was withheld between the answer and this read
+        return Status(404, {"error": selectors.ANSWER_WITHHELD})
     return Status(200, answer_payload(loaded))
 
 
@@ -374,7 +391,9 @@ def api_check(request: HttpRequest, payload: CheckIn, response: HttpResponse) ->
             "number": n,
             "article": c.article.slug,
             "title": c.article.title,
-            "url": passage_url(c.article.slug, c.revision_id, c.pk, current=c.is_current),
+            "page": c.page,
+            "cited_as": c.cited_as,
+            "url": passage_url(c),
         }
         for n, c in enumerate(chunks, start=1)
     ]

@@ -6,16 +6,18 @@ from typing import Any
 
 from django.urls import reverse
 
-from garden.models import Answer
+from garden.models import Answer, Chunk
 from verifier.checking import Checked
 from verifier.health import Health
 from verifier.models import Verification
 from verifier.selectors import verdict_summary
 
 
-def passage_url(article_slug: str, revision_id: int, chunk_id: int, *, current: bool) -> str:
-    url = reverse("dashboard:article", args=[article_slug])
-    return (url if current else f"{url}?revision={revision_id}") + f"#chunk-{chunk_id}"
+def passage_url(chunk: Chunk) -> str:
+    """Where a cited passage is read: its article's page (at its revision, when superseded), at the passage, or
+    at its page for a PDF's. Needs `chunk.article` loaded."""
+    url = reverse("dashboard:article", args=[chunk.article.slug])
+    return (url if chunk.is_current else f"{url}?revision={chunk.revision_id}") + f"#{chunk.anchor}"
 
 
 def answer_payload(answer: Answer) -> dict[str, Any]:
@@ -43,13 +45,10 @@ def answer_payload(answer: Answer) -> dict[str, Any]:
                 "number": source.number,
                 "article": source.chunk.article.slug,
                 "title": source.chunk.article.title,
+                "page": source.chunk.page,
+                "cited_as": source.chunk.cited_as,
                 "passage": source.chunk.text,
-                "url": passage_url(
-                    source.chunk.article.slug,
-                    source.chunk.revision_id,
-                    source.chunk_id,
-                    current=source.chunk.is_current,
-                ),
+                "url": passage_url(source.chunk),
             }
             for source in answer.sources.all()
         ],

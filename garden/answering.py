@@ -75,7 +75,7 @@ def question_ask(
     else:
         synthesis = synthesize(
             text,
-            [SourceText(number, chunk.article.title, chunk.text) for number, chunk, _ in sources],
+            [SourceText(number, chunk.cited_as, chunk.text) for number, chunk, _ in sources],
             result.vector,
         )
     total_ms = round((time.perf_counter() - began) * 1000)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from garden.citations import TRAILING
@@ -178,12 +179,29 @@ def _is_heading(text: str, span: Span) -> bool:
     return span.of(text).startswith("#") and "\n" not in span.of(text)
 
 
-def chunk_spans(text: str) -> list[Span]:
+def page_of(pages: Sequence[int], offset: int) -> int | None:
+    """The page (1-based) of a PDF's body that holds `offset`, given where each page starts; None for a note."""
+    return bisect_right(pages, offset) if pages else None
+
+
+def chunk_spans(text: str, pages: Sequence[int] = ()) -> list[Span]:
     """Chunks of about TARGET_CHUNK_CHARS: whole paragraphs merged, a long paragraph split at sentences.
 
     A heading is never left alone at the end of a chunk: it starts the chunk of the text it heads. A code
-    block is never cut (however long), and a long table is cut only between rows.
+    block is never cut (however long), and a long table is cut only between rows. With `pages` (where each
+    page of a PDF starts in `text`), no chunk runs across two pages, so each is cited by its one page.
     """
+    if not pages:
+        return _chunk_spans(text)
+    ends = [*pages[1:], len(text)]
+    return [
+        Span(start + span.start, start + span.end)
+        for start, end in zip(pages, ends, strict=True)
+        for span in _chunk_spans(text[start:end])
+    ]
+
+
+def _chunk_spans(text: str) -> list[Span]:
     pieces: list[Span] = []
     blocks = fenced_blocks(text)
     for paragraph in paragraph_spans(text, blocks):

@@ -1,9 +1,10 @@
-"""Reading one Markdown note as people keep them (Obsidian, Foam, MkDocs or a plain folder).
+"""Reading one Markdown note as people keep them (Obsidian, Foam, MkDocs, a Logseq graph or a plain folder).
 
-Front matter is optional. A note's title is its front matter `title`, else its first `# ` heading, else its file
-name; its slug comes from its path in the garden, so notes of one name in two folders are two articles. Parsing is
-pure: it touches no database. `garden.sync.garden_import` writes what this module reads, and
-`garden.links` resolves the links it finds.
+Front matter is optional. A note's title is its front matter `title`, else its first `# ` heading (its words,
+without link or emphasis marks), else its file name; its slug comes from its path in the garden, so notes of one
+name in two folders are two articles. A page of a Logseq graph is read as Logseq shows it (`garden.logseq`): its
+title from `title::` or its file name, its slug from its title. Parsing is pure: it touches no database.
+`garden.sync.garden_import` writes what this module reads, and `garden.links` resolves the links it finds.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import datetime
 import hashlib
 import re
 import stat
+import tomllib
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -21,7 +23,9 @@ from urllib.parse import unquote
 import re2
 import yaml
 
+from garden import logseq
 from garden.gardening import editor_markup_removed, page_properties, without_code
+from garden.text import storable
 from garden.walk import CANNOT_READ, NOT_A_FILE, garden_walk
 
 # Front matter or page properties (any case) that keep a note out, with the value that does: `private: true`,
@@ -55,6 +59,13 @@ WIKILINK = re2.compile(r"\[\[(?P<target>[^\]|#]+)(?:#(?P<anchor>[^\]|]*))?(?:\|(
 # `![[Note]]`, `![[Note#Heading]]`: a note shown inside another (an image embed is an IMAGE_EMBED too).
 EMBED = re2.compile(r"!\[\[(?P<target>[^\]|#]+)(?:#(?P<anchor>[^\]|]*))?(?:\|[^\]]*)?\]\]")
 FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n?---[ \t]*(?:\n|\Z)", re.DOTALL)
+# Hugo's TOML front matter, between `+++` lines.
+TOML_FRONT_MATTER = re.compile(r"\A\+\+\+[ \t]*\n(.*?)\n?\+\+\+[ \t]*(?:\n|\Z)", re.DOTALL)
+TOML_BROKEN = "front matter is not valid TOML ({error})"
+TOML_BROKEN_PRIVATE = (
+    "front matter is not valid TOML ({error}), and it marks the note private ({marker}); the note is withheld "
+    "until the front matter is fixed"
+)
 # The title runs to the line's last character that is not a space or `#` (a lazy `.+?` before `[ \t#]*$` would
 # rescan a run of `#` from every position in it).
 HEADING_1 = re.compile(r"^#[ \t]+((?:[ \t#]*+[^ \t#\n])++|.)[ \t#]*+$", re.MULTILINE)
@@ -69,6 +80,8 @@ IMAGES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".bmp"})
 _IMAGE_NAME = rf"[^\]|#()<>\n]+\.(?:{'|'.join(sorted(s[1:] for s in IMAGES))})"
 # Files a wikilink may embed that are not notes: `![[hive-plan.png]]` is an attachment, not a missing note.
 _OTHER_ATTACHMENTS = ("svg", "pdf", "mp3", "mp4", "m4a", "wav", "ogg", "webm", "mov", "canvas", "excalidraw")
+# Files a `[[link]]` names that are articles of their own: the garden reads a PDF as a note (garden.pdfs).
+ARTICLE_FILES = (".pdf",)
 ATTACHMENTS = re.compile(
     rf"\.(?:{'|'.join(sorted(s[1:] for s in IMAGES))}|{'|'.join(_OTHER_ATTACHMENTS)})$", re.IGNORECASE
 )
@@ -118,6 +131,14 @@ class ParsedArticle:
     private: bool = False  # its front matter or page properties keep it out of the garden (see PRIVATE_FLAGS)
     anchors: dict[str, int] = field(default_factory=dict)  # block id -> offset in body, for `[[Note#^id]]`
     images: tuple[tuple[str, bool], ...] = ()  # (image as written, whether a path from the note) it shows
+    pages: tuple[int, ...] = ()  # a PDF's pages: where each starts in body (garden.pdfs); none for a note
+    names: tuple[str, ...] = ()  # other names a `[[link]]` may give it: a Logseq page's title
+    blocks: dict[str, logseq.Block] = field(default_factory=dict)  # Logseq blocks others may reference, by id
+    # Its body depends on other notes (Logseq block references were resolved in it), and where the notes live
+    # whose words it holds now.
+    resolved: bool = False
+    shows: tuple[str, ...] = ()
+    folder_is_theme: bool = True  # its top folder is a theme; Logseq's `pages/` and `journals/` are not
 
 
 def _slug_char(char: str) -> bool:
@@ -168,8 +189,11 @@ def _as_date(value: object) -> datetime.date | None:
         return datetime.datetime.fromtimestamp(value / 1000, tz=datetime.UTC).date()
     if not isinstance(value, str | int | float):
         return None  # a list or a mapping is no date (and YAML aliases can make one too large to print)
+    text = str(value).strip()
+    if text.startswith("[[") and text.endswith("]]"):  # a link to a journal page: `[[2025-02-22 Sat]]`
+        text = text[2:-2].strip()
     try:
-        return datetime.date.fromisoformat(str(value).strip()[:10])
+        return datetime.date.fromisoformat(text[:10])
     except ValueError:
         return None
 
@@ -212,25 +236,46 @@ def private_marker(meta: dict[Any, Any]) -> str | None:
     return None
 
 
-def _marker_written(front_matter: str) -> str | None:
-    """A marker that the front matter's text shows, read line by line as `key: value` where YAML cannot read it
-    (`title: Pay review: 2025` above `private: true`)."""
+def _marker_written(front_matter: str, separator: str = ":") -> str | None:
+    """A marker that the front matter's text shows, read line by line as `key: value` (`key = value` in TOML)
+    where YAML cannot read it (`title: Pay review: 2025` above `private: true`)."""
     fields: dict[str, str] = {}
     for line in front_matter.split("\n"):
-        key, colon, value = line.partition(":")
+        key, colon, value = line.partition(separator)
         if colon and key.strip().lower() in PRIVATE_FLAGS:
             fields[key.strip()] = value.split(" #")[0].strip().strip("'\"")
     return private_marker(fields)
 
 
-def _title(meta: dict[str, Any], prose: str, file_name: str) -> str:
+# Marks a heading's words are written with: `[text](address)`, `[[target|text]]`, `**bold**`, `` `code` ``.
+_HEADING_LINK = re.compile(r"!?\[([^\[\]]*)\]\([^()\s]*(?:\s+\"[^\"]*\")?\)")
+_HEADING_WIKILINK = re.compile(r"\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
+_HEADING_EMPHASIS = re.compile(r"(\*\*|__|~~|==|\*|_|`)(?=\S)(.+?)(?<=\S)\1")
+
+
+def heading_words(heading: str) -> str:
+    """A heading's words without its marks: `[The Twelve-Factor App](https://12factor.net/)` is `The
+    Twelve-Factor App`, `[[git/hook]]` is `git/hook`, `**Bold** move` is `Bold move`."""
+    text = _HEADING_WIKILINK.sub(lambda m: (m.group(2) or m.group(1)).strip(), heading)
+    text = _HEADING_LINK.sub(lambda m: m.group(1), text)
+    for _ in range(3):  # nested marks (`**_both_**`), a few levels deep
+        text = _HEADING_EMPHASIS.sub(lambda m: m.group(2), text)
+    return " ".join(text.split()) or heading.strip()
+
+
+def _written_title(meta: dict[str, Any]) -> str | None:
     title = meta.get("title")
     if title is not None and not isinstance(title, str | int | float):
         raise ArticleFileError("front matter field 'title' must be text")
-    if title is not None and str(title).strip():
-        return str(title).strip()
+    return str(title).strip() if title is not None and str(title).strip() else None
+
+
+def _title(meta: dict[str, Any], prose: str, file_name: str) -> str:
+    written = _written_title(meta)
+    if written is not None:
+        return written
     heading = HEADING_1.search(prose)
-    return heading.group(1).strip() if heading else file_name
+    return heading_words(heading.group(1)) if heading else file_name
 
 
 def _tags(meta: dict[str, Any], prose: str) -> tuple[str, ...]:
@@ -243,7 +288,11 @@ def _links(prose: str) -> tuple[WrittenLink, ...]:
     links = [
         WrittenLink(match["target"].strip(), (match["label"] or match["target"]).strip())
         for match in WIKILINK.finditer(prose)
-        if match["target"].strip() and not ATTACHMENTS.search(match["target"].strip())
+        if match["target"].strip()
+        and (
+            not ATTACHMENTS.search(match["target"].strip())
+            or match["target"].strip().lower().endswith(ARTICLE_FILES)
+        )
     ]
     links += [
         WrittenLink(target, text.strip() or target, markdown=True)
@@ -251,6 +300,11 @@ def _links(prose: str) -> tuple[WrittenLink, ...]:
         if "://" not in target
     ]
     return tuple(links)
+
+
+def written_links(text: str) -> tuple[WrittenLink, ...]:
+    """The links a note's text writes, outside its code."""
+    return _links(without_code(text))
 
 
 def article_slug(written: str, place: str) -> str:
@@ -264,8 +318,27 @@ def article_slug(written: str, place: str) -> str:
     return slug
 
 
+def _toml_front_matter(match: re.Match[str]) -> dict[str, Any]:
+    try:
+        return tomllib.loads(match.group(1))
+    except tomllib.TOMLDecodeError as error:
+        marker = _marker_written(match.group(1), "=")
+        if marker is not None:
+            raise ArticleFileError(
+                TOML_BROKEN_PRIVATE.format(error=error, marker=marker), marked_private=True
+            ) from None
+        raise ArticleFileError(TOML_BROKEN.format(error=error)) from None
+    except RecursionError:
+        marked = _marker_written(match.group(1), "=") is not None
+        raise ArticleFileError(YAML_TOO_DEEP, marked_private=marked) from None
+
+
 def _front_matter(raw: str) -> tuple[dict[str, Any], str]:
-    """The note's front matter and the text after it."""
+    """The note's front matter (YAML between `---` lines, or Hugo's TOML between `+++` lines) and the text
+    after it."""
+    toml = TOML_FRONT_MATTER.match(raw)
+    if toml:
+        return _fields_storable(_toml_front_matter(toml)), raw[toml.end() :]
     match = FRONT_MATTER.match(raw)
     if not match:
         return {}, raw
@@ -288,7 +361,21 @@ def _front_matter(raw: str) -> tuple[dict[str, Any], str]:
             "front matter must be a mapping of fields (title, tags, ...)",
             marked_private=_marker_written(match.group(1)) is not None,
         )
-    return loaded or {}, raw[match.end() :]
+    return _fields_storable(loaded or {}), raw[match.end() :]
+
+
+def _fields_storable(meta: dict[Any, Any]) -> dict[Any, Any]:
+    """The fields with text PostgreSQL can store: an escape such as YAML's "\\0" writes a NUL, which the
+    database refuses, and the whole sync with it (a title goes into the garden's topics)."""
+
+    def storable_value(value: Any) -> Any:
+        if isinstance(value, str):
+            return storable(value)
+        if isinstance(value, list | tuple):
+            return [storable(item) if isinstance(item, str) else item for item in value]
+        return value
+
+    return {storable(k) if isinstance(k, str) else k: storable_value(v) for k, v in meta.items()}
 
 
 def note_text(raw: str) -> str:
@@ -308,13 +395,15 @@ def parse_article_text(
     slug: str,
     relative_path: str = "",
     modified: datetime.date | None = None,
+    graph: logseq.Graph | None = None,
 ) -> ParsedArticle:
     """Parse one note's text. Raises ArticleFileError with the reason when it cannot be imported.
 
     `slug` is used unless the front matter names one; `relative_path` is the note's place in the garden
     ("Sync/Security and privacy"), whose last part is the title of a note with no other; `modified` is the
     file's modification date, its date when the front matter gives none. A note is private when its front
-    matter or its page properties say so (PRIVATE_FLAGS).
+    matter or its page properties say so (PRIVATE_FLAGS). In a Logseq `graph`, the note is a page or journal
+    read as Logseq shows it (see `_logseq_read`).
     """
     if "\x00" in raw:
         raise ArticleFileError(NOT_TEXT)
@@ -322,7 +411,11 @@ def parse_article_text(
     meta, body = _front_matter(raw)
     properties, body = page_properties(body)
     place = relative_path or slug
-    if private_marker(meta) or private_marker(properties):
+    page = _logseq_read(graph, meta, properties, body, place) if graph is not None else None
+    if page is not None:
+        slug, body = page.title, page.body
+        properties = {**properties, **page.properties}
+    if private_marker(meta) or private_marker(properties) or (page is not None and page.hidden):
         return ParsedArticle(
             slug=article_slug(slug, place),
             title="",
@@ -337,6 +430,9 @@ def parse_article_text(
         )
     meta = {**properties, **meta}
     body, anchors = editor_markup_removed(body)
+    if page is not None and not re.search(r"\w", body):
+        # A page of properties alone is a page: its description, else its title (with its links, below).
+        body, anchors = page.description or page.title, {}
     if not body.strip():
         raise ArticleFileError("the article has no body")
     written_slug = meta.get("slug") or slug
@@ -346,14 +442,14 @@ def parse_article_text(
     prose = without_code(body)  # the body, its code blanked out: titles, tags and links are read from prose
     return ParsedArticle(
         slug=article_slug(str(written_slug), place),
-        title=_title(meta, prose, file_name),
+        title=page.title if page is not None else _title(meta, prose, file_name),
         topics=_string_list(meta, "topics"),
         themes=_string_list(meta, "themes"),
-        date=_date(meta, modified),
+        date=page.date if page is not None and page.date else _date(meta, modified),
         body=body,
         path=path,
         content_hash=content_hash(raw),
-        links=_links(prose),
+        links=_links(prose + (page.linked if page is not None else "")),
         aliases=_names(meta, "aliases", "alias"),
         tags=_tags(meta, prose),
         relative_path=relative_path,
@@ -364,6 +460,71 @@ def parse_article_text(
                 for match in IMAGE_EMBED.finditer(prose)
             )
         ),
+        names=(page.title,) if page is not None else (),
+        blocks=page.blocks if page is not None else {},
+        folder_is_theme=page is None,
+    )
+
+
+@dataclass(frozen=True)
+class _LogseqPage:
+    title: str
+    body: str  # without block properties, its description first
+    properties: dict[str, Any]  # page properties as this module reads them (lists of names, dates)
+    description: str
+    date: datetime.date | None  # a journal's
+    linked: str  # `[[links]]` its properties make (tags, type), to be read as its links
+    blocks: dict[str, logseq.Block]
+    hidden: bool
+
+
+def _logseq_read(
+    graph: logseq.Graph, meta: dict[str, Any], properties: dict[str, Any], body: str, place: str
+) -> _LogseqPage:
+    """A Logseq page: its title is `title::` (or front matter's), else its file name in the graph's format,
+    a journal's its date in the graph's title format; `alias::`, `tags::` and `type::` are lists of names
+    (`[[a]], b`), `type::` kept as tags; `description::` is the page's first text; date properties in the
+    graph's date format are dates; block properties are no text."""
+    journal = graph.journal_date(place)
+    written = [meta.get("title"), properties.get("title")]
+    title = next(
+        (str(t).strip() for t in written if isinstance(t, str | int | float) and str(t).strip()), None
+    )
+    title = title or graph.title_of(place)
+    read: dict[str, Any] = {}
+    for key in ("alias", "aliases"):
+        if isinstance(properties.get(key), str):
+            read[key] = list(logseq.properties_listed(properties[key]))
+    tags = [
+        name
+        for key in ("tags", "tag", "type")
+        if isinstance(properties.get(key), str)
+        for name in logseq.properties_listed(properties[key])
+    ]
+    if tags:
+        read["tags"], read["tag"] = tags, None
+    for key in DATE_FIELDS:
+        value = properties.get(key)
+        if isinstance(value, str):
+            # A property, not front matter: one that is no date in any format the graph uses is left out.
+            read[key] = graph.date_value(value)
+    description = str(properties.get("description") or "").strip()
+    linked = " ".join(
+        str(properties[key]) for key in ("tags", "tag", "type") if isinstance(properties.get(key), str)
+    )
+    blocks = logseq.page_blocks(body)
+    text = logseq.logseq_body(body)
+    if description:
+        text = f"{description}\n\n{text}"
+    return _LogseqPage(
+        title=title,
+        body=text,
+        properties=read,
+        description=description,
+        date=journal,
+        linked=f"\n{linked}" if "[[" in linked else "",
+        blocks=blocks,
+        hidden=graph.hides(place),
     )
 
 
@@ -372,7 +533,11 @@ def _megabytes(size: int) -> str:
 
 
 def parse_article_file(
-    path: Path, root: Path | None = None, *, max_bytes: int | None = None
+    path: Path,
+    root: Path | None = None,
+    *,
+    max_bytes: int | None = None,
+    graph: logseq.Graph | None = None,
 ) -> ParsedArticle:
     """Parse the note at `path`; its slug is its path below `root` (the garden's folder), so that
     `Sync/Security and privacy.md` and `Publish/Security and privacy.md` are two articles. A note larger than
@@ -403,7 +568,12 @@ def parse_article_file(
     relative = path.relative_to(root) if root is not None and inside else Path(path.name)
     relative_path = relative.with_suffix("").as_posix()
     return parse_article_text(
-        raw, path=str(path), slug=relative_path, relative_path=relative_path, modified=modified
+        raw,
+        path=str(path),
+        slug=relative_path,
+        relative_path=relative_path,
+        modified=modified,
+        graph=graph if inside else None,
     )
 
 

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from garden.importer import WrittenLink, slugify, written_key
+from garden.importer import WrittenLink, article_slug, slugify, written_key
 
 
 @dataclass(frozen=True)
@@ -65,4 +65,5 @@ class LinkResolver:
 
 def red_link_slug(link: WrittenLink) -> str:
     """Where a link to a missing note points: the slug such a note would have at the garden's root."""
-    return slugify(posixpath.basename(written_key(link.target))) or "missing"
+    name = posixpath.basename(written_key(link.target))
+    return article_slug(name, name) if slugify(name) else "missing"

@@ -7,18 +7,20 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
+from django.contrib.postgres.expressions import ArraySubquery
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.functions import RandomUUID
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import connection, models
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.urls import reverse
 from pgvector.django import HnswIndex, VectorField
 
 from garden.embeddings import DIMENSIONS
 from garden.phrases import phrase_keys, question_phrases
 from garden.vocabulary import NAME_SLUG_LIMIT, NAME_TITLE_LIMIT
+from garden.walk import skipped_words
 
 
 class VocabularyQuerySet(models.QuerySet[Any]):
@@ -30,10 +32,11 @@ class VocabularyQuerySet(models.QuerySet[Any]):
             Exists(Article.objects.live().filter(**{self.model.articles.field.name: OuterRef("pk")}))
         )
 
-    def live_named_in(self, question: str) -> VocabularyQuerySet:
+    def live_named_in(self, question: str, phrases: Sequence[str] | None = None) -> VocabularyQuerySet:
         """The live ones one of whose names stands in `question` as whole words: the question's possible names
-        are looked up in `Name` (a B-tree probe each), then only the few found are checked for a live
-        article, so the cost follows the question, not the number of topics."""
+        (`phrases`, else every stretch a name could be) are looked up in `Name` (a B-tree probe each), then
+        only the few found are checked for a live article, so the cost follows the question, not the number
+        of topics."""
         column = "topic_id" if self.model is Topic else "theme_id"
         with connection.cursor() as cursor:
             # One array parameter, not a placeholder per phrase: a 10,000-character text to check has tens of
@@ -41,7 +44,7 @@ class VocabularyQuerySet(models.QuerySet[Any]):
             cursor.execute(
                 f"SELECT DISTINCT {column} FROM {Name._meta.db_table} "
                 f"WHERE phrase = ANY(%s) AND {column} IS NOT NULL",
-                [question_phrases(question)],
+                [question_phrases(question) if phrases is None else list(phrases)],
             )
             named = [row[0] for row in cursor.fetchall()]
         return self.live().filter(pk__in=named)
@@ -52,7 +55,7 @@ class Topic(models.Model):
 
     slug = models.SlugField(max_length=NAME_SLUG_LIMIT, unique=True, allow_unicode=True)
     title = models.CharField(max_length=NAME_TITLE_LIMIT)
-    aliases = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    aliases = ArrayField(models.CharField(max_length=None), default=list, blank=True)
 
     objects = VocabularyQuerySet.as_manager()
 
@@ -79,7 +82,7 @@ class Theme(models.Model):
 
     slug = models.SlugField(max_length=NAME_SLUG_LIMIT, unique=True, allow_unicode=True)
     title = models.CharField(max_length=NAME_TITLE_LIMIT)
-    keywords = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    keywords = ArrayField(models.CharField(max_length=None), default=list, blank=True)
 
     objects = VocabularyQuerySet.as_manager()
 
@@ -129,6 +132,34 @@ def names_keep(model: type[Topic] | type[Theme], rows: Sequence[Topic | Theme]) 
     )
 
 
+class RetrievalCalibration(models.Model):
+    """The refusal gate's thresholds fitted to this garden (`retrieval_report --calibrate`) on a golden set's
+    in-scope and out-of-scope questions. The gate uses the latest one made for the embedder that runs now
+    (thresholds fitted to one model's similarities mean nothing for another's), else the settings' defaults.
+    Kept in the database, not in a file beside the code, because the garden is there: every web and worker
+    process, on any machine, reads the same row, and a copy of the database keeps its calibration."""
+
+    vector_threshold = models.FloatField()
+    text_threshold = models.FloatField()
+    embedded_by = models.CharField(
+        max_length=40, help_text="The embedder it was fitted with (Chunk.embedded_by)."
+    )
+    golden = models.CharField(max_length=500, blank=True, help_text="The golden set it was fitted on.")
+    chunks = models.PositiveIntegerField(
+        default=0, help_text="Current chunks of the garden when it was fitted."
+    )
+    expected = models.JSONField(
+        default=dict, blank=True, help_text="Its figures on the golden set (refusals, answers, recall@5)."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"vector {self.vector_threshold}, text {self.text_threshold} ({self.embedded_by})"
+
+
 class ArticleQuerySet(models.QuerySet["Article"]):
     """What a reader may see of the garden, decided here and nowhere else.
 
@@ -149,15 +180,18 @@ class ArticleQuerySet(models.QuerySet["Article"]):
 class Article(models.Model):
     """A page of the garden. Its text lives in revisions; exactly one revision is current."""
 
+    # Names of any length a file system allows (and a Logseq namespace makes longer) are kept whole: no column
+    # that holds a title, name or path has a limit. A slug is cut to its column and told apart by a hash
+    # (`garden.importer.article_slug`).
     slug = models.SlugField(max_length=200, unique=True, allow_unicode=True)
-    title = models.CharField(max_length=300)
+    title = models.CharField(max_length=None)
     path = models.CharField(
-        max_length=500,
+        max_length=None,
         blank=True,
         help_text="Where the note lives in its garden, without .md: 'Sync/Security'.",
     )
-    aliases = ArrayField(models.CharField(max_length=300), default=list, blank=True)
-    tags = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    aliases = ArrayField(models.CharField(max_length=None), default=list, blank=True)
+    tags = ArrayField(models.CharField(max_length=None), default=list, blank=True)
     topics = models.ManyToManyField(Topic, related_name="articles", blank=True)
     themes = models.ManyToManyField(Theme, related_name="articles", blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -174,7 +208,7 @@ class Article(models.Model):
         max_length=500, blank=True, help_text="Why it is withheld, for operators."
     )
     garden = models.CharField(
-        max_length=1000,
+        max_length=None,
         blank=True,
         help_text="The folder of the garden its note belongs to; empty for an article written in the admin.",
     )
@@ -199,24 +233,45 @@ class Article(models.Model):
         return self.withheld_at is not None
 
 
+def _withheld_places() -> ArraySubquery:
+    """Where the notes of withheld articles live: a revision holding words of one (a Logseq block it
+    references, made private since; see `ArticleRevision.shows`) is withheld with it."""
+    return ArraySubquery(Article.objects.filter(withheld_at__isnull=False).values("path"))
+
+
+class RevisionQuerySet(models.QuerySet["ArticleRevision"]):
+    def readable(self) -> RevisionQuerySet:
+        """Revisions of a readable article none of whose words are a withheld note's (see `shows`)."""
+        return self.exclude(shows__overlap=_withheld_places())
+
+
 class ArticleRevision(models.Model):
     """One version of an article's Markdown body. Older versions are kept, marked superseded."""
 
     article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="revisions")
-    title = models.CharField(max_length=300)
+    title = models.CharField(max_length=None)
     body = models.TextField()
     content_hash = models.CharField(max_length=64)
     date = models.DateField(null=True, blank=True, help_text="The date the front matter gives this version.")
-    source_path = models.CharField(max_length=500, blank=True)
+    source_path = models.CharField(max_length=None, blank=True)
     anchors = models.JSONField(
         default=dict, blank=True, help_text="Block ids (`^id`) of the note -> where they stand in its body."
     )
     images = models.JSONField(
         default=dict, blank=True, help_text="Images the note shows, as written (lower case) -> Image sha256."
     )
+    shows = ArrayField(
+        models.CharField(max_length=None),
+        default=list,
+        blank=True,
+        help_text="Where the notes live whose words this version holds (the Logseq blocks it references): it is "
+        "withheld, and so is every answer quoting it, while one of them is.",
+    )
     superseded = models.BooleanField(default=False)
     superseded_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = RevisionQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -242,6 +297,9 @@ class Chunk(models.Model):
     text = models.TextField()
     start = models.PositiveIntegerField()
     end = models.PositiveIntegerField()
+    page = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The page of a PDF the passage is on (from 1); none for a note."
+    )
     # Mirrors `not revision.superseded` so retrieval searches only current text through a partial index.
     is_current = models.BooleanField(default=True)
     embedding = VectorField(dimensions=DIMENSIONS)
@@ -279,14 +337,22 @@ class Chunk(models.Model):
 
     @property
     def anchor(self) -> str:
-        return f"chunk-{self.pk}"
+        """Where the passage stands on its article's page: a PDF's passage at its page, a note's at itself."""
+        return f"page-{self.page}" if self.page is not None else f"chunk-{self.pk}"
+
+    @property
+    def cited_as(self) -> str:
+        """How the passage is named where it is cited: its article's title, with its page for a PDF's
+        ("Hive care, p. 2"). Needs `article` loaded."""
+        title = self.article.title
+        return f"{title}, p. {self.page}" if self.page is not None else title
 
 
 class Image(models.Model):
     """An image from a garden, shown where a note embeds it; stored once however many notes show it."""
 
     sha256 = models.CharField(max_length=64, unique=True)
-    name = models.CharField(max_length=300)
+    name = models.CharField(max_length=None)
     content_type = models.CharField(max_length=50)
     data = models.BinaryField()
 
@@ -306,9 +372,9 @@ class Link(models.Model):
     target = models.ForeignKey(
         Article, on_delete=models.SET_NULL, null=True, blank=True, related_name="links_in"
     )
-    text = models.CharField(max_length=300, blank=True)
+    text = models.CharField(max_length=None, blank=True)
     written = ArrayField(
-        models.CharField(max_length=500),
+        models.CharField(max_length=None),
         default=list,
         blank=True,
         help_text="The targets as the note writes them (lower case, no .md): how its page finds the link.",
@@ -326,7 +392,7 @@ class Sync(models.Model):
     did, what it refused to do and why, and every note it could not import with the reason."""
 
     started_at = models.DateTimeField(auto_now_add=True)
-    folders = ArrayField(models.CharField(max_length=1000), default=list)
+    folders = ArrayField(models.CharField(max_length=None), default=list)
     refused = models.TextField(
         blank=True, help_text="Why the sync changed nothing (an empty or missing folder)."
     )
@@ -341,6 +407,11 @@ class Sync(models.Model):
 
     def __str__(self) -> str:
         return f"sync of {', '.join(self.folders)} at {self.started_at:%Y-%m-%d %H:%M}"
+
+    @property
+    def skipped(self) -> str:
+        """What the sync left out on purpose, by kind ("6 in private places, 1 scanned PDF"), or ""."""
+        return skipped_words(self.counts.get("skipped", {}).items())
 
 
 class Risk(models.TextChoices):
@@ -406,11 +477,14 @@ class Generator(models.TextChoices):
 
 class AnswerQuerySet(models.QuerySet["Answer"]):
     def readable(self) -> AnswerQuerySet:
-        """Answers a reader may see: none of their sources is in a withheld article (an answer quotes and
-        paraphrases its sources, so it is withheld with them, and is back when they are)."""
+        """Answers a reader may see: none of their sources is in a withheld article, or holds words of one (an
+        answer quotes and paraphrases its sources, so it is withheld with them, and is back when they are)."""
         return self.exclude(
             Exists(
-                AnswerSource.objects.filter(answer=OuterRef("pk"), chunk__article__withheld_at__isnull=False)
+                AnswerSource.objects.filter(answer=OuterRef("pk")).filter(
+                    Q(chunk__article__withheld_at__isnull=False)
+                    | Q(chunk__revision__shows__overlap=_withheld_places())
+                )
             )
         )
 
@@ -453,8 +527,13 @@ class Answer(models.Model):
 
     @property
     def withheld(self) -> bool:
-        """Whether a source of this answer is in a withheld article (reads the prefetched sources)."""
-        return any(source.chunk.article.withheld for source in self.sources.all())
+        """Whether a source of this answer is in a withheld article, or holds words of one (reads the
+        prefetched sources; a query more only when a source holds words of other notes)."""
+        sources = self.sources.all()
+        if any(source.chunk.article.withheld for source in sources):
+            return True
+        places = {place for source in sources for place in source.chunk.revision.shows}
+        return bool(places) and Article.objects.filter(withheld_at__isnull=False, path__in=places).exists()
 
     @property
     def refused(self) -> bool:

@@ -18,7 +18,9 @@ from django.conf import settings
 from django.db import connection
 
 from garden import embeddings
-from garden.models import Article, Theme, Topic
+from garden.models import Article, RetrievalCalibration, Theme, Topic
+from garden.phrases import everyday_words, names_asked
+from garden.synthesis.extractive import STOP_WORDS
 from garden.timing import phase
 
 CANDIDATES = 40
@@ -36,6 +38,20 @@ class Thresholds:
     @classmethod
     def from_settings(cls) -> Thresholds:
         return cls(vector=settings.RETRIEVAL_VECTOR_THRESHOLD, text=settings.RETRIEVAL_TEXT_THRESHOLD)
+
+    @classmethod
+    def in_force(cls) -> Thresholds:
+        """What the gate uses: the garden's calibration for the embedder that runs now, else the settings'."""
+        calibration = calibration_in_force()
+        if calibration is None:
+            return cls.from_settings()
+        return cls(vector=calibration.vector_threshold, text=calibration.text_threshold)
+
+
+def calibration_in_force() -> RetrievalCalibration | None:
+    """The latest calibration of this garden made with the embedder that runs now (`retrieval_report
+    --calibrate`); None when there is none and the settings' thresholds hold."""
+    return RetrievalCalibration.objects.filter(embedded_by=embeddings.embedder()).order_by("-id").first()
 
 
 @dataclass(frozen=True)
@@ -77,14 +93,24 @@ class RetrievalResult:
         return not (self.topic_ids or self.articles or self.theme_ids)
 
 
-def matched_topics(question: str) -> list[int]:
-    """Live topics whose title or any alias appears in the question as whole words."""
-    return list(Topic.objects.live_named_in(question).values_list("id", flat=True))
+def question_names(question: str) -> list[str]:
+    """The stretches of the question a topic or theme name may match in (`garden.phrases.names_asked`): one
+    everyday word is not enough unless the question is about it."""
+    return names_asked(question, stop_words=STOP_WORDS, everyday=everyday_words())
 
 
-def matched_themes(question: str) -> list[int]:
-    """Live themes any of whose keywords appears in the question as whole words."""
-    return list(Theme.objects.live_named_in(question).values_list("id", flat=True))
+def matched_topics(question: str, names: Sequence[str] | None = None) -> list[int]:
+    """Live topics whose title or any alias appears in the question as whole words, in one of its `names`
+    (default `question_names`)."""
+    names = question_names(question) if names is None else names
+    return list(Topic.objects.live_named_in(question, names).values_list("id", flat=True))
+
+
+def matched_themes(question: str, names: Sequence[str] | None = None) -> list[int]:
+    """Live themes any of whose keywords appears in the question as whole words, in one of its `names`
+    (default `question_names`)."""
+    names = question_names(question) if names is None else names
+    return list(Theme.objects.live_named_in(question, names).values_list("id", flat=True))
 
 
 def question_lexemes(question: str) -> list[str]:
@@ -169,7 +195,8 @@ def gather(question: str, vector: npt.NDArray[np.float32] | None = None) -> Cand
     """Topics, themes and candidate chunks (vector and full-text), each with both scores, best first."""
     if vector is None:
         vector = embeddings.embed_one(question)
-    topic_ids, theme_ids = matched_topics(question), matched_themes(question)
+    names = question_names(question)
+    topic_ids, theme_ids = matched_topics(question, names), matched_themes(question, names)
     lexemes = question_lexemes(question)
     ids = dict.fromkeys([chunk_id for chunk_id, _ in vector_candidates(vector)] + text_candidates(lexemes))
     hits = chunk_scores(list(ids), vector, lexemes)
@@ -220,7 +247,7 @@ def retrieve(
     candidates = gather(question, vector)
     result = select(
         candidates,
-        thresholds or Thresholds.from_settings(),
+        thresholds or Thresholds.in_force(),
         max_articles=settings.RETRIEVAL_MAX_ARTICLES,
         max_sources=settings.RETRIEVAL_MAX_SOURCES,
     )

@@ -78,8 +78,11 @@ def topic_get(slug: str) -> Topic | None:
 
 
 def article_revision(article: Article, revision_id: int | None) -> ArticleRevision | None:
-    """The requested revision of an article, or its current one."""
+    """The requested revision of an article, or its current one; an older one that holds words of a note
+    withheld now is as if it did not exist."""
     revisions = article.revisions.all()
+    if revision_id is not None:
+        revisions = revisions.readable()
     if revision_id is not None:
         return revisions.filter(pk=revision_id).first()
     return revisions.filter(superseded=False).first()

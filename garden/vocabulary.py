@@ -67,16 +67,22 @@ def vocabulary_derived(
 
     for note in notes:
         note_topics = [topic(tag, [tag.rsplit("/", 1)[-1]] if "/" in tag else []) for tag in note.tags]
-        names = [*note.aliases, PurePosixPath(note.relative_path or note.slug).name]
+        names = [*note.aliases, *(note.names or [_file_name(note)])]
         note_topics.append(topic(note.title, names))
         note_themes = []
-        folders = PurePosixPath(note.relative_path).parts[:-1]
+        folders = PurePosixPath(note.relative_path).parts[:-1] if note.folder_is_theme else ()
         if folders:
             slug = slugify(folders[0])
             themes.setdefault(slug, {"title": folders[0], "keywords": [folders[0].lower()]})
             note_themes.append(slug)
         placed[note.slug] = ([t for t in dict.fromkeys(note_topics) if t], note_themes)
     return Vocabulary(topics=topics, themes=themes), placed
+
+
+def _file_name(note: ParsedArticle) -> str:
+    """The name a note's file gives it, by which a question may name it; a PDF's without its suffix."""
+    name = PurePosixPath(note.relative_path or note.slug).name
+    return PurePosixPath(name).stem if note.pages else name
 
 
 def has_vocabulary_file(folder: Path) -> bool:

@@ -1,7 +1,8 @@
 """What a garden folder holds: the files to import, the files private by their place, and the files that are not
 read, each with a reason an operator can act on.
 
-Private by place: files and folders whose name starts with '.' (`.obsidian/`, `.trash/`) or '_', the folders in
+Private by place: files and folders whose name starts with '.' (`.obsidian/`, `.trash/`) or '_' (except Hugo's
+`_index.md`, a section's own page), the folders in
 PRIVATE_FOLDERS, Logseq's copies of pages (`logseq/bak/`, `logseq/version-files/`) and the paths the garden's
 `.gardenignore` matches (gitignore syntax). A symbolic link is followed only to a file inside the garden that is
 not private by its own place; a link to a note the walk reaches anyway is not read twice. Nothing here raises
@@ -15,6 +16,7 @@ import os
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path, PurePosixPath
 
 import pathspec
@@ -39,6 +41,51 @@ NAME_NOT_UTF8 = "its name is not valid UTF-8; rename it to import it"
 FOLDER_UNREADABLE = "the folder cannot be read ({error}); the notes in it are left out until it can"
 IGNORE_UNREADABLE = "cannot be read ({error}); every note is withheld as private until it can"
 CANNOT_READ = "cannot be read: {error}"
+# Hugo's page of a section (`content/posts/_index.md`): published like any page, though its name starts with '_'.
+HUGO_SECTION_PAGE = "_index.md"
+
+
+class SkipKind(StrEnum):
+    """Why a file was left out on purpose: an import counts these in its summary and still succeeds. A file
+    not read for any other reason (unreadable, a name that is not UTF-8) is a failure: it should have been
+    imported and could not be."""
+
+    PRIVATE = "private"  # in a private place (a dot- or underscore-name, a private folder, .gardenignore)
+    MARKED_PRIVATE = "marked private"  # read, and marked private, draft, unpublished or not public
+    LINK_OUTSIDE = "link outside the garden"
+    LINK_PRIVATE = "link into a private place"
+    LINK_DANGLING = "dangling link"
+    LINK_LOOP = "link loop"
+    LINK_SECOND_WAY = "second link to a note"
+    LINK_FOLDER = "link to a folder"
+    NOT_A_FILE = "special file"
+    SCANNED_PDF = "scanned PDF"
+    PDF_OVER_CAP = "PDF over the caps"
+
+
+# How a count of each kind reads: (one, many).
+SKIP_LABELS: dict[SkipKind, tuple[str, str]] = {
+    SkipKind.PRIVATE: ("in a private place", "in private places"),
+    SkipKind.MARKED_PRIVATE: ("marked private", "marked private"),
+    SkipKind.LINK_OUTSIDE: ("link outside the garden", "links outside the garden"),
+    SkipKind.LINK_PRIVATE: ("link into a private place", "links into private places"),
+    SkipKind.LINK_DANGLING: ("dangling link", "dangling links"),
+    SkipKind.LINK_LOOP: ("link loop", "link loops"),
+    SkipKind.LINK_SECOND_WAY: ("second link to a note", "second links to notes"),
+    SkipKind.LINK_FOLDER: ("link to a folder", "links to folders"),
+    SkipKind.NOT_A_FILE: ("special file", "special files"),
+    SkipKind.SCANNED_PDF: ("scanned PDF", "scanned PDFs"),
+    SkipKind.PDF_OVER_CAP: ("PDF over the caps", "PDFs over the caps"),
+}
+
+
+def skipped_words(counts: Iterable[tuple[str, int]]) -> str:
+    """Files left out on purpose, from (kind, count), most first: "6 in private places, 1 scanned PDF"."""
+    return ", ".join(
+        f"{count} {SKIP_LABELS[SkipKind(kind)][count != 1]}"
+        for kind, count in sorted(counts, key=lambda item: (-item[1], item[0]))
+        if count
+    )
 
 
 @dataclass(frozen=True)
@@ -47,6 +94,8 @@ class GardenWalk:
     # Files with those suffixes that exist but are private by place, links into such places among them.
     private: list[Path] = field(default_factory=list)
     skipped: list[tuple[Path, str]] = field(default_factory=list)  # files not read, and why
+    # The kind of each skipped file left out on purpose; a skipped file with no kind here is a failure.
+    kinds: dict[Path, SkipKind] = field(default_factory=dict)
 
 
 def shown(path: Path) -> str:
@@ -88,7 +137,11 @@ class _Places:
             return True
         parts = relative.parts
         folders = [part.lower() for part in parts[:-1]]
-        if any(part.startswith((".", "_")) for part in parts):
+        if any(part.startswith(".") for part in parts):
+            return True
+        if any(part.startswith("_") for part in parts[:-1]) or (
+            parts[-1:] and parts[-1].startswith("_") and parts[-1] != HUGO_SECTION_PAGE
+        ):
             return True
         if any(part in PRIVATE_FOLDERS for part in folders):
             return True
@@ -107,6 +160,7 @@ class _Walker:
         self.files: list[Path] = []
         self.private: list[Path] = []
         self.skipped: list[tuple[Path, str]] = []
+        self.kinds: dict[Path, SkipKind] = {}
         if self.places.ignore_error is not None:
             error = self.places.ignore_error
             self.skipped.append((folder / IGNORE_FILE, IGNORE_UNREADABLE.format(error=error)))
@@ -137,7 +191,12 @@ class _Walker:
             files=sorted(self.files),
             private=sorted(self.private),
             skipped=sorted(self.skipped),
+            kinds=self.kinds,
         )
+
+    def _leave_out(self, path: Path, reason: str, kind: SkipKind) -> None:
+        self.skipped.append((path, reason))
+        self.kinds[path] = kind
 
     def _relative(self, path: Path) -> PurePosixPath:
         return PurePosixPath(path.relative_to(self.folder).as_posix())
@@ -146,7 +205,7 @@ class _Walker:
         if self.places.private(self._relative(path)):
             self.private.append(path)
         elif not stat.S_ISREG(mode):
-            self.skipped.append((path, NOT_A_FILE.format(kind=_kind(mode))))
+            self._leave_out(path, NOT_A_FILE.format(kind=_kind(mode)), SkipKind.NOT_A_FILE)
         elif shown(path) != str(path):
             self.skipped.append((path, NAME_NOT_UTF8))
         else:
@@ -162,36 +221,37 @@ class _Walker:
             target = path.resolve(strict=True)
         except FileNotFoundError:
             if named:
-                self.skipped.append((path, LINK_DANGLING.format(target=os.readlink(path))))
+                self._leave_out(path, LINK_DANGLING.format(target=os.readlink(path)), SkipKind.LINK_DANGLING)
             return
         except RuntimeError:  # Python 3.11's word for a loop; later versions raise OSError(ELOOP)
             if named:
-                self.skipped.append((path, LINK_LOOP))
+                self._leave_out(path, LINK_LOOP, SkipKind.LINK_LOOP)
             return
         except OSError as error:
-            if named:
-                reason = (
-                    LINK_LOOP if "symbolic links" in str(error) else CANNOT_READ.format(error=error.strerror)
-                )
-                self.skipped.append((path, reason))
+            if named and "symbolic links" in str(error):
+                self._leave_out(path, LINK_LOOP, SkipKind.LINK_LOOP)
+            elif named:
+                self.skipped.append((path, CANNOT_READ.format(error=error.strerror)))
             return
         mode = target.stat().st_mode
         if not named and not stat.S_ISDIR(mode):
             return
         if not target.is_relative_to(self.root):
-            self.skipped.append((path, LINK_OUTSIDE.format(target=shown(target))))
+            self._leave_out(path, LINK_OUTSIDE.format(target=shown(target)), SkipKind.LINK_OUTSIDE)
             return
         inside = PurePosixPath(target.relative_to(self.root).as_posix())
         if self.places.private(inside):
             if named and not stat.S_ISDIR(mode):
                 self.private.append(path)
-            self.skipped.append((path, LINK_PRIVATE.format(target=shown(Path(inside)))))
+            self._leave_out(path, LINK_PRIVATE.format(target=shown(Path(inside))), SkipKind.LINK_PRIVATE)
         elif stat.S_ISDIR(mode):
-            self.skipped.append((path, LINK_FOLDER.format(target=shown(Path(inside)))))
+            self._leave_out(path, LINK_FOLDER.format(target=shown(Path(inside))), SkipKind.LINK_FOLDER)
         elif not stat.S_ISREG(mode):
-            self.skipped.append((path, NOT_A_FILE.format(kind=_kind(mode))))
+            self._leave_out(path, NOT_A_FILE.format(kind=_kind(mode)), SkipKind.NOT_A_FILE)
         elif target.suffix.lower() in self.suffixes:
-            self.skipped.append((path, LINK_SECOND_WAY.format(target=shown(Path(inside)))))
+            self._leave_out(
+                path, LINK_SECOND_WAY.format(target=shown(Path(inside))), SkipKind.LINK_SECOND_WAY
+            )
         elif shown(path) != str(path):
             self.skipped.append((path, NAME_NOT_UTF8))
         else:

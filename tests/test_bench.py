@@ -16,7 +16,17 @@ from dashboard.management.commands.bench import SECTIONS
 BASE_DIR = Path(__file__).resolve().parent.parent
 SMALLEST = [
     *("--runs", "1", "--sizes", "1000", "--notes", "50", "500"),
-    *("--garden-notes", "20", "--distributed-notes", "20"),
+    *(
+        "--garden-notes",
+        "20",
+        "--memory-notes",
+        "20",
+        "50",
+        "--distributed-notes",
+        "20",
+        "--graph-pages",
+        "20",
+    ),
 ]
 
 

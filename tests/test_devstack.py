@@ -9,6 +9,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from config import ports
 from config.database import current_database_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -50,11 +51,9 @@ def test_a_terminated_runner_lets_its_command_clean_up_and_exits_143(tmp_path):
 def test_no_checkout_port_can_be_taken_by_an_outgoing_connection():
     """The embedded servers' ports lie outside the range the kernel hands out to outgoing connections: a port
     inside it can be held as a connection's local end, and the server would then fail to start."""
-    from config import devstack
-
     low, high = map(int, Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
-    for first in (devstack.POSTGRES_PORTS_FROM, devstack.REDIS_PORTS_FROM):
-        last = first + devstack.PORTS_PER_CHECKOUT_RANGE - 1
+    for first in (ports.POSTGRES_PORTS_FROM, ports.REDIS_PORTS_FROM):
+        last = first + ports.PORTS_PER_CHECKOUT_RANGE - 1
         assert last < low or first > high, f"{first}-{last} overlaps {low}-{high}"
-    for port in (devstack.EMBEDDED_POSTGRES_PORT, devstack.EMBEDDED_REDIS_PORT):
+    for port in (ports.EMBEDDED_POSTGRES_PORT, ports.EMBEDDED_REDIS_PORT):
         assert not low <= port <= high

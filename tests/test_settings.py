@@ -1,4 +1,4 @@
-"""Production settings refuse to start without a SECRET_KEY or with DEBUG on."""
+"""Settings refuse to start when they are wrong: production without a SECRET_KEY or with DEBUG on, and an enumerated setting that names none of its choices."""
 
 import os
 import subprocess
@@ -36,3 +36,34 @@ def test_production_refuses_to_start_with_debug_on():
 def test_production_settings_pass_the_deployment_checks():
     result = run_check(SECRET_KEY="a-long-random-production-secret-key-0123456789-abcdefghijklmnop")
     assert result.returncode == 0, result.stderr + result.stdout
+
+
+def test_a_mistyped_choice_stops_the_site_at_start_with_the_setting_and_its_choices():
+    # The WSGI application is what gunicorn loads: the error comes before any request is served.
+    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test"}
+    for name, value, choices in (
+        ("VERIFIER_MODE", "cascde", "local, claude, cascade"),
+        ("EMBEDDING_BACKEND", "onnx_int8", "onnx-int8, onnx, torch"),
+        ("JUDGE_EMBEDDING_BACKEND", "pytorch", "onnx-int8, onnx, torch"),
+        ("LOG_LEVEL", "verbose", "DEBUG, INFO, WARNING, ERROR, CRITICAL"),
+    ):
+        result = subprocess.run(
+            [sys.executable, "-c", "import config.wsgi"],
+            cwd=BASE_DIR,
+            env={**environment, name: value},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode != 0
+        assert f"{name}='{value}' is not one of: {choices}." in result.stderr
+
+
+def test_the_settings_choices_are_the_code_s_own():
+    from django.conf import settings
+
+    from garden.embeddings import EmbeddingBackend
+    from verifier.models import JudgeMode
+
+    assert set(settings.VERIFIER_MODES) == set(JudgeMode.values)
+    assert set(settings.EMBEDDING_BACKENDS) == {backend.value for backend in EmbeddingBackend}

@@ -8,7 +8,10 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
+
+from django.conf import settings
 
 from garden.models import Chunk
 from verifier.checking import text_check
@@ -67,12 +70,107 @@ def bench_judge(runs: int, seed: int = 11) -> dict[str, Any]:
     }
 
 
-def bench_verify_all(database_url: str, concurrency: int, timeout: float = 900) -> dict[str, Any]:
-    """Wall time of a Verify-all of the golden set on a real Celery worker with `concurrency` processes."""
+def _cpu_seconds(pid: int) -> float:
+    """CPU time (user and system) used so far by process `pid` and its children (a worker's pool), from /proc."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # a process that ended meanwhile
+        if stat.parent.name == str(pid) or fields[1] == str(pid):  # fields[1] is the parent's pid
+            total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
+WORKER_READY_SECONDS = 180  # torch and the models load in the worker's main process before its pool forks
+
+
+def _worker_ready(worker: subprocess.Popen[bytes], prefix: str, processes: int) -> float:
+    """Seconds until the worker answers with all its pool processes, the shared sentence vectors emptied.
+
+    The clock starts then, not after a fixed sleep, which on a loaded machine started it while torch was still
+    loading (README, Scaling); and with the shared vectors emptied, the second run no longer finds the
+    sentences the first embedded. Each run starts as cold as the other."""
+    from garden.sync import FanOutError, workers_find
+
+    began = time.perf_counter()
+    _shared_vectors_clear()
+    while time.perf_counter() - began < WORKER_READY_SECONDS and worker.poll() is None:
+        try:
+            found = workers_find(timeout=1.0)
+        except FanOutError:
+            continue
+        if any(name.startswith(prefix) for name in found.names) and found.processes >= processes:
+            return time.perf_counter() - began
+    raise RuntimeError(f"the bench's Celery worker ({prefix}) did not answer within {WORKER_READY_SECONDS} s")
+
+
+def _shared_vectors_clear() -> None:
+    """Forget the sentence vectors shared through the cache (`garden.embeddings.shared`), and only them."""
+    from django.core.cache import cache
+
+    client = cache._cache.get_client(write=True)  # type: ignore[attr-defined]
+    for key in client.scan_iter(match="*embedding:*", count=1000):
+        client.delete(key)
+
+
+def run_phases(run: Any, seconds: float, workers: int) -> dict[str, Any]:
+    """Where a Verify-all run's time went, per item, from what each item stored: retrieval (the question's
+    embedding and the search), synthesis (the rest of the ask), judging (the critics and the judge: the
+    verification's own latency) and storing (the rest of the item: the answer, the verification, the claims
+    written). Medians and sums in seconds; `busy` is the items' summed time over the run's wall time and
+    workers: 1.0 means every worker process was inside an item the whole run."""
+    from verifier.models import Verification
+
+    items = list(run.items.select_related("answer__question__retrieval").filter(answer__isnull=False))
+    judged = dict(
+        Verification.objects.filter(answer_id__in=[i.answer_id for i in items]).values_list(
+            "answer_id", "latency_ms"
+        )
+    )
+    phases: dict[str, list[float]] = {
+        "retrieval": [],
+        "synthesis": [],
+        "judging": [],
+        "storing": [],
+        "item": [],
+    }
+    for item in items:
+        answer = item.answer
+        retrieval = answer.question.retrieval.latency_ms / 1000
+        ask = answer.latency_ms / 1000
+        judging = judged.get(answer.pk, 0) / 1000
+        phases["retrieval"].append(retrieval)
+        phases["synthesis"].append(max(0.0, ask - retrieval))
+        phases["judging"].append(judging)
+        phases["storing"].append(max(0.0, item.seconds - ask - judging))
+        phases["item"].append(item.seconds)
+    first_started = (
+        min((item.answer.question.created_at for item in items), default=run.started_at) - run.started_at
+    )
+    return {
+        # From the run's start to the first answer stored: queueing, and the first item's own work.
+        "first_answer_after_s": round(first_started.total_seconds(), 2),
+        "phases_median_s": {name: round(statistics.median(v), 3) for name, v in phases.items() if v},
+        "phases_sum_s": {name: round(sum(v), 1) for name, v in phases.items()},
+        "busy": round(sum(phases["item"]) / (seconds * workers), 2) if seconds else None,
+    }
+
+
+def bench_verify_all(
+    database_url: str, concurrency: int, timeout: float = 900, niceness: int | None = None
+) -> dict[str, Any]:
+    """Wall time of a Verify-all of the golden set on a real Celery worker with `concurrency` processes (at
+    `niceness`, else `WORKER_NICENESS`), where its time went (`run_phases`) and the CPU time its processes
+    used: `cores_used` is that over the wall time, the cores the run had."""
     from verifier.models import RunStatus, VerifyRun
     from verifier.verify_all import verify_run_start
 
     env = {**os.environ, "DATABASE_URL": database_url}
+    if niceness is not None:
+        env["WORKER_NICENESS"] = str(niceness)
     worker = subprocess.Popen(
         [
             sys.executable,
@@ -95,19 +193,28 @@ def bench_verify_all(database_url: str, concurrency: int, timeout: float = 900) 
         stderr=subprocess.DEVNULL,
     )
     try:
-        time.sleep(12)  # let the worker processes load the model before the clock starts
+        ready_seconds = _worker_ready(worker, f"bench{concurrency}@", concurrency)
+        load_before = os.getloadavg()[0]
+        cpu_before = _cpu_seconds(worker.pid)
         began = time.perf_counter()
         run = verify_run_start(label=f"bench {concurrency} worker(s)")
         deadline = began + timeout
         while VerifyRun.objects.get(pk=run.pk).status == RunStatus.RUNNING and time.perf_counter() < deadline:
             time.sleep(0.2)
         seconds = time.perf_counter() - began
+        cpu = _cpu_seconds(worker.pid) - cpu_before
         finished = VerifyRun.objects.get(pk=run.pk)
         return {
             "workers": concurrency,
             "questions": finished.total,
             "seconds": round(seconds, 1),
             "finished": finished.status == RunStatus.DONE,
+            "worker_ready_seconds": round(ready_seconds, 1),
+            "niceness": int(env.get("WORKER_NICENESS", settings.WORKER_NICENESS)),
+            "cpu_seconds": round(cpu, 1),
+            "cores_used": round(cpu / seconds, 2) if seconds else None,
+            "load_average_before_after": [round(load_before, 1), round(os.getloadavg()[0], 1)],
+            **run_phases(finished, seconds, concurrency),
         }
     finally:
         worker.terminate()

@@ -3,7 +3,7 @@
 `check_quote` looks for a quote in a source text: verbatim first (after normalising whitespace runs, curly
 quotes, dashes, invisible formatting characters and Markdown link markup), then fuzzily with rapidfuzz, and
 returns the span of the original source text that matched. `gate_vote` applies that to a judge's vote: a status that needs support
-whose quote is not in the named source falls to unverified (judges can fabricate too, see DESIGN.md).
+whose quote is not in the named source falls to unverified (judges can fabricate too, see docs/architecture.md).
 Pure Python: no Django.
 """
 

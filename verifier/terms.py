@@ -1,5 +1,5 @@
 """The verifier's vocabulary, defined once: claim statuses and their delta scores, verdicts, risk labels and the
-flags a judge or a gate puts on a claim (see DESIGN.md, "Claims and their statuses").
+flags a judge or a gate puts on a claim (see docs/architecture.md, "Checking an answer", and README).
 
 The models, both judges, the verdict, the review queue, the quote gate, the templates and the API all read these
 names from here. Pure Python: no Django (the models turn these into field choices with `choices`).

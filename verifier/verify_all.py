@@ -18,7 +18,8 @@ from django.utils import timezone
 from garden.answering import question_ask
 from garden.errors import UserFacingError
 from garden.golden import DEFAULT_FILE, OUT_OF_SCOPE, golden_load
-from garden.models import Answer
+from garden.models import Answer, Article
+from garden.retrieval import Thresholds, calibration_in_force
 from garden.selectors import ANSWER_WITHHELD
 from verifier.answer_check import answer_check
 from verifier.models import (
@@ -47,6 +48,7 @@ FIGURES = (
     ("contradicted_claim_rate", "Contradicted claim rate"),
     ("refusal_rate", "Refusal rate"),
     ("out_of_scope_refused", "Correct refusals (out of scope)"),
+    ("in_scope_answered", "In-scope questions answered"),
     ("in_scope_refused", "Wrong refusals (in scope)"),
 )
 
@@ -259,6 +261,7 @@ def run_report(run: VerifyRun) -> dict[str, Any]:
                 )
     out_of_scope = questions_by_category[OUT_OF_SCOPE]
     in_scope = len(items) - out_of_scope
+    in_scope_refused = sum(refused_by_category.values()) - refused_by_category[OUT_OF_SCOPE]
     report = _rates(
         overall,
         sum(refused_by_category.values()),
@@ -271,11 +274,9 @@ def run_report(run: VerifyRun) -> dict[str, Any]:
             "out_of_scope_refused": round(refused_by_category[OUT_OF_SCOPE] / out_of_scope, 4)
             if out_of_scope
             else None,
-            "in_scope_refused": round(
-                (sum(refused_by_category.values()) - refused_by_category[OUT_OF_SCOPE]) / in_scope, 4
-            )
-            if in_scope
-            else None,
+            "in_scope_refused": round(in_scope_refused / in_scope, 4) if in_scope else None,
+            "in_scope_answered": round(1 - in_scope_refused / in_scope, 4) if in_scope else None,
+            "refusal_gate": _refusal_gate(),
             "errors": sum(item.status == RunItemStatus.ERROR for item in items),
             "seconds": round((timezone.now() - run.started_at).total_seconds(), 1),
             "per_category": {
@@ -292,6 +293,18 @@ def run_report(run: VerifyRun) -> dict[str, Any]:
         }
     )
     return report
+
+
+def _refusal_gate() -> dict[str, Any]:
+    """The thresholds the gate used and what they were fitted to, with the garden's size: a refusal rate means
+    little without them (one garden's rates move as it grows)."""
+    thresholds, calibration = Thresholds.in_force(), calibration_in_force()
+    return {
+        "vector_threshold": thresholds.vector,
+        "text_threshold": thresholds.text,
+        "calibrated_at": calibration.created_at.isoformat() if calibration else None,
+        "notes": Article.objects.live().count(),
+    }
 
 
 def runs_compare(first: VerifyRun, second: VerifyRun) -> list[dict[str, Any]]:

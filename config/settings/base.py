@@ -6,8 +6,9 @@ from pathlib import Path
 import django_stubs_ext
 import environ
 from csp.constants import NONE, SELF
+from django.core.exceptions import ImproperlyConfigured
 
-from config import devstack
+from config import ports
 
 # Lets admin and queryset classes be subscripted for type checking (ModelAdmin[Article]).
 django_stubs_ext.monkeypatch()
@@ -17,6 +18,18 @@ BASE_DIR = Path(__file__).resolve().parent.parent.parent
 env = environ.Env()
 # `make run` / `make test` write the addresses of the services they started here; real env vars win.
 environ.Env.read_env(BASE_DIR / ".run" / "services.env", overwrite=False)
+
+NOT_A_CHOICE = "{name}={value!r} is not one of: {choices}. Correct it in the environment and start again."
+
+
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    """An enumerated setting, refused at start-up when it names none of its choices: a typo must stop every
+    process with a clear error, not quietly run something else (or fail later, on the first request)."""
+    value = str(env(name, default=default))
+    if value not in choices:
+        raise ImproperlyConfigured(NOT_A_CHOICE.format(name=name, value=value, choices=", ".join(choices)))
+    return value
+
 
 DEBUG = env.bool("DEBUG", default=False)
 SECRET_KEY = env("SECRET_KEY", default="insecure-local-development-key-do-not-use-in-production")
@@ -76,7 +89,7 @@ TEMPLATES = [
 ]
 
 # Embedded PostgreSQL (pgserver) listens here when DATABASE_URL is not set; see config/devstack.py.
-EMBEDDED_POSTGRES_PORT = env.int("EMBEDDED_POSTGRES_PORT", default=devstack.EMBEDDED_POSTGRES_PORT)
+EMBEDDED_POSTGRES_PORT = env.int("EMBEDDED_POSTGRES_PORT", default=ports.EMBEDDED_POSTGRES_PORT)
 DATABASES = {
     "default": env.db(
         "DATABASE_URL", default=f"postgres://postgres@127.0.0.1:{EMBEDDED_POSTGRES_PORT}/groundwork"
@@ -150,6 +163,13 @@ GARDEN_SYNC_EVERY_SECONDS = env.float("GARDEN_SYNC_EVERY_SECONDS", default=300.0
 # A larger note is skipped with its size, unread: one pasted log or dump must not hold up a sync (a note of
 # prose this size is already hundreds of passages to embed).
 GARDEN_NOTE_MAX_BYTES = env.int("GARDEN_NOTE_MAX_BYTES", default=2_000_000)
+# PDFs over these caps are skipped unread, and counted (the operator chose not to import them); a PDF's size and
+# page count are read before any of its pages. Scanned books and manuals run to hundreds of pages.
+GARDEN_PDF_MAX_BYTES = env.int("GARDEN_PDF_MAX_BYTES", default=50_000_000)
+GARDEN_PDF_MAX_PAGES = env.int("GARDEN_PDF_MAX_PAGES", default=1000)
+# A PDF whose text takes longer to read fails: its reader (a child process) is stopped, so a crafted file cannot
+# hold up a sync. A text PDF reads at about 9 ms a page here (README, Gardens).
+GARDEN_PDF_MAX_SECONDS = env.float("GARDEN_PDF_MAX_SECONDS", default=60.0)
 if GARDEN_PATH:
     CELERY_BEAT_SCHEDULE["sync-garden"] = {
         "task": "garden.tasks.sync_garden",
@@ -164,7 +184,8 @@ CELERY_RESULT_EXPIRES = 3600
 # What runs the embedding model: onnx-int8 (about 2x torch's chunks/s, 4-5x per question, with torch's recall
 # and refusals on the golden set; see README), onnx (torch's vectors) or torch. The next import after a switch
 # embeds the garden again. The ONNX exports are cached in EMBEDDING_ONNX_CACHE.
-EMBEDDING_BACKEND = env("EMBEDDING_BACKEND", default="onnx-int8")
+EMBEDDING_BACKENDS = ("onnx-int8", "onnx", "torch")  # garden.embeddings.EmbeddingBackend
+EMBEDDING_BACKEND = env_choice("EMBEDDING_BACKEND", "onnx-int8", EMBEDDING_BACKENDS)
 EMBEDDING_ONNX_CACHE = env("EMBEDDING_ONNX_CACHE", default=str(BASE_DIR / ".run" / "onnx"))
 # Size limits, each applied before any other work on what it limits.
 QUESTION_MAX_CHARS = env.int("QUESTION_MAX_CHARS", default=2000)
@@ -198,7 +219,8 @@ CLAUDE_ANSWER_MAX_TOKENS = env.int("CLAUDE_ANSWER_MAX_TOKENS", default=700)
 # --- The claim judge --------------------------------------------------------------------------
 # local: the offline judge only; claude: the Claude juror (the tie-breaker for claims it is unsure of);
 # cascade: local and Claude jurors, the Claude tie-breaker where they disagree or are unsure.
-VERIFIER_MODE = env("VERIFIER_MODE", default="cascade")
+VERIFIER_MODES = ("local", "claude", "cascade")  # verifier.models.JudgeMode
+VERIFIER_MODE = env_choice("VERIFIER_MODE", "cascade", VERIFIER_MODES)
 # What Claude may cost a day (USD), answers and judgements together: a call is made only when what is left covers
 # the most it can cost; otherwise answers are written by the local synthesiser and the panel runs local-only.
 VERIFIER_DAILY_BUDGET_USD = env.float("VERIFIER_DAILY_BUDGET_USD", default=5.0)
@@ -215,7 +237,7 @@ JUDGE_CALIBRATION_CACHE = env("JUDGE_CALIBRATION_CACHE", default=str(BASE_DIR / 
 
 # What runs the judge's MiniLM (torch, onnx, onnx-int8: see EMBEDDING_BACKEND). Its features and params.json
 # were fitted on torch's embeddings; another backend changes them (make eval measures by how much).
-JUDGE_EMBEDDING_BACKEND = env("JUDGE_EMBEDDING_BACKEND", default="torch")
+JUDGE_EMBEDDING_BACKEND = env_choice("JUDGE_EMBEDDING_BACKEND", "torch", EMBEDDING_BACKENDS)
 
 # Critic checks (fixed severities). `path:line - description` citations are audited against this folder.
 CRITIC_SOURCE_TREE = env("CRITIC_SOURCE_TREE", default=str(BASE_DIR))
@@ -236,7 +258,10 @@ LOGGING = {
         }
     },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
+    "root": {
+        "handlers": ["console"],
+        "level": env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")),
+    },
     "loggers": {"httpx": {"level": "WARNING"}, "sentence_transformers": {"level": "WARNING"}},
 }
 

@@ -40,12 +40,11 @@ def link_citations(answer: Answer, escaped: str) -> SafeString:
         if source is None:
             return f"[{number}]"
         chunk = source.chunk
-        url = passage_url(chunk.article.slug, chunk.revision_id, chunk.pk, current=chunk.is_current)
         return format_html(
             '<a class="cite" href="{}" title="Source {}: {}">[{}]</a>',
-            url,
+            passage_url(chunk),
             number,
-            chunk.article.title,
+            chunk.cited_as,
             number,
         )
 

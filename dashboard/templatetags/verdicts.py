@@ -36,7 +36,7 @@ def label_class(label: str) -> str:
 
 @register.simple_tag(name="passage_url")
 def chunk_passage_url(chunk: Chunk) -> str:
-    return passage_url(chunk.article.slug, chunk.revision_id, chunk.pk, current=chunk.is_current)
+    return passage_url(chunk)
 
 
 @register.simple_tag

@@ -7,6 +7,7 @@ import uuid
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
+from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard.asking import ask, asked_remember, questions_recent
 from dashboard.forms import AskForm
@@ -23,25 +24,28 @@ from verifier.selectors import verification_for_answer
 @require_http_methods(["GET", "POST"])
 def ask_page(request: HtmxHttpRequest) -> HttpResponse:
     """The question box. A POST answers at once; htmx swaps the answer in, without JavaScript we redirect."""
+    # The form draws the box and keeps what was typed; `ask` alone judges a question, as for the API.
     form = AskForm(request.POST or None)
     error = ""
     if request.method == "POST" and (wait := rate_limited(request, "ask")) is not None:
         return _too_many(request, wait)
     if request.method == "POST":
         try:
-            answer = ask(request.POST.get("question"), request.user)
+            answer = ask(form["question"].value(), request.user)
         except QuestionError as problem:
             error = problem.message
         else:
             if not request.user.is_authenticated:
                 asked_remember(request.session, answer)
-            if request.htmx:
-                loaded = selectors.answer_get(answer.public_id)
-                assert loaded is not None
+            # Loaded again as readers see it: a source may have been withheld meanwhile (its page says so).
+            loaded = selectors.answer_get(answer.public_id) if request.htmx else None
+            if loaded is not None and not loaded.withheld:
                 verification_for_answer(loaded)
                 response = render(request, "dashboard/answer.html#answer", {"answer": loaded})
                 response["HX-Push-Url"] = answer.get_absolute_url()
                 return response
+            if request.htmx:  # a whole page to show, not a part to swap in
+                return HttpResponseClientRedirect(answer.get_absolute_url())
             return redirect(answer)
         if request.htmx:
             return render(request, "dashboard/ask.html#ask-error", {"error": error}, status=422)

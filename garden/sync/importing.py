@@ -7,17 +7,21 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
 from django.conf import settings
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, reset_queries, transaction
 
+from garden import logseq
 from garden.chunking import chunk_spans
-from garden.importer import ArticleFileError, ParsedArticle, article_slug, parse_article_file
-from garden.models import Link, Sync
+from garden.gardening import editor_markup_removed
+from garden.importer import ArticleFileError, ParsedArticle, article_slug, parse_article_file, written_links
+from garden.models import Article, ArticleRevision, Link, Sync
+from garden.pdfs import PdfLeftOut, is_pdf, parse_pdf_file, pdf_place
 from garden.sync.embedding import Embedded, Progress, groups_embedded
 from garden.sync.fanout import FanOutError, Workers, groups_embedded_on_workers
 from garden.sync.images import ImageFinder
@@ -39,7 +43,7 @@ from garden.sync.naming import slugs_apart
 from garden.sync.reembedding import chunks_reembed
 from garden.sync.writing import Known, Pending, notes_changed, notes_write, vocabulary_apply
 from garden.vocabulary import has_vocabulary_file, read_vocabulary, vocabulary_derived
-from garden.walk import garden_walk, shown
+from garden.walk import SkipKind, garden_walk, shown, skipped_words
 
 logger = logging.getLogger(__name__)
 
@@ -58,22 +62,48 @@ class ImportReport:
     moved: int = 0  # notes moved or renamed, which kept their article
     retired: int = 0  # notes gone from the garden
     private: int = 0  # notes left out by a marker (`private: true`, `publish: false`, `public:: false`)
+    private_places: int = 0  # notes (and PDFs) in private places: never read
+    # Files left out on purpose by a rule of the garden, other than private ones: (path, kind, reason).
+    skipped: list[tuple[str, SkipKind, str]] = field(default_factory=list)
     withheld: int = 0  # articles newly withheld from readers: their note turned private or unreadable
     red_links: int = 0  # links, across the garden, to notes it does not have
     failures: list[tuple[str, str]] = field(default_factory=list)
+    notices: list[tuple[str, str]] = field(
+        default_factory=list
+    )  # files read but not imported as such, and why
     refused: list[tuple[str, str]] = field(default_factory=list)  # folders left as they were, and why
 
     @property
     def chunks_per_second(self) -> float:
         return self.chunks / self.seconds if self.seconds else 0.0
 
+    @property
+    def skipped_kinds(self) -> Counter[SkipKind]:
+        """How many files were left out on purpose, by kind, private ones included."""
+        kinds = Counter(kind for _, kind, _ in self.skipped)
+        kinds[SkipKind.PRIVATE] += self.private_places
+        kinds[SkipKind.MARKED_PRIVATE] += self.private
+        return +kinds
 
+    @property
+    def skipped_summary(self) -> str:
+        """ "Skipped 12: 6 in private places, 2 marked private, 3 links outside the garden, 1 scanned PDF",
+        or "" when none was."""
+        kinds = self.skipped_kinds
+        if not kinds:
+            return ""
+        return SKIPPED_SUMMARY.format(total=kinds.total(), counts=skipped_words(kinds.items()))
+
+
+GARDEN_FILES = frozenset({".md", ".pdf"})  # what a garden's walk reads: notes and PDFs
 GROUP_CHUNKS = 256  # chunks embedded, then written, at a time: an interrupted import loses at most one group
 # The groups with their vectors, in order: encoded in this process, or by the Celery workers.
 Embedder = Callable[[Sequence[Sequence[Pending]], Progress | None], Iterator[Embedded]]
 IMPORT_STOPPED = "{reason} {stored} note(s) were stored before it stopped; run the import again to resume."
 NOTE_UNEXPECTED = "could not be read ({error}); this is a fault of the import, please report it"
 SYNCS_KEPT = 200
+SKIPPED_SUMMARY = "Skipped {total}: {counts}."
+LEFT_OUT = "left out of the garden: {reason}"
 # An accident (an unmounted disk, a wrong path) must not retire a garden: these syncs change nothing.
 ON_PURPOSE = "If the notes really are gone, run the import with --allow-mass-retire."
 GARDEN_MISSING = (
@@ -109,30 +139,72 @@ def _notes_read(
     Notes whose names make one slug are told apart (see `slugs_apart`)."""
     parsed_notes: list[ParsedArticle] = []
     withheld: dict[str, str] = {}
+    graph = logseq.graph_of(root) if folder.is_dir() else None
+    if graph is not None and graph.problem:
+        report.notices.append((str(folder / logseq.CONFIG), graph.problem))
     for path in files:
         # Read at its place under the resolved folder: a link is read under its own name, never its target's.
         where = root / path.relative_to(folder) if folder.is_dir() else path.resolve()
         try:
-            parsed = parse_article_file(
-                where, root=root if folder.is_dir() else None, max_bytes=settings.GARDEN_NOTE_MAX_BYTES
-            )
+            parsed = _file_parse(where, root if folder.is_dir() else None, graph)
+        except PdfLeftOut as left_out:
+            report.skipped.append((str(path), left_out.kind, str(left_out)))
+            withheld[_slug_of(path, folder, graph)] = LEFT_OUT.format(reason=left_out)
+            continue
         except Exception as error:  # one note's text never stops a sync, whatever a parser raises on it
             if not isinstance(error, ArticleFileError):
                 logger.exception("reading %s failed", shown(path))
                 error = ArticleFileError(NOTE_UNEXPECTED.format(error=f"{type(error).__name__}: {error}"))
             report.failures.append((str(path), str(error)))
-            withheld[_slug_of(path, folder)] = UNREADABLE.format(reason=error)
+            withheld[_slug_of(path, folder, graph)] = UNREADABLE.format(reason=error)
             continue
         if parsed.private:
             report.private += 1
             withheld[parsed.slug] = PRIVATE
             continue
         parsed_notes.append(parsed)
+    if graph is not None:
+        resolved = logseq.pages_resolved(
+            parsed_notes, body_words=lambda text: editor_markup_removed(text)[0], links_of=written_links
+        )
+        parsed_notes = resolved.notes
+        report.notices += resolved.duplicates
     return {parsed.slug: parsed for parsed in slugs_apart(parsed_notes)}, withheld
 
 
-def _slug_of(path: Path, folder: Path) -> str:
-    place = path.relative_to(folder).with_suffix("").as_posix() if folder.is_dir() else path.stem
+def _file_parse(where: Path, root: Path | None, graph: logseq.Graph | None) -> ParsedArticle:
+    """The note or PDF at `where`, read under the caps of settings (a note of a Logseq graph as Logseq shows it)."""
+    if is_pdf(where):
+        return parse_pdf_file(
+            where,
+            root=root,
+            max_bytes=settings.GARDEN_PDF_MAX_BYTES,
+            max_pages=settings.GARDEN_PDF_MAX_PAGES,
+            max_seconds=settings.GARDEN_PDF_MAX_SECONDS,
+            imported=_imported_title,
+        )
+    return parse_article_file(where, root=root, max_bytes=settings.GARDEN_NOTE_MAX_BYTES, graph=graph)
+
+
+def _imported_title(slug: str, digest: str) -> str | None:
+    """The title under which a text of this hash was imported for this slug, or None: a PDF is read again only
+    when its bytes changed (reading one costs tens of milliseconds a page)."""
+    revisions = ArticleRevision.objects.filter(article__slug=slug, content_hash=digest)
+    return revisions.values_list("title", flat=True).first()
+
+
+def _slug_of(path: Path, folder: Path, graph: logseq.Graph | None = None) -> str:
+    """The slug of the article of a note that is not read (private by its place, or failed)."""
+    relative = path.relative_to(folder) if folder.is_dir() else Path(path.name)
+    if is_pdf(path):
+        place = pdf_place(relative)
+        return article_slug(place, place)
+    place = relative.with_suffix("").as_posix()
+    if graph is not None and graph.is_page(place):
+        # A page's slug comes from its title, which may be its `title::`, unread now: its article is found by
+        # its place, so that a page that fails is withheld (fails closed) whatever its title was.
+        stored = Article.objects.filter(garden=str(graph.root), path=place).values_list("slug", flat=True)
+        return stored.first() or article_slug(graph.title_of(place), place)
     return article_slug(place, place)
 
 
@@ -161,6 +233,10 @@ def _groups_write(
         began = time.perf_counter()
         _group_store(group, report)
         report.write_seconds += time.perf_counter() - began
+        for item in group:  # stored: a garden's worth of vectors as Python floats would not fit (12 KB each)
+            item.vectors = []
+        # With DEBUG on (make run), Django keeps each query's SQL, every vector in it, until a request starts.
+        reset_queries()
 
 
 def _group_store(group: Sequence[Pending], report: ImportReport) -> None:
@@ -206,7 +282,7 @@ def _folder_import(
 ) -> None:
     root = folder.resolve()
     is_garden = not folder.is_file()  # a folder, or one that should be there; a single note has no garden
-    walk = garden_walk(folder, {".md"}) if folder.is_dir() else None
+    walk = garden_walk(folder, GARDEN_FILES) if folder.is_dir() else None
     if is_garden:
         problem = _folder_problem(folder)
         if problem is None and walk is not None and not (walk.files or walk.private or walk.skipped):
@@ -228,10 +304,17 @@ def _folder_import(
                 return
     files = walk.files if walk is not None else [folder]
     if walk is not None:
-        report.failures += [(shown(path), reason) for path, reason in walk.skipped]
+        report.private_places += len(walk.private)
+        for path, reason in walk.skipped:
+            kind = walk.kinds.get(path)
+            if kind is None:
+                report.failures.append((shown(path), reason))
+            else:
+                report.skipped.append((shown(path), kind, reason))
     notes, withheld = _notes_read(files, folder, root, report)
     if walk is not None:
-        withheld |= {_slug_of(path, folder): PRIVATE for path in walk.private}
+        graph = logseq.graph_of(root)
+        withheld |= {_slug_of(path, folder, graph): PRIVATE for path in walk.private}
         roots = garden_roots(root, notes)
         kept = set(notes) | set(withheld)
         withheld |= hidden_away(root, roots, kept, walk.private)
@@ -264,7 +347,7 @@ def _folder_import(
     pending = [
         Pending(
             p,
-            [(s.start, s.end) for s in chunk_spans(p.body)],
+            [(s.start, s.end) for s in chunk_spans(p.body, p.pages)],
             links=links_resolve(p, resolver),
             images=images.store(p) if images and p.images else {},
         )
@@ -288,9 +371,11 @@ def garden_import(
     batch_timeout: float | None = None,
     allow_mass_retire: bool = False,
 ) -> ImportReport:
-    """Sync folders of Markdown notes (or single notes) in order: new notes become articles, edited ones new
-    revisions (re-embedding only the passages that changed), moved or renamed ones keep their article, and
-    notes gone from a folder are retired. A note whose exact text was imported before is skipped. Last, the
+    """Sync folders of Markdown notes and PDFs (or single ones) in order: new notes become articles, edited ones
+    new revisions (re-embedding only the passages that changed), moved or renamed ones keep their article, and
+    notes gone from a folder are retired. A note whose exact text was imported before is skipped. Files left
+    out on purpose (private, links the garden does not follow, scanned PDFs...) are counted in
+    `report.skipped` by kind, apart from `report.failures`: notes that should have been imported and were not. Last, the
     current passages another embedder made (EMBEDDING_BACKEND was switched) are embedded again, here.
 
     A file that cannot be imported is reported with its reason and the rest still import; its article, if it
@@ -339,6 +424,7 @@ def sync_record(folders: Sequence[Path], report: ImportReport) -> Sync:
             "retired": report.retired,
             "withheld": report.withheld,
             "private": report.private,
+            "skipped": dict(report.skipped_kinds),
         },
     )
     Sync.objects.filter(pk__in=Sync.objects.values("pk")[SYNCS_KEPT:]).delete()

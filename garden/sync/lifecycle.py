@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from garden.importer import ParsedArticle, content_hash
 from garden.models import Article, ArticleRevision, Chunk, Link
+from garden.pdfs import is_pdf, pdf_hash
 
 PRIVATE = "made private"
 UNREADABLE = "cannot be imported: {reason}"
@@ -85,13 +86,15 @@ def hidden_away(
     gone = list(garden_articles(root, roots).exclude(slug__in=present).prefetch_related("revisions"))
     if not gone or not private_files:
         return {}  # the private files are read only when a note has gone from its place
-    names = {path.stem.lower() for path in private_files}
+    # A PDF's article keeps its suffix in its path (`Papers/Hive study.pdf`), and its hash is of its bytes.
+    names = {(path.name if is_pdf(path) else path.stem).lower() for path in private_files}
     hashes: set[str] = set()
     for path in private_files:
         try:
-            hashes.add(content_hash(path.read_bytes().decode("utf-8", errors="replace")))
+            data = path.read_bytes()
         except OSError:
             continue
+        hashes.add(pdf_hash(data) if is_pdf(path) else content_hash(data.decode("utf-8", errors="replace")))
     hidden: dict[str, str] = {}
     for article in gone:
         current = next((r for r in article.revisions.all() if not r.superseded), None)

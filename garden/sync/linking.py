@@ -40,7 +40,7 @@ def link_resolver(parsed: list[ParsedArticle]) -> LinkResolver:
         slug: Note(slug, path or slug, tuple(aliases))
         for slug, path, aliases in Article.objects.readable().values_list("slug", "path", "aliases")
     }
-    notes.update({p.slug: Note(p.slug, p.relative_path or p.slug, p.aliases) for p in parsed})
+    notes.update({p.slug: Note(p.slug, p.relative_path or p.slug, (*p.aliases, *p.names)) for p in parsed})
     return LinkResolver(notes.values())
 
 

@@ -16,7 +16,7 @@ logger = logging.getLogger(__name__)
 
 
 def _garden_file(change: object, path: str) -> bool:
-    return path.endswith((".md", ".gardenignore", "_garden.yaml"))
+    return path.lower().endswith((".md", ".pdf", ".gardenignore", "_garden.yaml"))
 
 
 SYNC_FAILED = "the garden could not be synced; the watch goes on"

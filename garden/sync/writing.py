@@ -11,6 +11,7 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from garden import embeddings
+from garden.chunking import page_of
 from garden.importer import ParsedArticle, slugify
 from garden.models import Article, ArticleRevision, Chunk, Link, Theme, Topic, names_keep
 from garden.services import revisions_supersede
@@ -68,16 +69,22 @@ def vocabulary_apply(vocabulary: Vocabulary) -> None:
 
 def notes_changed(notes: Sequence[ParsedArticle]) -> list[ParsedArticle]:
     """The notes whose text was never imported. A text imported before (current or superseded) is not
-    imported again, so re-importing an older snapshot after a newer one never turns the clock back."""
+    imported again, so re-importing an older snapshot after a newer one never turns the clock back. A note
+    whose text depends on other notes (`resolved`) is compared with its current text only: its text changes
+    with theirs, and going back to an older one may be a referenced block made private since."""
     known: set[tuple[str, str]] = set()
+    current: set[tuple[str, str]] = set()
     for start in range(0, len(notes), 1000):
         slugs = [note.slug for note in notes[start : start + 1000]]
-        known.update(
-            ArticleRevision.objects.filter(article__slug__in=slugs).values_list(
-                "article__slug", "content_hash"
-            )
-        )
-    return [note for note in notes if (note.slug, note.content_hash) not in known]
+        for slug, digest, superseded in ArticleRevision.objects.filter(article__slug__in=slugs).values_list(
+            "article__slug", "content_hash", "superseded"
+        ):
+            known.add((slug, digest))
+            if not superseded:
+                current.add((slug, digest))
+    return [
+        note for note in notes if (note.slug, note.content_hash) not in (current if note.resolved else known)
+    ]
 
 
 @dataclass(frozen=True)
@@ -162,6 +169,7 @@ def notes_write(group: Sequence[Pending], known: Known) -> int:
             content_hash=p.parsed.content_hash,
             anchors=p.parsed.anchors or {},
             images=p.images,
+            shows=list(p.parsed.shows),
         )
         for p in group
     )
@@ -174,6 +182,7 @@ def notes_write(group: Sequence[Pending], known: Known) -> int:
             text=p.parsed.body[start:end],
             start=start,
             end=end,
+            page=page_of(p.parsed.pages, start),
             embedding=vector,
             embedded_by=embedded_by,
         )
@@ -186,7 +195,7 @@ def notes_write(group: Sequence[Pending], known: Known) -> int:
         Link(
             source_id=articles[p.parsed.slug].pk,
             target_slug=link.target_slug,
-            text=link.text[:300],
+            text=link.text,
             target_id=known.articles.get(link.target_slug) if link.exists else None,
             written=list(link.written),
         )

@@ -100,3 +100,39 @@ def test_verify_all_reports_link_their_answers_by_their_address(client):
     assert f'<a href="{answer.get_absolute_url()}">the answer</a>' in page
     page = client.get(f"/operators/runs/{old.pk}/")
     assert page.status_code == 200 and f"/answers/{answer.pk}/" not in page.content.decode()
+
+
+@pytest.fixture
+def source_withheld_meanwhile(monkeypatch):
+    """The note an answer quotes turns private between the answer's writing and its first showing."""
+    from django.utils import timezone
+
+    from dashboard import api
+    from dashboard.asking import ask as real_ask
+    from dashboard.views import reader as reader_views
+
+    def ask_then_withhold(question, user):
+        answer = real_ask(question, user)
+        articles = {source.chunk.article for source in answer.sources.all()}
+        for article in articles:
+            article.withheld_at = timezone.now()
+            article.save(update_fields=["withheld_at"])
+        return answer
+
+    monkeypatch.setattr(reader_views, "ask", ask_then_withhold)
+    monkeypatch.setattr(api, "ask", ask_then_withhold)
+
+
+def test_an_answer_whose_source_is_withheld_meanwhile_is_not_shown_on_any_path(
+    client, source_withheld_meanwhile
+):
+    from garden.selectors import ANSWER_WITHHELD
+
+    response = client.post("/api/ask", {"question": MINE}, content_type="application/json")
+    assert response.status_code == 404 and response.json() == {"error": ANSWER_WITHHELD}
+
+    htmx = client.post("/", {"question": THEIRS}, headers={"HX-Request": "true"})
+    answer = Answer.objects.get(question__text=THEIRS)
+    assert htmx.status_code == 200 and htmx["HX-Redirect"] == answer.get_absolute_url()
+    assert THEIRS not in htmx.content.decode() and answer.text not in htmx.content.decode()
+    assert client.get(answer.get_absolute_url()).status_code == 404

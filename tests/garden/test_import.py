@@ -2,8 +2,10 @@
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import DataError
 
 from garden.models import Article, ArticleRevision, Chunk, Link, Theme, Topic
+from garden.sync.writing import notes_write
 from tests.factories import garden_write
 
 pytestmark = pytest.mark.django_db
@@ -95,14 +97,25 @@ def test_bad_files_are_reported_by_name_and_reason_while_the_rest_import(tmp_pat
     assert Article.objects.get(slug="no-title").title == "no-title"
 
 
-def test_a_note_the_database_refuses_is_reported_while_the_notes_written_with_it_are_stored(tmp_path, capsys):
-    # Notes are written a group at a time; a title longer than the column holds fails the group's transaction,
-    # and the notes are then written one by one, so only that note is lost, and named.
+def test_a_note_the_database_refuses_is_reported_while_the_notes_written_with_it_are_stored(
+    tmp_path, capsys, monkeypatch
+):
+    # Notes are written a group at a time; a note the database refuses fails the group's transaction, and the
+    # notes are then written one by one, so only that note is lost, and named. (No title is refused for its
+    # length any more: any length is stored whole, so the database is made to refuse one here.)
+    def refusing(group, known):
+        if any(item.parsed.title == "Refused by the database" for item in group):
+            raise DataError("value refused")
+        return notes_write(group, known)
+
+    monkeypatch.setattr("garden.sync.importing.notes_write", refusing)
+    long_title = "Goods shed " * 40
     folder = garden_write(
         tmp_path / "g",
         {
             "quarry-siding.md": GOOD,
-            "Long title.md": f"---\ntitle: {'Goods shed ' * 40}\n---\nThe weighbridge hut has a 3 t crane.\n",
+            "Refused.md": "---\ntitle: Refused by the database\n---\nThe weighbridge hut has a 3 t crane.\n",
+            "Long title.md": f"---\ntitle: {long_title}\n---\nThe goods shed has a loading dock.\n",
             "test-signal-box.md": SECOND,
             # Too long to be a topic (a sentence, not a name), yet a title: the note imports.
             "Sentence.md": f"# {'The goods yard was busy ' * 6}\n\nThe yard had two cranes.\n",
@@ -110,9 +123,17 @@ def test_a_note_the_database_refuses_is_reported_while_the_notes_written_with_it
     )
     with pytest.raises(CommandError, match="1 file"):
         call_command("import_garden", str(folder), "--no-progress")
-    assert "Long title.md: could not be stored: value too long" in capsys.readouterr().err
-    stored = Article.objects.filter(slug__in=["quarry-siding", "test-signal-box", "sentence", "long-title"])
-    assert sorted(stored.values_list("slug", flat=True)) == ["quarry-siding", "sentence", "test-signal-box"]
+    assert "Refused.md: could not be stored: value refused" in capsys.readouterr().err
+    stored = Article.objects.filter(
+        slug__in=["quarry-siding", "test-signal-box", "sentence", "long-title", "refused"]
+    )
+    assert sorted(stored.values_list("slug", flat=True)) == [
+        "long-title",
+        "quarry-siding",
+        "sentence",
+        "test-signal-box",
+    ]
+    assert Article.objects.get(slug="long-title").title == long_title.strip()
     link = Link.objects.get(source__slug="quarry-siding")
     assert link.target_id == Article.objects.get(slug="test-signal-box").pk
     assert not Chunk.objects.filter(text__contains="weighbridge hut").exists()

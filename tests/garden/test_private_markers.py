@@ -118,7 +118,7 @@ def test_a_logseq_graph_s_private_pages_and_its_own_copies_never_reach_a_reader(
     with pytest.raises(CommandError, match="1 file"):
         call_command("import_garden", str(graph), "--no-progress")
     out, err = capsys.readouterr()
-    assert "Left out 2 private note(s)" in out
+    assert "2 marked private" in out
     assert "Pay review.md: front matter is not valid YAML at line 2, and it marks the note private" in err
     assert Article.objects.filter(path="pages/Bee Forage Plants").exists()
     assert not Chunk.objects.filter(text__contains="ZEPHYRCODE").exists()

@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 
@@ -125,6 +126,10 @@ def test_verify_all_command_prints_the_report(small_golden, capsys):
     call_command("verify_all", "--label", "cli", "--inline", "--golden", str(small_golden))
     out = capsys.readouterr().out
     assert "Verify-all 'cli'" in out and "Unverified claim rate" in out and "Per category" in out
+    thresholds = (
+        f"vector {settings.RETRIEVAL_VECTOR_THRESHOLD}, full text {settings.RETRIEVAL_TEXT_THRESHOLD}"
+    )
+    assert f"Refusal gate: {thresholds}, the settings' defaults (not calibrated for this garden)" in out
     assert VerifyRun.objects.get(label="cli").status == RunStatus.DONE
 
 
@@ -207,3 +212,37 @@ def test_a_run_says_how_many_answers_state_the_expected_fact_in_its_report_expor
         '<th scope="row">Answers stating the expected fact</th><td>66.7%</td><td>66.7%</td><td>+0.0 pp</td>'
         in compare
     )
+
+
+def test_a_runs_report_shows_the_refusal_rates_and_the_gate_that_made_them(small_golden, client, settings):
+    from garden.embeddings import embedder
+    from garden.models import Article, RetrievalCalibration
+
+    run = run_inline("rates", small_golden)
+    report = run.report
+    assert (report["out_of_scope_refused"], report["in_scope_answered"], report["in_scope_refused"]) == (
+        1,
+        1,
+        0,
+    )
+    assert report["refusal_gate"] == {
+        "vector_threshold": settings.RETRIEVAL_VECTOR_THRESHOLD,
+        "text_threshold": settings.RETRIEVAL_TEXT_THRESHOLD,
+        "calibrated_at": None,
+        "notes": Article.objects.live().count(),
+    }
+    operator = User.objects.create_user("op", password="x")
+    operator.groups.add(Group.objects.get(name="operator"))
+    client.force_login(operator)
+    page = client.get(f"/operators/runs/{run.pk}/").content.decode()
+    assert re.search(r"In-scope questions answered</th><td>100(\.0)?\s?%", page), page
+    assert "the settings' defaults (not calibrated for this garden)" in page
+
+    RetrievalCalibration.objects.create(
+        vector_threshold=0.3, text_threshold=0.8, embedded_by=embedder(), golden="golden.yaml"
+    )
+    calibrated = run_inline("calibrated", small_golden)
+    assert calibrated.report["refusal_gate"]["vector_threshold"] == 0.3
+    page = client.get(f"/operators/runs/{calibrated.pk}/").content.decode()
+    assert "at vector similarity 0.3 or full-text coverage 0.8" in page
+    assert "calibrated for this garden on" in page

@@ -1,4 +1,5 @@
-"""The critic checks: fixed-severity checks run on every answer after it is given (see DESIGN.md).
+"""The critic checks: fixed-severity checks run on every answer after it is given (see docs/architecture.md,
+"Checking an answer").
 
 `run_critics` runs each check in `CHECKS` and returns one `CriticResult` per check, in order. A check that
 raises fails open: its result has `passed=True`, the error in `error`, and its fixed severity. Every result

@@ -76,7 +76,7 @@ class Command(BaseCommand):
         if payload["citations"]:
             self.stdout.write("")
             for citation in payload["citations"]:
-                self.stdout.write(f"[{citation['number']}] {citation['title']} ({citation['article']})")
+                self.stdout.write(f"[{citation['number']}] {citation['cited_as']} ({citation['article']})")
         verification = payload["verification"]
         self.stdout.write(f"\nverification: {verification['status'] or 'none'}")
         if verification.get("compact"):

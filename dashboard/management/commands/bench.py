@@ -26,6 +26,8 @@ SAMPLE = [
 SECTIONS = [
     "embedding_backends",
     "large_garden",
+    "import_memory",
+    "logseq_import",
     "distributed_import",
     "query_embedding",
     "retrieval",
@@ -44,7 +46,7 @@ def _pair(text: str) -> tuple[int, int]:
 
 class Command(BaseCommand):
     help = (
-        "Print benchmark medians as JSON (the embedding backends side by side, import, an import fanned out to one "
+        "Print benchmark medians as JSON (the embedding backends side by side, import, the peak memory of importing 5,000 and 50,000 notes, an import fanned out to one "
         "and two Celery workers, query embedding, retrieval at 1k/10k/100k chunks, the HNSW recall/latency curve "
         "over ef_search, refusal, retrieval and refusal at 50/5,000/50,000 notes, the judge, Verify-all)."
     )
@@ -66,6 +68,19 @@ class Command(BaseCommand):
             help="Notes in the generated garden whose import is timed.",
         )
         parser.add_argument(
+            "--memory-notes",
+            type=int,
+            nargs="+",
+            default=list(bench.MEMORY_NOTE_COUNTS),
+            help="Garden sizes, in notes, whose first import is measured in a process of its own (import_memory).",
+        )
+        parser.add_argument(
+            "--graph-pages",
+            type=int,
+            default=bench.GRAPH_PAGES,
+            help="Pages of the generated Logseq graph imported beside a Markdown vault of as many notes.",
+        )
+        parser.add_argument(
             "--distributed-notes",
             type=int,
             default=bench.DISTRIBUTED_NOTES,
@@ -83,6 +98,12 @@ class Command(BaseCommand):
             action="store_false",
             dest="verify_all",
             help="Skip the Verify-all wall-time runs (they start Celery workers).",
+        )
+        parser.add_argument(
+            "--verify-all-niceness",
+            type=int,
+            help="CPU niceness of the Verify-all runs' workers (default WORKER_NICENESS): 0 to see what they do "
+            "when they do not yield to other processes on a shared machine.",
         )
         parser.add_argument(
             "--hnsw-sweep",
@@ -108,8 +129,11 @@ class Command(BaseCommand):
         sizes: list[int],
         notes: list[int],
         garden_notes: int,
+        memory_notes: list[int],
+        graph_pages: int,
         distributed_notes: int,
         verify_all: bool,
+        verify_all_niceness: int | None,
         hnsw_sweep: list[tuple[int, int]] | None,
         only: list[str],
         backends: list[str],
@@ -128,6 +152,12 @@ class Command(BaseCommand):
                 report["embedding_backends"] = self._backends(questions, runs, backends)
             if "large_garden" in only:
                 report["large_garden"] = bench.bench_large_garden(garden_notes)
+            if "import_memory" in only:
+                report["import_memory"] = bench.bench_import_memory(
+                    current_database_url(), memory_notes, in_scope, runs
+                )
+            if "logseq_import" in only:
+                report["logseq_import"] = bench.bench_logseq_import(graph_pages, runs)
             if "distributed_import" in only:
                 report["distributed_import"] = bench.bench_distributed_import(
                     current_database_url(), distributed_notes
@@ -150,7 +180,8 @@ class Command(BaseCommand):
                 report["judge"] = bench_judge(runs)
             if verify_all and "verify_all" in only:
                 url = current_database_url()
-                one, two = bench_verify_all(url, 1), bench_verify_all(url, 2)
+                one = bench_verify_all(url, 1, niceness=verify_all_niceness)
+                two = bench_verify_all(url, 2, niceness=verify_all_niceness)
                 report["verify_all"] = {
                     "one_worker": one,
                     "two_workers": two,

@@ -1,4 +1,9 @@
-"""`python manage.py import_garden PATH [PATH ...] [--workers]`: import folders of Markdown articles, in order."""
+"""`python manage.py import_garden PATH [PATH ...] [--workers]`: import folders of Markdown notes and PDFs, in order.
+
+Its exit status: 0 when every note was imported or left out on purpose (private, a link the garden's rules do not
+follow, a scanned PDF...: counted by kind in the summary); EXIT_FAILED when a note that should have been imported
+could not be (or the import stopped); EXIT_REFUSED when a garden was refused as an accident and left as it was.
+"""
 
 from __future__ import annotations
 
@@ -20,16 +25,23 @@ from garden.sync import (
     workers_find,
 )
 
+EXIT_FAILED = 1
+EXIT_REFUSED = 3  # not 2, which is a command line the parser could not read
 FIRST_SYNC_FAILED = "The first sync failed (see above)."
+FILES_FAILED = "{count} file(s) could not be imported; the others were."
 WATCHING_AFTER_FAILURE = "The first sync failed ({error}); watching anyway: the next change syncs again."
 
 
 class Command(BaseCommand):
-    help = "Import gardens of Markdown notes (an Obsidian vault, a docs/ tree, a folder), in order; a changed note gets a new revision."
+    help = (
+        "Import gardens of Markdown notes and PDFs (an Obsidian vault, a docs/ tree, a folder), in order; a "
+        "changed note gets a new revision. Exits 0 when every note was imported or left out on purpose, "
+        f"{EXIT_FAILED} when a note could not be imported, {EXIT_REFUSED} when a garden was refused."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "paths", nargs="+", type=Path, help="Folders (or single .md files), imported in order."
+            "paths", nargs="+", type=Path, help="Folders (or single .md or .pdf files), imported in order."
         )
         parser.add_argument("--no-progress", action="store_true", help="Do not draw a progress bar.")
         parser.add_argument(
@@ -130,12 +142,13 @@ class Command(BaseCommand):
         if report is None:  # with --watch, the first sync raised (told above); the watch has ended since
             raise CommandError(FIRST_SYNC_FAILED)
         if report.refused:
-            raise CommandError(" ".join(message for _, message in report.refused))
+            message = " ".join(message for _, message in report.refused)
+            raise CommandError(message, returncode=EXIT_REFUSED)
         for name, reason in report.failures:
             if Path(name) in paths:  # a whole garden, not one of its notes
-                raise CommandError(f"{name}: {reason}")
+                raise CommandError(f"{name}: {reason}", returncode=EXIT_FAILED)
         if report.failures:
-            raise CommandError(f"{len(report.failures)} file(s) could not be imported; the others were.")
+            raise CommandError(FILES_FAILED.format(count=len(report.failures)), returncode=EXIT_FAILED)
 
     def report(self, report: ImportReport) -> None:
         self.stdout.write(
@@ -157,10 +170,10 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"Retired {report.retired} note(s) gone from the garden; their history is kept."
             )
-        if report.private:
-            self.stdout.write(
-                f"Left out {report.private} private note(s) (marked private, draft, unpublished or not public)."
-            )
+        if report.skipped_summary:
+            self.stdout.write(report.skipped_summary)
+        for name, _, reason in report.skipped:
+            self.stdout.write(f"Skipped {name}: {reason}")
         if report.withheld:
             self.stdout.write(
                 f"Withheld {report.withheld} article(s) from readers: their notes turned private or cannot be "
@@ -170,6 +183,8 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"{report.red_links} link(s) point to notes that are not in the garden (red links)."
             )
+        for name, reason in report.notices:
+            self.stdout.write(f"NOTE {name}: {reason}")
         for name, reason in report.failures:
             self.stderr.write(f"FAILED {name}: {reason}")
         for name, reason in report.refused:

@@ -10,20 +10,38 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 from django.test import override_settings
 
-from garden.embeddings import EmbeddingBackend
+from garden.embeddings import EmbeddingBackend, embedder
 from garden.golden import DEFAULT_FILE, golden_load
-from garden.retrieval import Thresholds
+from garden.retrieval import Thresholds, calibration_in_force
 from garden.retrieval_report import calibrate as calibrate_thresholds
-from garden.retrieval_report import measure, observe
+from garden.retrieval_report import calibration_store, held_out, measure, observe
 from garden.sync.reembedding import chunks_reembed
+
+STORED = (
+    "Stored for {embedder}: vector {vector}, text {text}; the refusal gate uses them from now on. On questions "
+    "they were not fitted on (half the golden set each way) they refused {refused} of out-of-scope questions "
+    "and answered {answered} of in-scope ones; of their refusals, {precision} were out of scope."
+)
+NOT_STORED_BACKEND = "Not stored: measured as if embedded with {backend}, which is not the garden's embedder."
+
+
+def _share(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.0%}"
 
 
 class Command(BaseCommand):
-    help = "Print recall@5 and refusal-gate figures on the golden set as JSON; --calibrate sweeps the thresholds."
+    help = (
+        "Print recall@5 and refusal-gate figures on the golden set as JSON; --calibrate fits the gate's "
+        "thresholds to this garden and stores them where the gate reads them."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--golden", type=Path, default=DEFAULT_FILE)
-        parser.add_argument("--calibrate", action="store_true", help="Also search for the best thresholds.")
+        parser.add_argument(
+            "--calibrate",
+            action="store_true",
+            help="Fit the thresholds to this garden's golden set and store them (the gate uses them at once).",
+        )
         parser.add_argument(
             "--backend",
             choices=list(EmbeddingBackend),
@@ -33,6 +51,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, golden: Path, calibrate: bool, backend: str | None, **options: Any) -> None:
         report: dict[str, Any] = {}
+        fitted: tuple[Thresholds, dict[str, Any], dict[str, Any]] | None = None
         with transaction.atomic():
             with override_settings(**({"EMBEDDING_BACKEND": backend} if backend else {})):
                 if backend:
@@ -40,7 +59,27 @@ class Command(BaseCommand):
                     report["reembedded_chunks"], _ = chunks_reembed()
                 observed = observe(golden_load(golden))
                 report["configured"] = measure(observed, Thresholds.from_settings())
+                if calibration_in_force() is not None:
+                    report["in_force"] = measure(observed, Thresholds.in_force())
                 if calibrate:
-                    report["calibrated"] = measure(observed, calibrate_thresholds(observed))
+                    thresholds = calibrate_thresholds(observed)
+                    figures = measure(observed, thresholds)
+                    expected = held_out(observed)
+                    report["calibrated"] = {**figures, "held_out": expected}
+                    fitted = (thresholds, figures, expected)
             transaction.set_rollback(True)
+        if fitted is not None:
+            thresholds, figures, expected = fitted
+            if backend:
+                report["stored"] = NOT_STORED_BACKEND.format(backend=backend)
+            else:
+                calibration_store(thresholds, golden=str(golden), figures=figures, expected=expected)
+                report["stored"] = STORED.format(
+                    embedder=embedder(),
+                    vector=thresholds.vector,
+                    text=thresholds.text,
+                    refused=_share(expected["out_of_scope_refused"]),
+                    answered=_share(expected["in_scope_answered"]),
+                    precision=_share(expected["refusal_precision"]),
+                )
         self.stdout.write(json.dumps(report, indent=2))

@@ -73,6 +73,16 @@ class Command(BaseCommand):
         for key, label in FIGURES:
             value = report.get(key)
             self.stdout.write(f"  {label:<34} {'-' if value is None else f'{value:.1%}'}")
+        if gate := report.get("refusal_gate"):
+            fitted = (
+                f"calibrated for this garden on {gate['calibrated_at'][:10]}"
+                if gate.get("calibrated_at")
+                else "the settings' defaults (not calibrated for this garden)"
+            )
+            self.stdout.write(
+                f"  Refusal gate: vector {gate['vector_threshold']}, full text {gate['text_threshold']}, "
+                f"{fitted}; {gate['notes']} notes."
+            )
         self.stdout.write(
             "\nPer category (unverified claim rate, answers stating the expected fact, refusal rate):"
         )
