@@ -32,9 +32,10 @@ import numpy as np
 import numpy.typing as npt
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Count
 from pgvector.django import HnswIndex
 
-from garden import embeddings, logseq
+from garden import bench_corpus, embeddings, logseq
 from garden.gardening import editor_markup_removed
 from garden.golden import GoldenEntry
 from garden.importer import article_files, parse_article_file, written_links
@@ -56,18 +57,18 @@ from garden.vocabulary import NAME_TITLE_LIMIT
 SIZES = (1_000, 10_000, 100_000)
 NOTE_COUNTS = (50, 5_000, 50_000)
 T = TypeVar("T")
-# Synthetic chunks are real ones plus Gaussian noise of this norm, so each lies at cosine ~0.71 from its origin.
-# At 0.35 each of the sample's 325 chunks had ~300 copies within cosine 0.9 of one another: a question's true
-# top 10 then sat among ~44 rows within 0.01 of the tenth (median gap tenth to eleventh 0.0003), and recall@10
-# against the exact scan mostly measured the order of near-ties. At 1.0 a synthetic chunk's nearest
-# neighbour is at median cosine 0.71, as a real sample chunk's is (0.71).
-NOISE = 1.0
-EF_SEARCHES = (40, 100, 200, 300, 400, 450, 500, 600, 800, 1000)
-# (m, ef_construction) pairs `bench --hnsw-sweep` builds and measures: the former index (32, 400), the chosen one
-# (12, 800, last, so the sweep ends on it) and its neighbours. At a given ef_search, m 12 to 32 found about as
-# much at ef_construction 800 and m 8 less, while each step of a search reads 2m neighbours: m 12 is the
-# cheapest that keeps recall. m 48 and 64 found no more and were slower per query.
-HNSW_PAIRS = ((32, 400), (32, 800), (16, 800), (8, 800), (12, 800))
+# The retrieval and hnsw sections fill the garden with real passages (garden.bench_corpus), cached here under
+# .run/, in articles whose slugs start so.
+CORPUS_FOLDER = bench_corpus.CACHE_FOLDER
+CORPUS_SLUG = "bench-corpus-"
+CORPUS_ROWS = {"article__slug__startswith": CORPUS_SLUG}
+# The corpus's first passages are held out: their first sentences are queries, the passages never chunks.
+CORPUS_QUERIES = 100
+EF_SEARCHES = (40, 60, 80, 100, 150, 200, 300, 450, 600, 1000)
+# (m, ef_construction) pairs `bench --hnsw-sweep` builds and measures on the corpus at 100k chunks: the
+# configured index first (measured as the retrieval section built it, not built again), then cheaper builds,
+# which needed a wider ef_search for the same recall (README).
+HNSW_PAIRS = ((12, 800), (16, 200), (12, 400))
 HNSW_INDEX = "chunk_embedding_hnsw"
 
 
@@ -298,41 +299,86 @@ def bench_query_embedding(questions: Sequence[str], runs: int) -> dict[str, floa
     return percentiles(samples)
 
 
-def _fill_to(size: int, rng: np.random.Generator, noise: float = NOISE) -> None:
-    """Add synthetic current chunks (real ones plus noise of norm `noise`) until the garden holds `size`."""
+def _corpus_needed(size: int) -> int:
+    """Passages of the corpus a garden of `size` current chunks needs: the held-out queries, and the rows the
+    garden's own chunks do not fill."""
+    return CORPUS_QUERIES + max(
+        0, size - Chunk.objects.filter(is_current=True).exclude(**CORPUS_ROWS).count()
+    )
+
+
+def corpus_for(size: int) -> bench_corpus.Corpus:
+    """This install's corpus (cached under .run/; extracted and embedded now where it is not), enough for
+    gardens of up to `size` chunks."""
+    return bench_corpus.corpus_load(_corpus_needed(size), Path(settings.BASE_DIR) / ".run" / CORPUS_FOLDER)
+
+
+def _corpus_queries(questions: Sequence[GoldenEntry], corpus: bench_corpus.Corpus) -> list[str]:
+    """Real questions: the golden set's, and the first sentence of each held-out passage (never stored)."""
+    held_out = [bench_corpus.first_sentence(p.text) for p in corpus.passages[:CORPUS_QUERIES]]
+    return [q.question for q in questions] + held_out
+
+
+def _corpus_articles(titles: Sequence[str]) -> dict[str, tuple[Article, ArticleRevision, int]]:
+    """For each title, its corpus article, that article's revision and the next free ordinal in it."""
+    slugs = {title: CORPUS_SLUG + hashlib.sha1(title.encode()).hexdigest()[:16] for title in titles}
+    existing = {a.slug: a for a in Article.objects.filter(slug__in=slugs.values())}
+    Article.objects.bulk_create(
+        Article(slug=slug, title=title[:300]) for title, slug in slugs.items() if slug not in existing
+    )
+    articles = {a.slug: a for a in Article.objects.filter(slug__in=slugs.values())}
+    revisions = {r.article_id: r for r in ArticleRevision.objects.filter(article__in=articles.values())}
+    ArticleRevision.objects.bulk_create(
+        ArticleRevision(article=a, title=a.title, body="", content_hash="bench-corpus")
+        for a in articles.values()
+        if a.pk not in revisions
+    )
+    revisions = {r.article_id: r for r in ArticleRevision.objects.filter(article__in=articles.values())}
+    ordinals = dict(
+        Chunk.objects.filter(article__in=articles.values())
+        .values("article_id")
+        .annotate(count=Count("id"))
+        .values_list("article_id", "count")
+    )
+    return {
+        title: (articles[slug], revisions[articles[slug].pk], ordinals.get(articles[slug].pk, 0))
+        for title, slug in slugs.items()
+    }
+
+
+def _fill_to(size: int, corpus: bench_corpus.Corpus) -> float:
+    """Add the corpus's next passages, as current chunks of one article per source (module or document) with
+    their cached vectors, until the garden holds `size`; the seconds the HNSW index took to build (0: nothing
+    was added)."""
     have = Chunk.objects.filter(is_current=True).count()
     if have >= size:
-        return
-    real = list(Chunk.objects.filter(is_current=True).values_list("text", "embedding", "embedded_by"))
-    article, _ = Article.objects.get_or_create(slug="bench-synthetic", defaults={"title": "Synthetic"})
-    revision = ArticleRevision.objects.filter(article=article, superseded=False).first()
-    if revision is None:
-        revision = ArticleRevision.objects.create(
-            article=article, title="Synthetic", body="", content_hash="bench"
-        )
-    ordinal = Chunk.objects.filter(revision=revision).count()
+        return 0.0
+    stored = Chunk.objects.filter(**CORPUS_ROWS).count()
+    first = CORPUS_QUERIES + stored
+    rows = range(first, first + size - have)
+    if rows.stop > len(corpus.passages):
+        raise ValueError(f"the corpus has {len(corpus.passages)} passages; {rows.stop} are needed")
+    articles = _corpus_articles(sorted({corpus.passages[row].title for row in rows}))
     # Building the HNSW index once over all rows is far faster than growing it row by row.
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_get_indexdef('chunk_embedding_hnsw'::regclass)")
         index_definition = cursor.fetchone()[0]
         cursor.execute("DROP INDEX chunk_embedding_hnsw")
     batch: list[Chunk] = []
-    for index in range(size - have):
-        text, vector, embedded_by = real[index % len(real)]
-        noisy = np.asarray(vector, dtype=np.float32) + rng.normal(0, noise / np.sqrt(384), 384).astype(
-            np.float32
-        )
-        noisy /= np.linalg.norm(noisy)
+    for row in rows:
+        passage = corpus.passages[row]
+        article, revision, ordinal = articles[passage.title]
+        articles[passage.title] = (article, revision, ordinal + 1)
         batch.append(
             Chunk(
                 revision=revision,
                 article=article,
-                ordinal=ordinal + index,
-                text=text,
+                ordinal=ordinal,
+                text=passage.text.replace("\x00", "\ufffd"),  # PostgreSQL text holds no NUL
                 start=0,
-                end=len(text),
-                embedding=noisy.tolist(),
-                embedded_by=embedded_by,
+                end=len(passage.text),
+                embedding=corpus.vectors[row].tolist(),
+                embedded_by=corpus.embedder,
             )
         )
         if len(batch) == 5_000:
@@ -341,8 +387,21 @@ def _fill_to(size: int, rng: np.random.Generator, noise: float = NOISE) -> None:
     Chunk.objects.bulk_create(batch)
     with connection.cursor() as cursor:
         cursor.execute("SET maintenance_work_mem = '1GB'")
+        began = time.perf_counter()
         cursor.execute(index_definition)
+        seconds = time.perf_counter() - began
         cursor.execute("ANALYZE garden_chunk")
+    return seconds
+
+
+def corpus_remove() -> None:
+    """Take the corpus's articles out again, so the sections after measure the garden as it was."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "DELETE FROM garden_chunk WHERE article_id IN (SELECT id FROM garden_article WHERE slug LIKE %s)",
+            [CORPUS_SLUG + "%"],
+        )
+    Article.objects.filter(slug__startswith=CORPUS_SLUG).delete()
 
 
 def _current_matrix() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
@@ -359,32 +418,43 @@ def _sql_exact_scan(vector: npt.NDArray[np.float32]) -> float:
         return _timed(vector_candidates, vector)[0]
 
 
+def corpus_figures(corpus: bench_corpus.Corpus, load_seconds: float) -> dict[str, Any]:
+    return {
+        "passages": len(corpus.passages),
+        "held_out_queries": CORPUS_QUERIES,
+        "embedder": corpus.embedder,
+        "sources_hash": corpus.sources_hash,
+        "cache": str(corpus.folder),
+        "built_seconds": round(corpus.built_seconds, 1),
+        "load_seconds": round(load_seconds, 1),
+    }
+
+
 def bench_retrieval(
-    questions: Sequence[GoldenEntry],
-    runs: int,
-    sizes: Sequence[int] = SIZES,
-    seed: int = 7,
-    noise: float = NOISE,
-) -> list[dict[str, Any]]:
-    rng = np.random.default_rng(seed)
-    vectors = embeddings.embed([q.question for q in questions])
+    questions: Sequence[GoldenEntry], runs: int, sizes: Sequence[int] = SIZES
+) -> dict[str, Any]:
+    """At each size, the garden filled with the corpus's real passages: HNSW (through SQL), the same query with
+    the index off (PostgreSQL's exact scan), the in-process NumPy scan and hybrid retrieval, interleaved
+    question by question, and HNSW's recall@10 against the exact scan. Queries: the golden set's questions and
+    held-out passages' first sentences."""
+    load_seconds, corpus = _timed(corpus_for, max(sizes))
+    queries = _corpus_queries(questions, corpus)
+    vectors = embeddings.embed(queries)
     thresholds = Thresholds.from_settings()
     results = []
-    for size in sizes:
-        build_began = time.perf_counter()
-        _fill_to(size, rng, noise)
-        fill_seconds = time.perf_counter() - build_began
+    for size in sorted(sizes):
+        fill_ms, index_seconds = _timed(_fill_to, size, corpus)
         ids, matrix = _current_matrix()
         hnsw_runs, numpy_runs, sql_runs, hybrid_runs, recalls = [], [], [], [], []
         for _ in range(runs):
             hnsw, exact, sql, hybrid = [], [], [], []
-            for question, vector in zip(questions, vectors, strict=True):
+            for question, vector in zip(queries, vectors, strict=True):
                 elapsed, found = _timed(vector_candidates, vector)
                 hnsw.append(elapsed)
                 elapsed, _ = _timed(_exact_top, matrix, vector)
                 exact.append(elapsed)
                 sql.append(_sql_exact_scan(vector))
-                elapsed, _ = _timed(_hybrid, question.question, vector, thresholds)
+                elapsed, _ = _timed(_hybrid, question, vector, thresholds)
                 hybrid.append(elapsed)
                 exact_best = set(ids[_exact_top(matrix, vector)[:10]].tolist())
                 recalls.append(len({chunk_id for chunk_id, *_ in found[:10]} & exact_best) / 10)
@@ -397,7 +467,9 @@ def bench_retrieval(
         results.append(
             {
                 "chunks": len(matrix),
-                "fill_seconds": round(fill_seconds, 1),
+                "fill_seconds": round(fill_ms / 1000, 1),
+                "index_build_seconds": round(index_seconds, 1),
+                "index_mib": round(_index_bytes() / 2**20, 1),
                 "hnsw_vector_search": vector_search,
                 "numpy_exact_scan": numpy_scan,
                 "p95_ratio_hnsw_to_numpy": round(
@@ -411,7 +483,11 @@ def bench_retrieval(
                 "hybrid_retrieval": _median_of_runs(hybrid_runs),
             }
         )
-    return results
+    return {
+        "corpus": corpus_figures(corpus, load_seconds / 1000),
+        "queries": {"golden": len(questions), "held_out_first_sentences": len(queries) - len(questions)},
+        "sizes": results,
+    }
 
 
 def _configured_hnsw() -> HnswIndex:
@@ -476,15 +552,18 @@ def bench_hnsw(
     size: int,
     pairs: Sequence[tuple[int, int]] | None = None,
     ef_searches: Sequence[int] = EF_SEARCHES,
-    seed: int = 7,
-    noise: float = NOISE,
+    restore: bool = True,
 ) -> dict[str, Any]:
     """At `size` current chunks: for each (m, ef_construction) pair (default: the configured index), the index
     build time, its size and the recall@10/latency curve over `ef_search`, beside the exact NumPy scan of the
-    same run. The configured index is rebuilt at the end unless it was the last measured."""
-    _fill_to(size, np.random.default_rng(seed), noise)
+    same run. An index already built with a pair's parameters is measured as it is (its build time is the
+    fill's, reported by the retrieval section when that built it). With `restore`, the configured index is
+    built again at the end if another was measured last. The garden is filled with the corpus's real
+    passages, queried as in `bench_retrieval`."""
+    corpus = corpus_for(size)
+    fill_build_seconds = _fill_to(size, corpus)
     configured = _configured_hnsw()
-    vectors = embeddings.embed([q.question for q in questions])
+    vectors = embeddings.embed(_corpus_queries(questions, corpus))
     ids, matrix = _current_matrix()
     similarities = -np.sort(-(vectors @ matrix.T), axis=1)
     curves = []
@@ -498,22 +577,25 @@ def bench_hnsw(
             opclasses=configured.opclasses,
             condition=configured.condition,
         )
-        build_seconds = _rebuild_hnsw(index)
+        if _index_pair() == (m, ef_construction):
+            build_seconds: float | None = fill_build_seconds or None
+        else:
+            build_seconds = _rebuild_hnsw(index)
         curve = _hnsw_curve(vectors, runs, ef_searches)
         curves.append(
             {
                 "m": m,
                 "ef_construction": ef_construction,
-                "build_seconds": round(build_seconds, 1),
+                "build_seconds": None if build_seconds is None else round(build_seconds, 1),
                 "index_mib": round(_index_bytes() / 2**20, 1),
                 **curve,
             }
         )
-    if pairs and tuple(pairs[-1]) != configured_pair:
+    if restore and _index_pair() != configured_pair:
         _rebuild_hnsw(configured)
     return {
         "chunks": len(ids),
-        "noise": noise,
+        "corpus_passages": len(corpus.passages),
         # How tied the true neighbours are: small gaps make recall@10 measure the order of near-equal rows.
         "median_gap_10th_to_11th_similarity": round(
             float(np.median(similarities[:, 9] - similarities[:, 10])), 4
@@ -526,6 +608,15 @@ def bench_hnsw(
         "pgvector": _pgvector_version(),
         "indexes": curves,
     }
+
+
+def _index_pair() -> tuple[int, int] | None:
+    """The (m, ef_construction) the chunk HNSW index in place was built with."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_get_indexdef(%s::regclass)", [HNSW_INDEX])
+        definition = str(cursor.fetchone()[0])
+    found = re.search(r"m='?(\d+)'?, ef_construction='?(\d+)'?", definition)
+    return (int(found[1]), int(found[2])) if found else None
 
 
 def _index_bytes() -> int:

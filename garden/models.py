@@ -315,10 +315,9 @@ class Chunk(models.Model):
     class Meta:
         ordering = ["revision", "ordinal"]
         indexes = [
-            # m 12 and ef_construction 800 with RETRIEVAL_EF_SEARCH 450: recall@10 0.979-0.983 at 100k chunks, p95
-            # 0.89-0.93x the exact NumPy scan's in the same run. A search's cost is the entries it reads, 2m per
-            # step, and m 12 found as much at a given ef_search as 16 and 20 (m 8 less) for fewer reads (README,
-            # Commands). Changing them needs a migration.
+            # m 12 and ef_construction 800 with RETRIEVAL_EF_SEARCH 200: on real passages at 100k chunks, the
+            # most recall for a given ef_search of the pairs measured; cheaper builds (16/200, 12/400) needed a
+            # wider search for the same recall (README, Commands). Changing them needs a migration.
             HnswIndex(
                 name="chunk_embedding_hnsw",
                 fields=["embedding"],

@@ -202,9 +202,9 @@ RETRIEVAL_MAX_ARTICLES = env.int("RETRIEVAL_MAX_ARTICLES", default=5)
 RETRIEVAL_MAX_SOURCES = env.int("RETRIEVAL_MAX_SOURCES", default=8)
 # pgvector HNSW search breadth: higher is more exact and slower; it must also cover index entries of chunks
 # superseded but not yet vacuumed, which the partial index still returns and the query then drops.
-# 450: recall@10 0.979-0.983 against the exact scan at 100k chunks with the index's m 12, ef_construction 800, p95
-# 0.89-0.93x the exact NumPy scan's in the same run (make bench; 400 found 0.969-0.972, too close to 0.97).
-RETRIEVAL_EF_SEARCH = env.int("RETRIEVAL_EF_SEARCH", default=450)
+# 200: on real passages at 100k chunks (make bench), recall@10 0.989 against the exact scan with the index's
+# m 12 and ef_construction 800, p95 far below the NumPy scan's; 100 found 0.972, too close to 0.97.
+RETRIEVAL_EF_SEARCH = env.int("RETRIEVAL_EF_SEARCH", default=200)
 
 # --- Anthropic (optional: without a key the local extractive synthesiser answers) ---------------
 ANTHROPIC_API_KEY = env("ANTHROPIC_API_KEY", default="")
