@@ -31,7 +31,9 @@ logger = logging.getLogger(__name__)
 
 CONFIG = "logseq/config.edn"
 STORAGE_FOLDERS = ("pages", "journals")  # where Logseq keeps files: no part of a page's name or address
-DEFAULT_TITLE_FORMAT = "MMM do, yyyy"  # Logseq's own default for journal titles
+# Journal titles when config.edn names no format: ISO dates, which read alike in every language (Logseq's own
+# default config.edn names one, "MMM do, yyyy", and a graph that keeps it gets Logseq's titles).
+DEFAULT_TITLE_FORMAT = "yyyy-MM-dd"
 DEFAULT_JOURNAL_FILE_FORMAT = "yyyy_MM_dd"
 TRIPLE_LOWBAR = "triple-lowbar"
 LEGACY = "legacy"

@@ -41,6 +41,17 @@ def test_config_edn_is_read_for_the_keys_the_import_needs(tmp_path):
     assert logseq.graph_of(GARDENS / "foam") is None  # no config.edn, no pages/ and journals/
 
 
+def test_a_journal_is_titled_by_its_iso_date_when_the_graph_names_no_format(db, tmp_path):
+    folder = garden_write(
+        tmp_path / "g",
+        {"pages/Hives.md": "- The hives are checked weekly.", "journals/2021_07_19.md": "- Checked hive 3."},
+    )
+    call_command("import_garden", str(folder), "--no-progress")
+    journal = Article.objects.get(title="2021-07-19")
+    revision = ArticleRevision.objects.get(article=journal)
+    assert revision.date == datetime.date(2021, 7, 19) and journal.slug == "2021-07-19"
+
+
 def test_an_odd_config_edn_keeps_logseq_s_defaults_and_says_so(tmp_path):
     folder = garden_write(
         tmp_path / "g",
