@@ -133,7 +133,12 @@ class ImportStopped(Exception):
 
 
 def _notes_read(
-    files: Sequence[Path], folder: Path, root: Path, report: ImportReport, spans: dict[str, Spans]
+    files: Sequence[Path],
+    folder: Path,
+    root: Path,
+    graph: logseq.Graph | None,
+    report: ImportReport,
+    spans: dict[str, Spans],
 ) -> tuple[dict[str, ParsedArticle], dict[str, str]]:
     """The notes by slug, and the slugs of notes present but withheld this time (private, or failed: a note
     that cannot be read fails closed), with why: they must be neither shown nor mistaken for deleted ones.
@@ -148,7 +153,6 @@ def _notes_read(
     )
     parsed_notes: list[ParsedArticle] = []
     withheld: dict[str, str] = {}
-    graph = logseq.graph_of(root) if folder.is_dir() else None
     if graph is not None and graph.problem:
         report.notices.append((str(folder / logseq.CONFIG), graph.problem))
     for path in files:
@@ -391,9 +395,9 @@ def _folder_import(
             else:
                 report.skipped.append((shown(path), kind, reason))
     spans: dict[str, Spans] = {}
-    notes, withheld = _notes_read(files, folder, root, report, spans)
+    graph = logseq.graph_of(root) if folder.is_dir() else None  # config.edn read once a sync
+    notes, withheld = _notes_read(files, folder, root, graph, report, spans)
     if walk is not None:
-        graph = logseq.graph_of(root)
         withheld |= {_slug_of(path, folder, graph): PRIVATE for path in walk.private}
         roots = garden_roots(root, notes)
         kept = set(notes) | set(withheld)
