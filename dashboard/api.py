@@ -20,7 +20,6 @@ from dashboard.presenters import (
     answer_payload,
     checked_payload,
     health_payload,
-    passage_url,
     verification_payload,
 )
 from dashboard.ratelimit import RATE_LIMITED, rate_limited
@@ -393,7 +392,7 @@ def api_check(request: HttpRequest, payload: CheckIn, response: HttpResponse) ->
             "title": c.article.title,
             "page": c.page,
             "cited_as": c.cited_as,
-            "url": passage_url(c),
+            "url": c.get_absolute_url(),
         }
         for n, c in enumerate(chunks, start=1)
     ]

@@ -4,20 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.urls import reverse
-
-from garden.models import Answer, Chunk
+from garden.models import Answer
 from verifier.checking import Checked
 from verifier.health import Health
 from verifier.models import Verification
 from verifier.selectors import verdict_summary
-
-
-def passage_url(chunk: Chunk) -> str:
-    """Where a cited passage is read: its article's page (at its revision, when superseded), at the passage, or
-    at its page for a PDF's. Needs `chunk.article` loaded."""
-    url = reverse("dashboard:article", args=[chunk.article.slug])
-    return (url if chunk.is_current else f"{url}?revision={chunk.revision_id}") + f"#{chunk.anchor}"
 
 
 def answer_payload(answer: Answer) -> dict[str, Any]:
@@ -48,7 +39,7 @@ def answer_payload(answer: Answer) -> dict[str, Any]:
                 "page": source.chunk.page,
                 "cited_as": source.chunk.cited_as,
                 "passage": source.chunk.text,
-                "url": passage_url(source.chunk),
+                "url": source.chunk.get_absolute_url(),
             }
             for source in answer.sources.all()
         ],

@@ -10,7 +10,6 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from dashboard.markdown import render_markdown
-from dashboard.presenters import passage_url
 from garden.citations import MARKER, marker_numbers
 from garden.models import Answer
 from garden.synthesis import BUDGET_SPENT
@@ -42,7 +41,7 @@ def link_citations(answer: Answer, escaped: str) -> SafeString:
         chunk = source.chunk
         return format_html(
             '<a class="cite" href="{}" title="Source {}: {}">[{}]</a>',
-            passage_url(chunk),
+            chunk.get_absolute_url(),
             number,
             chunk.cited_as,
             number,

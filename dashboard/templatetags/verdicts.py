@@ -8,9 +8,8 @@ from django import template
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from dashboard.presenters import passage_url
 from dashboard.templatetags.groundwork import link_citations
-from garden.models import Answer, Chunk
+from garden.models import Answer
 from verifier.models import Claim, Verification
 from verifier.selectors import VerdictSummary
 from verifier.selectors import verdict_summary as summarise
@@ -32,11 +31,6 @@ def label_text(label: str) -> str:
 @register.filter
 def label_class(label: str) -> str:
     return RiskLabel(label).css_class if label in set(RiskLabel) else RiskLabel.UNAVAILABLE.css_class
-
-
-@register.simple_tag(name="passage_url")
-def chunk_passage_url(chunk: Chunk) -> str:
-    return passage_url(chunk)
 
 
 @register.simple_tag
