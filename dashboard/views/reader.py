@@ -13,6 +13,7 @@ from dashboard.asking import ask, asked_remember, questions_recent
 from dashboard.forms import AskForm
 from dashboard.permissions import ask_required
 from dashboard.ratelimit import RATE_LIMITED, rate_limited
+from dashboard.shapes import answer_shape
 from dashboard.views.htmx import HtmxHttpRequest
 from garden import selectors
 from garden.answering import QuestionError
@@ -40,8 +41,8 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
             # Loaded again as readers see it: a source may have been withheld meanwhile (its page says so).
             loaded = selectors.answer_get(answer.public_id) if request.htmx else None
             if loaded is not None and not loaded.withheld:
-                verification_for_answer(loaded)
-                response = render(request, "dashboard/answer.html#answer", {"answer": loaded})
+                shape = answer_shape(loaded, verification_for_answer(loaded))
+                response = render(request, "dashboard/answer.html#answer", {"answer": shape})
                 response["HX-Push-Url"] = answer.get_absolute_url()
                 return response
             if request.htmx:  # a whole page to show, not a part to swap in
@@ -71,8 +72,8 @@ def _answer_or_404(public_id: uuid.UUID) -> Answer:
 @require_GET
 def answer_page(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
     answer = _answer_or_404(public_id)
-    verification_for_answer(answer)  # the template reads it from answer.verification
-    return render(request, "dashboard/answer.html", {"answer": answer, "form": AskForm()})
+    shape = answer_shape(answer, verification_for_answer(answer))
+    return render(request, "dashboard/answer.html", {"answer": shape, "form": AskForm()})
 
 
 @ask_required
@@ -82,9 +83,10 @@ def verdict_partial(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpRespo
     answer = _answer_or_404(public_id)
     if not request.htmx:
         return redirect(answer)
-    verification_for_answer(answer)  # polled every 2 s: its queries must not grow with the claims
+    # Polled every 2 s: its queries must not grow with the claims.
+    shape = answer_shape(answer, verification_for_answer(answer))
     # Once the verdict is in, the answer text above it is swapped too, now with its claims highlighted.
-    return render(request, "dashboard/answer.html#verdict", {"answer": answer, "oob": True})
+    return render(request, "dashboard/answer.html#verdict", {"answer": shape, "oob": True})
 
 
 # The wiki itself is public: anyone may read articles and topics.

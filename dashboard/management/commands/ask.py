@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from dashboard.asking import ask
-from dashboard.presenters import answer_payload, verification_payload
+from dashboard.shapes import answer_shape, shape_json
 from garden import selectors
 from garden.answering import QuestionError
 from garden.synthesis import BUDGET_SPENT
@@ -43,9 +43,10 @@ class Command(BaseCommand):
                 time.sleep(0.5)
         loaded = selectors.answer_get(answer.public_id)
         assert loaded is not None
-        payload = answer_payload(loaded)
-        if wait:
-            payload["verification"] = verification_payload(verification_for_answer(loaded))
+        shape = answer_shape(loaded, verification_for_answer(loaded) if wait else None)
+        payload = shape_json(shape)
+        if shape.verdict is not None:  # --wait: the whole verdict, as GET /api/answers/{id}/verdict gives it
+            payload["verification"] = shape_json(shape.verdict)
         if as_json:
             self.stdout.write(_dumps(payload))
             return
