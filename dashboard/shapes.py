@@ -3,7 +3,8 @@ answer page renders it and `ask --json` prints it.
 
 Plain dataclasses built by `answer_shape` and `verdict_shape` from the models. A field only the pages show (an id
 for an anchor, a passage's address, a label) is marked `PAGE_ONLY`: the API neither sends nor documents it.
-The class names are the API's schema names.
+The class names are the API's schema names; their descriptions are comments, not docstrings, which the schema
+would publish.
 """
 
 from __future__ import annotations
@@ -33,10 +34,9 @@ def _label(choices: type[models.TextChoices], value: str) -> str:
     return str(dict(choices.choices).get(value, value))
 
 
+# An article retrieval found, with its score.
 @dataclass(frozen=True)
 class SourceOut:
-    """An article retrieval found, with its score."""
-
     article: str
     title: str
     # The page shows the score to 3 places from the full value; the API has always sent 4.
@@ -44,10 +44,9 @@ class SourceOut:
     url: Annotated[str, PAGE_ONLY]
 
 
+# Source n as the answer cites it: `[n]` links to `url`, the passage.
 @dataclass(frozen=True, kw_only=True)
 class CitationOut:
-    """Source n as the answer cites it: `[n]` links to `url`, the passage."""
-
     number: int
     article: str
     title: str
@@ -82,10 +81,9 @@ class UsageOut:
     latency_ms: int
 
 
+# Where the check of an answer stands, as the answer itself carries it; `VerdictOut` is the whole verdict.
 @dataclass(frozen=True)
 class VerificationOut:
-    """Where the check of an answer stands, as the answer itself carries it; `VerdictOut` is the whole verdict."""
-
     status: str | None
     verdict: Verdict | None = None
     risk_label: RiskLabel | None = None
@@ -121,10 +119,9 @@ class PassageOut:
     current: bool
 
 
+# A sentence of the answer with its status; `votes` says why.
 @dataclass(frozen=True, kw_only=True)
 class ClaimOut:
-    """A sentence of the answer with its status; `votes` says why."""
-
     text: str
     start: int
     end: int
@@ -161,11 +158,10 @@ class CriticOut:
         return _label(Severity, self.severity)
 
 
+# The verdict on an answer: claims with statuses, quotes, flags and juror votes; `status` is pending or
+# running until the judge is done, and null when the answer has nothing to check.
 @dataclass(frozen=True, kw_only=True)
 class VerdictOut:
-    """The verdict on an answer: claims with statuses, quotes, flags and juror votes; `status` is pending or
-    running until the judge is done, and null when the answer has nothing to check."""
-
     status: str | None
     error: str | None = None
     verdict: Verdict | None = None
@@ -211,10 +207,9 @@ class VerdictOut:
         return [critic for critic in self.critics if not critic.passed]
 
 
+# Everything a client needs to show an answer.
 @dataclass(frozen=True, kw_only=True)
 class AnswerOut:
-    """Everything a client needs to show an answer."""
-
     question_id: int
     answer_id: Annotated[
         str, Field(description="The answer's address: a random id, as in /answers/{answer_id}/.")
