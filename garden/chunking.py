@@ -10,8 +10,8 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from garden.citations import TRAILING
 from garden.gardening import fenced_blocks
+from garden.syntax import TRAILING
 
 # Abbreviations after which a full stop does not end a sentence.
 ABBREVIATIONS = frozenset(

@@ -11,8 +11,8 @@ from django.utils.safestring import SafeString, mark_safe
 
 from dashboard.markdown import render_markdown
 from dashboard.presenters import passage_url
-from garden.citations import MARKER, marker_numbers
 from garden.models import Answer
+from garden.syntax import MARKER, marker_numbers
 from garden.synthesis import BUDGET_SPENT
 
 register = template.Library()

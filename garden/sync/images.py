@@ -10,8 +10,9 @@ import posixpath
 from collections import defaultdict
 from pathlib import Path
 
-from garden.importer import ParsedArticle, image_files, written_key
+from garden.importer import ParsedArticle, image_files
 from garden.models import Image
+from garden.syntax import written_key
 
 logger = logging.getLogger(__name__)
 

@@ -12,10 +12,11 @@ from django.utils import timezone
 
 from garden import embeddings
 from garden.chunking import page_of
-from garden.importer import ParsedArticle, slugify
+from garden.importer import ParsedArticle
 from garden.models import Article, ArticleRevision, Chunk, Link, Theme, Topic, names_keep
 from garden.services import revisions_supersede
 from garden.sync.linking import ResolvedLink
+from garden.syntax import slugify
 from garden.vocabulary import Vocabulary, fits
 
 

@@ -17,8 +17,8 @@ import re2
 
 from garden import embeddings
 from garden.chunking import sentence_spans
-from garden.importer import WIKILINK
 from garden.models import Generator
+from garden.syntax import WIKILINK
 from garden.synthesis import SourceText, Synthesis
 
 MAX_SENTENCES = 3
