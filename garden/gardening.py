@@ -152,7 +152,7 @@ def editor_markup_removed(body: str) -> tuple[str, dict[str, int]]:
     return _ANCHOR.sub("", text), anchors
 
 
-# The title runs to the line's last character that is not a space or `#` (see importer.HEADING_1).
+# The title runs to the line's last character that is not a space or `#` (see HEADING_1).
 _HEADING = re.compile(r"^(#{1,6})[ \t]+((?:[ \t#]*+[^ \t#\n])++|.)[ \t#]*+$", re.MULTILINE)
 
 

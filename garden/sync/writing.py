@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from garden import embeddings
 from garden.chunking import page_of
-from garden.importer import ParsedArticle
 from garden.models import Article, ArticleRevision, Chunk, Link, Theme, Topic, names_keep
+from garden.notes import ParsedArticle
 from garden.services import revisions_supersede
 from garden.sync.linking import ResolvedLink
 from garden.syntax import slugify

@@ -41,7 +41,7 @@ _ANSWER_KINDS = (
     (r"\bhow old\b|\bage\b", r"\d"),
 )
 ANSWER_KIND_WEIGHT = 0.2
-# `[text](url)`, on RE2 as garden.importer's link patterns: each `[` of a long run would rescan it (quadratic).
+# `[text](url)`, on RE2 as garden.syntax's link patterns: each `[` of a long run would rescan it (quadratic).
 _MARKDOWN_LINK = re2.compile(r"\[([^\]]+)\]\([^)]*\)")
 _BULLET = re.compile(r"^(?:[-*+]\s+|\d+[.)]\s+|#+\s+|>\s*)")
 _CONTENT_WORD = re.compile(r"[a-z0-9£$][a-z0-9.,£$%-]*[a-z0-9%]|[a-z0-9]")
