@@ -10,8 +10,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from garden.gardening import fenced_blocks
-from garden.syntax import TRAILING
+from garden.syntax import TRAILING, fenced_blocks
 
 # Abbreviations after which a full stop does not end a sentence.
 ABBREVIATIONS = frozenset(

@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 
 from garden import logseq
-from garden.gardening import editor_markup_removed, page_properties, without_code
+from garden.gardening import editor_markup_removed, page_properties
 from garden.syntax import (
     ATTACHMENTS,
     HEADING_1,
@@ -33,6 +33,7 @@ from garden.syntax import (
     WIKILINK,
     heading_words,
     slugify,
+    without_code,
     written_key,
 )
 from garden.text import storable
