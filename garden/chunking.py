@@ -140,7 +140,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[Sp
 
 def paragraph_spans(text: str, blocks: dict[int, int] | None = None) -> list[Span]:
     """Blocks separated by blank lines; a fenced code block is one block, blank lines and all (`blocks`: the
-    text's `garden.gardening.fenced_blocks`, when the caller has them)."""
+    text's `garden.syntax.fenced_blocks`, when the caller has them)."""
     blocks = fenced_blocks(text) if blocks is None else blocks
     fences: list[tuple[int, int]] = []  # the fenced blocks as read from the top, none inside another
     for start, end in sorted(blocks.items()):
