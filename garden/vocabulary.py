@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from garden.importer import ArticleFileError, ParsedArticle
+from garden.notes import ArticleFileError, ParsedArticle
 from garden.syntax import slugify
 
 GARDEN_FILE = "_garden.yaml"

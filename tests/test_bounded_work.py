@@ -24,7 +24,7 @@ from dashboard.markdown import render_markdown
 from garden.answering import QuestionError, question_clean
 from garden.chunking import chunk_spans
 from garden.gardening import editor_markup_removed
-from garden.importer import ArticleFileError, parse_article_text
+from garden.notes import ArticleFileError, parse_article_text
 from garden.preflight import preflight
 from garden.syntax import citation_numbers, strip_citations
 from verifier.checking import CheckError, check_text_clean

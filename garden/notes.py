@@ -1,10 +1,13 @@
-"""Reading one Markdown note as people keep them (Obsidian, Foam, MkDocs, a Logseq graph or a plain folder).
+"""Parsing one note: a Markdown file as people keep them (Obsidian, Foam, MkDocs, a Logseq graph or a plain
+folder), read into a `ParsedArticle` or refused with an `ArticleFileError` that says why.
 
 Front matter is optional. A note's title is its front matter `title`, else its first `# ` heading (its words,
 without link or emphasis marks), else its file name; its slug comes from its path in the garden, so notes of one
 name in two folders are two articles. A page of a Logseq graph is read as Logseq shows it (`garden.logseq`): its
 title from `title::` or its file name, its slug from its title. Parsing is pure: it touches no database.
-`garden.sync.garden_import` writes what this module reads, and `garden.links` resolves the links it finds.
+Which files of a garden are notes is `garden.walk`'s to say; the marks a note is written with (links, embeds,
+headings, code) are read by `garden.syntax`; `garden.sync.garden_import` writes what this module reads, and
+`garden.links` resolves the links it finds.
 """
 
 from __future__ import annotations
@@ -21,20 +24,20 @@ from typing import Any
 import yaml
 
 from garden import logseq
-from garden.gardening import editor_markup_removed, page_properties, without_code
+from garden.gardening import editor_markup_removed, page_properties
 from garden.syntax import (
     ATTACHMENTS,
     HEADING_1,
     IMAGE_EMBED,
-    IMAGES,
     MARKDOWN_LINK,
     WIKILINK,
     heading_words,
     slugify,
+    without_code,
     written_key,
 )
 from garden.text import storable
-from garden.walk import CANNOT_READ, NOT_A_FILE, garden_walk
+from garden.walk import CANNOT_READ, NOT_A_FILE
 
 # Front matter or page properties (any case) that keep a note out, with the value that does: `private: true`,
 # `public:: false`. A value that is no yes or no (`private: later`) keeps it out too: its writer meant something.
@@ -333,7 +336,8 @@ def note_text(raw: str) -> str:
 
 
 def content_hash(raw: str) -> str:
-    """What tells one text of a note from another (`ArticleRevision.content_hash`)."""
+    """What tells one text of a note from another (`ArticleRevision.content_hash`; the rule for every kind of
+    revision is in `garden.services`). Never changed: every note imported before would be imported again."""
     return hashlib.sha256(note_text(raw).encode()).hexdigest()
 
 
@@ -524,13 +528,3 @@ def parse_article_file(
         modified=modified,
         graph=graph if inside else None,
     )
-
-
-def article_files(folder: Path) -> list[Path]:
-    """The notes of a garden folder (recursively): its Markdown files, less what is private by place."""
-    return garden_walk(folder, {".md"}).files
-
-
-def image_files(folder: Path) -> list[Path]:
-    """The images of a garden folder that its notes may show, less what is private by place."""
-    return [] if folder.is_file() else garden_walk(folder, IMAGES).files
