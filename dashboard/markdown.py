@@ -14,9 +14,17 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from garden.gardening import heading_section
-from garden.importer import ATTACHMENTS, EMBED, IMAGE_EMBED, MARKDOWN_LINK, WIKILINK, slugify, written_key
 from garden.selectors import Embedded
+from garden.syntax import (
+    ATTACHMENTS,
+    EMBED,
+    IMAGE_EMBED,
+    MARKDOWN_LINK,
+    WIKILINK,
+    heading_section,
+    slugify,
+    written_key,
+)
 
 # A link to a note the garden does not have is written as a link to this fragment, then shown as a red link.
 _MISSING = "#missing-note"

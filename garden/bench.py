@@ -38,8 +38,8 @@ from pgvector.django import HnswIndex
 from garden import bench_corpus, embeddings, logseq
 from garden.gardening import editor_markup_removed
 from garden.golden import GoldenEntry
-from garden.importer import article_files, parse_article_file, written_links
 from garden.models import Article, ArticleRevision, Chunk, Topic, names_keep
+from garden.notes import parse_article_file, written_links
 from garden.retrieval import (
     CANDIDATES,
     Thresholds,
@@ -53,6 +53,7 @@ from garden.retrieval_report import Observed, calibrate, held_out, measure, obse
 from garden.services import embedding_input
 from garden.sync import FanOutError, Workers, garden_import, workers_find
 from garden.vocabulary import NAME_TITLE_LIMIT
+from garden.walk import article_files
 
 SIZES = (1_000, 10_000, 100_000)
 NOTE_COUNTS = (50, 5_000, 50_000)

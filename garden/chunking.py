@@ -10,8 +10,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from garden.citations import TRAILING
-from garden.gardening import fenced_blocks
+from garden.syntax import TRAILING, fenced_blocks
 
 # Abbreviations after which a full stop does not end a sentence.
 ABBREVIATIONS = frozenset(
@@ -141,7 +140,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[Sp
 
 def paragraph_spans(text: str, blocks: dict[int, int] | None = None) -> list[Span]:
     """Blocks separated by blank lines; a fenced code block is one block, blank lines and all (`blocks`: the
-    text's `garden.gardening.fenced_blocks`, when the caller has them)."""
+    text's `garden.syntax.fenced_blocks`, when the caller has them)."""
     blocks = fenced_blocks(text) if blocks is None else blocks
     fences: list[tuple[int, int]] = []  # the fenced blocks as read from the top, none inside another
     for start, end in sorted(blocks.items()):

@@ -13,7 +13,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from garden.importer import WrittenLink, article_slug, slugify, written_key
+from garden.notes import WrittenLink, article_slug
+from garden.syntax import slugify, written_key
 
 
 @dataclass(frozen=True)

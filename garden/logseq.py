@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 if TYPE_CHECKING:
-    from garden.importer import ParsedArticle, WrittenLink
+    from garden.notes import ParsedArticle, WrittenLink
 
 logger = logging.getLogger(__name__)
 

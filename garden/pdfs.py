@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from garden import pdf_text
-from garden.importer import ArticleFileError, ParsedArticle, article_slug
+from garden.notes import ArticleFileError, ParsedArticle, article_slug
 from garden.walk import CANNOT_READ, SkipKind
 
 PDF_SUFFIX = ".pdf"

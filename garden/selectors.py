@@ -8,8 +8,6 @@ from dataclasses import dataclass
 from django.db.models import Count, Prefetch, QuerySet
 from django.urls import reverse
 
-from garden.gardening import heading_offset
-from garden.importer import EMBED, WIKILINK, written_key
 from garden.models import (
     Answer,
     AnswerSource,
@@ -21,6 +19,7 @@ from garden.models import (
     Theme,
     Topic,
 )
+from garden.syntax import EMBED, WIKILINK, heading_offset, written_key
 
 # What readers see in place of an answer, or a passage of it, whose sources include a withheld note.
 ANSWER_WITHHELD = "This answer is not shown: a note it drew on is no longer public in the garden."

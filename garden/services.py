@@ -1,22 +1,60 @@
-"""Writes to the garden's articles outside an import: a new revision (say, edited in the admin)."""
+"""Writes to the garden's articles: the one writer of revisions (`revisions_write`), which an import's notes
+(`garden.sync.writing`) and an edit in the admin (`revision_create`) both go through.
+
+A revision's `content_hash` tells the text it was made from from any other. The import compares it with a file's
+to leave an unchanged note alone, so for an imported note it is the hash of its file, as read:
+- a note: SHA-256 of its text with Unix line ends and no byte-order mark (`garden.notes.content_hash`);
+- a PDF: SHA-256 of its bytes (`garden.pdfs.pdf_hash`);
+- a Logseq page whose text holds other pages' blocks: SHA-256 of its file's hash and the text those resolved to,
+  a line apart (`garden.logseq`), so it changes when they do.
+A revision with no file (an edit in the admin) is the SHA-256 of its title and body, a line apart
+(`edit_hash`). Never change how a file is hashed: every garden imported before would be imported again, in full.
+"""
 
 from __future__ import annotations
 
 import datetime
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
+import numpy as np
+import numpy.typing as npt
 from django.db import transaction
 from django.utils import timezone
 
 from garden import embeddings
-from garden.chunking import chunk_spans
+from garden.chunking import chunk_spans, page_of
 from garden.models import Article, ArticleRevision, Chunk
 
 
 def embedding_input(title: str, text: str) -> str:
     # The title gives a passage its context ("It opened in 1889" says nothing without it).
     return f"{title}: {text}"
+
+
+def edit_hash(title: str, body: str) -> str:
+    """The `content_hash` of a revision that no file was read for (an edit in the admin)."""
+    return hashlib.sha256(f"{title}\n{body}".encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class NewRevision:
+    """One revision to write, with its passages: `spans` (start, end) in `body`, a vector for each."""
+
+    article: Article
+    title: str
+    body: str
+    spans: Sequence[tuple[int, int]]
+    vectors: Sequence[Sequence[float]] | npt.NDArray[np.float32]
+    # The hash of the file it was read from (see the module's docstring); None when there is none.
+    content_hash: str | None = None
+    date: datetime.date | None = None
+    source_path: str = ""
+    anchors: dict[str, int] = field(default_factory=dict)  # block id -> offset in body
+    images: dict[str, str] = field(default_factory=dict)  # as written -> Image sha256
+    shows: Sequence[str] = ()  # where the notes live whose words it holds (resolved Logseq blocks)
+    pages: Sequence[int] = ()  # a PDF's: where each page starts in body
 
 
 def revisions_supersede(article_ids: Iterable[int]) -> None:
@@ -30,6 +68,43 @@ def revisions_supersede(article_ids: Iterable[int]) -> None:
     Chunk.objects.filter(revision__in=previous).update(is_current=False)
 
 
+def revisions_write(new: Sequence[NewRevision]) -> list[ArticleRevision]:
+    """Write new current revisions of their articles, with their passages, in a few queries however many: each
+    article's current revision is kept, superseded. The caller's transaction makes it all or nothing."""
+    revisions_supersede([item.article.pk for item in new])
+    revisions = ArticleRevision.objects.bulk_create(
+        ArticleRevision(
+            article=item.article,
+            title=item.title,
+            body=item.body,
+            date=item.date,
+            source_path=item.source_path,
+            content_hash=edit_hash(item.title, item.body) if item.content_hash is None else item.content_hash,
+            anchors=item.anchors,
+            images=item.images,
+            shows=list(item.shows),
+        )
+        for item in new
+    )
+    embedded_by = embeddings.embedder()
+    Chunk.objects.bulk_create(
+        Chunk(
+            revision=revision,
+            article_id=revision.article_id,
+            ordinal=i,
+            text=item.body[start:end],
+            start=start,
+            end=end,
+            page=page_of(item.pages, start),
+            embedding=vector,
+            embedded_by=embedded_by,
+        )
+        for item, revision in zip(new, revisions, strict=True)
+        for i, ((start, end), vector) in enumerate(zip(item.spans, item.vectors, strict=True))
+    )
+    return revisions
+
+
 @transaction.atomic
 def revision_create(
     *, article: Article, title: str, body: str, date: datetime.date | None = None, source_path: str = ""
@@ -37,27 +112,17 @@ def revision_create(
     """A new current revision of `article` (e.g. edited in admin): the old one is kept, superseded."""
     spans = [(s.start, s.end) for s in chunk_spans(body)]
     vectors = embeddings.embed([embedding_input(title, body[a:b]) for a, b in spans])
-    revisions_supersede([article.pk])
-    revision = ArticleRevision.objects.create(
-        article=article,
-        title=title,
-        body=body,
-        date=date,
-        source_path=source_path,
-        content_hash=hashlib.sha256(f"{title}\n{body}".encode()).hexdigest(),
-    )
-    embedded_by = embeddings.embedder()
-    Chunk.objects.bulk_create(
-        Chunk(
-            revision=revision,
-            article=article,
-            ordinal=i,
-            text=body[a:b],
-            start=a,
-            end=b,
-            embedding=v,
-            embedded_by=embedded_by,
-        )
-        for i, ((a, b), v) in enumerate(zip(spans, vectors, strict=True))
+    (revision,) = revisions_write(
+        [
+            NewRevision(
+                article=article,
+                title=title,
+                body=body,
+                spans=spans,
+                vectors=vectors,
+                date=date,
+                source_path=source_path,
+            )
+        ]
     )
     return revision

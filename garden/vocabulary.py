@@ -14,7 +14,8 @@ from typing import Any
 
 import yaml
 
-from garden.importer import ArticleFileError, ParsedArticle, slugify
+from garden.notes import ArticleFileError, ParsedArticle
+from garden.syntax import slugify
 
 GARDEN_FILE = "_garden.yaml"
 # What a topic's or theme's slug and title hold. A longer name is a sentence, not one a question would use:

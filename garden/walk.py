@@ -21,6 +21,8 @@ from pathlib import Path, PurePosixPath
 
 import pathspec
 
+from garden.syntax import IMAGES
+
 IGNORE_FILE = ".gardenignore"  # gitignore syntax, at the garden's root
 # Folders that hold an editor's settings, deleted notes, templates or packages, never notes to publish.
 PRIVATE_FOLDERS = frozenset({"templates", "node_modules"})
@@ -268,3 +270,13 @@ def garden_walk(folder: Path, suffixes: Iterable[str]) -> GardenWalk:
     if folder.is_file():
         return GardenWalk(files=[folder])
     return _Walker(folder, wanted).walk()
+
+
+def article_files(folder: Path) -> list[Path]:
+    """The notes of a garden folder (recursively): its Markdown files, less what is private by place."""
+    return garden_walk(folder, {".md"}).files
+
+
+def image_files(folder: Path) -> list[Path]:
+    """The images of a garden folder that its notes may show, less what is private by place."""
+    return [] if folder.is_file() else garden_walk(folder, IMAGES).files

@@ -23,10 +23,10 @@ from dashboard.api import BODY_TOO_BIG
 from dashboard.markdown import render_markdown
 from garden.answering import QuestionError, question_clean
 from garden.chunking import chunk_spans
-from garden.citations import citation_numbers, strip_citations
 from garden.gardening import editor_markup_removed
-from garden.importer import ArticleFileError, parse_article_text
+from garden.notes import ArticleFileError, parse_article_text
 from garden.preflight import preflight
+from garden.syntax import citation_numbers, strip_citations
 from verifier.checking import CheckError, check_text_clean
 from verifier.claims import split_claims
 from verifier.critics.base import blank_code, citation_markers

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from garden.citations import strip_citations
 from garden.claude_api import claude_config
 from garden.errors import UserFacingError
 from garden.models import Chunk
 from garden.retrieval import retrieve
+from garden.syntax import strip_citations
 from garden.text import storable
 from verifier import claims as claim_splitter
 from verifier.budget import DailyBudget

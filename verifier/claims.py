@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from garden.citations import MARKER, TRAILING, citation_numbers, strip_citations
+from garden.syntax import MARKER, TRAILING, citation_numbers, strip_citations
 
 __all__ = ["Sentence", "split_claims", "split_sentences"]
 

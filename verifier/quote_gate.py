@@ -19,7 +19,7 @@ from typing import Final
 import re2
 from rapidfuzz import fuzz
 
-from garden.importer import WIKILINK
+from garden.syntax import WIKILINK
 from verifier.judges.types import Ruling, Source
 from verifier.terms import ClaimStatus, Flag
 

@@ -3,8 +3,8 @@ the critics. Pure reads (they would sit in `selectors.py`, which holds the reads
 
 from __future__ import annotations
 
-from garden.gardening import headings_above
 from garden.models import Answer, AnswerSource, Chunk
+from garden.syntax import headings_above
 from verifier.critics import SourcePassage
 from verifier.judges.types import Source
 

@@ -12,7 +12,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from dashboard.markdown import render_markdown
 from dashboard.shapes import AnswerOut, CitationOut
-from garden.citations import MARKER, marker_numbers
+from garden.syntax import MARKER, marker_numbers
 from garden.synthesis import BUDGET_SPENT
 
 register = template.Library()

@@ -10,8 +10,10 @@ import posixpath
 from collections import defaultdict
 from pathlib import Path
 
-from garden.importer import ParsedArticle, image_files, written_key
 from garden.models import Image
+from garden.notes import ParsedArticle
+from garden.syntax import written_key
+from garden.walk import image_files
 
 logger = logging.getLogger(__name__)
 

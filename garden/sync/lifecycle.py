@@ -15,8 +15,8 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from garden.importer import ParsedArticle, content_hash
 from garden.models import Article, ArticleRevision, Chunk, Link
+from garden.notes import ParsedArticle, content_hash
 from garden.pdfs import is_pdf, pdf_hash
 
 PRIVATE = "made private"

@@ -10,12 +10,11 @@ from typing import Any
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
-from garden import embeddings
-from garden.chunking import page_of
-from garden.importer import ParsedArticle, slugify
-from garden.models import Article, ArticleRevision, Chunk, Link, Theme, Topic, names_keep
-from garden.services import revisions_supersede
+from garden.models import Article, ArticleRevision, Link, Theme, Topic, names_keep
+from garden.notes import ParsedArticle
+from garden.services import NewRevision, revisions_write
 from garden.sync.linking import ResolvedLink
+from garden.syntax import slugify
 from garden.vocabulary import Vocabulary, fits
 
 
@@ -158,36 +157,24 @@ def notes_write(group: Sequence[Pending], known: Known) -> int:
             if slug in chosen  # a name too long for the vocabulary is no topic
         )
 
-    revisions_supersede(ids)
-    revisions = ArticleRevision.objects.bulk_create(
-        ArticleRevision(
-            article=articles[p.parsed.slug],
-            title=p.parsed.title,
-            body=p.parsed.body,
-            date=p.parsed.date,
-            source_path=p.parsed.path,
-            content_hash=p.parsed.content_hash,
-            anchors=p.parsed.anchors or {},
-            images=p.images,
-            shows=list(p.parsed.shows),
-        )
-        for p in group
-    )
-    embedded_by = embeddings.embedder()
-    Chunk.objects.bulk_create(
-        Chunk(
-            revision=revision,
-            article_id=revision.article_id,
-            ordinal=i,
-            text=p.parsed.body[start:end],
-            start=start,
-            end=end,
-            page=page_of(p.parsed.pages, start),
-            embedding=vector,
-            embedded_by=embedded_by,
-        )
-        for p, revision in zip(group, revisions, strict=True)
-        for i, ((start, end), vector) in enumerate(zip(p.spans, p.vectors, strict=True))
+    revisions_write(
+        [
+            NewRevision(
+                article=articles[p.parsed.slug],
+                title=p.parsed.title,
+                body=p.parsed.body,
+                spans=p.spans,
+                vectors=p.vectors,
+                content_hash=p.parsed.content_hash,
+                date=p.parsed.date,
+                source_path=p.parsed.path,
+                anchors=p.parsed.anchors or {},
+                images=p.images,
+                shows=p.parsed.shows,
+                pages=p.parsed.pages,
+            )
+            for p in group
+        ]
     )
 
     Link.objects.filter(source_id__in=ids).delete()

@@ -11,9 +11,9 @@ from typing import Any
 
 from django.conf import settings
 
-from garden.citations import TRAILING
 from garden.claude_api import Budget, ClaudeConfig, ClaudeError, call_claude, cost_usd
 from garden.models import Generator
+from garden.syntax import TRAILING
 from garden.synthesis import BudgetSpent, SourceText, Synthesis
 
 logger = logging.getLogger(__name__)

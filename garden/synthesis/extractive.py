@@ -13,12 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-import re2
 
 from garden import embeddings
 from garden.chunking import sentence_spans
-from garden.importer import WIKILINK
 from garden.models import Generator
+from garden.syntax import LINK, WIKILINK
 from garden.synthesis import SourceText, Synthesis
 
 MAX_SENTENCES = 3
@@ -41,8 +40,6 @@ _ANSWER_KINDS = (
     (r"\bhow old\b|\bage\b", r"\d"),
 )
 ANSWER_KIND_WEIGHT = 0.2
-# `[text](url)`, on RE2 as garden.importer's link patterns: each `[` of a long run would rescan it (quadratic).
-_MARKDOWN_LINK = re2.compile(r"\[([^\]]+)\]\([^)]*\)")
 _BULLET = re.compile(r"^(?:[-*+]\s+|\d+[.)]\s+|#+\s+|>\s*)")
 _CONTENT_WORD = re.compile(r"[a-z0-9£$][a-z0-9.,£$%-]*[a-z0-9%]|[a-z0-9]")
 # Function words that a question and a sentence share without sharing a subject. One of three lists, on purpose:
@@ -146,7 +143,7 @@ class _Candidate:
 def plain(markdown: str) -> str:
     """A sentence without Markdown markup: wikilinks become their label, emphasis and code marks go."""
     text = WIKILINK.sub(lambda m: (m["label"] or m["target"]).strip(), markdown)
-    text = _MARKDOWN_LINK.sub(r"\1", text)
+    text = LINK.sub(r"\1", text)
     return re.sub(r"(\*\*|__|\*|`)(.+?)\1", r"\2", text)
 
 

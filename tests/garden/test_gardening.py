@@ -1,6 +1,6 @@
 """Gardening helpers: where a passage sits in its note."""
 
-from garden.gardening import headings_above
+from garden.syntax import headings_above
 
 NOTE = """# Stations of the valley line
 

@@ -11,8 +11,8 @@ from django.core.management import CommandError, call_command
 
 from garden import logseq
 from garden.golden import golden_load
-from garden.importer import heading_words
 from garden.models import Answer, Article, ArticleRevision, Chunk, Link
+from garden.syntax import heading_words
 from tests.factories import answer_for, garden_write
 
 GARDENS = Path(__file__).resolve().parent / "gardens"

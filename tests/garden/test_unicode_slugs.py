@@ -7,9 +7,9 @@ import string
 
 import pytest
 
-from garden.importer import slugify
 from garden.models import Article, Link
 from garden.sync import garden_import
+from garden.syntax import slugify
 from tests.factories import garden_write
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 
-from garden.importer import article_files, image_files
 from garden.walk import (
     FOLDER_UNREADABLE,
     IGNORE_UNREADABLE,
@@ -17,7 +16,9 @@ from garden.walk import (
     LINK_SECOND_WAY,
     NAME_NOT_UTF8,
     NOT_A_FILE,
+    article_files,
     garden_walk,
+    image_files,
 )
 from tests.factories import garden_write
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from garden.citations import citation_numbers, strip_citations
+from garden.syntax import citation_numbers, strip_citations
 from verifier.claims import Sentence, split_claims
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Final, Literal
 
-from garden.citations import MARKER
+from garden.syntax import MARKER
 
 Kind = Literal["number", "date", "time", "ratio", "code"]
 

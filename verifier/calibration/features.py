@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from garden.citations import strip_citations
+from garden.syntax import strip_citations
 from verifier.claims import split_claims
 from verifier.judges.local import FEATURE_NAMES, WORD_REPRESENTATION_SIZE
 from verifier.judges.local.alignment import align

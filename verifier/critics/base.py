@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from garden.citations import MARKER, marker_numbers
+from garden.syntax import MARKER, marker_numbers
 
 __all__ = [
     "BLOCK",

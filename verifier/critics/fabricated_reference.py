@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from garden.importer import WIKILINK, slugify
+from garden.syntax import WIKILINK, slugify
 from verifier.critics.base import WARN, Critic, CriticInput, Finding, blank_code, citation_markers, plural
 
 __all__ = ["CHECK", "NAME", "NAMED_ARTICLE", "SEVERITY", "fabricated_references"]

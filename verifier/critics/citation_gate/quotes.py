@@ -13,7 +13,7 @@ from typing import Final
 
 from rapidfuzz import fuzz
 
-from garden.importer import slugify
+from garden.syntax import slugify
 from verifier.critics.base import SourcePassage, blank_code, numbers_in
 from verifier.critics.citation_gate.items import DROPPED, QUOTE_FOUND, QUOTE_NOT_FOUND, VERIFIED, Item
 from verifier.critics.fabricated_reference import NAMED_ARTICLE

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from garden.citations import strip_citations
+from garden.syntax import strip_citations
 from verifier.claims import Sentence, split_claims
 from verifier.judges.local.alignment import Alignment, align
 from verifier.judges.local.binding import WrongSubject, check_subject, context_stems, subject_words

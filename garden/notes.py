@@ -1,10 +1,13 @@
-"""Reading one Markdown note as people keep them (Obsidian, Foam, MkDocs, a Logseq graph or a plain folder).
+"""Parsing one note: a Markdown file as people keep them (Obsidian, Foam, MkDocs, a Logseq graph or a plain
+folder), read into a `ParsedArticle` or refused with an `ArticleFileError` that says why.
 
 Front matter is optional. A note's title is its front matter `title`, else its first `# ` heading (its words,
 without link or emphasis marks), else its file name; its slug comes from its path in the garden, so notes of one
 name in two folders are two articles. A page of a Logseq graph is read as Logseq shows it (`garden.logseq`): its
 title from `title::` or its file name, its slug from its title. Parsing is pure: it touches no database.
-`garden.sync.garden_import` writes what this module reads, and `garden.links` resolves the links it finds.
+Which files of a garden are notes is `garden.walk`'s to say; the marks a note is written with (links, embeds,
+headings, code) are read by `garden.syntax`; `garden.sync.garden_import` writes what this module reads, and
+`garden.links` resolves the links it finds.
 """
 
 from __future__ import annotations
@@ -14,19 +17,27 @@ import hashlib
 import re
 import stat
 import tomllib
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
-from urllib.parse import unquote
 
-import re2
 import yaml
 
 from garden import logseq
-from garden.gardening import editor_markup_removed, page_properties, without_code
+from garden.gardening import editor_markup_removed, page_properties
+from garden.syntax import (
+    ATTACHMENTS,
+    HEADING_1,
+    IMAGE_EMBED,
+    MARKDOWN_LINK,
+    WIKILINK,
+    heading_words,
+    slugify,
+    without_code,
+    written_key,
+)
 from garden.text import storable
-from garden.walk import CANNOT_READ, NOT_A_FILE, garden_walk
+from garden.walk import CANNOT_READ, NOT_A_FILE
 
 # Front matter or page properties (any case) that keep a note out, with the value that does: `private: true`,
 # `public:: false`. A value that is no yes or no (`private: later`) keeps it out too: its writer meant something.
@@ -51,13 +62,6 @@ YAML_BROKEN_PRIVATE = (
     "front matter is not valid YAML{where}, and it marks the note private ({marker}); the note is withheld "
     "until the front matter is fixed"
 )
-# The wikilink and image patterns run on RE2, whose matching is linear in the text: with Python's backtracking
-# matcher, each `[[` of a long run with no `]]` scans to the end of the run, so the run costs its length squared.
-# They need neither lookarounds nor backreferences, which RE2 lacks.
-# `[[target]]`, `[[target#Heading]]`, `[[target#^block-id]]`, `[[target|label]]`.
-WIKILINK = re2.compile(r"\[\[(?P<target>[^\]|#]+)(?:#(?P<anchor>[^\]|]*))?(?:\|(?P<label>[^\]]+))?\]\]")
-# `![[Note]]`, `![[Note#Heading]]`: a note shown inside another (an image embed is an IMAGE_EMBED too).
-EMBED = re2.compile(r"!\[\[(?P<target>[^\]|#]+)(?:#(?P<anchor>[^\]|]*))?(?:\|[^\]]*)?\]\]")
 FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n?---[ \t]*(?:\n|\Z)", re.DOTALL)
 # Hugo's TOML front matter, between `+++` lines.
 TOML_FRONT_MATTER = re.compile(r"\A\+\+\+[ \t]*\n(.*?)\n?\+\+\+[ \t]*(?:\n|\Z)", re.DOTALL)
@@ -66,28 +70,10 @@ TOML_BROKEN_PRIVATE = (
     "front matter is not valid TOML ({error}), and it marks the note private ({marker}); the note is withheld "
     "until the front matter is fixed"
 )
-# The title runs to the line's last character that is not a space or `#` (a lazy `.+?` before `[ \t#]*$` would
-# rescan a run of `#` from every position in it).
-HEADING_1 = re.compile(r"^#[ \t]+((?:[ \t#]*+[^ \t#\n])++|.)[ \t#]*+$", re.MULTILINE)
 # `#tag` and nested `#a/b`, not a heading, a URL fragment or a number (`#1` is no tag in Obsidian either).
 INLINE_TAG = re.compile(r"(?<![\w#&/(\[])#([\w/-]*[^\W\d_][\w/-]*)")
-# `[text](target.md)` and `[text](target.md#heading)`, relative to the note; not images or web addresses. Neither
-# the text nor the target holds a `[`, so each `[` is read up to the next one at most (linear in the note).
-MARKDOWN_LINK = re.compile(r"(?<!!)\[([^\[\]]*+)\]\(<?([^)<>\s\[]+?\.md)(#[^)\s>]*+)?>?\)", re.IGNORECASE)
-# Images a note may show (raster only: an SVG can carry script), and where it names them: `![[hive-plan.png]]`,
-# `![a plan](Attachments/plan.png)`.
-IMAGES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".bmp"})
-_IMAGE_NAME = rf"[^\]|#()<>\n]+\.(?:{'|'.join(sorted(s[1:] for s in IMAGES))})"
-# Files a wikilink may embed that are not notes: `![[hive-plan.png]]` is an attachment, not a missing note.
-_OTHER_ATTACHMENTS = ("svg", "pdf", "mp3", "mp4", "m4a", "wav", "ogg", "webm", "mov", "canvas", "excalidraw")
 # Files a `[[link]]` names that are articles of their own: the garden reads a PDF as a note (garden.pdfs).
 ARTICLE_FILES = (".pdf",)
-ATTACHMENTS = re.compile(
-    rf"\.(?:{'|'.join(sorted(s[1:] for s in IMAGES))}|{'|'.join(_OTHER_ATTACHMENTS)})$", re.IGNORECASE
-)
-IMAGE_EMBED = re2.compile(
-    rf"(?i)!\[\[(?P<target>{_IMAGE_NAME})(?:\|[^\]]*)?\]\]|!\[(?P<alt>[^\]]*)\]\(<?(?P<path>{_IMAGE_NAME})>?\)"
-)
 DATE_FIELDS = ("date", "updated", "modified", "last_modified", "created")
 
 
@@ -139,24 +125,6 @@ class ParsedArticle:
     resolved: bool = False
     shows: tuple[str, ...] = ()
     folder_is_theme: bool = True  # its top folder is a theme; Logseq's `pages/` and `journals/` are not
-
-
-def _slug_char(char: str) -> bool:
-    # Letters and digits of any script, and the marks that belong to them (Devanagari's vowel signs).
-    return char.isalnum() or unicodedata.category(char).startswith("M")
-
-
-def slugify(value: str) -> str:
-    """A readable address for a name in any script: `Sync/Security and privacy` is `sync-security-and-privacy`,
-    `Пароли` is `пароли`, `Café` is `café` (NFKC, lower case; every run of anything else is one '-'). For ASCII
-    names it is what it always was, so no address a link holds changes."""
-    text = unicodedata.normalize("NFKC", value).lower()
-    return "-".join("".join(char if _slug_char(char) else " " for char in text).split())
-
-
-def written_key(target: str) -> str:
-    target = unquote(target).strip().replace("\\", "/").lower()
-    return target.removesuffix(".md").lstrip("/")
 
 
 def _names(meta: dict[str, Any], *keys: str) -> tuple[str, ...]:
@@ -245,22 +213,6 @@ def _marker_written(front_matter: str, separator: str = ":") -> str | None:
         if colon and key.strip().lower() in PRIVATE_FLAGS:
             fields[key.strip()] = value.split(" #")[0].strip().strip("'\"")
     return private_marker(fields)
-
-
-# Marks a heading's words are written with: `[text](address)`, `[[target|text]]`, `**bold**`, `` `code` ``.
-_HEADING_LINK = re.compile(r"!?\[([^\[\]]*)\]\([^()\s]*(?:\s+\"[^\"]*\")?\)")
-_HEADING_WIKILINK = re.compile(r"\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
-_HEADING_EMPHASIS = re.compile(r"(\*\*|__|~~|==|\*|_|`)(?=\S)(.+?)(?<=\S)\1")
-
-
-def heading_words(heading: str) -> str:
-    """A heading's words without its marks: `[The Twelve-Factor App](https://12factor.net/)` is `The
-    Twelve-Factor App`, `[[git/hook]]` is `git/hook`, `**Bold** move` is `Bold move`."""
-    text = _HEADING_WIKILINK.sub(lambda m: (m.group(2) or m.group(1)).strip(), heading)
-    text = _HEADING_LINK.sub(lambda m: m.group(1), text)
-    for _ in range(3):  # nested marks (`**_both_**`), a few levels deep
-        text = _HEADING_EMPHASIS.sub(lambda m: m.group(2), text)
-    return " ".join(text.split()) or heading.strip()
 
 
 def _written_title(meta: dict[str, Any]) -> str | None:
@@ -384,7 +336,8 @@ def note_text(raw: str) -> str:
 
 
 def content_hash(raw: str) -> str:
-    """What tells one text of a note from another (`ArticleRevision.content_hash`)."""
+    """What tells one text of a note from another (`ArticleRevision.content_hash`; the rule for every kind of
+    revision is in `garden.services`). Never changed: every note imported before would be imported again."""
     return hashlib.sha256(note_text(raw).encode()).hexdigest()
 
 
@@ -575,13 +528,3 @@ def parse_article_file(
         modified=modified,
         graph=graph if inside else None,
     )
-
-
-def article_files(folder: Path) -> list[Path]:
-    """The notes of a garden folder (recursively): its Markdown files, less what is private by place."""
-    return garden_walk(folder, {".md"}).files
-
-
-def image_files(folder: Path) -> list[Path]:
-    """The images of a garden folder that its notes may show, less what is private by place."""
-    return [] if folder.is_file() else garden_walk(folder, IMAGES).files
