@@ -245,9 +245,9 @@ class AnswerOut:
         return bool(self.error)
 
 
-def answer_shape(answer: Answer, verification: Verification | None = None) -> AnswerOut:
-    """The shape of `answer`, which `answer_get` has loaded. Its `verdict` is built from `verification` (loaded
-    by `verification_for_answer`) when one is given, for the answer page; otherwise it is None."""
+def answer_shape(answer: Answer, *, verdict: VerdictOut | None = None) -> AnswerOut:
+    """The shape of `answer`, which `answer_get` has loaded, carrying `verdict` (the answer page's, from
+    `verdict_shape`) when it is given: the API's answer leaves the verdict to its own endpoint."""
     question = answer.question
     retrieval = question.retrieval
     brief = getattr(answer, "verification", None)
@@ -293,7 +293,7 @@ def answer_shape(answer: Answer, verification: Verification | None = None) -> An
         ),
         topics_matched=[TopicOut(title=t.title, url=t.get_absolute_url()) for t in retrieval.topics.all()],
         themes_hit=[theme.title for theme in retrieval.themes.all()],
-        verdict=verdict_shape(verification) if verification is not None else None,
+        verdict=verdict,
     )
 
 

@@ -10,6 +10,7 @@ from tests.factories import verification_with_claims
 pytestmark = pytest.mark.django_db
 
 IN_SCOPE = "When did Ashcombe station reopen?"
+OUT_OF_SCOPE = "How do I bake sourdough bread at home?"
 
 ANSWER_FIELDS = {
     "question_id",
@@ -72,6 +73,15 @@ def test_ask_json_prints_what_the_api_returns_for_the_same_answer(client, capsys
     printed = json.loads(capsys.readouterr().out)
     assert client.get(f"/api/answers/{printed['answer_id']}").json() == printed
     assert set(printed) == ANSWER_FIELDS and set(printed["sources"][0]) == {"article", "title", "score"}
+
+
+@pytest.mark.parametrize("question", [IN_SCOPE, OUT_OF_SCOPE])
+def test_ask_json_wait_prints_the_verdict_the_api_gives(client, capsys, question):
+    call_command("ask", question, "--json", "--wait", "--timeout", "0")
+    printed = json.loads(capsys.readouterr().out)
+    verdict = client.get(f"/api/answers/{printed['answer_id']}/verdict").json()
+    assert printed["verification"] == verdict and set(verdict) == VERDICT_FIELDS
+    assert verdict["status"] == ("pending" if question == IN_SCOPE else None)
 
 
 def test_the_api_sends_what_its_schema_documents_and_nothing_only_pages_show(client):

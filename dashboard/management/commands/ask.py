@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from dashboard.asking import ask
-from dashboard.shapes import answer_shape, shape_json
+from dashboard.shapes import answer_shape, shape_json, verdict_shape
 from garden import selectors
 from garden.answering import QuestionError
 from garden.synthesis import BUDGET_SPENT
@@ -43,10 +43,9 @@ class Command(BaseCommand):
                 time.sleep(0.5)
         loaded = selectors.answer_get(answer.public_id)
         assert loaded is not None
-        shape = answer_shape(loaded, verification_for_answer(loaded) if wait else None)
-        payload = shape_json(shape)
-        if shape.verdict is not None:  # --wait: the whole verdict, as GET /api/answers/{id}/verdict gives it
-            payload["verification"] = shape_json(shape.verdict)
+        payload = shape_json(answer_shape(loaded))
+        if wait:  # the whole verdict, as GET /api/answers/{id}/verdict gives it
+            payload["verification"] = shape_json(verdict_shape(verification_for_answer(loaded)))
         if as_json:
             self.stdout.write(_dumps(payload))
             return
