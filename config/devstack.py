@@ -6,7 +6,7 @@ when `DATABASE_URL` is unset; Redis from `REDIS_URL`, else 127.0.0.1:6379 if it 
 command finds them, runs the requested programs, and on exit or Ctrl-C stops every process it started.
 
     python -m config.devstack run            # migrate, import the garden (GARDEN_PATH, else the sample one), serve
-    python -m config.devstack test [ARGS]    # ruff, mypy, lint-imports and pytest against the real services
+    python -m config.devstack test [ARGS]    # ruff, mypy, lint-imports, djlint and pytest against the real services
     python -m config.devstack check [ARGS]   # the same, the linters beside pytest rather than before it
     python -m config.devstack exec -- CMD    # any command with the services up
 """
@@ -432,6 +432,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 [str(venv_bin / "ruff"), "format", "--check", "."],
                 [str(venv_bin / "mypy"), "."],
                 [str(venv_bin / "lint-imports")],  # the one-way rules between packages (pyproject.toml)
+                # Templates: formatted as djLint formats them, and linted (no line over 120 characters).
+                [str(venv_bin / "djlint"), "templates", "--check"],
+                [str(venv_bin / "djlint"), "templates", "--lint"],
             ]
             tests = [python(), "-m", "pytest", *args]
             if options.mode == "test":

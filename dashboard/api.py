@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from functools import wraps
-from typing import Any, Literal
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
@@ -16,14 +16,9 @@ from ninja.utils import check_csrf
 
 from dashboard.asking import ask
 from dashboard.permissions import check_mode, may_ask, may_check
-from dashboard.presenters import (
-    answer_payload,
-    checked_payload,
-    health_payload,
-    passage_url,
-    verification_payload,
-)
+from dashboard.presenters import checked_payload, health_payload
 from dashboard.ratelimit import RATE_LIMITED, rate_limited
+from dashboard.shapes import CITED_AS, AnswerOut, VerdictOut, answer_shape, verdict_shape
 from garden import selectors
 from garden.answering import QuestionError
 from garden.models import Answer
@@ -115,121 +110,6 @@ class ValidationOut(Schema):
     detail: list[dict[str, Any]]
 
 
-class SourceOut(Schema):
-    article: str
-    title: str
-    score: float
-
-
-class CitationOut(Schema):
-    number: int
-    article: str
-    title: str
-    page: int | None = Field(None, description="The page of a PDF the passage is on; null for a note.")
-    cited_as: str = Field(
-        description='How the source is cited: its title, with its page for a PDF ("Hive care, p. 2").'
-    )
-    passage: str
-    url: str
-
-
-class PreflightOut(Schema):
-    domain: str
-    risk: str
-    suggestion: str
-
-
-class UsageOut(Schema):
-    input_tokens: int
-    output_tokens: int
-    cost_usd: str
-    latency_ms: int
-
-
-class VerificationOut(Schema):
-    status: str | None
-    verdict: Verdict | None = None
-    risk_label: RiskLabel | None = None
-    blocked: bool = Field(False, description="A critic check held the answer back: show it only on request.")
-
-
-class AnswerOut(Schema):
-    question_id: int
-    answer_id: str = Field(description="The answer's address: a random id, as in /answers/{answer_id}/.")
-    question: str
-    refused: bool
-    refusal_reason: str | None
-    answer: str
-    error: str | None
-    generator: str
-    budget_held: bool = Field(
-        description="Today's Claude budget was spent, so the local synthesiser wrote this answer."
-    )
-    model: str | None
-    sources: list[SourceOut]
-    citations: list[CitationOut]
-    topics: list[str]
-    themes: list[str]
-    preflight: PreflightOut
-    usage: UsageOut
-    verification: VerificationOut
-
-
-class VoteOut(Schema):
-    judge: str
-    role: str
-    status: ClaimStatus
-    confidence: float
-    quote: str
-    flags: list[str]
-
-
-class ClaimOut(Schema):
-    text: str
-    start: int
-    end: int
-    status: ClaimStatus | Literal[""] = Field(description="Empty for a sentence that is not a claim.")
-    quote: str
-    source_index: int | None
-    article: str | None
-    confidence: float | None
-    flags: list[str]
-    escalated: bool
-    votes: list[VoteOut]
-
-
-class CriticOut(Schema):
-    check: str
-    severity: str
-    passed: bool
-    message: str
-    error: str | None
-    latency_ms: float
-
-
-class VerdictOut(Schema):
-    status: str | None
-    error: str | None = None
-    verdict: Verdict | None = None
-    risk_score: int | None = None
-    risk_label: RiskLabel | None = None
-    delta_score: float | None = None
-    confidence: int | None = None
-    compact: str | None = None
-    judges: int = 0
-    flags: int = 0
-    local_only: bool = False
-    disclosure: str | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: str = "0"
-    counts: dict[str, int] = {}
-    sources_used: list[int] = []
-    blocked: bool = False
-    critics: list[CriticOut] = []
-    claims: list[ClaimOut]
-
-
 class SyncFailureOut(Schema):
     path: str
     reason: str
@@ -279,9 +159,7 @@ class CheckSourceOut(Schema):
     article: str
     title: str
     page: int | None = Field(None, description="The page of a PDF the passage is on; null for a note.")
-    cited_as: str = Field(
-        description='How the source is cited: its title, with its page for a PDF ("Hive care, p. 2").'
-    )
+    cited_as: str = Field(description=CITED_AS)
     url: str
 
 
@@ -309,7 +187,9 @@ class CheckOut(Schema):
     },
     summary="Ask the garden a question",
 )
-def api_ask(request: HttpRequest, payload: AskIn, response: HttpResponse) -> Status[dict[str, Any]]:
+def api_ask(
+    request: HttpRequest, payload: AskIn, response: HttpResponse
+) -> Status[AnswerOut | dict[str, str]]:
     """Answers from the garden's articles (or refuses, at no cost, when it has nothing) and queues the check."""
     if not may_ask(request):
         return Status(403, {"error": ASK_FORBIDDEN})
@@ -323,7 +203,7 @@ def api_ask(request: HttpRequest, payload: AskIn, response: HttpResponse) -> Sta
     loaded = selectors.answer_get(answer.public_id)
     if loaded is None or loaded.withheld:  # a source was withheld between the answer and this read
         return Status(404, {"error": selectors.ANSWER_WITHHELD})
-    return Status(200, answer_payload(loaded))
+    return Status(200, answer_shape(loaded))
 
 
 @api.get(
@@ -331,7 +211,7 @@ def api_ask(request: HttpRequest, payload: AskIn, response: HttpResponse) -> Sta
     response={200: AnswerOut, 404: ErrorOut, 403: ErrorOut, 422: ValidationOut},
     summary="Fetch an answer",
 )
-def api_answer(request: HttpRequest, answer_id: str) -> Status[dict[str, Any]]:
+def api_answer(request: HttpRequest, answer_id: str) -> Status[AnswerOut | dict[str, str]]:
     if not may_ask(request):
         return Status(403, {"error": ASK_FORBIDDEN})
     public_id = _public_id(answer_id)
@@ -340,7 +220,7 @@ def api_answer(request: HttpRequest, answer_id: str) -> Status[dict[str, Any]]:
         return Status(404, {"error": ANSWER_NOT_FOUND})
     if answer.withheld:
         return Status(404, {"error": selectors.ANSWER_WITHHELD})
-    return Status(200, answer_payload(answer))
+    return Status(200, answer_shape(answer))
 
 
 @api.get(
@@ -348,7 +228,7 @@ def api_answer(request: HttpRequest, answer_id: str) -> Status[dict[str, Any]]:
     response={200: VerdictOut, 404: ErrorOut, 403: ErrorOut, 422: ValidationOut},
     summary="An answer's verdict",
 )
-def api_verdict(request: HttpRequest, answer_id: str) -> Status[dict[str, Any]]:
+def api_verdict(request: HttpRequest, answer_id: str) -> Status[VerdictOut | dict[str, str]]:
     """Claims with statuses, quotes, flags and juror votes; `status` is pending/running until the judge is done."""
     if not may_ask(request):
         return Status(403, {"error": ASK_FORBIDDEN})
@@ -358,7 +238,7 @@ def api_verdict(request: HttpRequest, answer_id: str) -> Status[dict[str, Any]]:
         return Status(404, {"error": ANSWER_NOT_FOUND})
     if not Answer.objects.readable().filter(pk=answer.pk).exists():
         return Status(404, {"error": selectors.ANSWER_WITHHELD})
-    return Status(200, verification_payload(verification_for_answer(answer)))
+    return Status(200, verdict_shape(verification_for_answer(answer)))
 
 
 def _public_id(answer_id: str) -> uuid.UUID | None:
@@ -393,7 +273,7 @@ def api_check(request: HttpRequest, payload: CheckIn, response: HttpResponse) ->
             "title": c.article.title,
             "page": c.page,
             "cited_as": c.cited_as,
-            "url": passage_url(c),
+            "url": c.get_absolute_url(),
         }
         for n, c in enumerate(chunks, start=1)
     ]

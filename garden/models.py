@@ -287,6 +287,16 @@ class ArticleRevision(models.Model):
         state = "superseded" if self.superseded else "current"
         return f"{self.article.slug} @ {self.date or self.created_at:%Y-%m-%d} ({state})"
 
+    def get_absolute_url(self) -> str:
+        """Its article's page, at this version when it is superseded. Needs `article` loaded."""
+        return _revision_url(self.article, self.pk, current=not self.superseded)
+
+
+def _revision_url(article: Article, revision_id: int, *, current: bool) -> str:
+    """The page of one revision of an article: the current one is the article's own address."""
+    url = article.get_absolute_url()
+    return url if current else f"{url}?revision={revision_id}"
+
 
 class Chunk(models.Model):
     """A passage of a revision: `revision.body[start:end] == text`, with its embedding and search vector."""
@@ -334,6 +344,11 @@ class Chunk(models.Model):
 
     def __str__(self) -> str:
         return f"{self.article.slug} #{self.ordinal}"
+
+    def get_absolute_url(self) -> str:
+        """Where the passage is read: its revision's page, at the passage (a PDF's at its page). Needs
+        `article` loaded; the revision is not (`is_current` mirrors it)."""
+        return f"{_revision_url(self.article, self.revision_id, current=self.is_current)}#{self.anchor}"
 
     @property
     def anchor(self) -> str:

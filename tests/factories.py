@@ -1,5 +1,6 @@
 """Rows (and garden folders) the tests need again and again."""
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -133,3 +134,10 @@ def garden_write(folder: Path, files: Mapping[str, str | bytes]) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(content.encode() if isinstance(content, str) else content)
     return folder
+
+
+def page_text(html: str) -> str:
+    """A page's HTML with its line breaks taken out: a run of whitespace is one space, and none is left between
+    two tags. Templates are formatted one tag a line; an assertion on a page's words or on adjacent cells should
+    not depend on where a template breaks its lines."""
+    return re.sub(r">\s+<", "><", " ".join(html.split()))

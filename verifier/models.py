@@ -201,6 +201,10 @@ class Claim(models.Model):
     def __str__(self) -> str:
         return f"{self.status or 'not a claim'}: {self.text[:60]}"
 
+    def get_absolute_url(self) -> str:
+        """The claim in its answer's verdict. Needs `verification.answer` loaded."""
+        return f"{self.verification.answer.get_absolute_url()}#claim-{self.pk}"
+
 
 class JurorRole(models.TextChoices):
     JUROR = "juror", "Juror"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from django import template
@@ -10,8 +11,7 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from dashboard.markdown import render_markdown
-from dashboard.presenters import passage_url
-from garden.models import Answer
+from dashboard.shapes import AnswerOut, CitationOut
 from garden.syntax import MARKER, marker_numbers
 from garden.synthesis import BUDGET_SPENT
 
@@ -25,26 +25,25 @@ def budget_spent_note() -> str:
 
 
 @register.filter
-def cited(answer: Answer) -> SafeString:
+def cited(answer: AnswerOut) -> SafeString:
     """The answer text, escaped, with each `[n]` linked to source n's passage (unknown numbers stay text)."""
-    return link_citations(answer, str(escape(answer.text)))
+    return link_citations(answer.citations, str(escape(answer.answer)))
 
 
-def link_citations(answer: Answer, escaped: str) -> SafeString:
+def link_citations(citations: Sequence[CitationOut], escaped: str) -> SafeString:
     """Already-escaped text with each `[n]` linked to the passage of the answer's source n; a marker of several
     numbers (`[1, 3]`, `[2-4]`) becomes one link per number. A number with no such source stays text."""
-    sources = {s.number: s for s in answer.sources.all()}
+    sources = {citation.number: citation for citation in citations}
 
     def cite(number: int) -> str:
         source = sources.get(number)
         if source is None:
             return f"[{number}]"
-        chunk = source.chunk
         return format_html(
             '<a class="cite" href="{}" title="Source {}: {}">[{}]</a>',
-            passage_url(chunk),
+            source.url,
             number,
-            chunk.cited_as,
+            source.cited_as,
             number,
         )
 

@@ -13,6 +13,7 @@ from dashboard.asking import ask, asked_remember, questions_recent
 from dashboard.forms import AskForm
 from dashboard.permissions import ask_required
 from dashboard.ratelimit import RATE_LIMITED, rate_limited
+from dashboard.shapes import AnswerOut, answer_shape, verdict_shape
 from dashboard.views.htmx import HtmxHttpRequest
 from garden import selectors
 from garden.answering import QuestionError
@@ -40,8 +41,7 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
             # Loaded again as readers see it: a source may have been withheld meanwhile (its page says so).
             loaded = selectors.answer_get(answer.public_id) if request.htmx else None
             if loaded is not None and not loaded.withheld:
-                verification_for_answer(loaded)
-                response = render(request, "dashboard/answer.html#answer", {"answer": loaded})
+                response = render(request, "dashboard/answer.html#answer", {"answer": _shape(loaded)})
                 response["HX-Push-Url"] = answer.get_absolute_url()
                 return response
             if request.htmx:  # a whole page to show, not a part to swap in
@@ -58,6 +58,12 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
     )
 
 
+def _shape(answer: Answer) -> AnswerOut:
+    """The answer with its verdict, as its page shows it. Polled every 2 s: the queries do not grow with the
+    claims (`verification_for_answer`)."""
+    return answer_shape(answer, verdict=verdict_shape(verification_for_answer(answer)))
+
+
 def _answer_or_404(public_id: uuid.UUID) -> Answer:
     answer = selectors.answer_get(public_id)
     if answer is None:
@@ -71,8 +77,7 @@ def _answer_or_404(public_id: uuid.UUID) -> Answer:
 @require_GET
 def answer_page(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
     answer = _answer_or_404(public_id)
-    verification_for_answer(answer)  # the template reads it from answer.verification
-    return render(request, "dashboard/answer.html", {"answer": answer, "form": AskForm()})
+    return render(request, "dashboard/answer.html", {"answer": _shape(answer), "form": AskForm()})
 
 
 @ask_required
@@ -82,9 +87,8 @@ def verdict_partial(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpRespo
     answer = _answer_or_404(public_id)
     if not request.htmx:
         return redirect(answer)
-    verification_for_answer(answer)  # polled every 2 s: its queries must not grow with the claims
     # Once the verdict is in, the answer text above it is swapped too, now with its claims highlighted.
-    return render(request, "dashboard/answer.html#verdict", {"answer": answer, "oob": True})
+    return render(request, "dashboard/answer.html#verdict", {"answer": _shape(answer), "oob": True})
 
 
 # The wiki itself is public: anyone may read articles and topics.

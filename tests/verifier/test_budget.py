@@ -16,7 +16,7 @@ from garden.answering import question_ask
 from garden.claude_api import DEFAULT_PRICES, cost_usd
 from garden.models import Answer, Generator
 from garden.synthesis import BUDGET_SPENT as BUDGET_SPENT_ANSWER
-from tests.factories import STATION_QUOTE, login, verified_by_claude, verify_station_answer
+from tests.factories import STATION_QUOTE, login, page_text, verified_by_claude, verify_station_answer
 from tests.fakes.messages_api import FakeMessagesAPI, status
 from verifier.budget import DailyBudget, spent_today
 from verifier.logs import spend_today
@@ -54,7 +54,7 @@ def test_fact_checks_spend_from_the_daily_budget_and_then_answers_are_judged_loc
 
     client.logout()
     login(client, "operator")
-    logs = client.get("/operators/logs/").content.decode()
+    logs = page_text(client.get("/operators/logs/").content.decode())
     assert "$0.0453 of $0.05 daily budget (fact-checking text $0.0453)" in logs
     assert "budget spent: the panel runs local-only" in logs
     assert "(1 answer judged without Claude or its tie-breaker)" in logs
@@ -170,7 +170,7 @@ def test_answers_claude_writes_are_booked_and_settled_in_the_judges_ledger(
     assert Answer.objects.get().cost_usd == spend.cost_usd == spent_today()
 
     login(client, "operator")
-    logs = client.get("/operators/logs/").content.decode()
+    logs = page_text(client.get("/operators/logs/").content.decode())
     assert "$0.0075 of $5.00 daily budget (writing answers $0.0075)" in logs
 
 
@@ -228,7 +228,7 @@ def test_when_the_budget_cannot_cover_an_answer_the_local_synthesiser_writes_it_
     assert JudgeSpend.objects.count() == 1 and spent_today() == Decimal("0.049")
 
     login(client, "operator")
-    logs = client.get("/operators/logs/").content.decode()
+    logs = page_text(client.get("/operators/logs/").content.decode())
     assert "answers are written by the local synthesiser (1 today)" in logs
 
 

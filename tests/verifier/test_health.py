@@ -14,7 +14,7 @@ from django.utils.html import escape
 
 from config.devstack import free_port
 from tests.celery_worker import wait_for
-from tests.factories import answer_for, login
+from tests.factories import answer_for, login, page_text
 from verifier.health import (
     DATABASE_DOWN,
     NO_WORKER,
@@ -169,7 +169,7 @@ def test_the_logs_page_says_when_workers_are_stuck(client):
     waiting_for(minutes=6)
     login(client, "operator")
 
-    html = client.get("/operators/logs/").content.decode()
+    html = page_text(client.get("/operators/logs/").content.decode())
 
     assert "Verifications: degraded" in html
     assert escape(stuck_message(health_check())) in html

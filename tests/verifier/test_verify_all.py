@@ -11,6 +11,7 @@ from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 
 from config.devstack import free_port
+from tests.factories import page_text
 from verifier.models import GoldenQuestion, RunStatus, VerifyRun
 from verifier.roles import roles_ensure
 from verifier.verify_all import (
@@ -196,7 +197,7 @@ def test_a_run_says_how_many_answers_state_the_expected_fact_in_its_report_expor
     operator = User.objects.create_user("op", password="x")
     operator.groups.add(Group.objects.get(name="operator"))
     client.force_login(operator)
-    page = client.get(f"/operators/runs/{first.pk}/").content.decode()
+    page = page_text(client.get(f"/operators/runs/{first.pk}/").content.decode())
     assert '<th scope="row">Answers stating the expected fact</th><td>66.7%</td>' in page
     single_fact = re.search(r'<th scope="row">single_fact</th>((?:<td>[^<]*</td>)+)', page)
     assert single_fact and re.findall(r"<td>([^<]*)</td>", single_fact.group(1))[4] == "50.0%"
@@ -207,7 +208,9 @@ def test_a_run_says_how_many_answers_state_the_expected_fact_in_its_report_expor
     assert "Answers stating the fact (higher is better)</text>" in chart  # the legend, in text
     assert "second: Answers stating the fact (higher is better) 66.7%" in chart
     assert "dashed line with squares" in runs  # the caption says which line is which without colour
-    compare = client.get(f"/operators/runs/compare/?first={first.pk}&second={second.pk}").content.decode()
+    compare = page_text(
+        client.get(f"/operators/runs/compare/?first={first.pk}&second={second.pk}").content.decode()
+    )
     assert (
         '<th scope="row">Answers stating the expected fact</th><td>66.7%</td><td>66.7%</td><td>+0.0 pp</td>'
         in compare
@@ -234,7 +237,7 @@ def test_a_runs_report_shows_the_refusal_rates_and_the_gate_that_made_them(small
     operator = User.objects.create_user("op", password="x")
     operator.groups.add(Group.objects.get(name="operator"))
     client.force_login(operator)
-    page = client.get(f"/operators/runs/{run.pk}/").content.decode()
+    page = page_text(client.get(f"/operators/runs/{run.pk}/").content.decode())
     assert re.search(r"In-scope questions answered</th><td>100(\.0)?\s?%", page), page
     assert "the settings' defaults (not calibrated for this garden)" in page
 
@@ -243,6 +246,6 @@ def test_a_runs_report_shows_the_refusal_rates_and_the_gate_that_made_them(small
     )
     calibrated = run_inline("calibrated", small_golden)
     assert calibrated.report["refusal_gate"]["vector_threshold"] == 0.3
-    page = client.get(f"/operators/runs/{calibrated.pk}/").content.decode()
+    page = page_text(client.get(f"/operators/runs/{calibrated.pk}/").content.decode())
     assert "at vector similarity 0.3 or full-text coverage 0.8" in page
     assert "calibrated for this garden on" in page

@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from dashboard.asking import ask
-from dashboard.presenters import answer_payload, verification_payload
+from dashboard.shapes import answer_shape, shape_json, verdict_shape
 from garden import selectors
 from garden.answering import QuestionError
 from garden.synthesis import BUDGET_SPENT
@@ -43,9 +43,9 @@ class Command(BaseCommand):
                 time.sleep(0.5)
         loaded = selectors.answer_get(answer.public_id)
         assert loaded is not None
-        payload = answer_payload(loaded)
-        if wait:
-            payload["verification"] = verification_payload(verification_for_answer(loaded))
+        payload = shape_json(answer_shape(loaded))
+        if wait:  # the whole verdict, as GET /api/answers/{id}/verdict gives it
+            payload["verification"] = shape_json(verdict_shape(verification_for_answer(loaded)))
         if as_json:
             self.stdout.write(_dumps(payload))
             return

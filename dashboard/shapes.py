@@ -1,0 +1,395 @@
+"""The one shape of an answer and of its verdict: the API returns it (its OpenAPI schema is these classes), the
+answer page renders it and `ask --json` prints it.
+
+Plain dataclasses built by `answer_shape` and `verdict_shape` from the models. A field only the pages show (an id
+for an anchor, a passage's address, a label) is marked `PAGE_ONLY`: the API neither sends nor documents it.
+The class names are the API's schema names; their descriptions are comments, not docstrings, which the schema
+would publish.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from django.db import models
+from pydantic import Field, PlainSerializer, TypeAdapter
+
+from garden.models import Answer, Chunk, Generator
+from verifier.models import Claim as ClaimRow
+from verifier.models import CriticFinding, JurorRole, Severity, Verification, VerificationStatus, Vote
+from verifier.selectors import verdict_summary
+from verifier.terms import ClaimStatus, RiskLabel, Verdict
+
+PAGE_ONLY = Field(exclude=True)
+CITED_AS = 'How the source is cited: its title, with its page for a PDF ("Hive care, p. 2").'
+
+
+def _rounded(score: float) -> float:
+    return round(score, 4)
+
+
+def _label(choices: type[models.TextChoices], value: str) -> str:
+    """A stored value's label, or the value itself when it is not one of `choices` (as `get_FOO_display`)."""
+    return str(dict(choices.choices).get(value, value))
+
+
+# An article retrieval found, with its score.
+@dataclass(frozen=True)
+class SourceOut:
+    article: str
+    title: str
+    # The page shows the score to 3 places from the full value; the API has always sent 4.
+    score: Annotated[float, PlainSerializer(_rounded, return_type=float)]
+    url: Annotated[str, PAGE_ONLY]
+
+
+# Source n as the answer cites it: `[n]` links to `url`, the passage.
+@dataclass(frozen=True, kw_only=True)
+class CitationOut:
+    number: int
+    article: str
+    title: str
+    page: Annotated[
+        int | None, Field(description="The page of a PDF the passage is on; null for a note.")
+    ] = None
+    cited_as: Annotated[str, Field(description=CITED_AS)]
+    passage: str
+    url: str
+
+
+@dataclass(frozen=True)
+class TopicOut:
+    """A topic the question matched (the API sends its slug)."""
+
+    title: str
+    url: str
+
+
+@dataclass(frozen=True)
+class PreflightOut:
+    domain: str
+    risk: str
+    suggestion: str
+
+
+@dataclass(frozen=True)
+class UsageOut:
+    input_tokens: int
+    output_tokens: int
+    cost_usd: str
+    latency_ms: int
+
+
+# Where the check of an answer stands, as the answer itself carries it; `VerdictOut` is the whole verdict.
+@dataclass(frozen=True)
+class VerificationOut:
+    status: str | None
+    verdict: Verdict | None = None
+    risk_label: RiskLabel | None = None
+    blocked: Annotated[
+        bool, Field(description="A critic check held the answer back: show it only on request.")
+    ] = False
+
+
+@dataclass(frozen=True)
+class VoteOut:
+    judge: str
+    role: str
+    status: ClaimStatus
+    confidence: float
+    quote: str
+    flags: list[str]
+
+    @property
+    def role_label(self) -> str:
+        return _label(JurorRole, self.role)
+
+    @property
+    def status_label(self) -> str:
+        return ClaimStatus(self.status).label
+
+
+@dataclass(frozen=True)
+class PassageOut:
+    """The passage a claim was judged against, where the page links to it."""
+
+    url: str
+    cited_as: str
+    current: bool
+
+
+# A sentence of the answer with its status; `votes` says why.
+@dataclass(frozen=True, kw_only=True)
+class ClaimOut:
+    text: str
+    start: int
+    end: int
+    status: Annotated[
+        ClaimStatus | Literal[""], Field(description="Empty for a sentence that is not a claim.")
+    ]
+    quote: str
+    source_index: int | None
+    article: str | None
+    confidence: float | None
+    flags: list[str]
+    escalated: bool
+    votes: list[VoteOut]
+    id: Annotated[int, PAGE_ONLY]
+    is_claim: Annotated[bool, PAGE_ONLY]
+    passage: Annotated[PassageOut | None, PAGE_ONLY]
+
+    @property
+    def status_label(self) -> str:
+        return ClaimStatus(self.status).label if self.status else ""
+
+
+@dataclass(frozen=True)
+class CriticOut:
+    check: str
+    severity: str
+    passed: bool
+    message: str
+    error: str | None
+    latency_ms: float
+
+    @property
+    def severity_label(self) -> str:
+        return _label(Severity, self.severity)
+
+
+# The verdict on an answer: claims with statuses, quotes, flags and juror votes; `status` is pending or
+# running until the judge is done, and null when the answer has nothing to check.
+@dataclass(frozen=True, kw_only=True)
+class VerdictOut:
+    status: str | None
+    error: str | None = None
+    verdict: Verdict | None = None
+    risk_score: int | None = None
+    risk_label: RiskLabel | None = None
+    delta_score: float | None = None
+    confidence: int | None = None
+    compact: str | None = None
+    judges: int = 0
+    flags: int = 0
+    local_only: bool = False
+    disclosure: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: str = "0"
+    counts: Annotated[dict[str, int], Field(default={})]
+    sources_used: Annotated[list[int], Field(default=[])]
+    blocked: bool = False
+    critics: Annotated[list[CriticOut], Field(default=[])]
+    claims: list[ClaimOut]
+    latency_ms: Annotated[int, PAGE_ONLY] = 0
+    sentences: Annotated[list[ClaimOut], PAGE_ONLY]  # every sentence, claim or not, for highlighting
+
+    @property
+    def finished(self) -> bool:
+        return self.status in {VerificationStatus.DONE, VerificationStatus.ERROR}
+
+    @property
+    def status_label(self) -> str:
+        return _label(VerificationStatus, self.status or "")
+
+    @property
+    def verdict_label(self) -> str:
+        return Verdict(self.verdict).label if self.verdict else ""
+
+    @property
+    def status_counts(self) -> list[tuple[str, str, int]]:
+        """(status, label, count) for every status, in severity order."""
+        return [(status, ClaimStatus(status).label, count) for status, count in self.counts.items()]
+
+    @property
+    def failed_critics(self) -> list[CriticOut]:
+        return [critic for critic in self.critics if not critic.passed]
+
+
+# Everything a client needs to show an answer.
+@dataclass(frozen=True, kw_only=True)
+class AnswerOut:
+    question_id: int
+    answer_id: Annotated[
+        str, Field(description="The answer's address: a random id, as in /answers/{answer_id}/.")
+    ]
+    question: str
+    refused: bool
+    refusal_reason: str | None
+    answer: str
+    error: str | None
+    generator: str
+    budget_held: Annotated[
+        bool,
+        Field(description="Today's Claude budget was spent, so the local synthesiser wrote this answer."),
+    ]
+    model: str | None
+    sources: list[SourceOut]
+    citations: list[CitationOut]
+    topics: list[str]
+    themes: list[str]
+    preflight: PreflightOut
+    usage: UsageOut
+    verification: VerificationOut
+    topics_matched: Annotated[list[TopicOut], PAGE_ONLY]
+    themes_hit: Annotated[list[str], PAGE_ONLY]  # their titles
+    verdict: Annotated[VerdictOut | None, PAGE_ONLY]  # built only when asked for (`answer_shape`)
+
+    @property
+    def generator_label(self) -> str:
+        return _label(Generator, self.generator)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.error)
+
+
+def answer_shape(answer: Answer, *, verdict: VerdictOut | None = None) -> AnswerOut:
+    """The shape of `answer`, which `answer_get` has loaded, carrying `verdict` (the answer page's, from
+    `verdict_shape`) when it is given: the API's answer leaves the verdict to its own endpoint."""
+    question = answer.question
+    retrieval = question.retrieval
+    brief = getattr(answer, "verification", None)
+    return AnswerOut(
+        question_id=question.pk,
+        answer_id=str(answer.public_id),
+        question=question.text,
+        refused=retrieval.refused,
+        refusal_reason=retrieval.refusal_reason or None,
+        answer=answer.text,
+        error=answer.error or None,
+        generator=answer.generator,
+        budget_held=answer.budget_held,
+        model=answer.model or None,
+        sources=[
+            SourceOut(
+                article=hit.article.slug,
+                title=hit.article.title,
+                score=hit.score,
+                url=hit.article.get_absolute_url(),
+            )
+            for hit in retrieval.articles.all()
+        ],
+        citations=[_citation(source.number, source.chunk) for source in answer.sources.all()],
+        topics=[topic.slug for topic in retrieval.topics.all()],
+        themes=[theme.slug for theme in retrieval.themes.all()],
+        preflight=PreflightOut(
+            domain=question.preflight_domain,
+            risk=question.preflight_risk,
+            suggestion=question.preflight_suggestion,
+        ),
+        usage=UsageOut(
+            input_tokens=answer.input_tokens,
+            output_tokens=answer.output_tokens,
+            cost_usd=str(answer.cost_usd),
+            latency_ms=answer.latency_ms,
+        ),
+        verification=VerificationOut(
+            status=brief.status if brief else None,
+            verdict=Verdict(brief.verdict) if brief and brief.verdict else None,
+            risk_label=RiskLabel(brief.risk_label) if brief and brief.risk_label else None,
+            blocked=brief.blocked if brief else False,
+        ),
+        topics_matched=[TopicOut(title=t.title, url=t.get_absolute_url()) for t in retrieval.topics.all()],
+        themes_hit=[theme.title for theme in retrieval.themes.all()],
+        verdict=verdict,
+    )
+
+
+def _citation(number: int, chunk: Chunk) -> CitationOut:
+    return CitationOut(
+        number=number,
+        article=chunk.article.slug,
+        title=chunk.article.title,
+        page=chunk.page,
+        cited_as=chunk.cited_as,
+        passage=chunk.text,
+        url=chunk.get_absolute_url(),
+    )
+
+
+def verdict_shape(verification: Verification | None) -> VerdictOut:
+    """The verdict on an answer; `verification_for_answer` has loaded claims and votes. None (nothing to check)
+    gives a verdict with no status and no claims."""
+    if verification is None:
+        return VerdictOut(status=None, counts={}, sources_used=[], critics=[], claims=[], sentences=[])
+    summary = verdict_summary(verification)
+    sentences = [_claim(claim) for claim in summary.claims]
+    return VerdictOut(
+        status=verification.status,
+        error=verification.error or None,
+        verdict=Verdict(verification.verdict) if verification.verdict else None,
+        risk_score=verification.risk_score,
+        risk_label=RiskLabel(verification.risk_label) if verification.risk_label else None,
+        delta_score=verification.delta_score,
+        confidence=verification.confidence,
+        compact=verification.compact or None,
+        judges=verification.judges,
+        flags=verification.flags,
+        local_only=verification.local_only,
+        disclosure=verification.disclosure or None,
+        input_tokens=verification.input_tokens,
+        output_tokens=verification.output_tokens,
+        cost_usd=str(verification.cost_usd),
+        counts={status: count for status, _, count in summary.counts},
+        sources_used=summary.sources_used,
+        blocked=verification.blocked,
+        critics=[_critic(finding) for finding in verification.findings.all()],
+        claims=[claim for claim in sentences if claim.is_claim],
+        latency_ms=verification.latency_ms,
+        sentences=sentences,
+    )
+
+
+def _claim(claim: ClaimRow) -> ClaimOut:
+    chunk = claim.chunk
+    return ClaimOut(
+        text=claim.text,
+        start=claim.start,
+        end=claim.end,
+        status=ClaimStatus(claim.status) if claim.status else "",
+        quote=claim.quote,
+        source_index=claim.source_number,
+        article=chunk.article.slug if chunk else None,
+        confidence=claim.confidence,
+        flags=list(claim.flags),
+        escalated=claim.escalated,
+        votes=[_vote(vote) for vote in claim.votes.all()],
+        id=claim.pk,
+        is_claim=claim.is_claim,
+        passage=PassageOut(url=chunk.get_absolute_url(), cited_as=chunk.cited_as, current=chunk.is_current)
+        if chunk
+        else None,
+    )
+
+
+def _vote(vote: Vote) -> VoteOut:
+    return VoteOut(
+        judge=vote.judge,
+        role=vote.role,
+        status=ClaimStatus(vote.status),
+        confidence=vote.confidence,
+        quote=vote.quote,
+        flags=list(vote.flags),
+    )
+
+
+def _critic(finding: CriticFinding) -> CriticOut:
+    return CriticOut(
+        check=finding.check_name,
+        severity=finding.severity,
+        passed=finding.passed,
+        message=finding.message,
+        error=finding.error or None,
+        latency_ms=finding.latency_ms,
+    )
+
+
+def shape_json(shape: AnswerOut | VerdictOut) -> dict[str, Any]:
+    """The shape as the API sends it: page-only fields left out, values as JSON has them."""
+    data: dict[str, Any] = _JSON[type(shape)].dump_python(shape, mode="json")
+    return data
+
+
+_JSON: dict[type, TypeAdapter[Any]] = {AnswerOut: TypeAdapter(AnswerOut), VerdictOut: TypeAdapter(VerdictOut)}
