@@ -11,7 +11,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 
-from verifier.panel import LOCAL
+from claimcheck.panel import LOCAL
 from verifier.roles import ASK
 
 View = TypeVar("View", bound=Callable[..., HttpResponse])

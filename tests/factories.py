@@ -6,9 +6,10 @@ from pathlib import Path
 from django.contrib.auth.models import Group, User
 from django.test import Client
 
+from claimcheck.judges.claude import TOOL_NAME
+from claimcheck.terms import ClaimStatus, RiskLabel, Verdict
 from garden.models import Answer, AnswerSource, Article, Chunk, Generator, Question, Retrieval
 from tests.fakes.messages_api import Behaviour, reply_tool
-from verifier.judges.claude import TOOL_NAME
 from verifier.models import (
     Claim,
     CriticFinding,
@@ -19,7 +20,6 @@ from verifier.models import (
     Vote,
 )
 from verifier.queueing import verification_create
-from verifier.terms import ClaimStatus, RiskLabel, Verdict
 from verifier.verifying import verification_run
 
 # From the sample garden's article on Ashcombe station.

@@ -13,11 +13,11 @@ from typing import Any
 
 from django.conf import settings
 
+from claimcheck.claims import split_claims
+from claimcheck.judges.local import judge_claims
+from claimcheck.judges.types import Source
 from garden.models import Chunk
 from verifier.checking import text_check
-from verifier.claims import split_claims
-from verifier.judges.local import judge_claims
-from verifier.judges.types import Source
 from verifier.models import SpendPurpose
 
 SIX_CLAIMS = 6

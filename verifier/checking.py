@@ -11,20 +11,20 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from garden.claude_api import claude_config
+from claimcheck import claims as claim_splitter
+from claimcheck.judges.types import Source
+from claimcheck.panel import PanelConfig, PanelOutcome, run_panel
+from claimcheck.verdict import Scored, score
 from garden.errors import UserFacingError
 from garden.models import Chunk
 from garden.retrieval import retrieve
 from garden.syntax import strip_citations
 from garden.text import storable
-from verifier import claims as claim_splitter
 from verifier.budget import DailyBudget
-from verifier.judges.types import Source
+from verifier.claude_client import claude_client
 from verifier.models import SpendPurpose
-from verifier.panel import PanelConfig, PanelOutcome, run_panel
 from verifier.retraining import judge_parameters_use
 from verifier.sources import chunk_context
-from verifier.verdict import Scored, score
 
 EMPTY_TEXT = "Please give some text to check."
 TEXT_TOO_LONG = "Text to check is limited to {limit:,} characters; this has {length:,}."
@@ -48,7 +48,7 @@ def panel_config(purpose: SpendPurpose, mode: str | None = None) -> PanelConfig:
     """The panel as configured (or in `mode`), its Claude spending booked to `purpose` in the daily budget."""
     return PanelConfig(
         mode=mode or settings.VERIFIER_MODE,
-        claude=claude_config(),
+        claude=claude_client(),
         juror_model=settings.CLAUDE_JUROR_MODEL,
         tiebreaker_model=settings.CLAUDE_TIEBREAKER_MODEL,
         escalate_below=settings.VERIFIER_ESCALATE_BELOW,

@@ -9,8 +9,8 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.utils import timezone
 
+from claimcheck.terms import ClaimStatus, Verdict, choices
 from garden.models import Answer, Chunk
-from verifier.terms import ClaimStatus, Verdict, choices
 
 
 class VerificationStatus(models.TextChoices):
@@ -292,7 +292,7 @@ class VerifyRunItem(models.Model):
     answers_question = models.BooleanField(
         null=True,
         blank=True,
-        help_text="Whether the answer states the question's expected fact (`verifier.answer_check`), decided when "
+        help_text="Whether the answer states the question's expected fact (`claimcheck.answer_check`), decided when "
         "the item finished; empty when the question has no expected answer.",
     )
 

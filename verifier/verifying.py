@@ -17,14 +17,14 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from claimcheck.critics import BLOCK, ConstraintRules, CriticInput, CriticResult, run_critics
+from claimcheck.panel import LOCAL, CastVote
+from claimcheck.terms import UNSURE_RISK, Flag, RiskLabel
 from garden.models import Answer, Article, Chunk
 from verifier.checking import Checked, text_check
-from verifier.critics import BLOCK, ConstraintRules, CriticInput, CriticResult, run_critics
 from verifier.models import Claim, CriticFinding, SpendPurpose, Verification, VerificationStatus, Vote
-from verifier.panel import LOCAL, CastVote
 from verifier.retraining import judge_parameters_use
 from verifier.sources import answer_passages, answer_sources
-from verifier.terms import UNSURE_RISK, Flag, RiskLabel
 
 logger = logging.getLogger(__name__)
 

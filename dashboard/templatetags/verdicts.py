@@ -8,13 +8,13 @@ from django import template
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from claimcheck.terms import RiskLabel
 from dashboard.presenters import passage_url
 from dashboard.templatetags.groundwork import link_citations
 from garden.models import Answer, Chunk
 from verifier.models import Claim, Verification
 from verifier.selectors import VerdictSummary
 from verifier.selectors import verdict_summary as summarise
-from verifier.terms import RiskLabel
 
 register = template.Library()
 

@@ -9,6 +9,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from claimcheck.terms import Verdict, choices
 from dashboard.charts import Series, line_chart
 from dashboard.permissions import role_required
 from dashboard.views.htmx import HtmxHttpRequest, query_date
@@ -16,7 +17,6 @@ from verifier.health import health_check
 from verifier.logs import LogFilters, alerts, answers_logged, spend_today
 from verifier.models import JudgeParameters, RunStatus, Severity, VerifyRun
 from verifier.roles import RETRAIN_JUDGE, RUN_VERIFY_ALL, VIEW_LOGS
-from verifier.terms import Verdict, choices
 from verifier.verify_all import (
     ANSWERED,
     HEADLINE,

@@ -13,6 +13,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from claimcheck.terms import ClaimStatus
 from dashboard.asking import ask
 from garden.models import Answer, Article, Sync
 from garden.retrieval import retrieve
@@ -29,7 +30,6 @@ from verifier.models import (
     VerifyRun,
     VerifyRunItem,
 )
-from verifier.terms import ClaimStatus
 
 pytestmark = pytest.mark.django_db
 

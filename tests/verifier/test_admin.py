@@ -7,6 +7,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db.models import Model
 
+from claimcheck.terms import ClaimStatus
 from tests.factories import verification_with_claims
 from verifier.models import (
     Decision,
@@ -22,7 +23,6 @@ from verifier.models import (
     VerifyRun,
     VerifyRunItem,
 )
-from verifier.terms import ClaimStatus
 
 pytestmark = pytest.mark.django_db
 

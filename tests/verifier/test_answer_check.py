@@ -2,8 +2,8 @@
 
 import pytest
 
+from claimcheck.answer_check import MIN_KEY_TERM_SHARE, answer_check, key_facts
 from garden.answering import REFUSAL_TEXT
-from verifier.answer_check import MIN_KEY_TERM_SHARE, answer_check, key_facts
 
 TUNNEL = "How long is Cold Knap Tunnel?"
 FOUNDED = "When was the Kestrel Valley Railway Preservation Society founded?"

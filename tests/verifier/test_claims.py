@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from claimcheck.claims import Sentence, split_claims
 from garden.syntax import citation_numbers, strip_citations
-from verifier.claims import Sentence, split_claims
 
 
 def texts(claims: list[Sentence]) -> list[str]:

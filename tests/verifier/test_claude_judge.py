@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 
-from garden.claude_api import ClaudeConfig, ClaudeError, cost_usd
-from tests.fakes.messages_api import Behaviour, FakeMessagesAPI, reply_tool
-from verifier.judges.claude import (
+from claimcheck.claude_client import ClaudeCallError
+from claimcheck.judges.claude import (
     CLAIMS_PER_CALL,
     TOOL_NAME,
     ClaimToJudge,
@@ -20,8 +19,11 @@ from verifier.judges.claude import (
     judge_claims_with_claude,
     most_cost,
 )
-from verifier.judges.types import Ruling, Source
-from verifier.terms import ClaimStatus
+from claimcheck.judges.types import Ruling, Source
+from claimcheck.terms import ClaimStatus
+from garden.claude_api import ClaudeConfig, cost_usd
+from tests.fakes.messages_api import Behaviour, FakeMessagesAPI, reply_tool
+from verifier.claude_client import GardenClaude
 
 MODEL = "claude-haiku-4-5"
 BRIDGE = "The old stone bridge over the Wear was opened in 1932. It is 120 metres long."
@@ -66,7 +68,7 @@ def config(fake_messages_api: FakeMessagesAPI) -> ClaudeConfig:
 def judge(config: ClaudeConfig, **overrides: Any) -> ClaudeJudgement:
     arguments: dict[str, Any] = {"model": MODEL, "claims": CLAIMS, "sources": SOURCES}
     arguments.update(overrides)
-    return judge_claims_with_claude(config, **arguments)
+    return judge_claims_with_claude(GardenClaude(config), **arguments)
 
 
 def user_text(body: dict[str, Any]) -> str:
@@ -186,7 +188,7 @@ def test_malformed_tool_input_raises_malformed(
     fake_messages_api: FakeMessagesAPI, config: ClaudeConfig, tool_input: dict[str, Any], expected: str
 ) -> None:
     fake_messages_api.reply_tool(TOOL_NAME, tool_input)
-    with pytest.raises(ClaudeError) as caught:
+    with pytest.raises(ClaudeCallError) as caught:
         judge(config)
     assert caught.value.kind == "malformed"
     assert expected in caught.value.detail
@@ -245,7 +247,7 @@ def test_a_failed_call_of_a_long_text_fails_the_judgement_and_carries_what_every
         return answer_every_claim(body)
 
     fake_messages_api.set_default(second_call_malformed)
-    with pytest.raises(ClaudeError) as caught:
+    with pytest.raises(ClaudeCallError) as caught:
         judge(config, claims=MANY_CLAIMS)
     assert caught.value.kind == "malformed"
     assert fake_messages_api.request_count == 5
@@ -267,13 +269,13 @@ def test_the_most_a_judgement_can_cost_covers_every_byte_sent_and_every_output_t
         ),
         Decimal(0),
     )
-    assert most_cost(config, model=MODEL, claims=MANY_CLAIMS, sources=long_sources) >= bound
-    assert most_cost(config, model=MODEL, claims=(), sources=long_sources) == 0
+    assert most_cost(GardenClaude(config), model=MODEL, claims=MANY_CLAIMS, sources=long_sources) >= bound
+    assert most_cost(GardenClaude(config), model=MODEL, claims=(), sources=long_sources) == 0
 
 
 def test_a_text_only_reply_raises_malformed(fake_messages_api: FakeMessagesAPI, config: ClaudeConfig) -> None:
     fake_messages_api.reply_text("Claim 1 is verified; claim 2 is misattributed.")
-    with pytest.raises(ClaudeError) as caught:
+    with pytest.raises(ClaudeCallError) as caught:
         judge(config)
     assert caught.value.kind == "malformed" and "tool_use" in caught.value.detail
 
@@ -291,7 +293,7 @@ def test_other_claude_errors_propagate_unchanged(fake_messages_api: FakeMessages
     config = ClaudeConfig(
         api_key="sk-ant-test-bad-key-0000", base_url=fake_messages_api.base_url, max_retries=0
     )
-    with pytest.raises(ClaudeError) as caught:
+    with pytest.raises(ClaudeCallError) as caught:
         judge(config)
     assert caught.value.kind == "auth"
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-import verifier.critics as critics
-from verifier.critics import (
+import claimcheck.critics as critics
+from claimcheck.critics import (
     BLOCK,
     CHECKS,
     WARN,
@@ -23,7 +23,7 @@ from verifier.critics import (
     run_critics,
     safety,
 )
-from verifier.critics.base import Finding
+from claimcheck.critics.base import Finding
 
 VIADUCT_ARTICLE = (
     "Harrowden Viaduct carries the railway across the River Kest between km 5.1 and km 5.3, north of "

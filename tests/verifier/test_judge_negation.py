@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from verifier.claims import split_claims
-from verifier.judges.local import judge_claims
-from verifier.judges.types import Ruling, Source
-from verifier.terms import ClaimStatus, Flag
+from claimcheck.claims import split_claims
+from claimcheck.judges.local import judge_claims
+from claimcheck.judges.types import Ruling, Source
+from claimcheck.terms import ClaimStatus, Flag
 
 HEDGES = (
     "The hedges along the lane are never cut in spring, because birds nest in them then; "

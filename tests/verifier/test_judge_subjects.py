@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from verifier.claims import split_claims
-from verifier.judges.local import judge_claims, judge_text
-from verifier.judges.types import Ruling, Source
-from verifier.terms import ClaimStatus, Flag
+from claimcheck.claims import split_claims
+from claimcheck.judges.local import judge_claims, judge_text
+from claimcheck.judges.types import Ruling, Source
+from claimcheck.terms import ClaimStatus, Flag
 
 STATIONS = "Millbridge station has two platforms and a footbridge. Fellside station has a single platform and a turntable."
 ENGINES = "The tank engines are washed out every 30 days; the tender engine every 45 days."

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from verifier.claims import split_claims
-from verifier.judges.local import judge_claims, judge_text
-from verifier.judges.types import Ruling, Source
-from verifier.terms import NOT_SUPPORTED, ClaimStatus, Flag
+from claimcheck.claims import split_claims
+from claimcheck.judges.local import judge_claims, judge_text
+from claimcheck.judges.types import Ruling, Source
+from claimcheck.terms import NOT_SUPPORTED, ClaimStatus, Flag
 
 EIFFEL = "The Eiffel Tower opened in Paris in 1889."
 COLOSSEUM = "The Colosseum is an ancient amphitheatre in the centre of Rome, completed in 80 AD under Titus."

@@ -4,14 +4,16 @@ import dataclasses
 from decimal import Decimal
 from typing import Any
 
-from garden.claude_api import ClaudeConfig, Usage
+from claimcheck.claims import split_claims
+from claimcheck.claude_client import Usage
+from claimcheck.judges.claude import TOOL_NAME, ClaimToJudge, most_cost
+from claimcheck.judges.types import Source
+from claimcheck.panel import BUDGET_SPENT, NO_KEY, TIEBREAKER_BUDGET_SPENT, PanelConfig, run_panel
+from claimcheck.terms import Flag, RiskLabel
+from claimcheck.verdict import score
+from garden.claude_api import ClaudeConfig
 from tests.fakes.messages_api import status
-from verifier.claims import split_claims
-from verifier.judges.claude import TOOL_NAME, ClaimToJudge, most_cost
-from verifier.judges.types import Source
-from verifier.panel import BUDGET_SPENT, NO_KEY, TIEBREAKER_BUDGET_SPENT, PanelConfig, run_panel
-from verifier.terms import Flag, RiskLabel
-from verifier.verdict import score
+from verifier.claude_client import GardenClaude
 
 SOURCES = [Source(1, "The Eiffel Tower opened in Paris in 1889. It is 330 metres tall.")]
 ANSWER = "The Eiffel Tower opened in Paris in 1889 [1]. It is 330 metres tall [1]."
@@ -76,8 +78,10 @@ def most(api: Any, model: str, claim_numbers: tuple[int, ...] = (1, 2)) -> Decim
 
 def config(api: Any, *, budget: Decimal = Decimal(5), mode: str = "cascade") -> PanelConfig:
     claude = (
-        ClaudeConfig(
-            api_key="sk-ant-test-0000-not-real", base_url=api.base_url, max_retries=1, timeout_seconds=2.0
+        GardenClaude(
+            ClaudeConfig(
+                api_key="sk-ant-test-0000-not-real", base_url=api.base_url, max_retries=1, timeout_seconds=2.0
+            )
         )
         if api
         else None

@@ -5,8 +5,8 @@ import threading
 
 import pytest
 
-from verifier.judges.local import sources
-from verifier.judges.local.sources import forget_prepared_sources, prepare_sources
+from claimcheck.judges.local import sources
+from claimcheck.judges.local.sources import forget_prepared_sources, prepare_sources
 
 TEXTS = [
     f"Hive number {n} stands by the {n}th apple tree of the orchard. It holds {n + 8} frames."

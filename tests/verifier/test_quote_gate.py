@@ -8,9 +8,9 @@ from collections.abc import Callable
 import pytest
 from rapidfuzz import fuzz
 
-from verifier.judges.types import Ruling, Source
-from verifier.quote_gate import check_quote, gate_vote
-from verifier.terms import Flag
+from claimcheck.judges.types import Ruling, Source
+from claimcheck.quote_gate import check_quote, gate_vote
+from claimcheck.terms import Flag
 
 BRIDGE = (
     "In the spring of 1932 the old stone bridge over the Wear was opened to traffic by the mayor.\n"

@@ -16,11 +16,11 @@ from typing import Any, TextIO
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from claimcheck.judges.types import Source
+from claimcheck.terms import NOT_SUPPORTED
 from garden.text import storable
 from verifier.checking import text_check
-from verifier.judges.types import Source
 from verifier.models import SpendPurpose
-from verifier.terms import NOT_SUPPORTED
 
 TEXT_TOO_LONG = "line {number}: skipped, the text is limited to {limit:,} characters; this has {length:,}."
 
