@@ -19,9 +19,8 @@ from claimcheck.judges.claude import ClaimToJudge, ClaudeJudgement, judge_claims
 from claimcheck.judges.local import judge_claims
 from claimcheck.judges.types import Ruling, Source
 from claimcheck.quote_gate import gate_vote
-from claimcheck.terms import DELTA, ClaimStatus
+from claimcheck.terms import DELTA, LOCAL_JUDGE, ClaimStatus, JudgeMode, JurorRole
 
-LOCAL = "local"
 NO_KEY = "Only the weaker local judge ran: no Claude judge is configured (no API key)."
 BUDGET_SPENT = (
     "Only the weaker local judge ran: what is left of today's judge budget cannot cover a Claude call."
@@ -36,8 +35,8 @@ TIEBREAKER_BUDGET_SPENT = (
 
 @dataclass(frozen=True)
 class CastVote:
-    judge: str
-    role: str
+    judge: str  # LOCAL_JUDGE, or the Claude model that voted
+    role: JurorRole
     vote: Ruling
 
 
@@ -68,7 +67,7 @@ class PanelOutcome:
 
 @dataclass(frozen=True)
 class PanelConfig:
-    mode: str  # local | claude | cascade
+    mode: JudgeMode
     claude: ClaudeClient | None  # None: no API key
     juror_model: str
     tiebreaker_model: str
@@ -128,18 +127,18 @@ def run_panel(claims: Sequence[Sentence], sources: Sequence[Source], config: Pan
     by_number = {s.index: s for s in sources}
     outcome = PanelOutcome(votes=[[] for _ in checkable], escalated=[False] * len(checkable))
     if not checkable:
-        outcome.local_only = config.mode == "local" or config.claude is None
+        outcome.local_only = config.mode == JudgeMode.LOCAL or config.claude is None
         return outcome
 
     def local_votes() -> list[Ruling]:
         votes = _gated(judge_claims(checkable, sources), by_number)
         for cast, vote in zip(outcome.votes, votes, strict=True):
-            cast.append(CastVote(LOCAL, "juror", vote))
+            cast.append(CastVote(LOCAL_JUDGE, JurorRole.JUROR, vote))
         return votes
 
-    local = local_votes() if config.mode != "claude" or config.claude is None else []
+    local = local_votes() if config.mode != JudgeMode.CLAUDE or config.claude is None else []
     outcome.finals = list(local)
-    if config.mode == "local":
+    if config.mode == JudgeMode.LOCAL:
         return outcome
     if config.claude is None:
         outcome.disclosure = NO_KEY
@@ -160,7 +159,7 @@ def run_panel(claims: Sequence[Sentence], sources: Sequence[Source], config: Pan
     outcome.local_only = False
     jurors = _gated(judgement.votes, by_number)
     for votes, vote in zip(outcome.votes, jurors, strict=True):
-        votes.append(CastVote(config.juror_model, "juror", vote))
+        votes.append(CastVote(config.juror_model, JurorRole.JUROR, vote))
 
     # A claim goes to the tie-breaker when the jurors disagree or one of them is unsure. In Claude-only mode
     # the Claude juror is the only one.
@@ -188,6 +187,6 @@ def run_panel(claims: Sequence[Sentence], sources: Sequence[Source], config: Pan
         outcome.disclosure = TIEBREAKER_FAILED.format(reason=error.message)
         return outcome
     for i, vote in zip(disputed, _gated(tie.votes, by_number), strict=True):
-        outcome.votes[i].append(CastVote(config.tiebreaker_model, "tiebreaker", vote))
+        outcome.votes[i].append(CastVote(config.tiebreaker_model, JurorRole.TIEBREAKER, vote))
         outcome.finals[i] = vote
     return outcome

@@ -1,5 +1,6 @@
-"""The verifier's vocabulary, defined once: claim statuses and their delta scores, verdicts, risk labels and the
-flags a judge or a gate puts on a claim (see docs/architecture.md, "Checking an answer", and README).
+"""The engine's vocabulary, defined once: claim statuses and their delta scores, verdicts, risk labels, the
+flags a judge or a gate puts on a claim, the panel's modes and roles, and the critics' severities (see
+docs/architecture.md, "Checking an answer", and README).
 
 The models, both judges, the verdict, the review queue, the quote gate, the templates and the API all read these
 names from here. Pure Python: no Django (the models turn these into field choices with `choices`).
@@ -123,6 +124,52 @@ CONTRADICTION_FLAGS: Final = frozenset(
 )
 
 
-def choices(members: Iterable[ClaimStatus | Verdict]) -> list[tuple[str, str]]:
+class JudgeMode(StrEnum):
+    """Which judges the panel runs (`VERIFIER_MODE`)."""
+
+    LOCAL = "local"
+    CLAUDE = "claude"
+    CASCADE = "cascade"
+
+    @property
+    def label(self) -> str:
+        return _MODE_LABELS[self]
+
+
+_MODE_LABELS: Final = {
+    JudgeMode.LOCAL: "Local judge only",
+    JudgeMode.CLAUDE: "Claude judge only",
+    JudgeMode.CASCADE: "Panel: local and Claude jurors, Claude tie-breaker",
+}
+# The judge a vote of the local judge names (a Claude vote names its model).
+LOCAL_JUDGE: Final = JudgeMode.LOCAL.value
+
+
+class JurorRole(StrEnum):
+    """The part a vote plays in the panel."""
+
+    JUROR = "juror"
+    TIEBREAKER = "tiebreaker"
+
+    @property
+    def label(self) -> str:
+        return "Tie-breaker" if self is JurorRole.TIEBREAKER else "Juror"
+
+
+class Severity(StrEnum):
+    """What a failed critic check does: a warning shown beside the answer, or a block that withholds it."""
+
+    WARN = "warn"
+    BLOCK = "block"
+
+    @property
+    def label(self) -> str:
+        return "Warning" if self is Severity.WARN else "Block"
+
+
+Term = ClaimStatus | Verdict | JudgeMode | JurorRole | Severity
+
+
+def choices(members: Iterable[Term]) -> list[tuple[str, str]]:
     """(value, label) pairs for a model field's or a form's choices."""
     return [(member.value, member.label) for member in members]

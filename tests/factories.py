@@ -7,14 +7,12 @@ from django.contrib.auth.models import Group, User
 from django.test import Client
 
 from claimcheck.judges.claude import TOOL_NAME
-from claimcheck.terms import ClaimStatus, RiskLabel, Verdict
+from claimcheck.terms import ClaimStatus, JudgeMode, RiskLabel, Severity, Verdict
 from garden.models import Answer, AnswerSource, Article, Chunk, Generator, Question, Retrieval
 from tests.fakes.messages_api import Behaviour, reply_tool
 from verifier.models import (
     Claim,
     CriticFinding,
-    JudgeMode,
-    Severity,
     Verification,
     VerificationStatus,
     Vote,

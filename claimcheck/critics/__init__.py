@@ -16,23 +16,21 @@ from typing import Final
 
 from claimcheck.critics import citation_gate, constraints, fabricated_reference, safety
 from claimcheck.critics.base import (
-    BLOCK,
-    WARN,
     ConstraintRules,
     Critic,
     CriticInput,
     CriticResult,
+    Severity,
     SourcePassage,
 )
 
 __all__ = [
-    "BLOCK",
     "CHECKS",
-    "WARN",
     "ConstraintRules",
     "Critic",
     "CriticInput",
     "CriticResult",
+    "Severity",
     "SourcePassage",
     "run_critics",
 ]

@@ -13,17 +13,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from claimcheck.terms import Severity
 from garden.syntax import MARKER, marker_numbers
 
 __all__ = [
-    "BLOCK",
     "FENCED_CODE",
-    "WARN",
     "ConstraintRules",
     "Critic",
     "CriticInput",
     "CriticResult",
     "Finding",
+    "Severity",
     "SourcePassage",
     "Words",
     "blank_code",
@@ -32,9 +32,6 @@ __all__ = [
     "numbers_in",
     "plural",
 ]
-
-WARN: Final = "warn"
-BLOCK: Final = "block"
 
 
 @dataclass(frozen=True)
@@ -74,7 +71,7 @@ class CriticResult:
     """One check's verdict; `error` is set (and `passed` True) when the check itself crashed."""
 
     check: str
-    severity: str
+    severity: Severity
     passed: bool
     message: str
     details: dict[str, Any]
@@ -96,11 +93,9 @@ class Critic:
 
     __slots__ = ("_evaluate", "name", "severity")
 
-    def __init__(self, name: str, severity: str, evaluate: Callable[[CriticInput], Finding]) -> None:
-        if severity not in (WARN, BLOCK):
-            raise ValueError(f"unknown severity {severity!r}")
+    def __init__(self, name: str, severity: Severity, evaluate: Callable[[CriticInput], Finding]) -> None:
         self.name: Final = name
-        self.severity: Final = severity
+        self.severity: Final = Severity(severity)  # ValueError for an unknown one
         self._evaluate = evaluate
 
     def __call__(self, critic_input: CriticInput) -> CriticResult:

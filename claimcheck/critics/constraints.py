@@ -11,12 +11,13 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from claimcheck.critics.base import WARN, Critic, CriticInput, Finding, citation_markers, plural
+from claimcheck.critics.base import Critic, CriticInput, Finding, citation_markers, plural
+from claimcheck.terms import Severity
 
 __all__ = ["CHECK", "NAME", "SEVERITY", "check_constraints"]
 
 NAME: Final = "constraints"
-SEVERITY: Final = WARN
+SEVERITY: Final = Severity.WARN
 
 PASSED_MESSAGE: Final = "The answer meets the operator's rules."
 FAILED_MESSAGE: Final = "The answer breaks the operator's rules: {reasons}."

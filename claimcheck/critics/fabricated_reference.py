@@ -10,13 +10,14 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from claimcheck.critics.base import WARN, Critic, CriticInput, Finding, blank_code, citation_markers, plural
+from claimcheck.critics.base import Critic, CriticInput, Finding, blank_code, citation_markers, plural
+from claimcheck.terms import Severity
 from garden.syntax import WIKILINK, slugify
 
 __all__ = ["CHECK", "NAME", "NAMED_ARTICLE", "SEVERITY", "fabricated_references"]
 
 NAME: Final = "fabricated_reference"
-SEVERITY: Final = WARN
+SEVERITY: Final = Severity.WARN
 
 PASSED_MESSAGE: Final = "Every article, link and citation the answer names exists."
 FAILED_MESSAGE: Final = "The answer names {count} that {verb} not exist: {items}."

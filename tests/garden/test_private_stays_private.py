@@ -13,7 +13,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from claimcheck.terms import ClaimStatus
+from claimcheck.terms import ClaimStatus, JudgeMode
 from dashboard.asking import ask
 from garden.models import Answer, Article, Sync
 from garden.retrieval import retrieve
@@ -23,7 +23,6 @@ from tests.factories import answer_for, garden_write, login
 from verifier.models import (
     Claim,
     GoldenQuestion,
-    JudgeMode,
     RunStatus,
     Verification,
     VerificationStatus,

@@ -7,12 +7,11 @@ import pytest
 from django.contrib.auth.models import User
 from django.db.models import Model
 
-from claimcheck.terms import ClaimStatus
+from claimcheck.terms import ClaimStatus, JudgeMode
 from tests.factories import verification_with_claims
 from verifier.models import (
     Decision,
     GoldenQuestion,
-    JudgeMode,
     JudgeParameters,
     JudgeSpend,
     Review,

@@ -9,7 +9,7 @@ from claimcheck.claude_client import Usage
 from claimcheck.judges.claude import TOOL_NAME, ClaimToJudge, most_cost
 from claimcheck.judges.types import Source
 from claimcheck.panel import BUDGET_SPENT, NO_KEY, TIEBREAKER_BUDGET_SPENT, PanelConfig, run_panel
-from claimcheck.terms import Flag, RiskLabel
+from claimcheck.terms import Flag, JudgeMode, RiskLabel
 from claimcheck.verdict import score
 from garden.claude_api import ClaudeConfig
 from tests.fakes.messages_api import status
@@ -76,7 +76,7 @@ def most(api: Any, model: str, claim_numbers: tuple[int, ...] = (1, 2)) -> Decim
     return most_cost(claude, model=model, claims=to_judge, sources=SOURCES)
 
 
-def config(api: Any, *, budget: Decimal = Decimal(5), mode: str = "cascade") -> PanelConfig:
+def config(api: Any, *, budget: Decimal = Decimal(5), mode: JudgeMode = JudgeMode.CASCADE) -> PanelConfig:
     claude = (
         GardenClaude(
             ClaudeConfig(
@@ -154,7 +154,7 @@ def test_a_call_is_made_only_when_what_is_left_covers_the_most_it_can_cost(fake_
 
 def test_claude_only_mode_with_the_budget_spent_still_judges_every_claim_locally(fake_messages_api):
     outcome = run_panel(
-        split_claims(ANSWER), SOURCES, config(fake_messages_api, budget=Decimal(0), mode="claude")
+        split_claims(ANSWER), SOURCES, config(fake_messages_api, budget=Decimal(0), mode=JudgeMode.CLAUDE)
     )
     assert fake_messages_api.request_count == 0
     assert outcome.local_only and outcome.disclosure == BUDGET_SPENT
@@ -211,14 +211,14 @@ def test_a_reply_that_cannot_be_used_still_counts_what_it_was_billed(fake_messag
 
 def test_claude_only_mode_uses_no_local_vote(fake_messages_api):
     juror_says(fake_messages_api, "verified", 0.95)
-    outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api, mode="claude"))
+    outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api, mode=JudgeMode.CLAUDE))
     assert outcome.judges == {JUROR}
 
 
 def test_claude_only_mode_sends_a_claim_its_juror_is_unsure_of_to_the_tie_breaker(fake_messages_api):
     juror_says(fake_messages_api, "inferred", 0.4)
     tie_breaker_says(fake_messages_api, "verified", 0.9)
-    outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api, mode="claude"))
+    outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api, mode=JudgeMode.CLAUDE))
 
     assert outcome.escalated == [False, True]
     assert outcome.judges == {JUROR, TIEBREAKER}

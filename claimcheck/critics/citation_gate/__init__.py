@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from claimcheck.critics.base import WARN, Critic, CriticInput, Finding, plural
+from claimcheck.critics.base import Critic, CriticInput, Finding, plural
 from claimcheck.critics.citation_gate.items import CORRECTED, DROPPED, SUPPORT_THRESHOLD, VERIFIED
 from claimcheck.critics.citation_gate.numbered import audit_numbered
 from claimcheck.critics.citation_gate.paths import LINE_RADIUS, audit_paths
 from claimcheck.critics.citation_gate.quotes import FUZZY_QUOTE_SCORE, MIN_QUOTE_CHARS, audit_quotes
+from claimcheck.terms import Severity
 
 __all__ = [
     "CHECK",
@@ -35,7 +36,7 @@ __all__ = [
 ]
 
 NAME: Final = "citation_gate"
-SEVERITY: Final = WARN
+SEVERITY: Final = Severity.WARN
 
 NOTHING_MESSAGE: Final = "The answer has no citations or quotes to audit."
 SUMMARY_MESSAGE: Final = "{total}: {verified} verified at original location, {corrected} corrected, {dropped} dropped; {fabrications} caught."

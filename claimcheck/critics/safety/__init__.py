@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from claimcheck.claims import split_sentences
-from claimcheck.critics.base import BLOCK, FENCED_CODE, Critic, CriticInput, Finding, blank_code
+from claimcheck.critics.base import FENCED_CODE, Critic, CriticInput, Finding, blank_code
 from claimcheck.critics.safety.instructions import instructed
 from claimcheck.critics.safety.rules import (
     ACTION,
@@ -40,11 +40,12 @@ from claimcheck.critics.safety.rules import (
     RULES,
     Rule,
 )
+from claimcheck.terms import Severity
 
 __all__ = ["BYPASS_AUTH", "CATEGORIES", "CHECK", "DELETE_DATA", "EXPOSE_SECRETS", "NAME", "SEVERITY", "scan"]
 
 NAME: Final = "safety"
-SEVERITY: Final = BLOCK
+SEVERITY: Final = Severity.BLOCK
 
 PASSED_MESSAGE: Final = "No instruction to delete data, expose secrets or bypass authentication was found."
 BLOCKED_MESSAGE: Final = "Blocked: the answer instructs {labels}."
