@@ -12,39 +12,17 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Final, Literal
 
+from claimcheck.text import CARDINALS, MONTH_ABBREVIATIONS, MONTH_NAMES
 from garden.syntax import MARKER
 
 Kind = Literal["number", "date", "time", "ratio", "code"]
 
 MONTHS: Final = {
     name: number
-    for number, names in enumerate(
-        (
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ),
-        start=1,
-    )
-    for name in names
+    for number, month in enumerate(MONTH_NAMES, start=1)
+    for name in (month, *(short for short, named in MONTH_ABBREVIATIONS.items() if named == month))
 }
-_UNITS_AND_TEENS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen"
-)
-_TENS_WORDS = "twenty thirty forty fifty sixty seventy eighty ninety"
-NUMBER_WORDS: Final = {word: number for number, word in enumerate(_UNITS_AND_TEENS.split(" "))} | {
-    word: 10 * tens for tens, word in enumerate(_TENS_WORDS.split(" "), 2)
-}
+NUMBER_WORDS: Final = dict(CARDINALS)
 # Written units and the one name each stands for; longest first, so "km/h" is not read as "km".
 UNITS: Final = {
     "miles per hour": "mph",

@@ -11,13 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
+from claimcheck.text import word_set
 
-def _word_set(words: str) -> frozenset[str]:
-    """A set from a whitespace-separated word list (keeps long vocabularies readable)."""
-    return frozenset(words.split())
-
-
-STOP_WORDS: Final = _word_set(
+STOP_WORDS: Final = word_set(
     """
     a about above across after again against ago all almost along also although am among an and another any are
     around as at be because been before being below between both but by can cannot could currently did do does

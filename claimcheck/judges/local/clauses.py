@@ -16,7 +16,6 @@ from typing import Final
 from claimcheck.judges.local.encoding import Text
 from claimcheck.judges.local.figures import is_year, number_value
 from claimcheck.judges.local.lexicon import (
-    MONTH_NAMES,
     MONTHS,
     STOPWORDS,
     VAGUE_NUMBER_WORDS,
@@ -31,8 +30,8 @@ from claimcheck.judges.local.subjects import (
     Subject,
     name_positions,
     subject_of,
-    word_set,
 )
+from claimcheck.text import MONTH_NAMES, word_set
 
 _BREAK_RE: Final = re.compile(r"[;:()\[\]—–]|\s-\s")
 # Conjunctions that always open a new clause, and those that do so only after a comma ("for a while" is not one).

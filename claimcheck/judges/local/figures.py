@@ -7,7 +7,8 @@ import re
 from decimal import Decimal
 from typing import TYPE_CHECKING, Final
 
-from claimcheck.judges.local.lexicon import APPROXIMATELY, MONTH_NAMES, NUMBER_WORDS
+from claimcheck.judges.local.lexicon import APPROXIMATELY, NUMBER_WORDS
+from claimcheck.text import MONTH_NAMES
 
 if TYPE_CHECKING:
     from claimcheck.judges.local.encoding import Text

@@ -7,17 +7,14 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
+from claimcheck.text import CARDINALS, MONTH_ABBREVIATIONS, MONTH_NAMES, word_set
+
 _WORD_RE = re.compile(r"\d+(?:[.,:/]\d+)*(?:st|nd|rd|th|s)?%?|[A-Za-z\u00c0-\u024f]+(?:['’][A-Za-z]+)?")
-
-
-def _word_set(words: str) -> frozenset[str]:
-    """A set from a whitespace-separated word list (keeps long vocabularies readable)."""
-    return frozenset(words.split())
 
 
 # The judge's own list and stemmer: every feature the calibrated parameters weigh is counted through them, so they
 # change only with a recalibration. Negations are left out on purpose: a dropped "not" is what the judge looks for.
-STOPWORDS = _word_set(
+STOPWORDS = word_set(
     """a about above after again against all also am an and any are aren't as at be because been before being
     below between both but by can could did do does doing down during each few for from further had has have
     having he her here hers herself him himself his how i if in into is it its itself just me more most my
@@ -29,21 +26,15 @@ STOPWORDS = _word_set(
     must shall us ok okay yes yeah oh well really like get got go going gone say says said thing things lot
     lots much many every per via among within upon onto"""
 )
-_NEGATIONS = _word_set(
+_NEGATIONS = word_set(
     """not no never none nobody nothing neither nor without cannot can't don't doesn't didn't isn't aren't
     wasn't weren't won't wouldn't shouldn't couldn't hasn't haven't hadn't mustn't nowhere n't fail fails
     failed unable lack lacks lacked"""
 )
 _NEGATION_PREFIXES = ("un", "in", "im", "ir", "il", "dis", "non", "mis")
-MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-               "november", "december")  # fmt: skip
-MONTHS = frozenset(MONTH_NAMES) | _word_set("jan feb mar apr jun jul aug sep sept oct nov dec")
-NUMBER_WORDS = {
-    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
-    "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "thirteen": "13",
-    "fourteen": "14", "fifteen": "15", "sixteen": "16", "seventeen": "17", "eighteen": "18",
-    "nineteen": "19", "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60",
-    "seventy": "70", "eighty": "80", "ninety": "90", "hundred": "100", "thousand": "1000",
+MONTHS = frozenset(MONTH_NAMES) | frozenset(MONTH_ABBREVIATIONS)
+NUMBER_WORDS = {word: str(number) for word, number in CARDINALS.items()} | {
+    "hundred": "100", "thousand": "1000",
     "million": "1000000", "billion": "1000000000", "first": "1", "second": "2", "third": "3",
     "fourth": "4", "fifth": "5", "sixth": "6", "seventh": "7", "eighth": "8", "ninth": "9", "tenth": "10",
     "once": "1", "twice": "2", "half": "0.5", "dozen": "12", "single": "1", "double": "2", "triple": "3",

@@ -11,12 +11,7 @@ from typing import Final
 
 from claimcheck.judges.local.figures import number_value
 from claimcheck.judges.local.lexicon import MONTHS, STOPWORDS, stem
-
-
-def word_set(words: str) -> frozenset[str]:
-    """The words of a list written as one string, one space apart."""
-    return frozenset(words.split())
-
+from claimcheck.text import word_set
 
 PRONOUNS: Final = word_set(
     """i you he she it we they this that these those there here one someone somebody everyone everybody anyone
