@@ -14,7 +14,7 @@ timeout = 120
 
 def post_fork(server: Any, worker: Any) -> None:
     from garden import embeddings
-    from verifier.judges.local.encoding import judge_backend
+    from verifier.encoder import judge_backend
 
     embeddings.use_one_thread()
     # Loaded before the first request, not during it: the embedding backend, and the judge's if another.

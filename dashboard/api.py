@@ -14,6 +14,7 @@ from ninja import Field, NinjaAPI, Schema, Status
 from ninja.errors import HttpError
 from ninja.utils import check_csrf
 
+from claimcheck.terms import ClaimStatus, RiskLabel, Verdict
 from dashboard.asking import ask
 from dashboard.permissions import check_mode, may_ask, may_check
 from dashboard.presenters import checked_payload, health_payload
@@ -26,7 +27,6 @@ from verifier.checking import CheckError, garden_check
 from verifier.health import health_check
 from verifier.roles import VIEW_LOGS
 from verifier.selectors import verification_for_answer
-from verifier.terms import ClaimStatus, RiskLabel, Verdict
 
 CSRF_FAILED = (
     "This request carries a session cookie but no valid CSRF token: send the csrftoken cookie's value in the "

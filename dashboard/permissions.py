@@ -11,7 +11,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 
-from verifier.panel import LOCAL
+from claimcheck.terms import JudgeMode
 from verifier.roles import ASK
 
 View = TypeVar("View", bound=Callable[..., HttpResponse])
@@ -27,10 +27,10 @@ def may_check(request: HttpRequest) -> bool:
     return bool(settings.ANONYMOUS_CAN_CHECK or request.user.has_perm(ASK))
 
 
-def check_mode(request: HttpRequest) -> str | None:
+def check_mode(request: HttpRequest) -> JudgeMode | None:
     """The judge panel a fact-check runs: as configured for readers; the local judge alone for visitors who are
     not, so that they cannot spend the Claude budget."""
-    return None if request.user.has_perm(ASK) else LOCAL
+    return None if request.user.has_perm(ASK) else JudgeMode.LOCAL
 
 
 def ask_required(view: View) -> View:

@@ -15,11 +15,11 @@ from typing import Annotated, Any, Literal
 from django.db import models
 from pydantic import Field, PlainSerializer, TypeAdapter
 
+from claimcheck.terms import ClaimStatus, RiskLabel, Verdict
 from garden.models import Answer, Chunk, Generator
 from verifier.models import Claim as ClaimRow
 from verifier.models import CriticFinding, JurorRole, Severity, Verification, VerificationStatus, Vote
 from verifier.selectors import verdict_summary
-from verifier.terms import ClaimStatus, RiskLabel, Verdict
 
 PAGE_ONLY = Field(exclude=True)
 CITED_AS = 'How the source is cited: its title, with its page for a PDF ("Hive care, p. 2").'

@@ -107,7 +107,7 @@ def _trimmed(text: str, start: int, end: int) -> Span | None:
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     """Sentences of `text[start:end]`; a trailing `[n]` citation stays with the sentence before it.
 
-    The garden's splitter, beside the claim splitter (`verifier.claims.split_sentences`), on purpose: a chunk
+    The garden's splitter, beside the claim splitter (`claimcheck.claims.split_sentences`), on purpose: a chunk
     is a slice of the note as written, heading marks, bullets and table pipes included, so this one cuts only
     at sentence ends and keeps the markup that the claim splitter trims off a claim; every stored chunk's
     boundaries (and so its embedding) rest on it.

@@ -7,20 +7,18 @@ from pathlib import Path
 from django.contrib.auth.models import Group, User
 from django.test import Client
 
+from claimcheck.judges.claude import TOOL_NAME
+from claimcheck.terms import ClaimStatus, JudgeMode, RiskLabel, Severity, Verdict
 from garden.models import Answer, AnswerSource, Article, Chunk, Generator, Question, Retrieval
 from tests.fakes.messages_api import Behaviour, reply_tool
-from verifier.judges.claude import TOOL_NAME
 from verifier.models import (
     Claim,
     CriticFinding,
-    JudgeMode,
-    Severity,
     Verification,
     VerificationStatus,
     Vote,
 )
 from verifier.queueing import verification_create
-from verifier.terms import ClaimStatus, RiskLabel, Verdict
 from verifier.verifying import verification_run
 
 # From the sample garden's article on Ashcombe station.

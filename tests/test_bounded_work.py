@@ -19,6 +19,11 @@ import pytest
 from django.conf import settings as django_settings
 from django.core.management import CommandError, call_command
 
+from claimcheck.claims import split_claims
+from claimcheck.critics.base import blank_code, citation_markers
+from claimcheck.critics.citation_gate import numbered, paths, quotes
+from claimcheck.judges.local import clauses, encoding, lexicon
+from claimcheck.judges.local import sources as judge_sources
 from dashboard.api import BODY_TOO_BIG
 from dashboard.markdown import render_markdown
 from garden.answering import QuestionError, question_clean
@@ -28,11 +33,6 @@ from garden.notes import ArticleFileError, parse_article_text
 from garden.preflight import preflight
 from garden.syntax import citation_numbers, strip_citations
 from verifier.checking import CheckError, check_text_clean
-from verifier.claims import split_claims
-from verifier.critics.base import blank_code, citation_markers
-from verifier.critics.citation_gate import numbered, paths, quotes
-from verifier.judges.local import clauses, encoding, lexicon
-from verifier.judges.local import sources as judge_sources
 
 SIZE = 1_000_000
 # A linear entry point takes a few to a hundred units on these texts; a quadratic one takes 10,000s.

@@ -62,8 +62,8 @@ def test_a_mistyped_choice_stops_the_site_at_start_with_the_setting_and_its_choi
 def test_the_settings_choices_are_the_code_s_own():
     from django.conf import settings
 
+    from claimcheck.terms import JudgeMode
     from garden.embeddings import EmbeddingBackend
-    from verifier.models import JudgeMode
 
-    assert set(settings.VERIFIER_MODES) == set(JudgeMode.values)
+    assert set(settings.VERIFIER_MODES) == set(JudgeMode)
     assert set(settings.EMBEDDING_BACKENDS) == {backend.value for backend in EmbeddingBackend}

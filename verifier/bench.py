@@ -13,11 +13,12 @@ from typing import Any
 
 from django.conf import settings
 
+from claimcheck.claims import split_claims
+from claimcheck.judges.local import judge_claims
+from claimcheck.judges.types import Source
+from claimcheck.terms import JudgeMode
 from garden.models import Chunk
 from verifier.checking import text_check
-from verifier.claims import split_claims
-from verifier.judges.local import judge_claims
-from verifier.judges.types import Source
 from verifier.models import SpendPurpose
 
 SIX_CLAIMS = 6
@@ -50,11 +51,11 @@ def bench_judge(runs: int, seed: int = 11) -> dict[str, Any]:
         chunks = rng.sample(pool, EIGHT_CHUNKS)
         cases.append((_answer(chunks, rng), [Source(i, c.text) for i, c in enumerate(chunks, start=1)]))
     # Load the models once, outside the timings.
-    text_check(*cases[0], purpose=SpendPurpose.BATCH, mode="local")
+    text_check(*cases[0], purpose=SpendPurpose.BATCH, mode=JudgeMode.LOCAL)
     timings = []
     for text, sources in cases:
         began = time.perf_counter()
-        text_check(text, sources, purpose=SpendPurpose.BATCH, mode="local")
+        text_check(text, sources, purpose=SpendPurpose.BATCH, mode=JudgeMode.LOCAL)
         timings.append((time.perf_counter() - began) * 1000)
     claims = [c for text, _ in cases for c in split_claims(text) if c.is_claim]
     batches = [(split_claims(text), sources) for text, sources in cases]

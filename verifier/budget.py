@@ -12,13 +12,13 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Protocol
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from garden.claude_api import Usage
 from verifier.models import JudgeSpend, SpendPurpose
 
 # Advisory-lock key of the ledger (verifications lock in namespace 7401 by their id).
@@ -47,13 +47,27 @@ def spent_today_by_purpose() -> dict[str, Decimal]:
     return {SpendPurpose(row["purpose"]).label: row["total"] for row in rows}
 
 
+class Billed(Protocol):
+    """What a call was billed: the garden's and the engine's `Usage` alike, as both book against this ledger."""
+
+    @property
+    def input_tokens(self) -> int: ...
+
+    @property
+    def output_tokens(self) -> int: ...
+
+    @property
+    def cost_usd(self) -> Decimal: ...
+
+
 def daily_limit() -> Decimal:
     return Decimal(str(settings.VERIFIER_DAILY_BUDGET_USD))
 
 
 @dataclass(frozen=True)
 class DailyBudget:
-    """Today's ledger as a `garden.claude_api.Budget`, each call booked for `purpose`."""
+    """Today's ledger as a `garden.claude_api.Budget` and a `claimcheck.claude_client.Budget`, each call booked
+    for `purpose`."""
 
     purpose: SpendPurpose
 
@@ -65,7 +79,7 @@ class DailyBudget:
                 return None
             return JudgeSpend.objects.create(purpose=self.purpose, model=model, cost_usd=most, settled=False)
 
-    def settle(self, booking: object, usage: Usage) -> None:
+    def settle(self, booking: object, usage: Billed) -> None:
         assert isinstance(booking, JudgeSpend)
         if not usage.cost_usd and not usage.input_tokens and not usage.output_tokens:
             booking.delete()  # no reply came: nothing was billed

@@ -11,20 +11,21 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from garden.claude_api import claude_config
+from claimcheck import claims as claim_splitter
+from claimcheck.judges.types import Source
+from claimcheck.panel import PanelConfig, PanelOutcome, run_panel
+from claimcheck.terms import JudgeMode
+from claimcheck.verdict import Scored, score
 from garden.errors import UserFacingError
 from garden.models import Chunk
 from garden.retrieval import retrieve
 from garden.syntax import strip_citations
 from garden.text import storable
-from verifier import claims as claim_splitter
 from verifier.budget import DailyBudget
-from verifier.judges.types import Source
+from verifier.claude_client import claude_client
 from verifier.models import SpendPurpose
-from verifier.panel import PanelConfig, PanelOutcome, run_panel
 from verifier.retraining import judge_parameters_use
 from verifier.sources import chunk_context
-from verifier.verdict import Scored, score
 
 EMPTY_TEXT = "Please give some text to check."
 TEXT_TOO_LONG = "Text to check is limited to {limit:,} characters; this has {length:,}."
@@ -44,11 +45,11 @@ class Checked:
     judge_available: bool
 
 
-def panel_config(purpose: SpendPurpose, mode: str | None = None) -> PanelConfig:
+def panel_config(purpose: SpendPurpose, mode: JudgeMode | None = None) -> PanelConfig:
     """The panel as configured (or in `mode`), its Claude spending booked to `purpose` in the daily budget."""
     return PanelConfig(
-        mode=mode or settings.VERIFIER_MODE,
-        claude=claude_config(),
+        mode=mode or JudgeMode(settings.VERIFIER_MODE),
+        claude=claude_client(),
         juror_model=settings.CLAUDE_JUROR_MODEL,
         tiebreaker_model=settings.CLAUDE_TIEBREAKER_MODEL,
         escalate_below=settings.VERIFIER_ESCALATE_BELOW,
@@ -57,7 +58,7 @@ def panel_config(purpose: SpendPurpose, mode: str | None = None) -> PanelConfig:
 
 
 def text_check(
-    text: str, sources: Sequence[Source], *, purpose: SpendPurpose, mode: str | None = None
+    text: str, sources: Sequence[Source], *, purpose: SpendPurpose, mode: JudgeMode | None = None
 ) -> Checked:
     """Split `text` into claims and judge them against `sources` (the heart of every verification).
 
@@ -70,7 +71,7 @@ def text_check(
     outcome = run_panel(claims, sources, config)
     scored = score([v.status for v in outcome.finals], [v.confidence for v in outcome.finals])
     # The judge asked for ran: the local one when that is the mode, else Claude (the label stands either way).
-    judge_available = config.mode == "local" or not outcome.local_only
+    judge_available = config.mode == JudgeMode.LOCAL or not outcome.local_only
     return Checked(claims, outcome, scored, judge_available)
 
 
@@ -90,9 +91,9 @@ def check_text_clean(text: str | None) -> str:
     return text
 
 
-def garden_check(text: str | None, *, mode: str | None = None) -> tuple[Checked, list[Chunk]]:
+def garden_check(text: str | None, *, mode: JudgeMode | None = None) -> tuple[Checked, list[Chunk]]:
     """Fact-check any text against the garden: retrieve passages for it, then judge its claims against them
-    (with the panel as configured, or in `mode`, e.g. "local")."""
+    (with the panel as configured, or in `mode`, e.g. `JudgeMode.LOCAL`)."""
     text = check_text_clean(text)
     judge_parameters_use()
     found = retrieve(text)

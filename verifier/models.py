@@ -9,8 +9,8 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.utils import timezone
 
+from claimcheck.terms import ClaimStatus, JudgeMode, JurorRole, Severity, Verdict, choices
 from garden.models import Answer, Chunk
-from verifier.terms import ClaimStatus, Verdict, choices
 
 
 class VerificationStatus(models.TextChoices):
@@ -18,12 +18,6 @@ class VerificationStatus(models.TextChoices):
     RUNNING = "running", "Being checked"
     DONE = "done", "Checked"
     ERROR = "error", "Check failed"
-
-
-class JudgeMode(models.TextChoices):
-    LOCAL = "local", "Local judge only"
-    CLAUDE = "claude", "Claude judge only"
-    CASCADE = "cascade", "Panel: local and Claude jurors, Claude tie-breaker"
 
 
 class ParametersSource(models.TextChoices):
@@ -84,7 +78,7 @@ class Verification(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
-    mode = models.CharField(max_length=10, choices=JudgeMode.choices, blank=True)
+    mode = models.CharField(max_length=10, choices=choices(JudgeMode), blank=True)
     verdict = models.CharField(max_length=15, choices=choices(Verdict), blank=True)
     risk_score = models.PositiveSmallIntegerField(null=True, blank=True)
     risk_label = models.CharField(max_length=2, blank=True)
@@ -206,17 +200,12 @@ class Claim(models.Model):
         return f"{self.verification.answer.get_absolute_url()}#claim-{self.pk}"
 
 
-class JurorRole(models.TextChoices):
-    JUROR = "juror", "Juror"
-    TIEBREAKER = "tiebreaker", "Tie-breaker"
-
-
 class Vote(models.Model):
     """One judge's vote on one claim, after the quote gate."""
 
     claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="votes")
     judge = models.CharField(max_length=60, help_text="'local' or the Claude model name.")
-    role = models.CharField(max_length=12, choices=JurorRole.choices, default=JurorRole.JUROR)
+    role = models.CharField(max_length=12, choices=choices(JurorRole), default=JurorRole.JUROR)
     status = models.CharField(max_length=15, choices=choices(ClaimStatus))
     quote = models.TextField(blank=True)
     source_number = models.PositiveIntegerField(null=True, blank=True)
@@ -263,7 +252,7 @@ class VerifyRun(models.Model):
 
     label = models.CharField(max_length=100)
     status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.RUNNING)
-    mode = models.CharField(max_length=10, choices=JudgeMode.choices)
+    mode = models.CharField(max_length=10, choices=choices(JudgeMode))
     total = models.PositiveIntegerField(default=0)
     report = models.JSONField(default=dict, blank=True)
     started_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
@@ -296,7 +285,7 @@ class VerifyRunItem(models.Model):
     answers_question = models.BooleanField(
         null=True,
         blank=True,
-        help_text="Whether the answer states the question's expected fact (`verifier.answer_check`), decided when "
+        help_text="Whether the answer states the question's expected fact (`claimcheck.answer_check`), decided when "
         "the item finished; empty when the question has no expected answer.",
     )
 
@@ -334,17 +323,12 @@ class Review(models.Model):
         return f"{self.get_decision_display()} on claim {self.claim_id}"
 
 
-class Severity(models.TextChoices):
-    WARN = "warn", "Warning"
-    BLOCK = "block", "Block"
-
-
 class CriticFinding(models.Model):
     """The result of one critic check on an answer; severities are fixed by the check, not by any model."""
 
     verification = models.ForeignKey(Verification, on_delete=models.CASCADE, related_name="findings")
     check_name = models.CharField(max_length=40)
-    severity = models.CharField(max_length=10, choices=Severity.choices)
+    severity = models.CharField(max_length=10, choices=choices(Severity))
     passed = models.BooleanField()
     message = models.TextField(blank=True)
     details = models.JSONField(default=dict, blank=True)

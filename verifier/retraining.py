@@ -16,9 +16,10 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from claimcheck.judges.local import PARAMS_PATH, Params, params_from_dict, params_install
+from claimcheck.terms import ClaimStatus
 from garden.errors import UserFacingError
 from verifier.calibration.editors import MIN_REVIEWS, TOO_FEW_REVIEWS, EditorReview, retrain
-from verifier.judges.local import PARAMS_PATH, Params, params_from_dict, params_install
 from verifier.models import (
     Decision,
     JudgeParameters,
@@ -26,7 +27,6 @@ from verifier.models import (
     ParametersStatus,
     Review,
 )
-from verifier.terms import ClaimStatus
 
 logger = logging.getLogger(__name__)
 

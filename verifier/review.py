@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
 
+from claimcheck.terms import FLAGGED, ClaimStatus
 from garden.errors import UserFacingError
 from garden.models import Answer
 from verifier.models import Claim, Decision, Review, VerificationStatus
-from verifier.terms import FLAGGED, ClaimStatus
 
 WRONG_NEEDS_STATUS = "Say what the correct status is when the judge was wrong."
 NOTE_NEEDED = "Write a note, or choose 'judge right' or 'judge wrong'."

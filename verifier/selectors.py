@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from django.db.models import Prefetch, prefetch_related_objects
 
+from claimcheck.terms import ClaimStatus
 from garden.models import Answer
 from verifier.models import Claim, CriticFinding, Verification, Vote
-from verifier.terms import ClaimStatus
 
 
 @dataclass(frozen=True)

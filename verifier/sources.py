@@ -3,10 +3,10 @@ the critics. Pure reads (they would sit in `selectors.py`, which holds the reads
 
 from __future__ import annotations
 
+from claimcheck.critics import SourcePassage
+from claimcheck.judges.types import Source
 from garden.models import Answer, AnswerSource, Chunk
 from garden.syntax import headings_above
-from verifier.critics import SourcePassage
-from verifier.judges.types import Source
 
 
 def chunk_context(chunk: Chunk) -> str:

@@ -10,8 +10,8 @@ from django.db import InterfaceError, OperationalError
 
 from garden import embeddings
 from verifier import queueing, retraining, verify_all, verifying
+from verifier.encoder import judge_backend
 from verifier.health import Heartbeat
-from verifier.judges.local.encoding import judge_backend
 
 _heartbeat: Heartbeat | None = None
 

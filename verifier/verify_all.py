@@ -15,13 +15,14 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from claimcheck.answer_check import answer_check
+from claimcheck.terms import ClaimStatus
 from garden.answering import question_ask
 from garden.errors import UserFacingError
 from garden.golden import DEFAULT_FILE, OUT_OF_SCOPE, golden_load
 from garden.models import Answer, Article
 from garden.retrieval import Thresholds, calibration_in_force
 from garden.selectors import ANSWER_WITHHELD
-from verifier.answer_check import answer_check
 from verifier.models import (
     Claim,
     GoldenQuestion,
@@ -32,7 +33,6 @@ from verifier.models import (
     VerifyRunItem,
 )
 from verifier.queueing import verification_create
-from verifier.terms import ClaimStatus
 from verifier.verifying import verification_run
 
 logger = logging.getLogger(__name__)

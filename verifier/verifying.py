@@ -17,14 +17,14 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from claimcheck.critics import ConstraintRules, CriticInput, CriticResult, run_critics
+from claimcheck.panel import CastVote
+from claimcheck.terms import LOCAL_JUDGE, UNSURE_RISK, Flag, RiskLabel, Severity
 from garden.models import Answer, Article, Chunk
 from verifier.checking import Checked, text_check
-from verifier.critics import BLOCK, ConstraintRules, CriticInput, CriticResult, run_critics
 from verifier.models import Claim, CriticFinding, SpendPurpose, Verification, VerificationStatus, Vote
-from verifier.panel import LOCAL, CastVote
 from verifier.retraining import judge_parameters_use
 from verifier.sources import answer_passages, answer_sources
-from verifier.terms import UNSURE_RISK, Flag, RiskLabel
 
 logger = logging.getLogger(__name__)
 
@@ -141,7 +141,7 @@ def _store(
         )
         for f in findings
     )
-    verification.blocked = any(not f.passed and f.severity == BLOCK for f in findings)
+    verification.blocked = any(not f.passed and f.severity == Severity.BLOCK for f in findings)
     finals = iter(zip(outcome.finals, outcome.votes, outcome.escalated, strict=True))
     flags = 0
     for ordinal, piece in enumerate(checked.claims):
@@ -193,7 +193,7 @@ def _store(
     verification.cost_usd = outcome.cost_usd
     verification.latency_ms = latency_ms
     # The local judge's version is recorded when it voted (always, unless the panel failed before it did).
-    verification.judge_parameters_id = judge_parameters if LOCAL in outcome.judges else None
+    verification.judge_parameters_id = judge_parameters if LOCAL_JUDGE in outcome.judges else None
     verification.status = VerificationStatus.DONE
     verification.error = ""
     verification.finished_at = timezone.now()
@@ -202,7 +202,7 @@ def _store(
         logger.warning(
             "OPERATOR ALERT: answer %s was blocked by the safety check: %s",
             verification.answer_id,
-            "; ".join(f.message for f in findings if not f.passed and f.severity == BLOCK),
+            "; ".join(f.message for f in findings if not f.passed and f.severity == Severity.BLOCK),
         )
     if scored.delta_score > settings.VERIFIER_ALERT_DELTA:
         logger.warning(

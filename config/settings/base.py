@@ -8,6 +8,7 @@ import environ
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from claimcheck.terms import JudgeMode
 from config import ports
 
 # Lets admin and queryset classes be subscripted for type checking (ModelAdmin[Article]).
@@ -219,8 +220,8 @@ CLAUDE_ANSWER_MAX_TOKENS = env.int("CLAUDE_ANSWER_MAX_TOKENS", default=700)
 # --- The claim judge --------------------------------------------------------------------------
 # local: the offline judge only; claude: the Claude juror (the tie-breaker for claims it is unsure of);
 # cascade: local and Claude jurors, the Claude tie-breaker where they disagree or are unsure.
-VERIFIER_MODES = ("local", "claude", "cascade")  # verifier.models.JudgeMode
-VERIFIER_MODE = env_choice("VERIFIER_MODE", "cascade", VERIFIER_MODES)
+VERIFIER_MODES = tuple(mode.value for mode in JudgeMode)
+VERIFIER_MODE = env_choice("VERIFIER_MODE", JudgeMode.CASCADE.value, VERIFIER_MODES)
 # What Claude may cost a day (USD), answers and judgements together: a call is made only when what is left covers
 # the most it can cost; otherwise answers are written by the local synthesiser and the panel runs local-only.
 VERIFIER_DAILY_BUDGET_USD = env.float("VERIFIER_DAILY_BUDGET_USD", default=5.0)

@@ -6,9 +6,9 @@ from django import template
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from claimcheck.terms import RiskLabel
 from dashboard.shapes import AnswerOut
 from dashboard.templatetags.groundwork import link_citations
-from verifier.terms import RiskLabel
 
 register = template.Library()
 

@@ -9,14 +9,14 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from claimcheck.terms import Severity, Verdict, choices
 from dashboard.charts import Series, line_chart
 from dashboard.permissions import role_required
 from dashboard.views.htmx import HtmxHttpRequest, query_date
 from verifier.health import health_check
 from verifier.logs import LogFilters, alerts, answers_logged, spend_today
-from verifier.models import JudgeParameters, RunStatus, Severity, VerifyRun
+from verifier.models import JudgeParameters, RunStatus, VerifyRun
 from verifier.roles import RETRAIN_JUDGE, RUN_VERIFY_ALL, VIEW_LOGS
-from verifier.terms import Verdict, choices
 from verifier.verify_all import (
     ANSWERED,
     HEADLINE,
@@ -132,7 +132,7 @@ def logs_page(request: HtmxHttpRequest) -> HttpResponse:
             "health": health_check(),
             "spend": spend_today(),
             "verdicts": choices(Verdict),
-            "severities": Severity.choices,
+            "severities": choices(Severity),
             "judge_versions": JudgeParameters.objects.select_related("created_by")[:20],
             "can_retrain": request.user.has_perm(RETRAIN_JUDGE),
         },

@@ -8,13 +8,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from claimcheck.terms import FLAGGED, ClaimStatus, choices
 from dashboard.permissions import role_required
 from dashboard.views.htmx import HtmxHttpRequest, query_date, safe_next
 from garden.models import Answer, Topic
 from verifier.models import Claim
 from verifier.review import QueueFilters, ReviewError, agreement_rates, claims_flagged, review_record
 from verifier.roles import REVIEW
-from verifier.terms import FLAGGED, ClaimStatus, choices
 
 PAGE_SIZE = 30
 

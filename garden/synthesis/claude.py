@@ -46,7 +46,7 @@ def most_cost(
 ) -> Decimal:
     """The most one answer can cost, to book against the budget before the call is made.
 
-    As for the judge (`verifier.judges.claude.most_cost`): a token covers at least one byte of the request's
+    As for the judge (`claimcheck.judges.claude.most_cost`): a token covers at least one byte of the request's
     UTF-8 text, so its byte count bounds the input, and `max_tokens` bounds the output.
     """
     request_bytes = len((SYSTEM_PROMPT + json.dumps(messages)).encode())

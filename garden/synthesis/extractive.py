@@ -43,8 +43,8 @@ ANSWER_KIND_WEIGHT = 0.2
 _BULLET = re.compile(r"^(?:[-*+]\s+|\d+[.)]\s+|#+\s+|>\s*)")
 _CONTENT_WORD = re.compile(r"[a-z0-9£$][a-z0-9.,£$%-]*[a-z0-9%]|[a-z0-9]")
 # Function words that a question and a sentence share without sharing a subject. One of three lists, on purpose:
-# the local judge's (verifier/judges/local) is an input to its fitted parameters, and the critics'
-# (verifier/critics/base.py) adds the words answers use about their sources; merging them would move the
+# the local judge's (claimcheck/judges/local) is an input to its fitted parameters, and the critics'
+# (claimcheck/critics/base.py) adds the words answers use about their sources; merging them would move the
 # judge's calibrated figures and the extractive answers alike.
 STOP_WORDS = frozenset(
     [

@@ -5,12 +5,12 @@ import logging
 import pytest
 from django.utils.html import escape
 
+from claimcheck.terms import ClaimStatus
 from garden.models import Chunk
 from tests.factories import answer_for, login
 from verifier.models import Claim, Review
 from verifier.queueing import verification_create
 from verifier.review import WRONG_NEEDS_STATUS, agreement_rates
-from verifier.terms import ClaimStatus
 from verifier.verifying import verification_run
 
 pytestmark = pytest.mark.django_db

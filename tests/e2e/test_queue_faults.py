@@ -19,13 +19,13 @@ from typing import Any
 import pytest
 from django.conf import settings
 
+from claimcheck.judges.claude import TOOL_NAME
 from config.devstack import EmbeddedRedis
 from garden.models import Article
 from garden.services import revision_create
 from tests.celery_worker import Worker, wait_for
 from tests.e2e.conftest import Site
 from tests.fakes.messages_api import Behaviour, FakeMessagesAPI, delay, reply_tool
-from verifier.judges.claude import TOOL_NAME
 from verifier.models import Claim, Verification, VerificationStatus, Vote
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]

@@ -13,6 +13,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from claimcheck.terms import ClaimStatus, JudgeMode
 from dashboard.asking import ask
 from garden.models import Answer, Article, Sync
 from garden.retrieval import retrieve
@@ -22,14 +23,12 @@ from tests.factories import answer_for, garden_write, login
 from verifier.models import (
     Claim,
     GoldenQuestion,
-    JudgeMode,
     RunStatus,
     Verification,
     VerificationStatus,
     VerifyRun,
     VerifyRunItem,
 )
-from verifier.terms import ClaimStatus
 
 pytestmark = pytest.mark.django_db
 

@@ -27,12 +27,3 @@ def answered_golden(tmp_path):
     path = tmp_path / "golden.yaml"
     path.write_text(yaml.safe_dump(chosen))
     return path
-
-
-@pytest.fixture(scope="module")
-def judge_on_one_thread() -> None:
-    """The local judge's own tests run torch on one thread, as they always have (their figures and speed were
-    set so); torch keeps the setting for the rest of the session."""
-    import torch
-
-    torch.set_num_threads(1)

@@ -7,11 +7,11 @@ import pytest
 from django.contrib.auth.models import User
 from django.db.models import Model
 
+from claimcheck.terms import ClaimStatus, JudgeMode
 from tests.factories import verification_with_claims
 from verifier.models import (
     Decision,
     GoldenQuestion,
-    JudgeMode,
     JudgeParameters,
     JudgeSpend,
     Review,
@@ -22,7 +22,6 @@ from verifier.models import (
     VerifyRun,
     VerifyRunItem,
 )
-from verifier.terms import ClaimStatus
 
 pytestmark = pytest.mark.django_db
 

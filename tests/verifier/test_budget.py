@@ -12,6 +12,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils.html import escape
 
+from claimcheck.panel import BUDGET_SPENT
 from garden.answering import question_ask
 from garden.claude_api import DEFAULT_PRICES, cost_usd
 from garden.models import Answer, Generator
@@ -21,7 +22,6 @@ from tests.fakes.messages_api import FakeMessagesAPI, status
 from verifier.budget import DailyBudget, spent_today
 from verifier.logs import spend_today
 from verifier.models import JudgeSpend, SpendPurpose
-from verifier.panel import BUDGET_SPENT
 
 pytestmark = pytest.mark.django_db
 

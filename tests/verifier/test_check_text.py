@@ -5,7 +5,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from verifier.terms import RiskLabel
+from claimcheck.terms import RiskLabel
 
 SOURCE = "The Eiffel Tower opened in Paris in 1889."
 

@@ -7,9 +7,9 @@ import json
 import pytest
 from django.core.management import call_command
 
+from claimcheck.terms import RiskLabel
 from tests.factories import login, verify_station_answer
 from verifier.models import Verification, VerifyRun
-from verifier.terms import RiskLabel
 from verifier.verifying import verification_run
 
 pytestmark = pytest.mark.django_db

@@ -8,10 +8,10 @@ import itertools
 
 import pytest
 
+from claimcheck.terms import Flag, RiskLabel
 from tests.factories import STATION_QUOTE, verified_by_claude, verify_station_answer
 from tests.fakes.messages_api import Behaviour, FakeMessagesAPI, delay, malformed, status
 from verifier.models import Verification, VerificationStatus
-from verifier.terms import Flag, RiskLabel
 from verifier.verifying import JUDGE_CRASHED
 
 pytestmark = pytest.mark.django_db

@@ -14,11 +14,12 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from claimcheck.judges.local import params_install
+from claimcheck.terms import ClaimStatus, Flag
 from garden.models import Chunk
 from tests.factories import answer_for, login, verify_station_answer
 from verifier import retraining
 from verifier.calibration.editors import MIN_REVIEWS, TOO_FEW_REVIEWS, EditorReview, held_out
-from verifier.judges.local import params_install
 from verifier.models import (
     Claim,
     Decision,
@@ -40,7 +41,6 @@ from verifier.retraining import (
 )
 from verifier.review import review_record
 from verifier.tasks import retrain_judge
-from verifier.terms import ClaimStatus, Flag
 from verifier.verifying import verification_run
 
 pytestmark = pytest.mark.django_db

@@ -2,13 +2,13 @@
 
 import pytest
 
+from claimcheck.claims import split_claims
+from claimcheck.judges.local import judge_claims
+from claimcheck.terms import ClaimStatus
 from garden.models import Article
 from garden.services import revision_create
 from tests.factories import answer_for
-from verifier.claims import split_claims
-from verifier.judges.local import judge_claims
 from verifier.sources import answer_sources
-from verifier.terms import ClaimStatus
 
 pytestmark = pytest.mark.django_db
 

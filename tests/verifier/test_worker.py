@@ -5,12 +5,12 @@ import os
 import pytest
 from django.db import transaction
 
+from claimcheck.terms import RiskLabel
 from garden.models import Answer, AnswerSource, Article, Generator, Question, Retrieval
 from garden.services import revision_create
 from tests.celery_worker import wait_for
 from verifier.models import Verification, VerificationStatus
 from verifier.queueing import verification_request
-from verifier.terms import RiskLabel
 from verifier.verifying import verification_run
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]  # a real worker process

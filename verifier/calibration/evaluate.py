@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from claimcheck.judges.local import PARAMS_PATH
+from claimcheck.judges.types import Source
 from verifier.calibration.features import (
     DEFAULT_EVAL_DIR,
     Item,
@@ -31,8 +33,7 @@ from verifier.calibration.features import (
     set_single_thread,
 )
 from verifier.calibration.train import balanced_accuracy, fit, item_scores
-from verifier.judges.local import PARAMS_PATH
-from verifier.judges.types import Source
+from verifier.encoder import encoder_use
 
 FloatArray = npt.NDArray[np.float64]
 SUMMEDITS_DOMAINS = ("podcast", "samsum", "scitldr")
@@ -229,8 +230,8 @@ def begin_cross_validation(
 
 def speed(items: Sequence[Item], sample: int = 60) -> dict[str, Any]:
     """Claims judged per second end to end (cold sources), and the 6-claim / 8-chunk answer latency."""
-    from verifier.claims import split_claims
-    from verifier.judges import local
+    from claimcheck.claims import split_claims
+    from claimcheck.judges import local
 
     begin = [item for item in items if item.dataset == "begin"][:sample]
     local.forget_prepared_sources()
@@ -274,7 +275,7 @@ def end_to_end_agreement(
     items: Sequence[Item], features: Sequence[ItemFeatures], params: dict[str, Any], sample: int = 150
 ) -> dict[str, Any]:
     """Check on a sample that `judge_text` (the product path) decides items as the feature-level scoring does."""
-    from verifier.judges import local
+    from claimcheck.judges import local
 
     rng = np.random.default_rng(1)
     chosen = sorted(rng.choice(len(items), size=min(sample, len(items)), replace=False).tolist())
@@ -295,6 +296,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--skip-speed", action="store_true")
     args = parser.parse_args(argv)
     set_single_thread()
+    encoder_use()
     started = time.perf_counter()
     items = load_items(args.eval_dir.resolve())
     features = item_features(items, args.cache_dir)

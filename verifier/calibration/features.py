@@ -12,12 +12,16 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from claimcheck import claims
+from claimcheck.claims import split_claims
+from claimcheck.judges import local as local_judge
+from claimcheck.judges.local import FEATURE_NAMES, WORD_REPRESENTATION_SIZE
+from claimcheck.judges.local.alignment import align
+from claimcheck.judges.local.encoding import encode
+from claimcheck.judges.local.sources import prepare_sources
 from garden.syntax import strip_citations
-from verifier.claims import split_claims
-from verifier.judges.local import FEATURE_NAMES, WORD_REPRESENTATION_SIZE
-from verifier.judges.local.alignment import align
-from verifier.judges.local.encoding import encode, judge_backend
-from verifier.judges.local.sources import prepare_sources
+from verifier import encoder
+from verifier.encoder import judge_backend
 
 # As the JUDGE_EVAL_DIR setting: the benchmarks beside the checkout, unless the environment says where they are.
 DEFAULT_EVAL_DIR = Path(
@@ -25,9 +29,10 @@ DEFAULT_EVAL_DIR = Path(
 )
 # The code a feature row comes from: a cached row is stale when any of it changes.
 FEATURE_CODE = (
-    *sorted((Path(__file__).resolve().parents[1] / "judges" / "local").glob("*.py")),
+    *sorted(Path(local_judge.__file__).resolve().parent.glob("*.py")),
     Path(__file__).resolve().parent / "features.py",
-    Path(__file__).resolve().parents[1] / "claims.py",
+    Path(claims.__file__).resolve(),
+    Path(encoder.__file__).resolve(),
 )
 
 

@@ -1,4 +1,4 @@
-"""Fit the local judge's models and decision thresholds; write `verifier/judges/local/params.json`.
+"""Fit the local judge's models and decision thresholds; write `claimcheck/judges/local/params.json`.
 
 Usage: `python -m verifier.calibration.train [--eval-dir DIR] [--out FILE]` (reads `../shared/eval/*.jsonl`).
 
@@ -25,14 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from verifier.calibration.features import (
-    DEFAULT_EVAL_DIR,
-    ItemFeatures,
-    item_features,
-    load_items,
-    set_single_thread,
-)
-from verifier.judges.local import (
+from claimcheck.judges.local import (
     ALWAYS_CONTRADICTING,
     EDIT_RULE_OFF,
     FEATURE_NAMES,
@@ -41,6 +34,14 @@ from verifier.judges.local import (
     WORD_REPRESENTATION_SIZE,
     contradiction_rule,
 )
+from verifier.calibration.features import (
+    DEFAULT_EVAL_DIR,
+    ItemFeatures,
+    item_features,
+    load_items,
+    set_single_thread,
+)
+from verifier.encoder import encoder_use
 
 FloatArray = npt.NDArray[np.float64]
 RISK_COLUMN = FEATURE_NAMES.index("novel_word_risk")
@@ -291,6 +292,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--cache-dir", type=Path, default=None, help="keep computed features here")
     args = parser.parse_args(argv)
     set_single_thread()
+    encoder_use()
     started = time.perf_counter()
     items = load_items(args.eval_dir.resolve())
     features = item_features(items, args.cache_dir)

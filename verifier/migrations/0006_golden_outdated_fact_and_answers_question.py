@@ -18,6 +18,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='verifyrunitem',
             name='answers_question',
-            field=models.BooleanField(blank=True, help_text="Whether the answer states the question's expected fact (`verifier.answer_check`), decided when the item finished; empty when the question has no expected answer.", null=True),
+            field=models.BooleanField(blank=True, help_text="Whether the answer states the question's expected fact (`claimcheck.answer_check`), decided when the item finished; empty when the question has no expected answer.", null=True),
         ),
     ]

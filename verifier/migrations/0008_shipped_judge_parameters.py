@@ -5,7 +5,7 @@ from typing import Any
 
 from django.db import migrations
 
-from verifier.judges.local import PARAMS_PATH
+from claimcheck.judges.local import PARAMS_PATH
 
 
 def store_shipped(apps: Any, schema_editor: Any) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from claimcheck.terms import ClaimStatus
 from dashboard.asking import ask
 from dashboard.shapes import answer_shape, shape_json, verdict_shape
 from garden import selectors
@@ -15,7 +16,6 @@ from garden.answering import QuestionError
 from garden.synthesis import BUDGET_SPENT
 from verifier.models import Verification
 from verifier.selectors import verification_for_answer
-from verifier.terms import ClaimStatus
 
 
 class Command(BaseCommand):

@@ -16,11 +16,11 @@ from typing import Any, TextIO
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from claimcheck.judges.types import Source
+from claimcheck.terms import NOT_SUPPORTED, JudgeMode
 from garden.text import storable
 from verifier.checking import text_check
-from verifier.judges.types import Source
 from verifier.models import SpendPurpose
-from verifier.terms import NOT_SUPPORTED
 
 TEXT_TOO_LONG = "line {number}: skipped, the text is limited to {limit:,} characters; this has {length:,}."
 
@@ -31,9 +31,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--jsonl", type=Path, required=True, help="Input JSONL file.")
         parser.add_argument("--out", type=Path, help="Output JSONL file (default: standard output).")
-        parser.add_argument("--judge", choices=["local", "claude", "cascade"], default="local")
+        parser.add_argument("--judge", type=JudgeMode, choices=list(JudgeMode), default=JudgeMode.LOCAL)
 
-    def handle(self, *args: Any, jsonl: Path, out: Path | None, judge: str, **options: Any) -> None:
+    def handle(self, *args: Any, jsonl: Path, out: Path | None, judge: JudgeMode, **options: Any) -> None:
         if not jsonl.is_file():
             raise CommandError(f"{jsonl}: no such file")
         target: TextIO = out.open("w", encoding="utf-8") if out else sys.stdout
@@ -68,7 +68,7 @@ class Command(BaseCommand):
             raise CommandError(f"{failures} line(s) could not be read; the others were judged.")
 
 
-def _judged(item_id: object, text: str, sources: list[str], judge: str) -> dict[str, Any]:
+def _judged(item_id: object, text: str, sources: list[str], judge: JudgeMode) -> dict[str, Any]:
     checked = text_check(
         text,
         [Source(index=i, text=str(s)) for i, s in enumerate(sources, start=1)],

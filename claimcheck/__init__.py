@@ -1,0 +1,1 @@
+"""The claim-checking engine: plain Python, no Django (see docs/architecture.md)."""

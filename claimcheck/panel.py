@@ -1,0 +1,192 @@
+"""The judge panel: cheap jurors first, a tie-breaker where they disagree or are unsure, within a budget.
+
+The local judge always votes. With Claude available (a key, budget left) a small Claude model votes too; a
+claim on which the two disagree, or where either is unsure, goes to the larger tie-breaker model. Every vote
+passes the quote gate first. A failed Claude call is recorded and the panel falls back to the local judge,
+saying so; it never crashes and never passes silently. Each Claude judgement books the most it can cost with
+the budget before it is made, and settles at what it did cost, so the budget is a limit the panel never passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from claimcheck.claims import Sentence
+from claimcheck.claude_client import Budget, ClaudeCallError, ClaudeClient, Usage
+from claimcheck.judges.claude import ClaimToJudge, ClaudeJudgement, judge_claims_with_claude, most_cost
+from claimcheck.judges.local import judge_claims
+from claimcheck.judges.types import Ruling, Source
+from claimcheck.quote_gate import gate_vote
+from claimcheck.terms import DELTA, LOCAL_JUDGE, ClaimStatus, JudgeMode, JurorRole
+
+NO_KEY = "Only the weaker local judge ran: no Claude judge is configured (no API key)."
+BUDGET_SPENT = (
+    "Only the weaker local judge ran: what is left of today's judge budget cannot cover a Claude call."
+)
+JUDGE_FAILED = "Only the weaker local judge ran: the Claude judge failed ({reason})."
+TIEBREAKER_FAILED = "The tie-breaker failed ({reason}); disputed claims keep the more cautious juror vote."
+TIEBREAKER_BUDGET_SPENT = (
+    "The tie-breaker did not run: what is left of today's judge budget cannot cover it; "
+    "disputed claims keep the more cautious juror vote."
+)
+
+
+@dataclass(frozen=True)
+class CastVote:
+    judge: str  # LOCAL_JUDGE, or the Claude model that voted
+    role: JurorRole
+    vote: Ruling
+
+
+@dataclass
+class PanelOutcome:
+    """One final vote per checkable claim, every vote cast, and what the panel spent."""
+
+    finals: list[Ruling] = field(default_factory=list)
+    votes: list[list[CastVote]] = field(default_factory=list)
+    escalated: list[bool] = field(default_factory=list)
+    local_only: bool = True
+    disclosure: str = ""
+    budget_held: bool = False  # the daily budget kept Claude, or its tie-breaker, from judging
+    errors: list[str] = field(default_factory=list)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: Decimal = Decimal(0)
+
+    @property
+    def judges(self) -> set[str]:
+        return {cast.judge for votes in self.votes for cast in votes}
+
+    def spend(self, usage: Usage) -> None:
+        self.input_tokens += usage.input_tokens
+        self.output_tokens += usage.output_tokens
+        self.cost_usd += usage.cost_usd
+
+
+@dataclass(frozen=True)
+class PanelConfig:
+    mode: JudgeMode
+    claude: ClaudeClient | None  # None: no API key
+    juror_model: str
+    tiebreaker_model: str
+    escalate_below: float = 0.6
+    budget: Budget | None = None  # None: no limit
+
+
+class _BudgetSpent(Exception):
+    """Today's budget cannot cover the call: it was not made."""
+
+
+def _gated(votes: Sequence[Ruling], sources: dict[int, Source]) -> list[Ruling]:
+    return [gate_vote(vote, sources) for vote in votes]
+
+
+def _claude(
+    config: PanelConfig,
+    outcome: PanelOutcome,
+    model: str,
+    claims: Sequence[Sentence],
+    numbers: Sequence[int],
+    sources: Sequence[Source],
+) -> ClaudeJudgement:
+    """One Claude judgement of the claims at `numbers`, booked with the budget and added to what `outcome` spent.
+
+    Raises `_BudgetSpent` (no call made) or `ClaudeCallError` (a call failed; billed replies still count).
+    """
+    assert config.claude is not None
+    to_judge = [
+        ClaimToJudge(number=n + 1, text=claims[n].text, citations=claims[n].citations) for n in numbers
+    ]
+    booking = None
+    if config.budget is not None:
+        most = most_cost(config.claude, model=model, claims=to_judge, sources=sources)
+        booking = config.budget.book(model, most)
+        if booking is None:
+            raise _BudgetSpent
+    # Anything but a ClaudeCallError leaves the booking standing: the call may have been billed.
+    try:
+        judgement = judge_claims_with_claude(config.claude, model=model, claims=to_judge, sources=sources)
+    except ClaudeCallError as error:
+        _spent(config, outcome, booking, error.usage)
+        raise
+    _spent(config, outcome, booking, judgement.usage)
+    return judgement
+
+
+def _spent(config: PanelConfig, outcome: PanelOutcome, booking: object | None, usage: Usage) -> None:
+    outcome.spend(usage)
+    if config.budget is not None:
+        config.budget.settle(booking, usage)
+
+
+def run_panel(claims: Sequence[Sentence], sources: Sequence[Source], config: PanelConfig) -> PanelOutcome:
+    """Judge the checkable claims; `claims` may include meta-statements, which are skipped."""
+    checkable = [c for c in claims if c.is_claim]
+    by_number = {s.index: s for s in sources}
+    outcome = PanelOutcome(votes=[[] for _ in checkable], escalated=[False] * len(checkable))
+    if not checkable:
+        outcome.local_only = config.mode == JudgeMode.LOCAL or config.claude is None
+        return outcome
+
+    def local_votes() -> list[Ruling]:
+        votes = _gated(judge_claims(checkable, sources), by_number)
+        for cast, vote in zip(outcome.votes, votes, strict=True):
+            cast.append(CastVote(LOCAL_JUDGE, JurorRole.JUROR, vote))
+        return votes
+
+    local = local_votes() if config.mode != JudgeMode.CLAUDE or config.claude is None else []
+    outcome.finals = list(local)
+    if config.mode == JudgeMode.LOCAL:
+        return outcome
+    if config.claude is None:
+        outcome.disclosure = NO_KEY
+        return outcome
+    numbers = list(range(len(checkable)))
+    judgement: ClaudeJudgement | None = None
+    try:
+        judgement = _claude(config, outcome, config.juror_model, checkable, numbers, sources)
+    except _BudgetSpent:
+        outcome.disclosure, outcome.budget_held = BUDGET_SPENT, True
+    except ClaudeCallError as error:
+        outcome.errors.append(f"{config.juror_model}: {error.kind}: {error.detail}")
+        outcome.disclosure = JUDGE_FAILED.format(reason=error.message)
+    if judgement is None:
+        if not local:  # Claude-only mode: fall back to the local judge rather than leave claims unjudged
+            outcome.finals = local_votes()
+        return outcome
+    outcome.local_only = False
+    jurors = _gated(judgement.votes, by_number)
+    for votes, vote in zip(outcome.votes, jurors, strict=True):
+        votes.append(CastVote(config.juror_model, JurorRole.JUROR, vote))
+
+    # A claim goes to the tie-breaker when the jurors disagree or one of them is unsure. In Claude-only mode
+    # the Claude juror is the only one.
+    disputed = [
+        i
+        for i, theirs in enumerate(jurors)
+        if theirs.confidence < config.escalate_below
+        or (local and (local[i].status != theirs.status or local[i].confidence < config.escalate_below))
+    ]
+    # Undisputed claims keep the Claude juror's vote (with its quote checked by the gate).
+    outcome.finals = list(jurors)
+    if not disputed:
+        return outcome
+    for i in disputed:
+        outcome.escalated[i] = True
+        if local:  # until the tie-breaker speaks, the more cautious juror vote stands
+            outcome.finals[i] = max(local[i], jurors[i], key=lambda v: DELTA[ClaimStatus(v.status)])
+    try:
+        tie = _claude(config, outcome, config.tiebreaker_model, checkable, disputed, sources)
+    except _BudgetSpent:
+        outcome.disclosure, outcome.budget_held = TIEBREAKER_BUDGET_SPENT, True
+        return outcome
+    except ClaudeCallError as error:
+        outcome.errors.append(f"{config.tiebreaker_model}: {error.kind}: {error.detail}")
+        outcome.disclosure = TIEBREAKER_FAILED.format(reason=error.message)
+        return outcome
+    for i, vote in zip(disputed, _gated(tie.votes, by_number), strict=True):
+        outcome.votes[i].append(CastVote(config.tiebreaker_model, JurorRole.TIEBREAKER, vote))
+        outcome.finals[i] = vote
+    return outcome

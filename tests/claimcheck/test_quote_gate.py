@@ -1,0 +1,147 @@
+"""The quote gate: quotes are looked up verbatim, then fuzzily; invented ones fall to unverified."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+from rapidfuzz import fuzz
+
+from claimcheck.judges.types import Ruling, Source
+from claimcheck.quote_gate import check_quote, gate_vote
+from claimcheck.terms import Flag
+
+BRIDGE = (
+    "In the spring of 1932 the old stone bridge over the Wear was opened to traffic by the mayor.\n"
+    "It was  \u201cthe longest\u201d span in the county \u2014 at 120 metres.  It was not built of iron."
+)
+MILL = "The water mill at Ashby ground corn until 1911, when a steam mill replaced it."
+SOURCES = {1: Source(1, BRIDGE), 2: Source(2, MILL)}
+
+
+def vote(status: str, quote: str, source_index: int | None, flags: tuple[str, ...] = ()) -> Ruling:
+    return Ruling(status=status, quote=quote, source_index=source_index, confidence=0.8, flags=flags)
+
+
+def test_exact_quote_is_found_at_its_offsets() -> None:
+    quote = "the old stone bridge over the Wear was opened to traffic"
+    check = check_quote(quote, BRIDGE)
+    assert check.found and check.exact and check.score == 100.0
+    assert check.start == BRIDGE.index(quote) and check.text == quote
+
+
+def test_whitespace_curly_quotes_and_dashes_are_normalised_and_the_original_span_returned() -> None:
+    check = check_quote('It was "the longest" span in the county - at 120 metres.', BRIDGE)
+    assert check.found and check.exact
+    assert check.text == "It was  \u201cthe longest\u201d span in the county \u2014 at 120 metres."
+    assert BRIDGE[check.start : check.end] == check.text
+
+
+def test_one_typo_is_matched_fuzzily_and_the_exact_source_span_returned() -> None:
+    check = check_quote("the old stone bridge over the Wear was opend to traffic", BRIDGE)
+    assert check.found and not check.exact and check.score >= 90
+    assert check.text == "the old stone bridge over the Wear was opened to traffic"
+
+
+def test_a_changed_number_or_a_dropped_negation_is_not_a_typo() -> None:
+    assert not check_quote("In the spring of 1923 the old stone bridge over the Wear", BRIDGE).found
+    assert not check_quote("It was built of iron, at 120 metres.", BRIDGE).found
+
+
+LINKED = (
+    "The viaduct was designed by the company engineer, [[josiah-fenwick|Josiah Fenwick]], and built by "
+    "[Thomas Brannock & Co.](https://example.org/brannock) between 1873 and 1875, like the [[cold-knap-tunnel]]."
+)
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "The viaduct was designed by the company engineer, Josiah Fenwick, and built by Thomas Brannock & Co. "
+        "between 1873 and 1875",
+        "built by Thomas Brannock & Co. between 1873 and 1875, like the cold-knap-tunnel.",
+        "designed by the company engineer, [[josiah-fenwick|Josiah Fenwick]], and built",
+        "designed by the company engineer, Josiah Fenwick",
+    ],
+    ids=["rendered-links", "bare-wikilink", "copied-markup", "link-at-the-end"],
+)
+def test_a_quote_of_the_text_as_a_reader_sees_it_is_found_in_its_markdown(quote: str) -> None:
+    # Articles are Markdown; a judge may quote a link as it reads ("Josiah Fenwick") or as it is written.
+    check = check_quote(quote, LINKED)
+    assert check.found and check.exact
+    assert check.text == LINKED[check.start : check.end]
+    assert check.text.count("[") == check.text.count("]")  # no link cut in half
+
+
+def test_a_changed_figure_beside_a_link_is_still_not_found() -> None:
+    quote = "designed by the company engineer, Josiah Fenwick, and built by Thomas Brannock & Co. between 1873 and 1876"
+    assert not check_quote(quote, LINKED).found
+
+
+def test_empty_and_short_quotes_must_be_verbatim() -> None:
+    assert not check_quote("", BRIDGE).found
+    assert not check_quote("   ", BRIDGE).found
+    assert check_quote("1932", BRIDGE).found
+    assert not check_quote("the Wearr", BRIDGE).found
+
+
+def test_invented_quote_falls_to_unverified_keeping_quote_and_confidence() -> None:
+    invented = "The bridge was designed by Isambard Kingdom Brunel in 1930."
+    gated = gate_vote(vote("verified", invented, 1, ("wrong-year",)), SOURCES)
+    assert gated.status == "unverified"
+    assert gated.quote == invented and gated.confidence == 0.8 and gated.source_index == 1
+    assert gated.flags == ("wrong-year", Flag.QUOTE_NOT_FOUND)
+
+
+def test_quote_from_another_source_than_the_one_named_is_not_found() -> None:
+    gated = gate_vote(vote("contradicted", "ground corn until 1911", 1), SOURCES)
+    assert gated.status == "unverified" and Flag.QUOTE_NOT_FOUND in gated.flags
+
+
+def test_quote_attributed_to_a_source_that_does_not_exist_falls_to_unverified() -> None:
+    gated = gate_vote(vote("misattributed", "ground corn until 1911", 7), SOURCES)
+    assert gated.status == "unverified" and gated.flags == (Flag.QUOTE_NOT_FOUND,)
+    assert gated.source_index is None and gated.quote == "ground corn until 1911"
+    assert gate_vote(vote("inferred", "ground corn until 1911", None), SOURCES).status == "unverified"
+
+
+@pytest.mark.parametrize("status", ["verified", "inferred", "outdated", "misattributed", "contradicted"])
+def test_a_found_quote_keeps_the_status_and_a_fuzzy_one_is_replaced_by_the_source_span(status: str) -> None:
+    assert gate_vote(vote(status, "ground corn until 1911", 2), SOURCES) == vote(
+        status, "ground corn until 1911", 2
+    )
+    gated = gate_vote(vote(status, "The water mill at Ashby ground korn until 1911", 2), SOURCES)
+    assert gated == vote(status, "The water mill at Ashby ground corn until 1911", 2)
+
+
+def test_an_unverified_vote_passes_unchanged() -> None:
+    original = vote("unverified", "nothing like this anywhere", 5, ("not-in-sources",))
+    assert gate_vote(original, SOURCES) is original
+
+
+def test_the_gate_costs_a_few_fuzzy_scans_per_vote() -> None:
+    """Timed against rapidfuzz's own scan of the same quotes in the same run (best of five, so another
+    process's burst does not count): the gate's work is a small multiple of one scan per vote (about 12x here),
+    not a scan per window, whatever the machine's speed."""
+    texts = [
+        f"Article {n}. " + " ".join(f"word{n}x{i} stands for item {i}." for i in range(30)) for n in range(8)
+    ]
+    sources = {n: Source(n, text[:600]) for n, text in enumerate(texts)}
+    quotes = {n: sources[n].text[200:280].replace("item", "iten", 1) for n in sources}
+    votes = [vote("verified", quote, n) for n, quote in quotes.items()]
+
+    def best_of_five(work: Callable[[], object]) -> float:
+        timings = []
+        for _ in range(5):
+            started = time.perf_counter()
+            work()
+            timings.append(time.perf_counter() - started)
+        return min(timings)
+
+    gate = best_of_five(lambda: [gate_vote(v, sources) for v in votes])
+    scan = best_of_five(
+        lambda: [fuzz.partial_ratio_alignment(quote, sources[n].text) for n, quote in quotes.items()]
+    )
+    assert all(gate_vote(v, sources).status == "verified" for v in votes)
+    assert gate < 100 * scan, (gate, scan)
