@@ -12,13 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from django.db import models
 from pydantic import Field, PlainSerializer, TypeAdapter
 
-from claimcheck.terms import ClaimStatus, RiskLabel, Verdict
+from claimcheck.terms import ClaimStatus, JurorRole, RiskLabel, Severity, Verdict
 from garden.models import Answer, Chunk, Generator
 from verifier.models import Claim as ClaimRow
-from verifier.models import CriticFinding, JurorRole, Severity, Verification, VerificationStatus, Vote
+from verifier.models import CriticFinding, Verification, VerificationStatus, Vote
 from verifier.selectors import verdict_summary
 
 PAGE_ONLY = Field(exclude=True)
@@ -29,9 +28,12 @@ def _rounded(score: float) -> float:
     return round(score, 4)
 
 
-def _label(choices: type[models.TextChoices], value: str) -> str:
-    """A stored value's label, or the value itself when it is not one of `choices` (as `get_FOO_display`)."""
-    return str(dict(choices.choices).get(value, value))
+def _label(vocabulary: type[JurorRole] | type[Severity], value: str) -> str:
+    """A stored value's label, or the value itself when it is no word of `vocabulary` (as `get_FOO_display`)."""
+    try:
+        return vocabulary(value).label
+    except ValueError:
+        return value
 
 
 # An article retrieval found, with its score.
