@@ -61,13 +61,13 @@ def _hnsw_curve(vectors: npt.NDArray[np.float32], runs: int, ef_searches: Sequen
     for _ in range(runs):
         exact_runs.append(percentiles([timed(exact_top, matrix, vector)[0] for vector in vectors]))
         for ef in ef_searches:
-            timed = [timed(partial(vector_candidates, ef_search=ef), vector) for vector in vectors]
-            hnsw_runs[ef].append(percentiles([elapsed for elapsed, _ in timed]))
+            searches = [timed(partial(vector_candidates, ef_search=ef), vector) for vector in vectors]
+            hnsw_runs[ef].append(percentiles([elapsed for elapsed, _ in searches]))
             recalls[ef] = float(
                 np.mean(
                     [
                         len({chunk_id for chunk_id, *_ in found[:10]} & best) / 10
-                        for (_, found), best in zip(timed, exact_best, strict=True)
+                        for (_, found), best in zip(searches, exact_best, strict=True)
                     ]
                 )
             )

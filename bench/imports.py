@@ -128,7 +128,7 @@ WORKERS_START_SECONDS = 120  # a worker process loads torch and the model before
 
 
 @contextlib.contextmanager
-def _workers_running(count: int, database_url: str) -> Iterator[Workers]:
+def _fanout_workers(count: int, database_url: str) -> Iterator[Workers]:
     """`count` Celery workers of one process each (`--concurrency 1`, as `docker compose up --scale worker=N`
     would run them), once all of them, and no others, answer; stopped on the way out."""
     logs = Path(settings.BASE_DIR) / ".run"
@@ -193,7 +193,7 @@ def bench_distributed_import(database_url: str, count: int = DISTRIBUTED_NOTES) 
         embeddings.load()  # this process's model is loaded before its import is timed, as the workers' are
         results["in_process"] = _import_figures(folder, scratch, None)
         for count_workers, key in ((1, "one_worker"), (2, "two_workers")):
-            with _workers_running(count_workers, database_url) as workers:
+            with _fanout_workers(count_workers, database_url) as workers:
                 results[key] = {"workers": count_workers, **_import_figures(folder, scratch, workers)}
     one, two = results["one_worker"]["chunks_per_second"], results["two_workers"]["chunks_per_second"]
     results["two_over_one"] = round(two / one, 2) if one else None
