@@ -256,8 +256,10 @@ def load_test(
     finally:
         server.terminate()
         worker.terminate()
-        server.wait(30)
-        worker.stopped()
+        try:
+            server.wait(30)
+        finally:
+            worker.stopped()
     endpoints = recorder.report(elapsed)
     # Every ask, for a closer look than percentiles give (e.g. whether the slow ones came together).
     (logs / "load-asks.json").write_text(json.dumps(sorted(recorder.asks, key=lambda a: a["began"])))
