@@ -18,11 +18,11 @@ check: $(STAMP)
 	$(PY) -m config.devstack check -m "not slow"
 
 bench: $(STAMP)
-	$(PY) -m config.devstack exec -- python manage.py bench
+	$(PY) -m config.devstack exec -- python -m bench
 
 # 50 concurrent readers for 60 seconds against a local server (127.0.0.1 only); fails on any error.
 load: $(STAMP)
-	$(PY) -m config.devstack exec -- python manage.py loadtest --prepare
+	$(PY) -m config.devstack exec -- python -m bench.loadtest --prepare
 
 # The offline judge: score it on ../shared/eval (balanced accuracy, AUC, leave-one-domain-out), or retrain it:
 # calibrate writes params.json from the benchmarks, then retrains this garden's judge with its editors' reviews.

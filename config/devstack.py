@@ -30,6 +30,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from config.ports import EMBEDDED_POSTGRES_PORT, EMBEDDED_REDIS_PORT
+from config.workers import CeleryWorker
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 RUN_DIR = BASE_DIR / ".run"
@@ -333,41 +334,25 @@ def serve(env: dict[str, str]) -> int:
     port = os.environ.get("PORT", "8000")
     venv_bin = Path(python()).parent
     env = {**env, "DJANGO_SETTINGS_MODULE": env.get("DJANGO_SETTINGS_MODULE", "config.settings.local")}
-    children = [
-        subprocess.Popen(
-            [
-                str(venv_bin / "gunicorn"),
-                "config.wsgi",
-                "--config",
-                "python:config.gunicorn",
-                "--bind",
-                f"{host}:{port}",
-                "--workers",
-                "2",
-                "--access-logfile",
-                "-",
-            ],
-            env=env,
-            cwd=BASE_DIR,
-            start_new_session=True,
-        ),
-        subprocess.Popen(
-            [
-                str(venv_bin / "celery"),
-                "-A",
-                "config",
-                "worker",
-                "--beat",
-                "--loglevel",
-                "INFO",
-                "--concurrency",
-                "2",
-            ],
-            env=env,
-            cwd=BASE_DIR,
-            start_new_session=True,
-        ),
-    ]
+    web = subprocess.Popen(
+        [
+            str(venv_bin / "gunicorn"),
+            "config.wsgi",
+            "--config",
+            "python:config.gunicorn",
+            "--bind",
+            f"{host}:{port}",
+            "--workers",
+            "2",
+            "--access-logfile",
+            "-",
+        ],
+        env=env,
+        cwd=BASE_DIR,
+        start_new_session=True,
+    )
+    worker = CeleryWorker(beat=True, loglevel="INFO", concurrency=2, env=env, own_session=True)
+    worker.start()
     stopping = False
 
     def stop(signum: int, frame: object) -> None:
@@ -378,16 +363,16 @@ def serve(env: dict[str, str]) -> int:
     signal.signal(signal.SIGTERM, stop)
     wait_for_port(host, int(port), 60)
     log(f"Groundwork is up: http://{host}:{port}/   (Ctrl-C stops everything)")
-    while not stopping and all(child.poll() is None for child in children):
+    while not stopping and web.poll() is None and worker.running():
         time.sleep(0.5)
-    for child in children:
-        if child.poll() is None:
-            os.killpg(child.pid, signal.SIGTERM)
-    for child in children:
-        try:
-            child.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(child.pid, signal.SIGKILL)
+    if web.poll() is None:
+        os.killpg(web.pid, signal.SIGTERM)
+    worker.terminate()
+    try:
+        web.wait(20)
+    except subprocess.TimeoutExpired:
+        os.killpg(web.pid, signal.SIGKILL)
+    worker.stopped()
     return 0 if stopping else 1
 
 

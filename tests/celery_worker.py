@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,11 +13,12 @@ from django.conf import settings
 
 from config.database import current_database_url
 from config.devstack import EmbeddedRedis, free_port
+from config.workers import BASE_DIR, CeleryWorker
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+READY_SECONDS = 60
 
 
-class Worker:
+class Worker(CeleryWorker):
     """A `celery worker` process on the test database; `env` adds to its environment (e.g. another REDIS_URL),
     `beat` runs Celery beat inside it, as `make run` does; `app` names another Celery app module (a test's)."""
 
@@ -32,73 +31,31 @@ class Worker:
         pool: str = "solo",
         app: str = "config",
     ) -> None:
-        self.process: subprocess.Popen[bytes] | None = None
-        self.env = env or {}
-        self.name = name
-        self.beat = beat
-        self.pool = pool
-        self.app = app
         self.log = BASE_DIR / ".run" / f"{name}-worker.log"
+        super().__init__(
+            hostname=f"{name}-{os.getpid()}@%h",
+            app=app,
+            pool=pool,
+            concurrency=1 if pool == "prefork" else None,
+            loglevel="INFO",
+            beat=beat,
+            gossip=False,
+            mingle=False,
+            heartbeat=False,
+            output=self.log,
+        )
+        self.extra_env = env or {}
 
     def start(self) -> None:
-        self.log.parent.mkdir(exist_ok=True)
-        env = {
+        """Start the worker on the test database, once it has logged that it is ready."""
+        self.env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "config.settings.test",
             "DATABASE_URL": current_database_url(),
-            **self.env,
+            **self.extra_env,
         }
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                self.app,
-                "worker",
-                "--pool",
-                self.pool,
-                *(["--concurrency", "1"] if self.pool == "prefork" else []),
-                "--loglevel",
-                "INFO",
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-                "--hostname",
-                f"{self.name}-{os.getpid()}@%h",
-                *(["--beat"] if self.beat else []),
-            ],
-            cwd=BASE_DIR,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=self.log.open("wb"),
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + 60
-        while b"ready." not in self.log.read_bytes():
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the Celery worker did not start:\n{self.log.read_text()[-3000:]}")
-            time.sleep(0.2)
-
-    def pool_processes(self) -> list[int]:
-        """The process ids of a prefork worker's pool (its child processes)."""
-        assert self.process is not None
-        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children").read_text()
-        return [int(pid) for pid in children.split()]
-
-    def kill(self) -> None:
-        """SIGKILL, as the kernel's OOM killer or a pulled plug would: no clean-up, no acknowledgement."""
-        assert self.process is not None
-        self.process.kill()
-        self.process.wait(10)
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
+        super().start()
+        self.wait_until(lambda: self.log_has("ready."), READY_SECONDS)
 
 
 @pytest.fixture(scope="session")

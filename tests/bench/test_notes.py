@@ -1,6 +1,6 @@
 """The bench's real-looking notes: docstrings made notes, titled by their subject."""
 
-from garden.bench import NOTE_MAX_CHARS, _prose, _subject
+from bench.notes import NOTE_MAX_CHARS, _prose, _subject
 
 
 def test_a_note_is_titled_by_the_object_it_documents():

@@ -1,74 +1,21 @@
-"""Benchmarks of the local judge: claims per second, and verifying a six-claim answer against eight chunks."""
+"""Verify-all of the golden set on a real Celery worker of one process, then two: the wall time, where it went,
+and the CPU time its processes used."""
 
 from __future__ import annotations
 
 import os
-import random
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 
-from claimcheck.claims import split_claims
-from claimcheck.judges.local import judge_claims
-from claimcheck.judges.types import Source
-from claimcheck.terms import JudgeMode
-from garden.models import Chunk
-from verifier.checking import text_check
-from verifier.models import SpendPurpose
-
-SIX_CLAIMS = 6
-EIGHT_CHUNKS = 8
-
-
-def _answer(chunks: list[Chunk], rng: random.Random) -> str:
-    """Six cited sentences taken from the chunks, every other one with a number changed."""
-    sentences = [
-        (number, claim.text)
-        for number, chunk in enumerate(chunks, start=1)
-        for claim in split_claims(chunk.text)
-        if claim.is_claim and len(claim.text) > 40 and not claim.text.startswith(("#", "|", "-"))
-    ]
-    picked = rng.sample(sentences, SIX_CLAIMS)
-    parts = []
-    for i, (number, sentence) in enumerate(picked):
-        body = sentence.rstrip(".")
-        if i % 2:
-            body = "".join(str((int(c) + 3) % 10) if c.isdigit() else c for c in body)
-        parts.append(f"{body} [{number}].")
-    return " ".join(parts)
-
-
-def bench_judge(runs: int, seed: int = 11) -> dict[str, Any]:
-    rng = random.Random(seed)
-    pool = list(Chunk.objects.filter(is_current=True, end__gt=300).order_by("id")[:200])
-    cases = []
-    for _ in range(max(runs, 3) * 4):
-        chunks = rng.sample(pool, EIGHT_CHUNKS)
-        cases.append((_answer(chunks, rng), [Source(i, c.text) for i, c in enumerate(chunks, start=1)]))
-    # Load the models once, outside the timings.
-    text_check(*cases[0], purpose=SpendPurpose.BATCH, mode=JudgeMode.LOCAL)
-    timings = []
-    for text, sources in cases:
-        began = time.perf_counter()
-        text_check(text, sources, purpose=SpendPurpose.BATCH, mode=JudgeMode.LOCAL)
-        timings.append((time.perf_counter() - began) * 1000)
-    claims = [c for text, _ in cases for c in split_claims(text) if c.is_claim]
-    batches = [(split_claims(text), sources) for text, sources in cases]
-    began = time.perf_counter()
-    for claim_list, sources in batches:
-        judge_claims(claim_list, sources)
-    seconds = time.perf_counter() - began
-    return {
-        "answers": len(cases),
-        "six_claims_eight_chunks_median_ms": round(statistics.median(timings), 1),
-        "six_claims_eight_chunks_p95_ms": round(sorted(timings)[int(0.95 * (len(timings) - 1))], 1),
-        "local_judge_claims_per_second": round(len(claims) / seconds, 1),
-    }
+from config.workers import CeleryWorker, WorkerNotReady, workers_running
+from garden.sync import FanOutError, workers_find
+from verifier.models import RunStatus, Verification, VerifyRun
+from verifier.verify_all import verify_run_start
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -88,30 +35,33 @@ def _cpu_seconds(pid: int) -> float:
 WORKER_READY_SECONDS = 180  # torch and the models load in the worker's main process before its pool forks
 
 
-def _worker_ready(worker: subprocess.Popen[bytes], prefix: str, processes: int) -> float:
+def _worker_ready(worker: CeleryWorker, prefix: str, processes: int) -> float:
     """Seconds until the worker answers with all its pool processes, the shared sentence vectors emptied.
 
     The clock starts then, not after a fixed sleep, which on a loaded machine started it while torch was still
     loading (README, Scaling); and with the shared vectors emptied, the second run no longer finds the
     sentences the first embedded. Each run starts as cold as the other."""
-    from garden.sync import FanOutError, workers_find
-
     began = time.perf_counter()
     _shared_vectors_clear()
-    while time.perf_counter() - began < WORKER_READY_SECONDS and worker.poll() is None:
+
+    def answers() -> bool:
         try:
             found = workers_find(timeout=1.0)
         except FanOutError:
-            continue
-        if any(name.startswith(prefix) for name in found.names) and found.processes >= processes:
-            return time.perf_counter() - began
-    raise RuntimeError(f"the bench's Celery worker ({prefix}) did not answer within {WORKER_READY_SECONDS} s")
+            return False
+        return any(name.startswith(prefix) for name in found.names) and found.processes >= processes
+
+    try:
+        worker.wait_until(answers, WORKER_READY_SECONDS - (time.perf_counter() - began), every=0)
+    except WorkerNotReady as error:
+        raise RuntimeError(
+            f"the bench's Celery worker ({prefix}) did not answer within {WORKER_READY_SECONDS} s"
+        ) from error
+    return time.perf_counter() - began
 
 
 def _shared_vectors_clear() -> None:
     """Forget the sentence vectors shared through the cache (`garden.embeddings.shared`), and only them."""
-    from django.core.cache import cache
-
     client = cache._cache.get_client(write=True)  # type: ignore[attr-defined]
     for key in client.scan_iter(match="*embedding:*", count=1000):
         client.delete(key)
@@ -123,8 +73,6 @@ def run_phases(run: Any, seconds: float, workers: int) -> dict[str, Any]:
     verification's own latency) and storing (the rest of the item: the answer, the verification, the claims
     written). Medians and sums in seconds; `busy` is the items' summed time over the run's wall time and
     workers: 1.0 means every worker process was inside an item the whole run."""
-    from verifier.models import Verification
-
     items = list(run.items.select_related("answer__question__retrieval").filter(answer__isnull=False))
     judged = dict(
         Verification.objects.filter(answer_id__in=[i.answer_id for i in items]).values_list(
@@ -166,34 +114,20 @@ def bench_verify_all(
     """Wall time of a Verify-all of the golden set on a real Celery worker with `concurrency` processes (at
     `niceness`, else `WORKER_NICENESS`), where its time went (`run_phases`) and the CPU time its processes
     used: `cores_used` is that over the wall time, the cores the run had."""
-    from verifier.models import RunStatus, VerifyRun
-    from verifier.verify_all import verify_run_start
-
     env = {**os.environ, "DATABASE_URL": database_url}
     if niceness is not None:
         env["WORKER_NICENESS"] = str(niceness)
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--concurrency",
-            str(concurrency),
-            "--loglevel",
-            "WARNING",
-            "--without-gossip",
-            "--without-mingle",
-            "--hostname",
-            f"bench{concurrency}@%h",
-        ],
+    worker = CeleryWorker(
+        hostname=f"bench{concurrency}@%h",
+        concurrency=concurrency,
+        loglevel="WARNING",
+        gossip=False,
+        mingle=False,
         env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        output="discard",
+        grace=30,
     )
-    try:
+    with workers_running([worker]):
         ready_seconds = _worker_ready(worker, f"bench{concurrency}@", concurrency)
         load_before = os.getloadavg()[0]
         cpu_before = _cpu_seconds(worker.pid)
@@ -217,6 +151,3 @@ def bench_verify_all(
             "load_average_before_after": [round(load_before, 1), round(os.getloadavg()[0], 1)],
             **run_phases(finished, seconds, concurrency),
         }
-    finally:
-        worker.terminate()
-        worker.wait(30)

@@ -11,8 +11,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from bench.corpus import MIN_PASSAGE_CHARS, corpus_load, passages_extract, source_files
 from garden import embeddings
-from garden.bench_corpus import MIN_PASSAGE_CHARS, corpus_load, passages_extract, source_files
 from garden.chunking import MAX_CHUNK_CHARS
 
 PROSE = (

@@ -1,0 +1,22 @@
+"""Benchmark and load-test tooling: not part of any app, and no app imports it (an import-linter contract).
+
+    python -m bench [--only SECTION ...] [--runs N] ...   # benchmark figures as JSON (README, Commands)
+    python -m bench.loadtest [--readers 50] [--seconds 60]  # concurrent readers against a local server
+
+Both run with the services `config.devstack` starts (`make bench`, `make load`) and Django's development settings
+unless DJANGO_SETTINGS_MODULE names others, as `manage.py` does.
+"""
+
+from __future__ import annotations
+
+import os
+
+import django
+
+SETTINGS = "config.settings.local"
+
+
+def django_setup() -> None:
+    """Django set up as `manage.py` sets it up, for the entry points that run outside it."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", SETTINGS)
+    django.setup()

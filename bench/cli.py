@@ -1,0 +1,220 @@
+"""`python -m bench`: benchmark figures as JSON, measured in a scratch database that is dropped after."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import connection
+from django.test import override_settings
+
+from bench.embedding import bench_backends, bench_query_embedding
+from bench.filling import corpus_remove
+from bench.hnsw import HNSW_PAIRS, bench_hnsw
+from bench.imports import DISTRIBUTED_NOTES, bench_distributed_import, bench_import, bench_large_garden
+from bench.judge import bench_judge
+from bench.logseq import GRAPH_PAGES, bench_logseq_import
+from bench.memory import MEMORY_NOTE_COUNTS, bench_import_memory
+from bench.notes import NOTE_COUNTS, bench_notes
+from bench.retrieval import SIZES, bench_refusal, bench_retrieval
+from bench.verify_all import bench_verify_all
+from config.database import current_database_url
+from garden.embeddings import EmbeddingBackend
+from garden.golden import DEFAULT_FILE, GoldenEntry, golden_load
+
+DESCRIPTION = (
+    "Print benchmark medians as JSON (the embedding backends side by side, import, the peak memory of importing "
+    "5,000 and 50,000 notes, an import fanned out to one and two Celery workers, query embedding, retrieval at "
+    "1k/10k/100k chunks, the HNSW recall/latency curve over ef_search, refusal, retrieval and refusal at "
+    "50/5,000/50,000 notes, the judge, Verify-all)."
+)
+
+
+SAMPLE = [
+    Path(settings.BASE_DIR) / "garden" / "sample" / "earlier",
+    Path(settings.BASE_DIR) / "garden" / "sample" / "articles",
+]
+
+
+SECTIONS = [
+    "embedding_backends",
+    "large_garden",
+    "import_memory",
+    "logseq_import",
+    "distributed_import",
+    "query_embedding",
+    "retrieval",
+    "hnsw",
+    "refusal_decision",
+    "notes",
+    "judge",
+    "verify_all",
+]
+
+
+def _pair(text: str) -> tuple[int, int]:
+    m, _, ef_construction = text.partition(":")
+    return int(m), int(ef_construction)
+
+
+def parser_build() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=DESCRIPTION)
+    parser.add_argument("--runs", type=int, default=5, help="Repeated runs; medians are reported.")
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    parser.add_argument(
+        "--notes",
+        type=int,
+        nargs="+",
+        default=list(NOTE_COUNTS),
+        help="Garden sizes, in notes, at which the notes section times retrieval and the refusal decision.",
+    )
+    parser.add_argument(
+        "--garden-notes",
+        type=int,
+        default=2000,
+        help="Notes in the generated garden whose import is timed.",
+    )
+    parser.add_argument(
+        "--memory-notes",
+        type=int,
+        nargs="+",
+        default=list(MEMORY_NOTE_COUNTS),
+        help="Garden sizes, in notes, whose first import is measured in a process of its own (import_memory).",
+    )
+    parser.add_argument(
+        "--graph-pages",
+        type=int,
+        default=GRAPH_PAGES,
+        help="Pages of the generated Logseq graph imported beside a Markdown vault of as many notes.",
+    )
+    parser.add_argument(
+        "--distributed-notes",
+        type=int,
+        default=DISTRIBUTED_NOTES,
+        help="Notes in the generated garden imported with one Celery worker, then two (distributed_import).",
+    )
+    parser.add_argument(
+        "--backends",
+        nargs="+",
+        choices=list(EmbeddingBackend),
+        default=list(EmbeddingBackend),
+        help="Embedding backends compared side by side (chunks/s, query p50/p95, the judge's claims/s).",
+    )
+    parser.add_argument(
+        "--no-verify-all",
+        action="store_false",
+        dest="verify_all",
+        help="Skip the Verify-all wall-time runs (they start Celery workers).",
+    )
+    parser.add_argument(
+        "--verify-all-niceness",
+        type=int,
+        help="CPU niceness of the Verify-all runs' workers (default WORKER_NICENESS): 0 to see what they do "
+        "when they do not yield to other processes on a shared machine.",
+    )
+    parser.add_argument(
+        "--hnsw-sweep",
+        nargs="*",
+        type=_pair,
+        metavar="M:EF_CONSTRUCTION",
+        help="Build and measure these (m, ef_construction) pairs, or without any those of "
+        "bench.hnsw.HNSW_PAIRS, not only the configured index (one index build at the largest size each).",
+    )
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=SECTIONS,
+        default=SECTIONS,
+        help="Measure only these sections (the sample garden is imported and timed in any case: the others "
+        "are measured over it).",
+    )
+    return parser
+
+
+def _backends(questions: list[GoldenEntry], runs: int, names: list[str]) -> dict[str, Any]:
+    """The backends side by side: embedding figures, then the local judge's claims/s on each."""
+    backends = [EmbeddingBackend(name) for name in names]
+    figures = bench_backends([q.question for q in questions], runs, backends)
+    for backend in backends:
+        with override_settings(JUDGE_EMBEDDING_BACKEND=backend):
+            judged = bench_judge(runs)
+        figures[backend]["judge_claims_per_second"] = judged["local_judge_claims_per_second"]
+    return figures
+
+
+def report_measure(
+    *,
+    runs: int,
+    sizes: list[int],
+    notes: list[int],
+    garden_notes: int,
+    memory_notes: list[int],
+    graph_pages: int,
+    distributed_notes: int,
+    verify_all: bool,
+    verify_all_niceness: int | None,
+    hnsw_sweep: list[tuple[int, int]] | None,
+    only: list[str],
+    backends: list[str],
+) -> dict[str, Any]:
+    """Each section asked for, measured in a scratch database of its own that is dropped after."""
+    questions = golden_load(DEFAULT_FILE)
+    in_scope = [q for q in questions if q.in_scope]
+    out_of_scope = [q for q in questions if not q.in_scope]
+    original = connection.settings_dict["NAME"]
+    # Its own scratch database, so a benchmark never collides with a test run.
+    connection.settings_dict["TEST"]["NAME"] = f"{original}_bench"
+    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+    try:
+        report: dict[str, Any] = {"runs": runs, "import": bench_import(SAMPLE)}
+        if "embedding_backends" in only:
+            report["embedding_backends"] = _backends(questions, runs, backends)
+        if "large_garden" in only:
+            report["large_garden"] = bench_large_garden(garden_notes)
+        if "import_memory" in only:
+            report["import_memory"] = bench_import_memory(
+                current_database_url(), memory_notes, in_scope, runs
+            )
+        if "logseq_import" in only:
+            report["logseq_import"] = bench_logseq_import(graph_pages, runs)
+        if "distributed_import" in only:
+            report["distributed_import"] = bench_distributed_import(current_database_url(), distributed_notes)
+        if "query_embedding" in only:
+            report["query_embedding"] = bench_query_embedding([q.question for q in questions], runs)
+        if "retrieval" in only:
+            report["retrieval"] = bench_retrieval(in_scope, runs, sizes)
+        if "hnsw" in only:
+            pairs = None if hnsw_sweep is None else hnsw_sweep or HNSW_PAIRS
+            # The sections after it time retrieval with the configured index.
+            restore = bool({"refusal_decision", "notes"} & set(only))
+            report["hnsw"] = bench_hnsw(in_scope, runs, max(sizes), pairs, restore=restore)
+        if "refusal_decision" in only:
+            report["refusal_decision"] = bench_refusal(out_of_scope, runs)
+        corpus_remove()  # the notes section grows the sample garden, not the corpus's
+        if "notes" in only:
+            report["notes"] = bench_notes(in_scope, out_of_scope, runs, notes)
+        if "judge" in only:
+            report["judge"] = bench_judge(runs)
+        if verify_all and "verify_all" in only:
+            url = current_database_url()
+            one = bench_verify_all(url, 1, niceness=verify_all_niceness)
+            two = bench_verify_all(url, 2, niceness=verify_all_niceness)
+            report["verify_all"] = {
+                "one_worker": one,
+                "two_workers": two,
+                "speedup_two_over_one": round(one["seconds"] / two["seconds"], 2) if two["seconds"] else None,
+            }
+    finally:
+        connection.creation.destroy_test_db(original, verbosity=0)
+    return report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse the options, measure, print the report (Django must be set up: `python -m bench` does so)."""
+    options = parser_build().parse_args(argv)
+    print(json.dumps(report_measure(**vars(options)), indent=2))
+    return 0

@@ -1,0 +1,200 @@
+"""Import throughput: the sample garden, a large generated garden beside the model's own encode of its chunks,
+and an import fanned out to one and then two Celery workers."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+from bench.timing import timed
+from config.workers import CeleryWorker, WorkerNotReady, workers_running, workers_wait
+from garden import embeddings
+from garden.models import Article, Chunk
+from garden.services import embedding_input
+from garden.sync import FanOutError, Workers, garden_import, workers_find
+
+
+def bench_import(folders: Sequence[Path]) -> dict[str, Any]:
+    report = garden_import(folders)
+    return {
+        "articles": report.created + report.revised,
+        "chunks": report.chunks,
+        "seconds": round(report.seconds, 2),
+        "chunks_per_second": round(report.chunks_per_second, 1),
+    }
+
+
+GENERATED_WORDS = [
+    "hive",
+    "frame",
+    "queen",
+    "brood",
+    "nectar",
+    "pollen",
+    "orchard",
+    "graft",
+    "rootstock",
+    "blossom",
+    "harvest",
+    "cider",
+    "press",
+    "bramble",
+    "clover",
+    "hedge",
+    "fence",
+    "gate",
+    "path",
+    "shed",
+    "ladder",
+    "basket",
+    "crate",
+    "label",
+    "jar",
+    "honey",
+    "wax",
+    "smoker",
+    "veil",
+    "glove",
+    "apple",
+    "pear",
+    "plum",
+    "quince",
+]
+
+
+def generate_garden(folder: Path, count: int, seed: int = 7) -> Path:
+    """`count` notes as a kept garden has them: ten folders, no front matter on every other note, tags, links
+    to other notes (and one missing), about 500 characters each."""
+    rng = random.Random(seed)
+    for number in range(count):
+        words = [" ".join(rng.choice(GENERATED_WORDS) for _ in range(12)) for _ in range(4)]
+        head = (
+            ""
+            if number % 2
+            else f"---\naliases: [note {number}]\ntags: [generated, batch-{number % 7}]\n---\n"
+        )
+        path = folder / f"Folder {number % 10}" / f"Note {number:04d}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            f"{head}# Note {number}\n\nItem {number} was recorded in {1900 + number % 120}: {words[0]}. "
+            f"{words[1]} #generated\n\nSee [[Note {(number * 7) % count:04d}]] and [[Missing {number % 3}]]. "
+            f"{words[2]}. {words[3]}.\n",
+            encoding="utf-8",
+        )
+    return folder
+
+
+def bench_large_garden(count: int) -> dict[str, Any]:
+    """A first import of `count` generated notes, the embedding model's own encode of the same chunks in the
+    same run (so the import's overhead beyond the model is a ratio of two figures measured together), and a
+    re-import of the unchanged garden."""
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = generate_garden(Path(scratch) / "garden", count)
+        first = garden_import([folder])
+        inputs = [
+            embedding_input(c.revision.title, c.text)
+            for c in Chunk.objects.filter(revision__source_path__startswith=scratch).select_related(
+                "revision"
+            )
+        ]
+        encode_seconds = timed(embeddings.embed, sorted(inputs, key=len))[0] / 1000
+        again = garden_import([folder])
+        # Gone again, so the retrieval figures that follow are measured on the same garden as before.
+        Article.objects.filter(revisions__source_path__startswith=scratch).delete()
+    return {
+        "notes": count,
+        "chunks": first.chunks,
+        "first_import_seconds": round(first.seconds, 1),
+        "chunks_per_second": round(first.chunks_per_second, 1),
+        "import_embedding_seconds": round(first.embed_seconds, 1),
+        "encode_seconds": round(encode_seconds, 1),
+        "overhead_beyond_encode_pct": round(100 * (first.seconds - encode_seconds) / encode_seconds, 1),
+        "reimport_unchanged_seconds": round(again.seconds, 1),
+        "reimport_embedded": again.embedded,
+    }
+
+
+# Notes of the garden whose import is fanned out: about a thousand passages, long enough that a worker's first
+# batch (its warm-up) hardly counts, short enough for three imports on a shared machine.
+DISTRIBUTED_NOTES = 1000
+WORKERS_START_SECONDS = 120  # a worker process loads torch and the model before it answers
+
+
+@contextlib.contextmanager
+def _fanout_workers(count: int, database_url: str) -> Iterator[Workers]:
+    """`count` Celery workers of one process each (`--concurrency 1`, as `docker compose up --scale worker=N`
+    would run them), once all of them, and no others, answer; stopped on the way out."""
+    logs = Path(settings.BASE_DIR) / ".run"
+    prefix = f"bench-fanout-{os.getpid()}-{count}"
+    started = [
+        CeleryWorker(
+            hostname=f"{prefix}-{number}@%h",
+            concurrency=1,
+            loglevel="WARNING",
+            gossip=False,
+            mingle=False,
+            env={**os.environ, "DATABASE_URL": database_url},
+            output=logs / f"bench-fanout-worker-{number}.log",
+            grace=30,
+        )
+        for number in range(count)
+    ]
+    answered = Workers(names=(), processes=0)
+
+    def all_answer() -> bool:
+        nonlocal answered
+        try:
+            answered = workers_find(timeout=1.0)
+        except FanOutError:
+            answered = Workers(names=(), processes=0)
+        others = [name for name in answered.names if not name.startswith(prefix)]
+        if others:
+            raise RuntimeError(f"other Celery workers answer on this broker and would take batches: {others}")
+        return len(answered.names) == count
+
+    with workers_running(started):
+        try:
+            workers_wait(started, all_answer, WORKERS_START_SECONDS, every=0)
+        except WorkerNotReady as error:
+            raise RuntimeError(
+                f"the bench's Celery workers did not start; see {logs}/bench-fanout-worker-*.log"
+            ) from error
+        yield answered
+
+
+def _import_figures(folder: Path, scratch: str, workers: Workers | None) -> dict[str, Any]:
+    """A first import of `folder` (in this process, or fanned out to `workers`), then its articles deleted."""
+    report = garden_import([folder], workers=workers)
+    Article.objects.filter(revisions__source_path__startswith=scratch).delete()
+    return {
+        "chunks": report.chunks,
+        "seconds": round(report.seconds, 1),
+        "chunks_per_second": round(report.chunks_per_second, 1),
+        "embed_seconds": round(report.embed_seconds, 1),
+        "write_seconds": round(report.write_seconds, 1),
+    }
+
+
+def bench_distributed_import(database_url: str, count: int = DISTRIBUTED_NOTES) -> dict[str, Any]:
+    """The first import of `count` generated notes, as `import_garden --workers` runs it, against one Celery
+    worker process, then two (started here, stopped after), beside the same import in this process. chunks/s
+    is the whole import's: reading, planning and writing here, embedding there; embed_seconds is summed over
+    the batches (over the workers' processes), write_seconds is this process's writing."""
+    results: dict[str, Any] = {"notes": count, "cores": os.cpu_count()}
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = generate_garden(Path(scratch) / "garden", count)
+        embeddings.load()  # this process's model is loaded before its import is timed, as the workers' are
+        results["in_process"] = _import_figures(folder, scratch, None)
+        for count_workers, key in ((1, "one_worker"), (2, "two_workers")):
+            with _fanout_workers(count_workers, database_url) as workers:
+                results[key] = {"workers": count_workers, **_import_figures(folder, scratch, workers)}
+    one, two = results["one_worker"]["chunks_per_second"], results["two_workers"]["chunks_per_second"]
+    results["two_over_one"] = round(two / one, 2) if one else None
+    return results

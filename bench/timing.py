@@ -1,0 +1,33 @@
+"""Timing helpers every section shares: a call timed, p50/p95 of samples, medians over repeated runs."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def timed(fn: Callable[..., T], *args: Any) -> tuple[float, T]:
+    """Milliseconds `fn(*args)` took, and what it returned."""
+    began = time.perf_counter()
+    result = fn(*args)
+    return (time.perf_counter() - began) * 1000, result
+
+
+def percentiles(samples: Sequence[float], digits: int = 2) -> dict[str, float]:
+    """p50 and p95 of millisecond timings (the nearest sample for p95), rounded to `digits`."""
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return {"p50_ms": round(statistics.median(ordered), digits), "p95_ms": round(p95, digits)}
+
+
+def median_of_runs(runs: Sequence[dict[str, float]]) -> dict[str, float]:
+    return {key: round(statistics.median(run[key] for run in runs), 2) for key in runs[0]}
+
+
+def p95_range(runs: Sequence[dict[str, float]]) -> list[float]:
+    """Lowest and highest p95 of the runs: how far one run's figure can be trusted on a shared machine."""
+    return [min(run["p95_ms"] for run in runs), max(run["p95_ms"] for run in runs)]
