@@ -38,8 +38,8 @@ SERVICES_ENV = RUN_DIR / "services.env"
 PG_SYSTEM_USER = "groundwork-pg"
 
 SAMPLE_GARDEN = ["garden/sample/earlier", "garden/sample/articles"]
-# PostgreSQL's own cache. The vector index must fit in it to be fast: about 2 MiB per 1,000 chunks (195 MiB at
-# 100k, `make bench`); PostgreSQL's default, 128MB, holds about 60k chunks' worth.
+# PostgreSQL's own cache. The vector index must fit in it to be fast; its size grows with the chunks (README has
+# `make bench`'s figures), and PostgreSQL's default, 128MB, is too small for a large garden.
 EMBEDDED_POSTGRES_SHARED_BUFFERS = os.environ.get("EMBEDDED_POSTGRES_SHARED_BUFFERS", "512MB")
 
 

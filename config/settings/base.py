@@ -169,7 +169,7 @@ GARDEN_NOTE_MAX_BYTES = env.int("GARDEN_NOTE_MAX_BYTES", default=2_000_000)
 GARDEN_PDF_MAX_BYTES = env.int("GARDEN_PDF_MAX_BYTES", default=50_000_000)
 GARDEN_PDF_MAX_PAGES = env.int("GARDEN_PDF_MAX_PAGES", default=1000)
 # A PDF whose text takes longer to read fails: its reader (a child process) is stopped, so a crafted file cannot
-# hold up a sync. A text PDF reads at about 9 ms a page here (README, Gardens).
+# hold up a sync. A text PDF reads far faster than this (README, Gardens, has the figures).
 GARDEN_PDF_MAX_SECONDS = env.float("GARDEN_PDF_MAX_SECONDS", default=60.0)
 if GARDEN_PATH:
     CELERY_BEAT_SCHEDULE["sync-garden"] = {

@@ -28,9 +28,8 @@ if TYPE_CHECKING:
 
 DIMENSIONS = 384
 # Texts per forward pass. A batch is padded to its longest text and attention grows with the square of that
-# length, so small batches of like lengths pay least: over the sample garden's chunks, batches of 64 ran 1.7x
-# the real word pieces (2.8x the attention work), of 8 sorted by word pieces 1.04x; both backends were fastest
-# at 8 to 16 (bench, embedding_backends).
+# length, so small batches of texts sorted by length pay least (README has the bench's figures:
+# embedding_backends).
 BATCH_SIZE = 8
 # int8 embeds one text per pass. Its activations are quantised with one scale per pass, taken from the largest
 # value in the whole batch, so in a batch a text's vector moved with the texts beside it (cosine 0.987 to the

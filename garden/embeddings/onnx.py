@@ -221,7 +221,7 @@ class Session:
         options.inter_op_num_threads = 1
         # Idle threads sleep instead of spinning: the cores are shared with other processes.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        # No memory arena: it keeps the peak of a 64-text batch (about 500 MB) for the life of the process.
+        # No memory arena: it would keep the peak of the largest batch for the life of the process.
         options.enable_cpu_mem_arena = False
         self.path = path
         self._session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
