@@ -27,6 +27,6 @@ def post_worker_init(worker: Any) -> None:
 
     from django.conf import settings
 
-    # The URLconf, with the views and the API's schemas, is imported now: on a first request this took 1.5 s,
+    # The URLconf, with the views and the API's schemas, is imported now: on a first request it took over a second,
     # and under a burst of readers at start-up every process's first requests waited for it.
     import_module(settings.ROOT_URLCONF)

@@ -182,8 +182,8 @@ CELERY_BEAT_SCHEDULE_FILENAME = env(
 CELERY_RESULT_EXPIRES = 3600
 
 # --- Questions, retrieval and synthesis ----------------------------------------------------------
-# What runs the embedding model: onnx-int8 (about 2x torch's chunks/s, 4-5x per question, with torch's recall
-# and refusals on the golden set; see README), onnx (torch's vectors) or torch. The next import after a switch
+# What runs the embedding model: onnx-int8 (faster than torch, with torch's recall and refusals on the
+# golden set; README has the figures), onnx (torch's vectors) or torch. The next import after a switch
 # embeds the garden again. The ONNX exports are cached in EMBEDDING_ONNX_CACHE.
 EMBEDDING_BACKENDS = ("onnx-int8", "onnx", "torch")  # garden.embeddings.EmbeddingBackend
 EMBEDDING_BACKEND = env_choice("EMBEDDING_BACKEND", "onnx-int8", EMBEDDING_BACKENDS)
