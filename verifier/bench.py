@@ -165,8 +165,8 @@ def bench_verify_all(
     """Wall time of a Verify-all of the golden set on a real Celery worker with `concurrency` processes (at
     `niceness`, else `WORKER_NICENESS`), where its time went (`run_phases`) and the CPU time its processes
     used: `cores_used` is that over the wall time, the cores the run had."""
-    from verifier.models import RunStatus, VerifyRun
-    from verifier.verify_all import verify_run_start
+    from evaluation.models import RunStatus, VerifyRun
+    from evaluation.starting import verify_run_start
 
     env = {**os.environ, "DATABASE_URL": database_url}
     if niceness is not None:

@@ -19,10 +19,10 @@ from garden.retrieval import retrieve
 from garden.text import storable
 from verifier import claims as claim_splitter
 from verifier.budget import DailyBudget
+from verifier.judge_parameters import judge_parameters_use
 from verifier.judges.types import Source
 from verifier.models import SpendPurpose
 from verifier.panel import PanelConfig, PanelOutcome, run_panel
-from verifier.retraining import judge_parameters_use
 from verifier.sources import chunk_context
 from verifier.verdict import Scored, score
 

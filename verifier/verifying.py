@@ -20,9 +20,9 @@ from django.utils import timezone
 from garden.models import Answer, Article, Chunk
 from verifier.checking import Checked, text_check
 from verifier.critics import BLOCK, ConstraintRules, CriticInput, CriticResult, run_critics
+from verifier.judge_parameters import judge_parameters_use
 from verifier.models import Claim, CriticFinding, SpendPurpose, Verification, VerificationStatus, Vote
 from verifier.panel import LOCAL, CastVote
-from verifier.retraining import judge_parameters_use
 from verifier.sources import answer_passages, answer_sources
 from verifier.terms import UNSURE_RISK, Flag, RiskLabel
 

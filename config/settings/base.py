@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "axes",
     "garden",
     "verifier",
+    "evaluation",
     "dashboard",
 ]
 

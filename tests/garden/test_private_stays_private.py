@@ -14,21 +14,13 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from dashboard.asking import ask
+from evaluation.models import GoldenQuestion, RunStatus, VerifyRun, VerifyRunItem
 from garden.models import Answer, Article, Sync
 from garden.retrieval import retrieve
 from garden.services import revision_create
 from garden.sync import garden_import
 from tests.factories import answer_for, garden_write, login
-from verifier.models import (
-    Claim,
-    GoldenQuestion,
-    JudgeMode,
-    RunStatus,
-    Verification,
-    VerificationStatus,
-    VerifyRun,
-    VerifyRunItem,
-)
+from verifier.models import Claim, JudgeMode, Verification, VerificationStatus
 from verifier.terms import ClaimStatus
 
 pytestmark = pytest.mark.django_db

@@ -7,8 +7,9 @@ import json
 import pytest
 from django.core.management import call_command
 
+from evaluation.models import VerifyRun
 from tests.factories import login, verify_station_answer
-from verifier.models import Verification, VerifyRun
+from verifier.models import Verification
 from verifier.terms import RiskLabel
 from verifier.verifying import verification_run
 

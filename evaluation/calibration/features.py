@@ -13,7 +13,9 @@ import numpy as np
 import numpy.typing as npt
 
 from garden.citations import strip_citations
+from verifier import claims as claim_splitting
 from verifier.claims import split_claims
+from verifier.judges import local as local_judge
 from verifier.judges.local import FEATURE_NAMES, WORD_REPRESENTATION_SIZE
 from verifier.judges.local.alignment import align
 from verifier.judges.local.encoding import encode, judge_backend
@@ -25,9 +27,9 @@ DEFAULT_EVAL_DIR = Path(
 )
 # The code a feature row comes from: a cached row is stale when any of it changes.
 FEATURE_CODE = (
-    *sorted((Path(__file__).resolve().parents[1] / "judges" / "local").glob("*.py")),
+    *sorted(Path(local_judge.__file__).resolve().parent.glob("*.py")),
     Path(__file__).resolve().parent / "features.py",
-    Path(__file__).resolve().parents[1] / "claims.py",
+    Path(claim_splitting.__file__).resolve(),
 )
 
 

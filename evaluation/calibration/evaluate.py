@@ -1,6 +1,6 @@
 """Measure the local judge on the benchmarks and print a JSON report.
 
-Usage: `python -m verifier.calibration.evaluate [--eval-dir DIR] [--cache-dir DIR]`. Reports balanced accuracy
+Usage: `python -m evaluation.calibration.evaluate [--eval-dir DIR] [--cache-dir DIR]`. Reports balanced accuracy
 (supported vs not) and the AUC of the risk score per dataset and domain for the committed parameters,
 leave-one-domain-out on the three SummEdits domains (fit on two, score the third, no peeking) with its
 spread over bootstrap draws of the training documents, 5-fold cross-validation on BEGIN (folds cut by
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from verifier.calibration.features import (
+from evaluation.calibration.features import (
     DEFAULT_EVAL_DIR,
     Item,
     ItemFeatures,
@@ -30,7 +30,7 @@ from verifier.calibration.features import (
     load_items,
     set_single_thread,
 )
-from verifier.calibration.train import balanced_accuracy, fit, item_scores
+from evaluation.calibration.train import balanced_accuracy, fit, item_scores
 from verifier.judges.local import PARAMS_PATH
 from verifier.judges.types import Source
 

@@ -11,18 +11,14 @@ from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 
 from config.devstack import free_port
-from verifier.models import GoldenQuestion, RunStatus, VerifyRun
+from evaluation.comparison import FigureChange, runs_compare
+from evaluation.export import run_csv
+from evaluation.golden import golden_sync
+from evaluation.models import GoldenQuestion, RunStatus, VerifyRun
+from evaluation.report import run_report
+from evaluation.running import RUN_FAILED, verify_run_item
+from evaluation.starting import QUEUE_UNREACHABLE, verify_run_start
 from verifier.roles import roles_ensure
-from verifier.verify_all import (
-    QUEUE_UNREACHABLE,
-    RUN_FAILED,
-    golden_sync,
-    run_csv,
-    run_report,
-    runs_compare,
-    verify_run_item,
-    verify_run_start,
-)
 
 pytestmark = pytest.mark.django_db
 
@@ -65,7 +61,7 @@ def test_a_run_whose_report_fails_is_marked_failed_not_left_running(small_golden
     def broken_report(run):
         raise RuntimeError("the report could not be computed")
 
-    monkeypatch.setattr("verifier.verify_all.run_report", broken_report)
+    monkeypatch.setattr("evaluation.running.run_report", broken_report)
     with pytest.raises(RuntimeError):
         run_inline("broken", small_golden)
     run = VerifyRun.objects.get(label="broken")
@@ -83,9 +79,9 @@ def test_a_run_whose_report_fails_is_marked_failed_not_left_running(small_golden
 def test_two_runs_compare_and_export(small_golden, client):
     first = run_inline("first", small_golden)
     second = run_inline("second", small_golden)
-    rows = {row["figure"]: row for row in runs_compare(first, second)}
-    assert rows["refusal_rate"]["change"] == 0.0
-    assert rows["unverified_claim_rate"]["first"] == first.report["unverified_claim_rate"]
+    rows = {row.figure: row for row in runs_compare(first, second)}
+    assert rows["refusal_rate"].change == 0.0
+    assert rows["unverified_claim_rate"].first == first.report["unverified_claim_rate"]
 
     exported = list(csv.DictReader(io.StringIO(run_csv(first))))
     assert len(exported) == 4 and {"code", "category", "verdict", "unverified", "answer"} <= set(exported[0])
@@ -145,7 +141,7 @@ def test_with_the_task_queue_unreachable_starting_a_run_says_so_and_leaves_a_fai
     monkeypatch.setattr(app.conf, "broker_url", f"redis://127.0.0.1:{free_port()}/15")
     monkeypatch.setattr(app, "_pool", None)
     monkeypatch.setattr(app.amqp, "_producer_pool", None)
-    monkeypatch.setattr("verifier.verify_all.DEFAULT_FILE", small_golden)
+    monkeypatch.setattr("evaluation.starting.DEFAULT_FILE", small_golden)
     operator = User.objects.create_user("op", password="x")
     operator.groups.add(Group.objects.get(name="operator"))
     client.force_login(operator)
@@ -171,20 +167,20 @@ def test_a_run_says_how_many_answers_state_the_expected_fact_in_its_report_expor
 
     # Decided when each item finished: editing the golden set later does not rewrite this run's figure.
     GoldenQuestion.objects.filter(code="w002").update(reference_answer="402 m")
-    assert run_report(first)["answered_rate"] == 0.6667
+    assert run_report(first).answered_rate == 0.6667
 
     call_command("verify_all", "--label", "second", "--inline", "--golden", str(answered_golden))
     out = capsys.readouterr().out
     assert "Answers stating the expected fact" in out and "66.7%" in out
     second = VerifyRun.objects.get(label="second")
-    rows = {row["figure"]: row for row in runs_compare(first, second)}
-    assert rows["answered_rate"] == {
-        "figure": "answered_rate",
-        "label": "Answers stating the expected fact",
-        "first": 0.6667,
-        "second": 0.6667,
-        "change": 0.0,
-    }
+    rows = {row.figure: row for row in runs_compare(first, second)}
+    assert rows["answered_rate"] == FigureChange(
+        figure="answered_rate",
+        label="Answers stating the expected fact",
+        first=0.6667,
+        second=0.6667,
+        change=0.0,
+    )
 
     exported = {row["code"]: row for row in csv.DictReader(io.StringIO(run_csv(first)))}
     assert exported["g002"]["answers_question"] == "True" and exported["w002"]["answers_question"] == "False"

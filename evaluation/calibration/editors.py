@@ -24,12 +24,12 @@ from typing import Any, Final
 
 import numpy as np
 
-from verifier.calibration.evaluate import (
+from evaluation.calibration.evaluate import (
     SUMMEDITS_DOMAINS,
     leave_one_domain_out,
     leave_one_domain_out_spread,
 )
-from verifier.calibration.features import (
+from evaluation.calibration.features import (
     Item,
     ItemFeatures,
     claim_evidence,
@@ -37,7 +37,7 @@ from verifier.calibration.features import (
     items_key,
     load_items,
 )
-from verifier.calibration.train import balanced_accuracy, fit, item_scores
+from evaluation.calibration.train import balanced_accuracy, fit, item_scores
 
 GARDEN = "garden"
 # In the logistic fits the garden's training half carries this share of the total weight (each review is

@@ -14,10 +14,22 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from evaluation import retraining
+from evaluation.calibration.editors import MIN_REVIEWS, TOO_FEW_REVIEWS, EditorReview, held_out
+from evaluation.retraining import (
+    ABANDONED,
+    ABANDONED_AFTER,
+    ALREADY_RUNNING,
+    NOT_QUEUED,
+    RetrainError,
+    judge_parameters_activate,
+    judge_retrain,
+    judge_retrain_start,
+)
+from evaluation.tasks import retrain_judge
 from garden.models import Chunk
 from tests.factories import answer_for, login, verify_station_answer
-from verifier import retraining
-from verifier.calibration.editors import MIN_REVIEWS, TOO_FEW_REVIEWS, EditorReview, held_out
+from verifier import judge_parameters
 from verifier.judges.local import params_install
 from verifier.models import (
     Claim,
@@ -28,18 +40,7 @@ from verifier.models import (
     Verification,
 )
 from verifier.queueing import verification_create
-from verifier.retraining import (
-    ABANDONED,
-    ABANDONED_AFTER,
-    ALREADY_RUNNING,
-    NOT_QUEUED,
-    RetrainError,
-    judge_parameters_activate,
-    judge_retrain,
-    judge_retrain_start,
-)
 from verifier.review import review_record
-from verifier.tasks import retrain_judge
 from verifier.terms import ClaimStatus, Flag
 from verifier.verifying import verification_run
 
@@ -62,7 +63,7 @@ def committed_params_afterwards() -> Iterator[None]:
     """Each test's versions are rolled back with its database: the process goes back to params.json too."""
     yield
     params_install(None)
-    retraining._installed_id = None
+    judge_parameters._installed_id = None
 
 
 def _stored_version(version: int, threshold: float) -> JudgeParameters:
