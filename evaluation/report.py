@@ -87,11 +87,24 @@ class UnverifiedClaim:
     code: str
     category: str
     question: str
-    answer_id: int
-    answer_url: str
+    answer_id: int | None
+    answer_url: str  # empty in a report stored before answers had addresses of their own: no link
     answer: str
     claim: str
     flags: list[str]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> UnverifiedClaim:
+        return cls(
+            code=data.get("code", ""),
+            category=data.get("category", ""),
+            question=data.get("question", ""),
+            answer_id=data.get("answer_id"),
+            answer_url=data.get("answer_url", ""),
+            answer=data.get("answer", ""),
+            claim=data.get("claim", ""),
+            flags=list(data.get("flags") or []),
+        )
 
 
 @dataclass(frozen=True)
@@ -150,7 +163,9 @@ class RunReport(Figures):
                 category: Figures.from_dict(figures)
                 for category, figures in (data.get("per_category") or {}).items()
             },
-            unverified_claims=[UnverifiedClaim(**entry) for entry in data.get("unverified_claims") or []],
+            unverified_claims=[
+                UnverifiedClaim.from_dict(entry) for entry in data.get("unverified_claims") or []
+            ],
             judges=None if judges is None else [JudgeRan(**judge) for judge in judges],
         )
 
@@ -300,7 +315,7 @@ def report_shown(run: VerifyRun) -> RunReport | None:
     report = stored_report(run)
     if report is None:
         return None
-    ids = {entry.answer_id for entry in report.unverified_claims}
+    ids = {entry.answer_id for entry in report.unverified_claims if entry.answer_id is not None}
     readable = set(Answer.objects.readable().filter(pk__in=ids).values_list("pk", flat=True))
     return dataclasses.replace(
         report,

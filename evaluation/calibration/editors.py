@@ -9,7 +9,7 @@ the training half, and the new parameters are kept only if
     prints (its median minus its lower quartile), and
 (b) agreement with editors on the held-out half (the share of its reviews whose supported / not-supported call
     matches the editor's) rises above that of the parameters in force.
-Plain Python and numpy: no Django (`verifier.retraining` gathers the reviews and stores the outcome).
+Plain Python and numpy: no Django (`evaluation.retraining` gathers the reviews and stores the outcome).
 """
 
 from __future__ import annotations

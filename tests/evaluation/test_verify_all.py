@@ -14,10 +14,12 @@ from config.devstack import free_port
 from evaluation.comparison import FigureChange, runs_compare
 from evaluation.export import run_csv
 from evaluation.golden import golden_sync
-from evaluation.models import GoldenQuestion, RunStatus, VerifyRun
-from evaluation.report import run_report
+from evaluation.models import GoldenQuestion, RunItemStatus, RunStatus, VerifyRun, VerifyRunItem
+from evaluation.report import NO_JUDGE, JudgeRan, report_shown, run_report
 from evaluation.running import RUN_FAILED, verify_run_item
 from evaluation.starting import QUEUE_UNREACHABLE, verify_run_start
+from tests.factories import login, verification_with_claims
+from verifier.models import JudgeMode, JurorRole, Verification, Vote
 from verifier.roles import roles_ensure
 
 pytestmark = pytest.mark.django_db
@@ -242,3 +244,57 @@ def test_a_runs_report_shows_the_refusal_rates_and_the_gate_that_made_them(small
     page = client.get(f"/operators/runs/{calibrated.pk}/").content.decode()
     assert "at vector similarity 0.3 or full-text coverage 0.8" in page
     assert "calibrated for this garden on" in page
+
+
+def run_of(verification: Verification) -> VerifyRun:
+    """A finished run of one question, whose answer is `verification`'s, started in the panel's mode."""
+    golden = GoldenQuestion.objects.create(code="judges-1", category="single_fact", question="Which claims?")
+    run = VerifyRun.objects.create(label="judges", mode=JudgeMode.CASCADE, status=RunStatus.DONE, total=1)
+    VerifyRunItem.objects.create(
+        run=run, golden=golden, answer=verification.answer, status=RunItemStatus.DONE
+    )
+    run.report = run_report(run).as_dict()
+    run.save()
+    return run
+
+
+def test_a_report_names_each_judge_that_voted_in_the_role_it_voted_in(client):
+    verification = verification_with_claims(2)  # every claim voted on by `local` and by `claude-test`
+    claim = verification.claims.get(ordinal=2)
+    Vote.objects.create(
+        claim=claim, judge="claude-big", role=JurorRole.TIEBREAKER, status=claim.status, confidence=0.8
+    )
+    run = run_of(verification)
+
+    report = report_shown(run)
+    assert report is not None and report.judges == [
+        JudgeRan(judge="local", role="juror", claims=2),
+        JudgeRan(judge="claude-test", role="juror", claims=2),
+        JudgeRan(judge="claude-big", role="tiebreaker", claims=1),
+    ]
+    named = "local judge, Claude juror (claude-test), Claude tie-breaker (claude-big)"
+    assert report.judges_named == named
+    login(client, "operator")
+    assert f"Judges that ran: {named} ·" in client.get(f"/operators/runs/{run.pk}/").content.decode()
+
+
+def test_a_report_stored_before_judges_were_recorded_names_them_from_the_votes(client):
+    verification = verification_with_claims(1)
+    Vote.objects.filter(claim__verification=verification).exclude(judge="local").delete()
+    run = run_of(verification)
+    del run.report["judges"]  # as every run finished before this release stored it
+    run.save()
+
+    login(client, "operator")
+    page = client.get(f"/operators/runs/{run.pk}/").content.decode()
+    assert "Judges that ran: local judge ·" in page and JudgeMode.CASCADE.label not in page
+    exported = client.get(f"/operators/runs/{run.pk}/export.json").json()
+    assert exported["report"]["judges"] == [{"judge": "local", "role": "juror", "claims": 1}]
+    assert exported["mode"] == JudgeMode.CASCADE  # the mode configured, as the export always gave it
+
+
+def test_a_run_without_a_claim_says_no_judge_voted():
+    golden = GoldenQuestion.objects.create(code="none-1", category="out_of_scope", question="Sourdough?")
+    run = VerifyRun.objects.create(label="none", mode=JudgeMode.LOCAL, status=RunStatus.DONE, total=1)
+    VerifyRunItem.objects.create(run=run, golden=golden, status=RunItemStatus.ERROR)
+    assert run_report(run).judges_named == NO_JUDGE
