@@ -298,3 +298,11 @@ def test_a_run_without_a_claim_says_no_judge_voted():
     run = VerifyRun.objects.create(label="none", mode=JudgeMode.LOCAL, status=RunStatus.DONE, total=1)
     VerifyRunItem.objects.create(run=run, golden=golden, status=RunItemStatus.ERROR)
     assert run_report(run).judges_named == NO_JUDGE
+
+
+def test_tasks_queued_before_evaluation_was_an_app_still_find_their_task():
+    """A Verify-all item or a retraining queued by the previous release names the task as the verifier did."""
+    from config.celery import app
+
+    app.loader.import_default_modules()
+    assert {"verifier.tasks.verify_golden_item", "verifier.tasks.retrain_judge"} <= set(app.tasks)
