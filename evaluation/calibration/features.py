@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import os
 from collections.abc import Sequence
@@ -13,9 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from garden.citations import strip_citations
-from verifier import claims as claim_splitting
 from verifier.claims import split_claims
-from verifier.judges import local as local_judge
 from verifier.judges.local import FEATURE_NAMES, WORD_REPRESENTATION_SIZE
 from verifier.judges.local.alignment import align
 from verifier.judges.local.encoding import encode, judge_backend
@@ -26,10 +25,11 @@ DEFAULT_EVAL_DIR = Path(
     os.environ.get("JUDGE_EVAL_DIR", Path(__file__).resolve().parents[2] / ".." / "shared" / "eval")
 )
 # The code a feature row comes from: a cached row is stale when any of it changes.
+# Found from the functions themselves, wherever their package lives.
 FEATURE_CODE = (
-    *sorted(Path(local_judge.__file__).resolve().parent.glob("*.py")),
+    *sorted(Path(inspect.getfile(align)).resolve().parent.glob("*.py")),
     Path(__file__).resolve().parent / "features.py",
-    Path(claim_splitting.__file__).resolve(),
+    Path(inspect.getfile(split_claims)).resolve(),
 )
 
 
