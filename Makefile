@@ -27,10 +27,10 @@ load: $(STAMP)
 # The offline judge: score it on ../shared/eval (balanced accuracy, AUC, leave-one-domain-out), or retrain it:
 # calibrate writes params.json from the benchmarks, then retrains this garden's judge with its editors' reviews.
 eval: $(CALIBRATE_STAMP)
-	$(PY) -m verifier.calibration.evaluate
+	$(PY) -m evaluation.calibration.evaluate
 
 calibrate: $(CALIBRATE_STAMP)
-	$(PY) -m verifier.calibration.train
+	$(PY) -m evaluation.calibration.train
 	$(PY) -m config.devstack exec -- python manage.py calibrate_judge
 
 install: $(STAMP)

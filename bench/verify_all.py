@@ -13,9 +13,10 @@ from django.conf import settings
 from django.core.cache import cache
 
 from config.workers import CeleryWorker, WorkerNotReady, workers_running
+from evaluation.models import RunStatus, VerifyRun
+from evaluation.starting import verify_run_start
 from garden.sync import FanOutError, workers_find
-from verifier.models import RunStatus, Verification, VerifyRun
-from verifier.verify_all import verify_run_start
+from verifier.models import Verification
 
 
 def _cpu_seconds(pid: int) -> float:

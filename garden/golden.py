@@ -22,7 +22,7 @@ DEFAULT_FILE = Path(__file__).resolve().parent / "sample" / "golden.yaml"
 
 @dataclass(frozen=True)
 class GoldenEntry:
-    """One entry of a golden set file; Verify-all stores it as `verifier.models.GoldenQuestion`."""
+    """One entry of a golden set file; Verify-all stores it as `evaluation.models.GoldenQuestion`."""
 
     id: str
     category: str

@@ -11,13 +11,7 @@ from claimcheck.judges.claude import TOOL_NAME
 from claimcheck.terms import ClaimStatus, JudgeMode, RiskLabel, Severity, Verdict
 from garden.models import Answer, AnswerSource, Article, Chunk, Generator, Question, Retrieval
 from tests.fakes.messages_api import Behaviour, reply_tool
-from verifier.models import (
-    Claim,
-    CriticFinding,
-    Verification,
-    VerificationStatus,
-    Vote,
-)
+from verifier.models import Claim, CriticFinding, Verification, VerificationStatus, Vote
 from verifier.queueing import verification_create
 from verifier.verifying import verification_run
 

@@ -1,6 +1,6 @@
-"""The verifier's records, to look into: verifications with their claims and votes, reviews, Verify-all runs, the
-judge's spending and its parameter versions. All are read-only here: each records what a judge, an editor or a
-run did (or what it cost), and an edit would falsify it."""
+"""The verifier's records, to look into: verifications with their claims and votes, reviews, the judge's spending
+and its parameter versions. All are read-only here: each records what a judge or an editor did (or what it
+cost), and an edit would falsify it."""
 
 from django.contrib import admin
 from django.db.models import QuerySet
@@ -13,8 +13,6 @@ from verifier.models import (
     JudgeSpend,
     Review,
     Verification,
-    VerifyRun,
-    VerifyRunItem,
     Vote,
 )
 
@@ -98,24 +96,6 @@ class ReviewAdmin(RecordOnly, admin.ModelAdmin[Review]):
     list_select_related = ["claim", "reviewer"]
     search_fields = ["claim__text", "note", "reviewer__username"]
     date_hierarchy = "created_at"
-
-
-class RunItemInline(RecordOnly, admin.TabularInline[VerifyRunItem, VerifyRun]):
-    model = VerifyRunItem
-    fields = ["golden", "answer", "status", "error", "seconds"]
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[VerifyRunItem]:
-        return super().get_queryset(request).select_related("golden", "answer__question")
-
-
-@admin.register(VerifyRun)
-class VerifyRunAdmin(RecordOnly, admin.ModelAdmin[VerifyRun]):
-    list_display = ["label", "status", "mode", "total", "started_by", "started_at", "finished_at"]
-    list_filter = ["status", "mode"]
-    list_select_related = ["started_by"]
-    search_fields = ["label"]
-    date_hierarchy = "started_at"
-    inlines = [RunItemInline]
 
 
 @admin.register(JudgeSpend)

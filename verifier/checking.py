@@ -23,8 +23,8 @@ from garden.syntax import strip_citations
 from garden.text import storable
 from verifier.budget import DailyBudget
 from verifier.claude_client import claude_client
+from verifier.judge_parameters import judge_parameters_use
 from verifier.models import SpendPurpose
-from verifier.retraining import judge_parameters_use
 from verifier.sources import chunk_context
 
 EMPTY_TEXT = "Please give some text to check."

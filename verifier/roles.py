@@ -12,7 +12,7 @@ ROLES = (READER, EDITOR, OPERATOR)
 
 ASK = "garden.ask_question"
 REVIEW = "verifier.review_claim"
-RUN_VERIFY_ALL = "verifier.run_verify_all"
+RUN_VERIFY_ALL = "evaluation.run_verify_all"
 VIEW_LOGS = "verifier.view_logs"
 RETRAIN_JUDGE = "verifier.retrain_judge"
 

@@ -9,7 +9,7 @@ from celery.signals import worker_init, worker_process_init, worker_ready, worke
 from django.db import InterfaceError, OperationalError
 
 from garden import embeddings
-from verifier import queueing, retraining, verify_all, verifying
+from verifier import queueing, verifying
 from verifier.encoder import judge_backend
 from verifier.health import Heartbeat
 
@@ -31,31 +31,6 @@ def verify_answer(self: Task[Any, Any], verification_id: int) -> str:
     """Check one answer's claims. Safe to run twice: a finished verification is left alone."""
     verification = verifying.verification_run(verification_id=verification_id)
     return verification.status if verification is not None else "skipped"
-
-
-@shared_task(
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(OperationalError, InterfaceError),
-    retry_backoff=2,
-    max_retries=6,
-)
-def verify_golden_item(item_id: int) -> None:
-    """Run one golden question of a Verify-all run through the whole flow."""
-    verify_all.verify_run_item(item_id=item_id)
-
-
-@shared_task(
-    acks_late=True,
-    reject_on_worker_lost=True,
-    # A refit on the benchmarks takes about a minute (five on a cold feature cache): above the global limits.
-    soft_time_limit=900,
-    time_limit=960,
-)
-def retrain_judge(parameters_id: int) -> str:
-    """Retrain the local judge with editors' reviews. Safe to run twice: a finished version is left alone."""
-    version = retraining.judge_retrain(parameters_id=parameters_id)
-    return version.status if version is not None else "skipped"
 
 
 @shared_task

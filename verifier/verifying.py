@@ -22,8 +22,8 @@ from claimcheck.panel import CastVote
 from claimcheck.terms import LOCAL_JUDGE, UNSURE_RISK, Flag, RiskLabel, Severity
 from garden.models import Answer, Article, Chunk
 from verifier.checking import Checked, text_check
+from verifier.judge_parameters import judge_parameters_use
 from verifier.models import Claim, CriticFinding, SpendPurpose, Verification, VerificationStatus, Vote
-from verifier.retraining import judge_parameters_use
 from verifier.sources import answer_passages, answer_sources
 
 logger = logging.getLogger(__name__)

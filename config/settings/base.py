@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "axes",
     "garden",
     "verifier",
+    "evaluation",
     "dashboard",
 ]
 

@@ -9,8 +9,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.permissions import role_required
 from dashboard.views.htmx import HtmxHttpRequest
+from evaluation.retraining import RetrainError, judge_parameters_activate, judge_retrain_start
 from verifier.models import JudgeParameters
-from verifier.retraining import RetrainError, judge_parameters_activate, judge_retrain_start
 from verifier.roles import RETRAIN_JUDGE
 
 RETRAIN_QUEUED = "Retraining the judge as version {version}: its outcome appears below when it is done."

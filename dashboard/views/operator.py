@@ -2,33 +2,25 @@
 
 from __future__ import annotations
 
-import json
-
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from claimcheck.terms import Severity, Verdict, choices
-from dashboard.charts import Series, line_chart
 from dashboard.permissions import role_required
 from dashboard.views.htmx import HtmxHttpRequest, query_date
+from evaluation.chart import runs_chart
+from evaluation.comparison import runs_compare
+from evaluation.export import run_csv, run_json
+from evaluation.models import VerifyRun
+from evaluation.report import report_shown
+from evaluation.running import RUN_FAILED, run_progress
+from evaluation.starting import RunNotQueued, verify_run_start
 from verifier.health import health_check
 from verifier.logs import LogFilters, alerts, answers_logged, spend_today
-from verifier.models import JudgeParameters, RunStatus, VerifyRun
+from verifier.models import JudgeParameters
 from verifier.roles import RETRAIN_JUDGE, RUN_VERIFY_ALL, VIEW_LOGS
-from verifier.verify_all import (
-    ANSWERED,
-    HEADLINE,
-    RUN_FAILED,
-    RunNotQueued,
-    report_shown,
-    run_csv,
-    run_progress,
-    run_rows,
-    runs_compare,
-    verify_run_start,
-)
 
 
 @role_required(RUN_VERIFY_ALL)
@@ -44,18 +36,7 @@ def runs_page(request: HtmxHttpRequest) -> HttpResponse:
             return redirect("dashboard:runs")
         return redirect("dashboard:run", run_id=run.pk)
     runs = list(VerifyRun.objects.all()[:50])
-    finished = [
-        r for r in reversed(runs) if r.status == RunStatus.DONE and r.report.get(HEADLINE) is not None
-    ]
-    chart = line_chart(
-        [r.label for r in finished],
-        [
-            Series("Unverified claim rate (lower is better)", [r.report[HEADLINE] for r in finished]),
-            Series("Answers stating the fact (higher is better)", [r.report.get(ANSWERED) for r in finished]),
-        ],
-        title="Unverified claim rate across runs (lower is better), with the share of answers that state the "
-        "expected fact (higher is better)",
-    )
+    chart = runs_chart(runs)
     return render(request, "dashboard/runs.html", {"runs": runs, "chart": chart})
 
 
@@ -98,15 +79,7 @@ def run_export(request: HtmxHttpRequest, run_id: int, fmt: str) -> HttpResponse:
     if fmt == "csv":
         response = HttpResponse(run_csv(run), content_type="text/csv; charset=utf-8")
     else:
-        payload = {
-            "run": run.pk,
-            "label": run.label,
-            "status": run.status,
-            "mode": run.mode,
-            "report": report_shown(run),
-            "items": list(run_rows(run)),
-        }
-        response = HttpResponse(json.dumps(payload, indent=2), content_type="application/json")
+        response = HttpResponse(run_json(run), content_type="application/json")
     response["Content-Disposition"] = f'attachment; filename="verify-all-{run.pk}.{fmt}"'
     return response
 

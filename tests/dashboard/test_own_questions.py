@@ -6,9 +6,9 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client
 
+from evaluation.models import VerifyRun
 from garden.models import Answer
 from tests.factories import login, verification_with_claims
-from verifier.models import VerifyRun
 
 pytestmark = pytest.mark.django_db
 

@@ -5,9 +5,10 @@ from django.contrib.auth.models import Group, User
 from django.core.management import CommandError, call_command
 
 from dashboard.api import CHECK_FORBIDDEN
+from evaluation.models import VerifyRun
 from garden.models import Answer, Generator, Question, Retrieval
 from tests.factories import STATION_QUOTE, verified_by_claude
-from verifier.models import Claim, JudgeSpend, Verification, VerificationStatus, VerifyRun
+from verifier.models import Claim, JudgeSpend, Verification, VerificationStatus
 from verifier.roles import EDITOR, OPERATOR, READER
 
 pytestmark = pytest.mark.django_db

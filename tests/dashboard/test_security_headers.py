@@ -9,9 +9,9 @@ from django.test import Client
 from django.utils.html import escape
 
 from dashboard.views.accounts import LOCKED_OUT
+from evaluation.models import VerifyRun
 from garden.models import Article, Topic
 from tests.factories import login, verification_with_claims
-from verifier.models import VerifyRun
 
 pytestmark = pytest.mark.django_db
 

@@ -15,20 +15,13 @@ from django.test import Client
 
 from claimcheck.terms import ClaimStatus, JudgeMode
 from dashboard.asking import ask
+from evaluation.models import GoldenQuestion, RunStatus, VerifyRun, VerifyRunItem
 from garden.models import Answer, Article, Sync
 from garden.retrieval import retrieve
 from garden.services import revision_create
 from garden.sync import garden_import
 from tests.factories import answer_for, garden_write, login
-from verifier.models import (
-    Claim,
-    GoldenQuestion,
-    RunStatus,
-    Verification,
-    VerificationStatus,
-    VerifyRun,
-    VerifyRunItem,
-)
+from verifier.models import Claim, Verification, VerificationStatus
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""The verifier's records in the admin: listed and shown to a superuser, never added, changed or deleted."""
+"""The verifier's records (and evaluation's Verify-all runs) in the admin: listed and shown to a superuser, never added, changed or deleted."""
 
 from dataclasses import dataclass
 from decimal import Decimal
@@ -8,20 +8,9 @@ from django.contrib.auth.models import User
 from django.db.models import Model
 
 from claimcheck.terms import ClaimStatus, JudgeMode
+from evaluation.models import GoldenQuestion, RunItemStatus, RunStatus, VerifyRun, VerifyRunItem
 from tests.factories import verification_with_claims
-from verifier.models import (
-    Decision,
-    GoldenQuestion,
-    JudgeParameters,
-    JudgeSpend,
-    Review,
-    RunItemStatus,
-    RunStatus,
-    SpendPurpose,
-    Verification,
-    VerifyRun,
-    VerifyRunItem,
-)
+from verifier.models import Decision, JudgeParameters, JudgeSpend, Review, SpendPurpose, Verification
 
 pytestmark = pytest.mark.django_db
 
@@ -78,17 +67,17 @@ def shown(records: Records) -> dict[str, tuple[Model, list[str], list[str]]]:
     verification, review, run, spend = records.verification, records.review, records.run, records.spend
     answer = verification.answer
     return {
-        "verification": (
+        "verifier/verification": (
             verification,
             [f"answer {answer.pk} to What does the garden say?", "Grounded"],
             ["Grounded", "Claim 3 is in the garden [3].", "safety"],
         ),
-        "claim": (
+        "verifier/claim": (
             review.claim,
             ["verified: Claim 3 is in the garden [3]."],
             ["Claim 3 is in the garden [3].", "claude-test", "Judge wrong", NOTE],
         ),
-        "review": (
+        "verifier/review": (
             review,
             [
                 "verified: Claim 3 is in the garden [3].",
@@ -98,13 +87,13 @@ def shown(records: Records) -> dict[str, tuple[Model, list[str], list[str]]]:
             ],
             ["Contradicted", NOTE],
         ),
-        "verifyrun": (
+        "evaluation/verifyrun": (
             run,
             [run.label],
             [run.label, f"admin-{verification.pk}: When did Ashcombe station reopen?"],
         ),
-        "judgespend": (spend, [spend.model, "0.012345"], [spend.model, "1234", "0.012345"]),
-        "judgeparameters": (
+        "verifier/judgespend": (spend, [spend.model, "0.012345"], [spend.model, "1234", "0.012345"]),
+        "verifier/judgeparameters": (
             JudgeParameters.objects.get(version=1),
             ["Shipped with the code (params.json)", "Kept"],
             ["The parameters committed with the code", "feature_names"],
@@ -112,19 +101,27 @@ def shown(records: Records) -> dict[str, tuple[Model, list[str], list[str]]]:
     }
 
 
-ADMINS = ["verification", "claim", "review", "verifyrun", "judgespend", "judgeparameters"]
+# Each admin by its address: the Verify-all runs are evaluation's.
+ADMINS = [
+    "verifier/verification",
+    "verifier/claim",
+    "verifier/review",
+    "evaluation/verifyrun",
+    "verifier/judgespend",
+    "verifier/judgeparameters",
+]
 
 
 @pytest.mark.parametrize("name", ADMINS)
 def test_a_superuser_finds_each_record_listed_and_shown(admin_client, records, name):
     record, listed, detailed = shown(records)[name]
 
-    changelist = admin_client.get(f"/admin/verifier/{name}/")
+    changelist = admin_client.get(f"/admin/{name}/")
     assert changelist.status_code == 200
     for text in listed:
         assert text in changelist.content.decode(), text
 
-    change = admin_client.get(f"/admin/verifier/{name}/{record.pk}/change/")
+    change = admin_client.get(f"/admin/{name}/{record.pk}/change/")
     assert change.status_code == 200
     for text in detailed:
         assert text in change.content.decode(), text
@@ -134,17 +131,15 @@ def test_a_superuser_finds_each_record_listed_and_shown(admin_client, records, n
 def test_no_record_is_added_changed_or_deleted_in_the_admin(admin_client, records, name):
     record = shown(records)[name][0]
     before = {field.attname: getattr(record, field.attname) for field in record._meta.concrete_fields}
-    change_url = f"/admin/verifier/{name}/{record.pk}/change/"
+    change_url = f"/admin/{name}/{record.pk}/change/"
 
-    assert admin_client.get(f"/admin/verifier/{name}/add/").status_code == 403
-    assert admin_client.post(f"/admin/verifier/{name}/add/", {}).status_code == 403
+    assert admin_client.get(f"/admin/{name}/add/").status_code == 403
+    assert admin_client.post(f"/admin/{name}/add/", {}).status_code == 403
     assert admin_client.post(change_url, {}).status_code == 403
-    assert admin_client.get(f"/admin/verifier/{name}/{record.pk}/delete/").status_code == 403
-    assert (
-        admin_client.post(f"/admin/verifier/{name}/{record.pk}/delete/", {"post": "yes"}).status_code == 403
-    )
-    changelist = admin_client.get(f"/admin/verifier/{name}/").content.decode()
-    assert f"/admin/verifier/{name}/add/" not in changelist and "delete_selected" not in changelist
+    assert admin_client.get(f"/admin/{name}/{record.pk}/delete/").status_code == 403
+    assert admin_client.post(f"/admin/{name}/{record.pk}/delete/", {"post": "yes"}).status_code == 403
+    changelist = admin_client.get(f"/admin/{name}/").content.decode()
+    assert f"/admin/{name}/add/" not in changelist and "delete_selected" not in changelist
 
     record.refresh_from_db()
     assert {field.attname: getattr(record, field.attname) for field in record._meta.concrete_fields} == before
@@ -161,7 +156,7 @@ def test_a_changelist_costs_the_same_queries_for_more_records(
 ):
     def queries() -> int:
         with django_assert_max_num_queries(MAX_CHANGELIST_QUERIES) as captured:
-            assert admin_client.get(f"/admin/verifier/{name}/").status_code == 200
+            assert admin_client.get(f"/admin/{name}/").status_code == 200
         return len(captured)
 
     few = queries()

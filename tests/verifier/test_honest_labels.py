@@ -7,14 +7,16 @@ import json
 import pytest
 from django.core.management import call_command
 
-from claimcheck.terms import RiskLabel
+from claimcheck.terms import JudgeMode, RiskLabel
+from evaluation.models import VerifyRun
 from tests.factories import login, verify_station_answer
-from verifier.models import Verification, VerifyRun
+from verifier.models import Verification
 from verifier.verifying import verification_run
 
 pytestmark = pytest.mark.django_db
 
 SOURCE = "The Eiffel Tower opened in Paris in 1889."
+CONFIGURED_PANEL = JudgeMode.CASCADE.label  # "Panel: local and Claude jurors, Claude tie-breaker"
 
 
 @pytest.fixture
@@ -66,7 +68,9 @@ def test_check_text_and_ask_json_give_the_local_verdict_too(keyless, tmp_path, c
     assert " · local judge · " in asked["compact"]
 
 
-def test_a_verify_all_run_without_a_key_has_no_question_marks(keyless, small_golden):
+def test_a_verify_all_run_without_a_key_has_no_question_marks_and_names_the_local_judge(
+    keyless, small_golden, client, capsys
+):
     call_command("verify_all", "--label", "keyless", "--inline", "--golden", str(small_golden))
     run = VerifyRun.objects.get(label="keyless")
     labels = set(
@@ -75,3 +79,11 @@ def test_a_verify_all_run_without_a_key_has_no_question_marks(keyless, small_gol
         )
     )
     assert labels and RiskLabel.UNAVAILABLE not in labels
+
+    # The judges that voted, not the mode configured (cascade), wherever the operator reads the run.
+    assert "Judges that ran: local judge\n" in capsys.readouterr().out
+    login(client, "operator")
+    page = client.get(f"/operators/runs/{run.pk}/").content.decode()
+    assert "Judges that ran: local judge ·" in page and CONFIGURED_PANEL not in page
+    exported = client.get(f"/operators/runs/{run.pk}/export.json").json()
+    assert [(judge["judge"], judge["role"]) for judge in exported["report"]["judges"]] == [("local", "juror")]

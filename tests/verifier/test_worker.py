@@ -69,8 +69,8 @@ def test_a_finished_verification_is_not_redone(celery_worker):
 
 
 def test_verify_all_runs_as_a_celery_group_on_the_worker(celery_worker, tmp_path):
-    from verifier.models import RunStatus, VerifyRun
-    from verifier.verify_all import verify_run_start
+    from evaluation.models import RunStatus, VerifyRun
+    from evaluation.starting import verify_run_start
 
     Article.objects.create(slug="placeholder", title="placeholder")
     answer_with_source("unused")  # the Eiffel article, so in-scope questions retrieve something

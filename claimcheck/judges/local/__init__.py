@@ -5,7 +5,7 @@ aligned passage is checked for numbers, years, dates, names, places, negation (c
 the passage says it of, and novel content. A small novel-word model scores the claim words the source lacks (a
 swapped name, term or polarity word is riskier than a rephrased verb). A logistic model turns all features into
 the probability that the claim is supported; both models, their thresholds and the contradiction rules are
-fitted by `python -m verifier.calibration.train` and committed in `params.json`. Rules on top pick the status,
+fitted by `python -m evaluation.calibration.train` and committed in `params.json`. Rules on top pick the status,
 the verbatim quote and the flags; their thresholds are hand-set, each named with its reason where it is used.
 Pure Python, numpy and the shared MiniLM: no Django.
 
@@ -22,7 +22,7 @@ What lives where, in the order the modules build on one another:
 - `alignment`: one claim against one source: the features and the flags its mismatches raise;
 - `binding`: whether a passage says the claim of the claim's own subject (else `wrong-subject`);
 - `judge`: one ruling per claim across all sources, and a whole text's outcome.
-Code that only calibration runs (features of the benchmark items) lives in `verifier.calibration`.
+Code that only calibration runs (features of the benchmark items) lives in `evaluation.calibration`.
 """
 
 from claimcheck.judges.local.encoding import Encoder, encoder_install

@@ -1,6 +1,6 @@
 """The models behind the local judge and their calibrated parameters: the claim model (alignment features to
 the probability that a claim is supported), the novel-word model (is a word the source lacks an edit?) and
-the contradiction rule, all read from `params.json`, which `python -m verifier.calibration.train` writes."""
+the contradiction rule, all read from `params.json`, which `python -m evaluation.calibration.train` writes."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ EDIT_RULE_OFF: Final = 1.01
 @dataclass(frozen=True)
 class Params:
     """The calibrated parameters, read from the keys of `params.json` of the same names (all fitted by
-    `verifier.calibration.train`)."""
+    `evaluation.calibration.train`)."""
 
     mean: npt.NDArray[np.float64]  # claim model: features are standardised by mean and scale,
     scale: npt.NDArray[np.float64]

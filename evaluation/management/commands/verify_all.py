@@ -10,9 +10,11 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
+from evaluation.models import RunStatus, VerifyRun
+from evaluation.report import FIGURES, report_shown
+from evaluation.running import RUN_FAILED, run_progress, verify_run_item
+from evaluation.starting import verify_run_start
 from garden.golden import DEFAULT_FILE
-from verifier.models import RunStatus, VerifyRun
-from verifier.verify_all import FIGURES, report_shown, run_progress, verify_run_item, verify_run_start
 
 
 class Command(BaseCommand):
@@ -60,39 +62,44 @@ class Command(BaseCommand):
                     time.sleep(0.5)
         run.refresh_from_db()
         if as_json:
-            self.stdout.write(json.dumps({"run": run.pk, "label": run.label, **report_shown(run)}, indent=2))
+            report = report_shown(run)
+            shown = report.as_dict() if report else {}
+            self.stdout.write(json.dumps({"run": run.pk, "label": run.label, **shown}, indent=2))
         else:
             self._print(run)
 
     def _print(self, run: VerifyRun) -> None:
         report = report_shown(run)
+        if report is None:
+            raise CommandError(RUN_FAILED)
         self.stdout.write(
-            f"\nVerify-all '{run.label}' (run {run.pk}): {report['questions']} questions, "
-            f"{report['claims']} claims, {report['seconds']}s, {report['errors']} errors"
+            f"\nVerify-all '{run.label}' (run {run.pk}): {report.questions} questions, "
+            f"{report.claims} claims, {report.seconds}s, {report.errors} errors"
         )
+        self.stdout.write(f"  Judges that ran: {report.judges_named}")
         for key, label in FIGURES:
-            value = report.get(key)
+            value = getattr(report, key)
             self.stdout.write(f"  {label:<34} {'-' if value is None else f'{value:.1%}'}")
-        if gate := report.get("refusal_gate"):
+        if gate := report.refusal_gate:
             fitted = (
-                f"calibrated for this garden on {gate['calibrated_at'][:10]}"
-                if gate.get("calibrated_at")
+                f"calibrated for this garden on {gate.calibrated_at[:10]}"
+                if gate.calibrated_at
                 else "the settings' defaults (not calibrated for this garden)"
             )
             self.stdout.write(
-                f"  Refusal gate: vector {gate['vector_threshold']}, full text {gate['text_threshold']}, "
-                f"{fitted}; {gate['notes']} notes."
+                f"  Refusal gate: vector {gate.vector_threshold}, full text {gate.text_threshold}, "
+                f"{fitted}; {gate.notes} notes."
             )
         self.stdout.write(
             "\nPer category (unverified claim rate, answers stating the expected fact, refusal rate):"
         )
-        for category, figures in report["per_category"].items():
-            rates = (figures["unverified_claim_rate"], figures.get("answered_rate"), figures["refusal_rate"])
+        for category, figures in report.per_category.items():
+            rates = (figures.unverified_claim_rate, figures.answered_rate, figures.refusal_rate)
             self.stdout.write(
                 f"  {category:<16} "
                 + "  ".join(f"{'-' if rate is None else f'{rate:.1%}':>7}" for rate in rates)
             )
-        if report["unverified_claims"]:
-            self.stdout.write(f"\nUnverified claims ({len(report['unverified_claims'])}):")
-            for claim in report["unverified_claims"]:
-                self.stdout.write(f"  [{claim['code']}] {claim['claim']}")
+        if report.unverified_claims:
+            self.stdout.write(f"\nUnverified claims ({len(report.unverified_claims)}):")
+            for claim in report.unverified_claims:
+                self.stdout.write(f"  [{claim.code}] {claim.claim}")

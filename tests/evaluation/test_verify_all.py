@@ -10,20 +10,18 @@ from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 
+from claimcheck.terms import JudgeMode, JurorRole
 from config.devstack import free_port
-from tests.factories import page_text
-from verifier.models import GoldenQuestion, RunStatus, VerifyRun
+from evaluation.comparison import FigureChange, runs_compare
+from evaluation.export import run_csv
+from evaluation.golden import golden_sync
+from evaluation.models import GoldenQuestion, RunItemStatus, RunStatus, VerifyRun, VerifyRunItem
+from evaluation.report import NO_JUDGE, JudgeRan, report_shown, run_report
+from evaluation.running import RUN_FAILED, verify_run_item
+from evaluation.starting import QUEUE_UNREACHABLE, verify_run_start
+from tests.factories import login, page_text, verification_with_claims
+from verifier.models import Verification, Vote
 from verifier.roles import roles_ensure
-from verifier.verify_all import (
-    QUEUE_UNREACHABLE,
-    RUN_FAILED,
-    golden_sync,
-    run_csv,
-    run_report,
-    runs_compare,
-    verify_run_item,
-    verify_run_start,
-)
 
 pytestmark = pytest.mark.django_db
 
@@ -66,7 +64,7 @@ def test_a_run_whose_report_fails_is_marked_failed_not_left_running(small_golden
     def broken_report(run):
         raise RuntimeError("the report could not be computed")
 
-    monkeypatch.setattr("verifier.verify_all.run_report", broken_report)
+    monkeypatch.setattr("evaluation.running.run_report", broken_report)
     with pytest.raises(RuntimeError):
         run_inline("broken", small_golden)
     run = VerifyRun.objects.get(label="broken")
@@ -84,9 +82,9 @@ def test_a_run_whose_report_fails_is_marked_failed_not_left_running(small_golden
 def test_two_runs_compare_and_export(small_golden, client):
     first = run_inline("first", small_golden)
     second = run_inline("second", small_golden)
-    rows = {row["figure"]: row for row in runs_compare(first, second)}
-    assert rows["refusal_rate"]["change"] == 0.0
-    assert rows["unverified_claim_rate"]["first"] == first.report["unverified_claim_rate"]
+    rows = {row.figure: row for row in runs_compare(first, second)}
+    assert rows["refusal_rate"].change == 0.0
+    assert rows["unverified_claim_rate"].first == first.report["unverified_claim_rate"]
 
     exported = list(csv.DictReader(io.StringIO(run_csv(first))))
     assert len(exported) == 4 and {"code", "category", "verdict", "unverified", "answer"} <= set(exported[0])
@@ -146,7 +144,7 @@ def test_with_the_task_queue_unreachable_starting_a_run_says_so_and_leaves_a_fai
     monkeypatch.setattr(app.conf, "broker_url", f"redis://127.0.0.1:{free_port()}/15")
     monkeypatch.setattr(app, "_pool", None)
     monkeypatch.setattr(app.amqp, "_producer_pool", None)
-    monkeypatch.setattr("verifier.verify_all.DEFAULT_FILE", small_golden)
+    monkeypatch.setattr("evaluation.starting.DEFAULT_FILE", small_golden)
     operator = User.objects.create_user("op", password="x")
     operator.groups.add(Group.objects.get(name="operator"))
     client.force_login(operator)
@@ -172,20 +170,20 @@ def test_a_run_says_how_many_answers_state_the_expected_fact_in_its_report_expor
 
     # Decided when each item finished: editing the golden set later does not rewrite this run's figure.
     GoldenQuestion.objects.filter(code="w002").update(reference_answer="402 m")
-    assert run_report(first)["answered_rate"] == 0.6667
+    assert run_report(first).answered_rate == 0.6667
 
     call_command("verify_all", "--label", "second", "--inline", "--golden", str(answered_golden))
     out = capsys.readouterr().out
     assert "Answers stating the expected fact" in out and "66.7%" in out
     second = VerifyRun.objects.get(label="second")
-    rows = {row["figure"]: row for row in runs_compare(first, second)}
-    assert rows["answered_rate"] == {
-        "figure": "answered_rate",
-        "label": "Answers stating the expected fact",
-        "first": 0.6667,
-        "second": 0.6667,
-        "change": 0.0,
-    }
+    rows = {row.figure: row for row in runs_compare(first, second)}
+    assert rows["answered_rate"] == FigureChange(
+        figure="answered_rate",
+        label="Answers stating the expected fact",
+        first=0.6667,
+        second=0.6667,
+        change=0.0,
+    )
 
     exported = {row["code"]: row for row in csv.DictReader(io.StringIO(run_csv(first)))}
     assert exported["g002"]["answers_question"] == "True" and exported["w002"]["answers_question"] == "False"
@@ -249,3 +247,65 @@ def test_a_runs_report_shows_the_refusal_rates_and_the_gate_that_made_them(small
     page = page_text(client.get(f"/operators/runs/{calibrated.pk}/").content.decode())
     assert "at vector similarity 0.3 or full-text coverage 0.8" in page
     assert "calibrated for this garden on" in page
+
+
+def run_of(verification: Verification) -> VerifyRun:
+    """A finished run of one question, whose answer is `verification`'s, started in the panel's mode."""
+    golden = GoldenQuestion.objects.create(code="judges-1", category="single_fact", question="Which claims?")
+    run = VerifyRun.objects.create(label="judges", mode=JudgeMode.CASCADE, status=RunStatus.DONE, total=1)
+    VerifyRunItem.objects.create(
+        run=run, golden=golden, answer=verification.answer, status=RunItemStatus.DONE
+    )
+    run.report = run_report(run).as_dict()
+    run.save()
+    return run
+
+
+def test_a_report_names_each_judge_that_voted_in_the_role_it_voted_in(client):
+    verification = verification_with_claims(2)  # every claim voted on by `local` and by `claude-test`
+    claim = verification.claims.get(ordinal=2)
+    Vote.objects.create(
+        claim=claim, judge="claude-big", role=JurorRole.TIEBREAKER, status=claim.status, confidence=0.8
+    )
+    run = run_of(verification)
+
+    report = report_shown(run)
+    assert report is not None and report.judges == [
+        JudgeRan(judge="local", role="juror", claims=2),
+        JudgeRan(judge="claude-test", role="juror", claims=2),
+        JudgeRan(judge="claude-big", role="tiebreaker", claims=1),
+    ]
+    named = "local judge, Claude juror (claude-test), Claude tie-breaker (claude-big)"
+    assert report.judges_named == named
+    login(client, "operator")
+    assert f"Judges that ran: {named} ·" in client.get(f"/operators/runs/{run.pk}/").content.decode()
+
+
+def test_a_report_stored_before_judges_were_recorded_names_them_from_the_votes(client):
+    verification = verification_with_claims(1)
+    Vote.objects.filter(claim__verification=verification).exclude(judge="local").delete()
+    run = run_of(verification)
+    del run.report["judges"]  # as every run finished before this release stored it
+    run.save()
+
+    login(client, "operator")
+    page = client.get(f"/operators/runs/{run.pk}/").content.decode()
+    assert "Judges that ran: local judge ·" in page and JudgeMode.CASCADE.label not in page
+    exported = client.get(f"/operators/runs/{run.pk}/export.json").json()
+    assert exported["report"]["judges"] == [{"judge": "local", "role": "juror", "claims": 1}]
+    assert exported["mode"] == JudgeMode.CASCADE  # the mode configured, as the export always gave it
+
+
+def test_a_run_without_a_claim_says_no_judge_voted():
+    golden = GoldenQuestion.objects.create(code="none-1", category="out_of_scope", question="Sourdough?")
+    run = VerifyRun.objects.create(label="none", mode=JudgeMode.LOCAL, status=RunStatus.DONE, total=1)
+    VerifyRunItem.objects.create(run=run, golden=golden, status=RunItemStatus.ERROR)
+    assert run_report(run).judges_named == NO_JUDGE
+
+
+def test_tasks_queued_before_evaluation_was_an_app_still_find_their_task():
+    """A Verify-all item or a retraining queued by the previous release names the task as the verifier did."""
+    from config.celery import app
+
+    app.loader.import_default_modules()
+    assert {"verifier.tasks.verify_golden_item", "verifier.tasks.retrain_judge"} <= set(app.tasks)

@@ -1,8 +1,9 @@
-"""The local judge's parameter versions: the active one judges, editors' reviews retrain it, operators roll back.
+"""Retraining the local judge with editors' reviews, and rolling its parameter versions back (the active one
+judges: `verifier.judge_parameters`).
 
 Version 1 is the committed `params.json`. A retraining (`judge_retrain_start`, then `judge_retrain` in a worker)
 refits on the benchmarks plus half of the editors' decisions and keeps the new version, made active, only if
-`verifier.calibration.editors`' two checks pass; otherwise it is stored as refused, its report saying why.
+`evaluation.calibration.editors`' two checks pass; otherwise it is stored as refused, its report saying why.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from claimcheck.judges.local import PARAMS_PATH, Params, params_from_dict, params_install
+from claimcheck.judges.local import PARAMS_PATH
 from claimcheck.terms import ClaimStatus
+from evaluation.calibration.editors import MIN_REVIEWS, TOO_FEW_REVIEWS, EditorReview, retrain
 from garden.errors import UserFacingError
-from verifier.calibration.editors import MIN_REVIEWS, TOO_FEW_REVIEWS, EditorReview, retrain
 from verifier.models import (
     Decision,
     JudgeParameters,
@@ -39,41 +40,10 @@ NOT_QUEUED = "The retraining could not be queued (the task queue is unreachable)
 ABANDONED = "No worker finished this retraining within its time limit; it was abandoned."
 # Longer than the retrain_judge task's hard time limit (960 s): a version running this long was lost.
 ABANDONED_AFTER = datetime.timedelta(minutes=20)
-STALE_VERSION = "judge parameters v%s were fitted on features this code no longer computes; the committed params.json judges"
-
-# The version whose parameters this process has installed (None: none yet, the committed params.json).
-_installed_id: int | None = None
 
 
 class RetrainError(UserFacingError):
     """A retraining or rollback that cannot be done as asked."""
-
-
-def judge_parameters_use() -> int | None:
-    """Make the local judge in this process decide with the active version; return its id (None: no version
-    is stored, the committed params.json judges). One indexed query; the parameters are reloaded only when
-    the active version changed since the last call, so a worker follows a retraining or a rollback at once."""
-    global _installed_id
-    active = JudgeParameters.objects.filter(active=True).values_list("pk", flat=True).first()
-    if active != _installed_id:
-        params_install(_stored_params(active))
-        _installed_id = active
-    return active
-
-
-def _stored_params(version_id: int | None) -> Params | None:
-    """A version's parameters to install, None for the committed params.json: the shipped version always
-    reads the file, so an upgrade that recalibrates it takes effect; a retrained version fitted on features the
-    code no longer computes cannot judge, and the committed parameters do (logged)."""
-    if version_id is None:
-        return None
-    row = JudgeParameters.objects.filter(pk=version_id).values("version", "source", "params").first()
-    if row is None or row["source"] == ParametersSource.SHIPPED:
-        return None
-    installed = params_from_dict(row["params"])
-    if installed is None:
-        logger.warning(STALE_VERSION, row["version"])
-    return installed
 
 
 def editor_reviews() -> list[EditorReview]:
@@ -122,7 +92,7 @@ def judge_retrain_start(*, user_id: int | None, queue: bool = True) -> JudgePara
 
 
 def _enqueue(version: JudgeParameters) -> None:
-    from verifier.tasks import retrain_judge
+    from evaluation.tasks import retrain_judge
 
     try:
         retrain_judge.apply_async((version.pk,), retry=False)

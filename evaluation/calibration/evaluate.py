@@ -1,6 +1,6 @@
 """Measure the local judge on the benchmarks and print a JSON report.
 
-Usage: `python -m verifier.calibration.evaluate [--eval-dir DIR] [--cache-dir DIR]`. Reports balanced accuracy
+Usage: `python -m evaluation.calibration.evaluate [--eval-dir DIR] [--cache-dir DIR]`. Reports balanced accuracy
 (supported vs not) and the AUC of the risk score per dataset and domain for the committed parameters,
 leave-one-domain-out on the three SummEdits domains (fit on two, score the third, no peeking) with its
 spread over bootstrap draws of the training documents, 5-fold cross-validation on BEGIN (folds cut by
@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from claimcheck.judges.local import PARAMS_PATH
 from claimcheck.judges.types import Source
-from verifier.calibration.features import (
+from evaluation.calibration.features import (
     DEFAULT_EVAL_DIR,
     Item,
     ItemFeatures,
@@ -32,7 +32,7 @@ from verifier.calibration.features import (
     load_items,
     set_single_thread,
 )
-from verifier.calibration.train import balanced_accuracy, fit, item_scores
+from evaluation.calibration.train import balanced_accuracy, fit, item_scores
 from verifier.encoder import encoder_use
 
 FloatArray = npt.NDArray[np.float64]

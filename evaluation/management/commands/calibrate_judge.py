@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from verifier.retraining import RetrainError, judge_retrain, judge_retrain_start
+from evaluation.retraining import RetrainError, judge_retrain, judge_retrain_start
 
 
 class Command(BaseCommand):

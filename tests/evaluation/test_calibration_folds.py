@@ -1,6 +1,6 @@
 """BEGIN's cross-validation folds are cut by document: snippets that share text never sit on both sides."""
 
-from verifier.calibration.evaluate import begin_documents
+from evaluation.calibration.evaluate import begin_documents
 
 FILM = "The film was shot in Prague over eleven weeks in the spring of 1998 by a crew of forty."
 SAME_FILM = "Shot in Prague over eleven weeks in the spring, it opened in 1999 to mixed reviews."

@@ -1,4 +1,5 @@
-"""Server-side SVG charts (no JavaScript, no CDN)."""
+"""The Verify-all runs' chart: their headline and answered rate, oldest first, as server-side SVG (no JavaScript,
+no CDN)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ from dataclasses import dataclass
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+
+from evaluation.models import RunStatus, VerifyRun
+from evaluation.report import stored_report
 
 WIDTH, HEIGHT, PAD = 640, 220, 40
 # How each series is drawn besides its colour (dash pattern, marker, value label above or below the point), so
@@ -77,4 +81,25 @@ def line_chart(labels: Sequence[str], series: Sequence[Series], *, title: str) -
     return mark_safe(
         f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{escape(title)}">'
         f"<title>{escape(title)}</title>{''.join(parts)}</svg>"
+    )
+
+
+def runs_chart(runs: Sequence[VerifyRun]) -> SafeString:
+    """The unverified claim rate of the finished runs among `runs` (newest first), with the share of answers
+    that state the expected fact; empty when none has a headline."""
+    finished = [
+        (run.label, report)
+        for run in reversed(runs)
+        if run.status == RunStatus.DONE
+        and (report := stored_report(run)) is not None
+        and report.unverified_claim_rate is not None
+    ]
+    return line_chart(
+        [label for label, _ in finished],
+        [
+            Series("Unverified claim rate (lower is better)", [r.unverified_claim_rate for _, r in finished]),
+            Series("Answers stating the fact (higher is better)", [r.answered_rate for _, r in finished]),
+        ],
+        title="Unverified claim rate across runs (lower is better), with the share of answers that state the "
+        "expected fact (higher is better)",
     )

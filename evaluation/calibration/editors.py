@@ -9,7 +9,7 @@ the training half, and the new parameters are kept only if
     prints (its median minus its lower quartile), and
 (b) agreement with editors on the held-out half (the share of its reviews whose supported / not-supported call
     matches the editor's) rises above that of the parameters in force.
-Plain Python and numpy: no Django (`verifier.retraining` gathers the reviews and stores the outcome).
+Plain Python and numpy: no Django (`evaluation.retraining` gathers the reviews and stores the outcome).
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ from typing import Any, Final
 
 import numpy as np
 
-from verifier.calibration.evaluate import (
+from evaluation.calibration.evaluate import (
     SUMMEDITS_DOMAINS,
     leave_one_domain_out,
     leave_one_domain_out_spread,
 )
-from verifier.calibration.features import (
+from evaluation.calibration.features import (
     Item,
     ItemFeatures,
     claim_evidence,
@@ -37,7 +37,7 @@ from verifier.calibration.features import (
     items_key,
     load_items,
 )
-from verifier.calibration.train import balanced_accuracy, fit, item_scores
+from evaluation.calibration.train import balanced_accuracy, fit, item_scores
 
 GARDEN = "garden"
 # In the logistic fits the garden's training half carries this share of the total weight (each review is

@@ -1,6 +1,6 @@
 """Fit the local judge's models and decision thresholds; write `claimcheck/judges/local/params.json`.
 
-Usage: `python -m verifier.calibration.train [--eval-dir DIR] [--out FILE]` (reads `../shared/eval/*.jsonl`).
+Usage: `python -m evaluation.calibration.train [--eval-dir DIR] [--out FILE]` (reads `../shared/eval/*.jsonl`).
 
 Two logistic models are fitted from item labels only, both as multiple-instance problems (a supported item
 has only good parts; an unsupported one has at least one bad part):
@@ -34,7 +34,7 @@ from claimcheck.judges.local import (
     WORD_REPRESENTATION_SIZE,
     contradiction_rule,
 )
-from verifier.calibration.features import (
+from evaluation.calibration.features import (
     DEFAULT_EVAL_DIR,
     ItemFeatures,
     item_features,

@@ -16,20 +16,9 @@ from django.utils import timezone
 
 from claimcheck.judges.local import params_install
 from claimcheck.terms import ClaimStatus, Flag
-from garden.models import Chunk
-from tests.factories import answer_for, login, verify_station_answer
-from verifier import retraining
-from verifier.calibration.editors import MIN_REVIEWS, TOO_FEW_REVIEWS, EditorReview, held_out
-from verifier.models import (
-    Claim,
-    Decision,
-    JudgeParameters,
-    ParametersSource,
-    ParametersStatus,
-    Verification,
-)
-from verifier.queueing import verification_create
-from verifier.retraining import (
+from evaluation import retraining
+from evaluation.calibration.editors import MIN_REVIEWS, TOO_FEW_REVIEWS, EditorReview, held_out
+from evaluation.retraining import (
     ABANDONED,
     ABANDONED_AFTER,
     ALREADY_RUNNING,
@@ -39,8 +28,13 @@ from verifier.retraining import (
     judge_retrain,
     judge_retrain_start,
 )
+from evaluation.tasks import retrain_judge
+from garden.models import Chunk
+from tests.factories import answer_for, login, verify_station_answer
+from verifier import judge_parameters
+from verifier.models import Claim, Decision, JudgeParameters, ParametersSource, ParametersStatus, Verification
+from verifier.queueing import verification_create
 from verifier.review import review_record
-from verifier.tasks import retrain_judge
 from verifier.verifying import verification_run
 
 pytestmark = pytest.mark.django_db
@@ -62,7 +56,7 @@ def committed_params_afterwards() -> Iterator[None]:
     """Each test's versions are rolled back with its database: the process goes back to params.json too."""
     yield
     params_install(None)
-    retraining._installed_id = None
+    judge_parameters._installed_id = None
 
 
 def _stored_version(version: int, threshold: float) -> JudgeParameters:

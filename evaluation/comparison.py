@@ -1,0 +1,36 @@
+"""Two Verify-all runs side by side."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from evaluation.models import VerifyRun
+from evaluation.report import FIGURES, stored_report
+
+
+@dataclass(frozen=True)
+class FigureChange:
+    """One headline figure of two runs, with the change from the first to the second (None where either has
+    none)."""
+
+    figure: str
+    label: str
+    first: float | None
+    second: float | None
+    change: float | None
+
+
+def _figure(run: VerifyRun, key: str) -> float | None:
+    report = stored_report(run)
+    value: float | None = getattr(report, key) if report else None
+    return value
+
+
+def runs_compare(first: VerifyRun, second: VerifyRun) -> list[FigureChange]:
+    """Each headline figure of two runs side by side, with the change from the first to the second."""
+    rows = []
+    for key, label in FIGURES:
+        a, b = _figure(first, key), _figure(second, key)
+        change = round(b - a, 4) if a is not None and b is not None else None
+        rows.append(FigureChange(figure=key, label=label, first=a, second=b, change=change))
+    return rows

@@ -1,0 +1,90 @@
+"""A Verify-all run exported: one row per golden question (CSV), or the run, its report and those rows (JSON)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from claimcheck.terms import ClaimStatus
+from evaluation.models import VerifyRun
+from evaluation.report import report_shown
+from garden.models import Answer
+from garden.selectors import ANSWER_WITHHELD
+from verifier.models import Claim, Verification
+
+CSV_FIELDS = [
+    "code",
+    "category",
+    "question",
+    "status",
+    "refused",
+    "answers_question",
+    "verdict",
+    "risk_label",
+    "claims",
+    "verified",
+    "unverified",
+    "contradicted",
+    "answer",
+]
+
+
+def run_rows(run: VerifyRun) -> Iterable[dict[str, Any]]:
+    """One row per golden question of the run, for CSV and JSON export."""
+    items = run.items.select_related("golden", "answer")
+    answer_ids = [i.answer_id for i in items if i.answer_id]
+    readable = set(Answer.objects.readable().filter(pk__in=answer_ids).values_list("pk", flat=True))
+    verifications = {
+        v.answer_id: v
+        for v in Verification.objects.filter(answer_id__in=[i.answer_id for i in items if i.answer_id])
+    }
+    counts: dict[int, Counter[str]] = defaultdict(Counter)
+    for answer_id, status in Claim.objects.filter(
+        verification__answer_id__in=list(verifications), is_claim=True
+    ).values_list("verification__answer_id", "status"):
+        counts[answer_id][status] += 1
+    for item in items:
+        answer = item.answer
+        verification = verifications.get(item.answer_id) if item.answer_id else None
+        tally = counts.get(item.answer_id or 0, Counter())
+        yield {
+            "code": item.golden.code,
+            "category": item.golden.category,
+            "question": item.golden.question,
+            "status": item.status,
+            "refused": bool(answer and answer.refused),
+            "answers_question": item.answers_question,
+            "verdict": verification.verdict if verification else "",
+            "risk_label": verification.risk_label if verification else "",
+            "claims": sum(tally.values()),
+            "verified": tally[ClaimStatus.VERIFIED],
+            "unverified": tally[ClaimStatus.UNVERIFIED],
+            "contradicted": tally[ClaimStatus.CONTRADICTED],
+            "answer": (answer.text if answer.pk in readable else ANSWER_WITHHELD) if answer else item.error,
+        }
+
+
+def run_csv(run: VerifyRun) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS)
+    writer.writeheader()
+    writer.writerows(run_rows(run))
+    return buffer.getvalue()
+
+
+def run_json(run: VerifyRun) -> str:
+    """The run, its report as it may be shown today (with the judges that ran) and its rows."""
+    report = report_shown(run)
+    payload = {
+        "run": run.pk,
+        "label": run.label,
+        "status": run.status,
+        "mode": run.mode,
+        "report": report.as_dict() if report else {},
+        "items": list(run_rows(run)),
+    }
+    return json.dumps(payload, indent=2)
