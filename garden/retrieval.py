@@ -11,11 +11,13 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 from django.conf import settings
 from django.db import connection
+from django.db.models import Value
 
 from garden import embeddings
 from garden.models import Article, RetrievalCalibration, Theme, Topic
@@ -28,6 +30,7 @@ SOURCES_PER_ARTICLE = 3
 TEXT_WEIGHT = 0.5
 TOPIC_BOOST = 0.05
 _LEXEME = re.compile(r"[\w.-]+")
+TOPIC, THEME = 0, 1  # which of the two a row of `matched_topics_and_themes` is
 
 
 @dataclass(frozen=True)
@@ -113,12 +116,49 @@ def matched_themes(question: str, names: Sequence[str] | None = None) -> list[in
     return list(Theme.objects.live_named_in(question, names).values_list("id", flat=True))
 
 
+def matched_topics_and_themes(
+    question: str, names: Sequence[str] | None = None
+) -> tuple[list[int], list[int]]:
+    """`matched_topics` and `matched_themes` in one round trip."""
+    names = question_names(question) if names is None else names
+    rows = [
+        model.objects.live_named_in(question, names)
+        .annotate(kind=Value(kind))
+        .values_list("kind", "id", "title")
+        .order_by()
+        for kind, model in ((TOPIC, Topic), (THEME, Theme))
+    ]
+    found: tuple[list[int], list[int]] = ([], [])
+    for kind, pk, _ in rows[0].union(rows[1], all=True).order_by("kind", "title"):  # each by title, as apart
+        found[kind].append(pk)
+    return found
+
+
 def question_lexemes(question: str) -> list[str]:
     """The question's distinct search lexemes, stemmed and without stop words, as PostgreSQL sees them."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT tsvector_to_array(to_tsvector('english', %s))", [question])
         row = cursor.fetchone()
     return [lexeme for lexeme in (row[0] if row else []) if _LEXEME.fullmatch(lexeme)]
+
+
+_VECTOR_SEARCH = (
+    "SET LOCAL hnsw.ef_search = %s; "
+    "SELECT id, article_id FROM garden_chunk WHERE is_current ORDER BY embedding <=> %s::vector LIMIT %s"
+)
+_TEXT_SEARCH = (
+    "SELECT c.id FROM garden_chunk c, to_tsquery('simple', %s) q "
+    "WHERE c.is_current AND c.search_vector @@ q ORDER BY ts_rank_cd(c.search_vector, q) DESC LIMIT %s"
+)
+
+
+def _vector_search(vector: npt.NDArray[np.float32], limit: int, ef_search: int | None) -> list[Any]:
+    breadth = max(settings.RETRIEVAL_EF_SEARCH if ef_search is None else ef_search, limit)
+    return [breadth, _literal(vector), limit]
+
+
+def _text_query(lexemes: Sequence[str]) -> str:
+    return " & ".join(f"'{lexeme}'" for lexeme in lexemes)
 
 
 def vector_candidates(
@@ -130,16 +170,11 @@ def vector_candidates(
     similarities are left to `chunk_scores`: computing them here would read every result's vector again from
     its TOAST table.
     """
-    breadth = max(settings.RETRIEVAL_EF_SEARCH if ef_search is None else ef_search, limit)
     with connection.cursor() as cursor:
         # One round trip instead of four (BEGIN, SET LOCAL, SELECT, COMMIT): PostgreSQL runs a query string of
         # several statements as one transaction, so SET LOCAL holds for this SELECT (inside an atomic block,
         # until that block's transaction ends, as any SET LOCAL does).
-        cursor.execute(
-            "SET LOCAL hnsw.ef_search = %s; "
-            "SELECT id, article_id FROM garden_chunk WHERE is_current ORDER BY embedding <=> %s::vector LIMIT %s",
-            [breadth, _literal(vector), limit],
-        )
+        cursor.execute(_VECTOR_SEARCH, _vector_search(vector, limit, ef_search))
         cursor.nextset()
         return [(int(chunk_id), int(article_id)) for chunk_id, article_id in cursor.fetchall()]
 
@@ -149,12 +184,23 @@ def text_candidates(lexemes: Sequence[str], limit: int = CANDIDATES) -> list[int
     if not lexemes:
         return []
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT c.id FROM garden_chunk c, to_tsquery('simple', %s) q "
-            "WHERE c.is_current AND c.search_vector @@ q ORDER BY ts_rank_cd(c.search_vector, q) DESC LIMIT %s",
-            [" & ".join(f"'{lexeme}'" for lexeme in lexemes), limit],
-        )
+        cursor.execute(_TEXT_SEARCH, [_text_query(lexemes), limit])
         return [int(row[0]) for row in cursor.fetchall()]
+
+
+def chunk_candidates(vector: npt.NDArray[np.float32], lexemes: Sequence[str]) -> list[int]:
+    """The ids of `vector_candidates` then `text_candidates`, each once, in one round trip."""
+    if not lexemes:
+        return list(dict.fromkeys(chunk_id for chunk_id, _ in vector_candidates(vector)))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"{_VECTOR_SEARCH}; {_TEXT_SEARCH}",
+            [*_vector_search(vector, CANDIDATES, None), _text_query(lexemes), CANDIDATES],
+        )
+        cursor.nextset()
+        nearest = [int(row[0]) for row in cursor.fetchall()]
+        cursor.nextset()
+        return list(dict.fromkeys([*nearest, *(int(row[0]) for row in cursor.fetchall())]))
 
 
 def chunk_scores(
@@ -196,10 +242,9 @@ def gather(question: str, vector: npt.NDArray[np.float32] | None = None) -> Cand
     if vector is None:
         vector = embeddings.embed_one(question)
     names = question_names(question)
-    topic_ids, theme_ids = matched_topics(question, names), matched_themes(question, names)
+    topic_ids, theme_ids = matched_topics_and_themes(question, names)
     lexemes = question_lexemes(question)
-    ids = dict.fromkeys([chunk_id for chunk_id, _ in vector_candidates(vector)] + text_candidates(lexemes))
-    hits = chunk_scores(list(ids), vector, lexemes)
+    hits = chunk_scores(chunk_candidates(vector, lexemes), vector, lexemes)
     topic_article_ids = (
         set(Article.objects.live().filter(topics__in=topic_ids).values_list("id", flat=True))
         if topic_ids

@@ -41,7 +41,14 @@ from garden.sync.lifecycle import (
 from garden.sync.linking import link_resolver, links_resolve, red_links_resolve
 from garden.sync.naming import slugs_apart
 from garden.sync.reembedding import chunks_reembed
-from garden.sync.writing import Known, Pending, notes_changed, notes_write, vocabulary_apply
+from garden.sync.writing import (
+    DerivedVocabulary,
+    Known,
+    Pending,
+    notes_changed,
+    notes_write,
+    vocabulary_apply,
+)
 from garden.vocabulary import has_vocabulary_file, read_vocabulary, vocabulary_derived
 from garden.walk import SkipKind, garden_walk, shown, skipped_words
 
@@ -345,13 +352,15 @@ def _note_again(
     return whole, again.content_hash == note.content_hash
 
 
-def _vocabulary_placed(changed: list[ParsedArticle]) -> list[ParsedArticle]:
-    """The garden's topics and themes derived from the changed notes and stored, and the notes placed in them."""
-    vocabulary, placed = vocabulary_derived(changed)
-    vocabulary_apply(vocabulary)
+def _vocabulary_placed(
+    group: Sequence[tuple[ParsedArticle, Spans]], derived: DerivedVocabulary
+) -> list[tuple[ParsedArticle, Spans]]:
+    """The topics and themes derived from a group's notes stored, and the notes placed in them."""
+    vocabulary, placed = vocabulary_derived(note for note, _ in group)
+    derived.store(vocabulary)
     return [
-        replace(p, topics=(*p.topics, *placed[p.slug][0]), themes=(*p.themes, *placed[p.slug][1]))
-        for p in changed
+        (replace(p, topics=(*p.topics, *placed[p.slug][0]), themes=(*p.themes, *placed[p.slug][1])), spans)
+        for p, spans in group
     ]
 
 
@@ -397,6 +406,9 @@ def _folder_import(
     spans: dict[str, Spans] = {}
     graph = logseq.graph_of(root) if folder.is_dir() else None  # config.edn read once a sync
     notes, withheld = _notes_read(files, folder, root, graph, report, spans)
+    del files
+    if walk is not None:
+        walk = replace(walk, files=[])  # read: a path each is no longer needed while the notes are written
     if walk is not None:
         withheld |= {_slug_of(path, folder, graph): PRIVATE for path in walk.private}
         roots = garden_roots(root, notes)
@@ -422,8 +434,6 @@ def _folder_import(
     restore_returned(sorted(set(notes) - {p.slug for p in changed}))
     present = set(notes) | set(withheld)
     del notes  # the unchanged notes are done with: only the changed ones are held while they are written
-    if folder.is_dir() and not has_vocabulary_file(folder) and changed:
-        changed = _vocabulary_placed(changed)
     images = ImageFinder(folder) if any(p.images for p in changed) else None
     reread_root = root if folder.is_dir() else None
 
@@ -446,7 +456,11 @@ def _folder_import(
     spans.clear()
     if on_start:
         on_start(sum(len(note_spans) for _, note_spans in planned))
-    _groups_write(_notes_in_flight(_groups(planned), load), report, embedder, on_progress)
+    groups: Iterable[Sequence[tuple[ParsedArticle, Spans]]] = _groups(planned)
+    if folder.is_dir() and not has_vocabulary_file(folder):
+        # Derived and stored a group at a time, as the group is written: not the whole garden's names at once.
+        groups = map(partial(_vocabulary_placed, derived=DerivedVocabulary()), groups)
+    _groups_write(_notes_in_flight(groups, load), report, embedder, on_progress)
     red_links_resolve(resolver)
     if walk is not None:
         report.retired += retire_missing(root, present=present, roots=roots)

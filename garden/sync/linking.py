@@ -9,6 +9,8 @@ from garden.links import LinkResolver, Note, red_link_slug
 from garden.models import Article, Link
 from garden.notes import ParsedArticle
 
+RED_LINKS_READ = 2000  # red links read at a time
+
 
 @dataclass(frozen=True)
 class ResolvedLink:
@@ -46,13 +48,12 @@ def link_resolver(parsed: list[ParsedArticle]) -> LinkResolver:
 
 def red_links_resolve(resolver: LinkResolver) -> None:
     """Red links whose note has now arrived point to it."""
-    for link in Link.objects.filter(target__isnull=True):
-        note = next(filter(None, (resolver.wikilink(key) for key in link.written)), None)
+    # Streamed, three columns a row: a garden's red links can be one a note.
+    red = Link.objects.filter(target__isnull=True).values_list("pk", "source_id", "written")
+    for pk, source_id, written in red.iterator(chunk_size=RED_LINKS_READ):
+        note = next(filter(None, (resolver.wikilink(key) for key in written)), None)
         if note is None:
             continue
         target = Article.objects.readable().filter(slug=note.slug).first()
-        if (
-            target is not None
-            and not Link.objects.filter(source=link.source_id, target_slug=note.slug).exists()
-        ):
-            Link.objects.filter(pk=link.pk).update(target=target, target_slug=note.slug)
+        if target is not None and not Link.objects.filter(source=source_id, target_slug=note.slug).exists():
+            Link.objects.filter(pk=pk).update(target=target, target_slug=note.slug)

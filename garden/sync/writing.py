@@ -66,6 +66,32 @@ def vocabulary_apply(vocabulary: Vocabulary) -> None:
     names_keep(Theme, list(Theme.objects.filter(slug__in=theme_specs)))
 
 
+@dataclass
+class DerivedVocabulary:
+    """The topics and themes an import derives from its notes (`vocabulary_derived`), stored a group of notes at
+    a time, so that the import never holds the whole garden's vocabulary: they come out as if derived from all
+    the changed notes at once. A topic that notes of several groups name keeps the title its first note gave it
+    and gathers every group's aliases; a theme is its first folder's; a name left out as too long stays out.
+    What it holds is the slugs seen so far, a few dozen bytes a name."""
+
+    topics: set[str] = field(default_factory=set)
+    themes: set[str] = field(default_factory=set)
+
+    def store(self, vocabulary: Vocabulary) -> None:
+        again = {t.slug: t for t in Topic.objects.filter(slug__in=self.topics & vocabulary.topics.keys())}
+        topics: dict[str, dict[str, Any]] = {}
+        for slug, spec in vocabulary.topics.items():
+            if slug not in self.topics:
+                topics[slug] = spec
+            elif (stored := again.get(slug)) is not None:
+                aliases = list(dict.fromkeys([*stored.aliases, *spec["aliases"]]))
+                topics[slug] = {"title": stored.title, "aliases": aliases}
+        themes = {slug: spec for slug, spec in vocabulary.themes.items() if slug not in self.themes}
+        self.topics |= vocabulary.topics.keys()
+        self.themes |= vocabulary.themes.keys()
+        vocabulary_apply(Vocabulary(topics=topics, themes=themes))
+
+
 def notes_changed(notes: Sequence[ParsedArticle]) -> list[ParsedArticle]:
     """The notes whose text was never imported. A text imported before (current or superseded) is not
     imported again, so re-importing an older snapshot after a newer one never turns the clock back. A note

@@ -150,3 +150,27 @@ def test_sample_garden_keeps_superseded_revisions():
     assert superseded.values("article").distinct().count() >= 3
     for revision in superseded:
         assert revision.article.current_revision is not None
+
+
+def test_a_topic_named_by_notes_of_several_groups_is_stored_as_if_derived_at_once(tmp_path, monkeypatch):
+    """Topics are derived and stored a group of notes at a time: a name that notes of different groups share
+    keeps its first note's title and gathers every group's aliases, as one pass over all the notes gave it."""
+    from garden.sync import importing
+
+    notes = {
+        "Hives/Hive.md": "---\naliases: [beehive]\ntags: [bees/swarming]\n---\n# Hive\n\nA hive of bees.\n",
+        "Yards/hive.md": "---\naliases: [colony]\ntags: [bees/swarming]\n---\n# hive\n\nA colony in a yard.\n",
+        "Yards/Swarm.md": "---\ntags: [bees/swarming]\n---\n# Swarm\n\nA swarm leaves the hive.\n",
+    }
+
+    def vocabulary(group_chunks: int) -> list[tuple[str, str, list[str]]]:
+        for model in (Article, Topic, Theme):  # each import starts from an empty garden
+            model.objects.all().delete()
+        monkeypatch.setattr(importing, "GROUP_CHUNKS", group_chunks)
+        call_command("import_garden", str(garden_write(tmp_path / str(group_chunks), notes)), "--no-progress")
+        return list(Topic.objects.order_by("slug").values_list("slug", "title", "aliases"))
+
+    one_group, a_group_each = vocabulary(256), vocabulary(1)
+    assert a_group_each == one_group
+    assert ("hive", "Hive", ["beehive", "colony"]) in a_group_each
+    assert ("bees-swarming", "bees/swarming", ["swarming"]) in a_group_each

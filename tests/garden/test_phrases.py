@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from garden.models import Article, Theme, Topic
 from garden.phrases import MARKS_AT_EDGE, phrase_key, question_phrases
-from garden.retrieval import matched_themes, matched_topics
+from garden.retrieval import matched_themes, matched_topics, matched_topics_and_themes
 
 WORDS = ["swarm", "rules", "c++", ".net", "co-op", "bee", "bees", "queen", "Fellside", "état", "hive", "x"]
 SEPARATORS = [" ", "  ", ", ", "-", "/", "'", "?", " (", ") ", "_", "."]
@@ -50,7 +50,7 @@ def test_names_made_of_several_words_and_punctuation():
 
 
 @pytest.mark.django_db
-def test_matching_takes_two_queries_however_many_topics(django_assert_num_queries, tmp_path):
+def test_matching_takes_one_query_however_many_topics(django_assert_num_queries, tmp_path):
     article = Article.objects.create(slug="hive-notes", title="Hive notes")
     names = [f"zorbex {n} {WORDS[n % len(WORDS)]}" for n in range(400)]
     topics = [Topic(slug=f"t-{n}", title=name, aliases=[f"alias {n}"]) for n, name in enumerate(names)]
@@ -61,12 +61,15 @@ def test_matching_takes_two_queries_however_many_topics(django_assert_num_querie
     theme.save()
     article.themes.add(theme)
 
-    with django_assert_num_queries(2):
+    with django_assert_num_queries(1):
         found = matched_topics(f"Tell me of {names[7].upper()}, of alias 12 and of alias 399.")
     assert set(found) == {topics[7].pk, topics[12].pk}
-    with django_assert_num_queries(2):
+    with django_assert_num_queries(1):
         assert matched_themes("Which APPLE TREES grow in the orchard?") == [theme.pk]
     assert matched_themes("Which apple tree grows there?") == []
+    with django_assert_num_queries(1):  # both at once, as retrieval asks
+        both = matched_topics_and_themes(f"Which apple trees does {names[7]} name?")
+    assert both == ([topics[7].pk], [theme.pk])
 
 
 @pytest.mark.django_db
