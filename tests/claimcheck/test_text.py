@@ -14,11 +14,11 @@ from claimcheck.claims import split_sentences
 from claimcheck.critics.base import _STOPWORDS as CRITICS_STOP_WORDS
 from claimcheck.judges.local.figures import is_written_year
 from claimcheck.judges.local.lexicon import STOPWORDS as JUDGE_STOPWORDS
-from claimcheck.text import ABBREVIATIONS, STOP_WORDS, is_year
+from claimcheck.text import ABBREVIATIONS, STOP_WORDS, is_year, word_set
 from garden.chunking import ABBREVIATIONS as CHUNK_ABBREVIATIONS
 from garden.chunking import sentence_spans
 
-OLD_CRITICS_STOP_WORDS = frozenset(
+OLD_CRITICS_STOP_WORDS = word_set(
     """
     a about above according after again against all also although am an and any are article articles as at
     be because been before being below between both but by can could describe described describes did do
@@ -29,9 +29,9 @@ OLD_CRITICS_STOP_WORDS = frozenset(
     stated states such than that the their theirs them themselves then there therefore these they this those
     though through thus to too under until up us very via was we were what when where whereas whether which
     while who whom why will with would yet you your yours yourself yourselves
-    """.split()
+    """
 )
-OLD_ANSWER_CHECK_STOP_WORDS = frozenset(
+OLD_ANSWER_CHECK_STOP_WORDS = word_set(
     """
     a about above across after again against ago all almost along also although am among an and another any
     approximately are around as at be because been before being below between both but by can cannot co
@@ -43,21 +43,21 @@ OLD_ANSWER_CHECK_STOP_WORDS = frozenset(
     there these they this those though through to today too total toward towards under until up upon us very
     via was we well were what when where whether which while who whom whose why will with within without
     would year years yes yet you your
-    """.split()
+    """
 )
-OLD_CLAIM_ABBREVIATIONS = frozenset(
+OLD_CLAIM_ABBREVIATIONS = word_set(
     """
     a.m al approx apr art aug ave blvd bros ca capt cf ch cit co col corp dec dept dr e.g e.u ed eds eq eqs
     est etc feb fig figs fri ft gen gov hon i.e ibid inc jan jr jul jun lt ltd mar mon mr mrs ms mt no nos
     nov oct op p p.m para pp pres prof rd rep rev sat sec sen sep sept sgt sr st sun thu tue u.k u.n u.s
     u.s.a v vol vols vs wed
-    """.split()
+    """
 )
-OLD_CHUNK_ABBREVIATIONS = frozenset(
+OLD_CHUNK_ABBREVIATIONS = word_set(
     """
     a.m approx apr aug ca capt cf co col corp dec dept dr e.g est etc feb fig ft gen hon i.e inc jan jr jul
     jun lt ltd mar max min mr mrs ms mt no nos nov oct p.m prof rev sep sept sgt sr st u.k u.s vs
-    """.split()
+    """
 )
 
 
