@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from claimcheck.text import ABBREVIATIONS, word_set
 from garden.syntax import MARKER, TRAILING, citation_numbers, strip_citations
 
 __all__ = ["Sentence", "split_claims", "split_sentences"]
@@ -24,17 +25,13 @@ class Sentence:
     citations: tuple[int, ...]
 
 
-# Words after which a period does not end a sentence (compared lower-cased, without the final period).
-_ABBREVIATIONS = frozenset(
-    {
-        "dr", "mr", "mrs", "ms", "prof", "sr", "jr", "st", "mt", "ft", "no", "nos", "vol", "vols", "fig",
-        "figs", "eq", "eqs", "ch", "sec", "art", "p", "pp", "para", "ed", "eds", "rev", "gen", "col", "lt",
-        "capt", "sgt", "gov", "sen", "rep", "pres", "hon", "inc", "ltd", "co", "corp", "bros", "dept", "est",
-        "approx", "ca", "cf", "vs", "v", "e.g", "i.e", "a.m", "p.m", "u.s", "u.k", "u.n", "e.u", "u.s.a",
-        "al", "etc", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
-        "mon", "tue", "wed", "thu", "fri", "sat", "sun", "ave", "blvd", "rd", "op", "cit", "ibid",
-    }
-)  # fmt: skip
+# Words after which a period does not end a sentence (compared lower-cased, without the final period): the shared
+# abbreviations and the claim splitter's extras (citations, titles, weekdays, streets). The chunker keeps a shorter
+# list (garden/chunking.py), so that stored passages do not move.
+_ABBREVIATIONS = ABBREVIATIONS | word_set(
+    """vol vols figs eq eqs ch sec art p pp para ed eds gov sen rep pres bros v u.n e.u u.s.a al mon tue wed thu fri
+    sat sun ave blvd rd op cit ibid"""
+)
 
 # Abbreviations only before a year: circa, born, died, flourished ("c. 1876", "b. 1830").
 _BEFORE_A_YEAR = frozenset({"c", "b", "d", "fl"})

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
 
-from claimcheck.answer_check.figures import Figure, figures, is_year, normalise, states
+from claimcheck.answer_check.figures import Figure, figures, is_year_amount, normalise, states
 from claimcheck.answer_check.words import Term, key_terms, stems
 from claimcheck.claims import split_sentences
 
@@ -151,7 +151,7 @@ def _operands(figure: Figure, every: list[Figure], text: str) -> tuple[Figure, F
                 continue
             if times and b and round(a / b) == amount:
                 return first, second
-            same_unit = unit == a_unit if unit else is_year(a) and is_year(b)
+            same_unit = unit == a_unit if unit else is_year_amount(a) and is_year_amount(b)
             if not times and same_unit and a - b == amount:
                 return first, second
     return None

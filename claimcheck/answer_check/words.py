@@ -1,7 +1,8 @@
 """The key words of an expected answer (its names and content words) and whether an answer has them.
 
-The verifier's judge keeps its own stop words (they are an input to its fitted parameters); these are for
-telling an answer's facts from its glue. Pure Python: no Django.
+The local judge keeps its own stop words (they are an input to its fitted parameters); these, the shared
+ones of `claimcheck.text` plus this check's extras, are for telling an answer's facts from its glue. Pure Python:
+no Django.
 """
 
 from __future__ import annotations
@@ -11,20 +12,21 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
+from claimcheck.text import STOP_WORDS as SHARED_STOP_WORDS
 from claimcheck.text import word_set
 
-STOP_WORDS: Final = word_set(
-    """
-    a about above across after again against ago all almost along also although am among an and another any are
-    around as at be because been before being below between both but by can cannot could currently did do does
-    doing done down during each either even ever every few for from further get gets got had has have having he
-    her here hers him his how however i if in instead into is it its itself just least less many may me might
-    more most much must my near nearly neither no nor not now of off on once only onto or other our out over per
-    quite rather really same several shall she should since so some still such than that the their theirs them
-    then there these they this those though through to today too total toward towards under until up upon us
-    very via was we well were what when where whether which while who whom whose why will with within without
-    would yes yet you your approximately roughly dr mr mrs ms ltd plc co nos number one ones year years
-    """
+# The shared stop words, more glue, the words of a title or company ("dr", "ltd") and of a count ("number", "years").
+STOP_WORDS: Final = (
+    SHARED_STOP_WORDS
+    | word_set(
+        """above across after again against ago almost along also although am among another approximately around
+        because before below between both cannot currently doing done down during either even ever every few
+        further get gets got having he here hers him however instead itself just least less many more most much
+        near nearly neither no nor not now off once one ones only onto other out over per quite rather really
+        roughly same several she since some still such theirs them though through today too toward towards under
+        until up upon us very via well whether while whose within without yes yet"""
+    )
+    | word_set("dr mr mrs ms co ltd plc nos number total year years")
 )
 # A name is present when more than this share of its words are: "Great Western" for "Great Western Railway",
 # but not "Cross" (from "level crossing") for "Hollins Cross".

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from claimcheck.terms import Severity
+from claimcheck.text import STOP_WORDS, word_set
 from garden.syntax import MARKER, marker_numbers
 
 __all__ = [
@@ -112,7 +113,10 @@ class Critic:
         return f"Critic({self.name!r}, {self.severity!r})"
 
 
-# A fenced code block; an unclosed fence runs to the end of the text, as Markdown renders it.
+# A fenced code block; an unclosed fence runs to the end of the text, as Markdown renders it. Not the garden's
+# reader (garden.syntax.fenced_blocks, code_spans) on purpose: in a note an unclosed fence is no block (the note is
+# stored and chunked as written), while an answer is read as it is shown, where an unclosed fence hides the rest as
+# code. The inline spans below differ too: a run of several backticks opens them, where the garden's take one.
 FENCED_CODE: Final = re.compile(
     r"^[ \t]*(```|~~~)[^\n]*\n(?P<body>.*?)(?:^[ \t]*\1[ \t]*$|\Z)", re.DOTALL | re.MULTILINE
 )
@@ -183,27 +187,22 @@ def citation_markers(text: str) -> list[tuple[int, int, tuple[int, ...]]]:
     return markers
 
 
-# The critics' list, apart from the judge's (claimcheck/judges/local/lexicon.py, fitted with its parameters): it adds
-# the words an answer uses about its sources ("according", "article", "says"), which support nothing, and its own
-# lighter stemmer, applied alike to the answer and the passage it cites.
-_STOPWORDS: Final = frozenset(
-    {
-        "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as",
-        "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could",
-        "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has",
-        "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in",
-        "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "myself", "no", "nor", "not",
-        "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own",
-        "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them",
-        "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until",
-        "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why",
-        "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "may", "might", "must",
-        "shall", "us", "per", "via", "yet", "however", "thus", "therefore", "although", "though", "whereas",
-        "whether", "according", "article", "articles", "source", "sources", "garden", "says", "said", "state",
-        "states", "stated", "note", "notes", "noted", "mention", "mentions", "mentioned", "describe", "describes",
-        "described", "explain", "explains", "explained",
-    }
-)  # fmt: skip
+# The critics' list, apart from the judge's (claimcheck/judges/local/lexicon.py, fitted with its parameters): the
+# shared stop words, more glue, and the words an answer uses about its sources ("according", "article", "says"),
+# which support nothing; applied with its own lighter stemmer alike to the answer and the passage it cites.
+_STOPWORDS: Final = (
+    STOP_WORDS
+    | word_set(
+        """above after again against also although am because before below between both doing down during few
+        further having he here hers herself him himself however itself just more most myself no nor not off once
+        only other ours ourselves out over own per same she some such theirs them themselves therefore though
+        through thus too under until up us very via whereas whether while yet yours yourself yourselves"""
+    )
+    | word_set(
+        """according article articles describe described describes explain explained explains garden mention
+        mentioned mentions note noted notes said says source sources state stated states"""
+    )
+)
 _WORD = re.compile(r"[^\W_]+")
 # Identifiers in code: runs of capitals, capitalised words, lower-case words and digits.
 _SUBWORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")

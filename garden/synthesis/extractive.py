@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from claimcheck.text import STOP_WORDS as SHARED_STOP_WORDS
+from claimcheck.text import word_set
 from garden import embeddings
 from garden.chunking import sentence_spans
 from garden.models import Generator
@@ -42,94 +44,11 @@ _ANSWER_KINDS = (
 ANSWER_KIND_WEIGHT = 0.2
 _BULLET = re.compile(r"^(?:[-*+]\s+|\d+[.)]\s+|#+\s+|>\s*)")
 _CONTENT_WORD = re.compile(r"[a-z0-9£$][a-z0-9.,£$%-]*[a-z0-9%]|[a-z0-9]")
-# Function words that a question and a sentence share without sharing a subject. One of three lists, on purpose:
-# the local judge's (claimcheck/judges/local) is an input to its fitted parameters, and the critics'
-# (claimcheck/critics/base.py) adds the words answers use about their sources; merging them would move the
-# judge's calibrated figures and the extractive answers alike.
-STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "for",
-        "from",
-        "by",
-        "with",
-        "and",
-        "or",
-        "but",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "do",
-        "does",
-        "did",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "much",
-        "many",
-        "there",
-        "this",
-        "that",
-        "these",
-        "those",
-        "it",
-        "its",
-        "as",
-        "about",
-        "into",
-        "than",
-        "then",
-        "so",
-        "if",
-        "can",
-        "could",
-        "would",
-        "should",
-        "will",
-        "shall",
-        "may",
-        "might",
-        "must",
-        "have",
-        "has",
-        "had",
-        "not",
-        "no",
-        "any",
-        "all",
-        "each",
-        "every",
-        "one",
-        "our",
-        "your",
-        "their",
-        "his",
-        "her",
-        "me",
-        "my",
-        "we",
-        "you",
-        "they",
-        "i",
-    ]
-)
+# Function words that a question and a sentence share without sharing a subject: the shared stop words of
+# claimcheck.text and a few more. Smaller than the critics' and the answer check's lists on purpose (and apart from
+# the local judge's, an input to its fitted parameters): these lists were tuned separately, and growing this one
+# would change which sentences the extractive answers choose.
+STOP_WORDS = SHARED_STOP_WORDS | word_set("every many much no not one whose")
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import numpy.typing as npt
 from claimcheck.judges.local.clauses import claim_clauses, read_negation
 from claimcheck.judges.local.encoding import Text
 from claimcheck.judges.local.figures import (
-    is_year,
+    is_written_year,
     number_value,
     range_end_year,
     slash_date,
@@ -180,7 +180,7 @@ def _figure_mismatches(claim: Text, source: Prepared) -> tuple[int, list[str]]:
         following = claim.words[i + 1].lower() if i + 1 < len(claim.words) else ""
         if dates or previous in MONTHS or following in MONTHS:
             flags.append(Flag.WRONG_DATE)
-        elif is_year(value):
+        elif is_written_year(value):
             flags.append(Flag.WRONG_YEAR)
         else:
             flags.append(Flag.WRONG_NUMBER)

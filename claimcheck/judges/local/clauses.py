@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from claimcheck.judges.local.encoding import Text
-from claimcheck.judges.local.figures import is_year, number_value
+from claimcheck.judges.local.figures import is_written_year, number_value
 from claimcheck.judges.local.lexicon import (
     MONTHS,
     STOPWORDS,
@@ -166,7 +166,7 @@ def _figures(words: Sequence[str], stems: Sequence[str], start: int, end: int) -
         if not unit:
             unit = next((stems[k] for k in range(i - 1, start - 1, -1) if _content(words[k])
                          and words[k].lower() not in PREPOSITIONS), "")  # fmt: skip
-        found.append(Figure(value, unit, "year" if is_year(value) else "number"))
+        found.append(Figure(value, unit, "year" if is_written_year(value) else "number"))
     return tuple(found)
 
 

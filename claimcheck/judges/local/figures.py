@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Final
 
 from claimcheck.judges.local.lexicon import APPROXIMATELY, NUMBER_WORDS
-from claimcheck.text import MONTH_NAMES
+from claimcheck.text import MONTH_NAMES, is_year
 
 if TYPE_CHECKING:
     from claimcheck.judges.local.encoding import Text
@@ -53,9 +53,9 @@ def number_value(token: str) -> str | None:
     return core
 
 
-def is_year(value: str) -> bool:
-    """Whether a normalised number reads as a year."""
-    return value.isdigit() and len(value) == 4 and 1000 <= int(value) <= 2100
+def is_written_year(value: str) -> bool:
+    """Whether a normalised number, as written, reads as a year: four digits, in the toolkit's years."""
+    return value.isdigit() and len(value) == 4 and is_year(int(value))
 
 
 def _plain_number(value: Decimal) -> str:
@@ -79,7 +79,7 @@ def slash_date(value: str) -> tuple[tuple[str, str, str], ...]:
 def range_end_year(claim: Text, i: int, value: str) -> str | None:
     """The year meant by the end of a range of years written without its century ("75" in "1873-75")."""
     previous = number_value(claim.words[i - 1]) if i else None
-    if not (re.fullmatch(r"\d\d", value) and previous and is_year(previous)):
+    if not (re.fullmatch(r"\d\d", value) and previous and is_written_year(previous)):
         return None
     dashed = re.search(rf"\b{previous}\s*[-\u2013]\s*{value}\b", claim.text)
     return previous[:2] + value if dashed else None
@@ -125,7 +125,7 @@ def _near(value: str, numbers: frozenset[str]) -> bool:
     for number in numbers:
         if not re.fullmatch(r"\d+(?:\.\d+)?", number):
             continue
-        years = is_year(value), is_year(number)
+        years = is_written_year(value), is_written_year(number)
         gap = abs(figure - float(number))
         if (all(years) and gap <= ROUNDING_YEARS) or (
             not any(years) and gap <= ROUNDING_SHARE * max(figure, float(number))
