@@ -30,9 +30,9 @@ def _transformer(backend: EmbeddingBackend) -> HiddenStates:
     """The MiniLM transformer behind `garden.embeddings` for `backend` (loaded once): word-piece ids in, the
     last hidden states out.
 
-    Under torch, where the CPU has native bfloat16 the judge runs its own bfloat16 copy: about 3x faster on one
-    thread, with embeddings within 1e-4 cosine of float32 (the shared model itself is left untouched). Under
-    ONNX it shares the embedding backend's session.
+    Under torch, where the CPU has native bfloat16 the judge runs its own bfloat16 copy: faster on one thread,
+    with embeddings all but those of float32 (the shared model itself is left untouched). Under ONNX it shares
+    the embedding backend's session.
     """
     if backend is not EmbeddingBackend.TORCH:
         return embeddings.onnx_session(backend).hidden_states
