@@ -3,7 +3,9 @@ call fails (`ClaudeCallError`), what a call cost (`Usage`) and the budget calls 
 
 The engine does not reach Claude itself: the verifier adapts the project's Claude client (`garden.claude_api`)
 to `ClaudeClient` and hands it in, so the judges and the panel stay plain Python that a test can drive with a
-client of its own.
+client of its own. `ClaudeReply` and `Usage` have the fields of the garden client's own, and the adapter
+(`verifier/claude_client.py`) copies them across: the garden may not import the engine, nor the engine the garden's
+client, so the port keeps types of its own.
 """
 
 from __future__ import annotations
