@@ -1,4 +1,5 @@
-"""The verdict on an answer from its claims' statuses: delta score, risk score and label, as DESIGN defines them."""
+"""The verdict on an answer from its claims' statuses: delta score, risk score and label, by the rules each
+function states."""
 
 from __future__ import annotations
 

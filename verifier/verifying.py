@@ -106,7 +106,7 @@ def _run(verification_id: int) -> Verification | None:
         Verification.objects.filter(pk=verification_id).update(
             status=VerificationStatus.ERROR,
             error=JUDGE_CRASHED,
-            risk_score=UNSURE_RISK,  # as DESIGN scores a check that failed
+            risk_score=UNSURE_RISK,  # a check that failed is unsure: 50, `?` (claimcheck.verdict.score)
             risk_label=RiskLabel.UNAVAILABLE,
             finished_at=timezone.now(),
         )

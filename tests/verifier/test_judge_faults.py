@@ -1,6 +1,6 @@
 """A verification whose Claude juror fails: retried with backoff where a retry can help, then a recorded judge
 error, the local verdicts and the `?` label with its disclosure; an invented quote is caught by the quote gate;
-a judge that crashes leaves a failed check scored as DESIGN says (50, `?`)."""
+a judge that crashes leaves a failed check scored as unsure (50, `?`)."""
 
 from __future__ import annotations
 
