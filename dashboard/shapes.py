@@ -9,10 +9,10 @@ would publish.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from django.db import models
 from pydantic import Field, PlainSerializer, TypeAdapter
 
 from claimcheck.terms import ClaimStatus, JurorRole, RiskLabel, Severity, Verdict
@@ -29,15 +29,11 @@ def _rounded(score: float) -> float:
     return round(score, 4)
 
 
-def _label(choices: type[models.TextChoices], value: str) -> str:
-    """A stored value's label, or the value itself when it is not one of `choices` (as `get_FOO_display`)."""
-    return str(dict(choices.choices).get(value, value))
-
-
-def _word_label(vocabulary: type[JurorRole] | type[Severity], value: str) -> str:
-    """The label of a word of the engine's vocabulary, or the stored value itself when it is none of its words."""
+def _label(vocabulary: Callable[[str], Any], value: str) -> str:
+    """A stored value's label in its vocabulary (a model's choices or the engine's words), or the value itself
+    when it is none of its words (as `get_FOO_display`)."""
     try:
-        return vocabulary(value).label
+        return str(vocabulary(value).label)
     except ValueError:
         return value
 
@@ -111,7 +107,7 @@ class VoteOut:
 
     @property
     def role_label(self) -> str:
-        return _word_label(JurorRole, self.role)
+        return _label(JurorRole, self.role)
 
     @property
     def status_label(self) -> str:
@@ -163,7 +159,7 @@ class CriticOut:
 
     @property
     def severity_label(self) -> str:
-        return _word_label(Severity, self.severity)
+        return _label(Severity, self.severity)
 
 
 # The verdict on an answer: claims with statuses, quotes, flags and juror votes; `status` is pending or

@@ -105,21 +105,20 @@ def question_names(question: str) -> list[str]:
 def matched_topics(question: str, names: Sequence[str] | None = None) -> list[int]:
     """Live topics whose title or any alias appears in the question as whole words, in one of its `names`
     (default `question_names`)."""
-    names = question_names(question) if names is None else names
-    return list(Topic.objects.live_named_in(question, names).values_list("id", flat=True))
+    return matched_topics_and_themes(question, names)[TOPIC]
 
 
 def matched_themes(question: str, names: Sequence[str] | None = None) -> list[int]:
     """Live themes any of whose keywords appears in the question as whole words, in one of its `names`
     (default `question_names`)."""
-    names = question_names(question) if names is None else names
-    return list(Theme.objects.live_named_in(question, names).values_list("id", flat=True))
+    return matched_topics_and_themes(question, names)[THEME]
 
 
 def matched_topics_and_themes(
     question: str, names: Sequence[str] | None = None
 ) -> tuple[list[int], list[int]]:
-    """`matched_topics` and `matched_themes` in one round trip."""
+    """The ids of the live topics and of the live themes named in the question, each by title, in one round
+    trip: what `retrieve` needs of both."""
     names = question_names(question) if names is None else names
     rows = [
         model.objects.live_named_in(question, names)
@@ -152,7 +151,7 @@ _TEXT_SEARCH = (
 )
 
 
-def _vector_search(vector: npt.NDArray[np.float32], limit: int, ef_search: int | None) -> list[Any]:
+def _vector_params(vector: npt.NDArray[np.float32], limit: int, ef_search: int | None) -> list[Any]:
     breadth = max(settings.RETRIEVAL_EF_SEARCH if ef_search is None else ef_search, limit)
     return [breadth, _literal(vector), limit]
 
@@ -174,7 +173,7 @@ def vector_candidates(
         # One round trip instead of four (BEGIN, SET LOCAL, SELECT, COMMIT): PostgreSQL runs a query string of
         # several statements as one transaction, so SET LOCAL holds for this SELECT (inside an atomic block,
         # until that block's transaction ends, as any SET LOCAL does).
-        cursor.execute(_VECTOR_SEARCH, _vector_search(vector, limit, ef_search))
+        cursor.execute(_VECTOR_SEARCH, _vector_params(vector, limit, ef_search))
         cursor.nextset()
         return [(int(chunk_id), int(article_id)) for chunk_id, article_id in cursor.fetchall()]
 
@@ -195,7 +194,7 @@ def chunk_candidates(vector: npt.NDArray[np.float32], lexemes: Sequence[str]) ->
     with connection.cursor() as cursor:
         cursor.execute(
             f"{_VECTOR_SEARCH}; {_TEXT_SEARCH}",
-            [*_vector_search(vector, CANDIDATES, None), _text_query(lexemes), CANDIDATES],
+            [*_vector_params(vector, CANDIDATES, None), _text_query(lexemes), CANDIDATES],
         )
         cursor.nextset()
         nearest = [int(row[0]) for row in cursor.fetchall()]
