@@ -17,7 +17,7 @@ from garden.notes import WrittenLink, article_slug
 from garden.syntax import slugify, written_key
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a sync holds one a note of the garden
 class Note:
     """What a link can name: a note's slug, its path in the garden (without `.md`) and its aliases."""
 

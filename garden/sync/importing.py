@@ -10,8 +10,9 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError, reset_queries, transaction
@@ -107,6 +108,9 @@ GROUP_CHUNKS = 256  # chunks embedded, then written, at a time: an interrupted i
 # The groups with their vectors, in order: encoded in this process, or by the Celery workers.
 Embedder = Callable[[Iterable[Sequence[Pending]], Progress | None], Iterator[Embedded]]
 Spans = list[tuple[int, int]]  # where a note's passages start and end in its text
+# What a note held between its first reading and its writing goes without: its text and what is read from it.
+# One empty mapping for all of them: a held note is never written to.
+_NOTHING: dict[str, Any] = {}
 IMPORT_STOPPED = "{reason} {stored} note(s) were stored before it stopped; run the import again to resume."
 NOTE_UNEXPECTED = "could not be read ({error}); this is a fault of the import, please report it"
 SYNCS_KEPT = 200
@@ -145,16 +149,16 @@ def _notes_read(
     root: Path,
     graph: logseq.Graph | None,
     report: ImportReport,
-    spans: dict[str, Spans],
+    chunks: dict[str, int],
 ) -> tuple[dict[str, ParsedArticle], dict[str, str]]:
     """The notes by slug, and the slugs of notes present but withheld this time (private, or failed: a note
     that cannot be read fails closed), with why: they must be neither shown nor mistaken for deleted ones.
     Notes whose names make one slug are told apart (see `slugs_apart`).
 
-    A note that can be read again (`_rereadable`) is kept without its text, links and anchors: they are read
-    again when its group is written (`_notes_in_flight`), so the import holds the text of the notes in flight,
-    not the garden's. The places of its passages are kept in `spans`, by path, when its text may be new (its
-    hash is none of this garden's revisions'): a garden's first import holds a few numbers a note, not its text."""
+    A note that can be read again (`_rereadable`) is held with only what the sync decides by before writing
+    (`_held`): it is read again, whole, when its group is written (`_notes_in_flight`), so the import holds
+    the text of the notes in flight, not the garden's. How many passages it has is kept in `chunks`, by path,
+    when its text may be new (its hash is none of this garden's revisions'), to make the groups."""
     known = set(
         ArticleRevision.objects.filter(article__garden=str(root)).values_list("content_hash", flat=True)
     )
@@ -182,8 +186,8 @@ def _notes_read(
             continue
         if _rereadable(parsed, graph):
             if parsed.content_hash not in known:
-                spans[parsed.path] = _spans(parsed)
-            parsed = replace(parsed, body="", links=(), anchors={})
+                chunks[parsed.path] = len(_spans(parsed))
+            parsed = _held(parsed)
         parsed_notes.append(parsed)
     if graph is not None:
         resolved = logseq.pages_resolved(
@@ -222,17 +226,17 @@ def _rereadable(note: ParsedArticle, graph: logseq.Graph | None) -> bool:
     return graph is None and not note.pages
 
 
+def _held(note: ParsedArticle) -> ParsedArticle:
+    """What a sync holds of a note it reads again to write it: the names by which it finds and links it, its
+    hash and the topics and themes its author gave it; not its text, nor what is read from it (title, tags,
+    links, anchors, images: the topics and themes derived from them come after the reading again)."""
+    return replace(
+        note, body="", title="", tags=(), date=None, links=(), anchors=_NOTHING, images=(), blocks=_NOTHING
+    )
+
+
 def _spans(note: ParsedArticle) -> Spans:
     return [(span.start, span.end) for span in chunk_spans(note.body, note.pages)]
-
-
-def _spans_of(note: ParsedArticle, root: Path | None, report: ImportReport) -> Spans:
-    """The places of a changed note's passages: from its text if it was kept, else read again (a text the first
-    reading took for one imported before, which `notes_changed` found new for its article: rare)."""
-    if note.body:
-        return _spans(note)
-    again = _note_again(note, root, report)
-    return _spans(again[0]) if again is not None else []
 
 
 def _imported_title(slug: str, digest: str) -> str | None:
@@ -309,35 +313,33 @@ def _group_store(group: Sequence[Pending], report: ImportReport) -> None:
         report.chunks += sum(len(item.spans) for item in items)
 
 
-def _groups(planned: Sequence[tuple[ParsedArticle, Spans]]) -> list[list[tuple[ParsedArticle, Spans]]]:
-    groups: list[list[tuple[ParsedArticle, Spans]]] = [[]]
+def _groups(planned: Sequence[tuple[ParsedArticle, int]]) -> list[list[ParsedArticle]]:
+    """The notes to write, by their passage counts, in groups of about GROUP_CHUNKS passages."""
+    groups: list[list[ParsedArticle]] = [[]]
     size = 0
-    for item in planned:
+    for note, count in planned:
         if size >= GROUP_CHUNKS:
             groups.append([])
             size = 0
-        groups[-1].append(item)
-        size += len(item[1])
+        groups[-1].append(note)
+        size += count
     return [group for group in groups if group]
 
 
 def _notes_in_flight(
-    groups: Iterable[Sequence[tuple[ParsedArticle, Spans]]],
-    load: Callable[[ParsedArticle, Spans], Pending | None],
+    groups: Iterable[Sequence[ParsedArticle]], load: Callable[[ParsedArticle], Pending | None]
 ) -> Iterator[list[Pending]]:
-    """Each group's notes whole, as the group is taken: a note kept without its text is read again here."""
+    """Each group's notes whole, as the group is taken: a held note is read again here."""
     for group in groups:
-        loaded = [pending for note, spans in group if (pending := load(note, spans)) is not None]
+        loaded = [pending for note in group if (pending := load(note)) is not None]
         if loaded:
             yield loaded
 
 
-def _note_again(
-    note: ParsedArticle, root: Path | None, report: ImportReport
-) -> tuple[ParsedArticle, bool] | None:
-    """The note read again, whole, with what this import decided for it (its slug, topics and themes), and
-    whether its text is still the one first read; None when it cannot be read now or turned private meanwhile
-    (reported, or left to the next sync, which withholds it)."""
+def _note_again(note: ParsedArticle, root: Path | None, report: ImportReport) -> ParsedArticle | None:
+    """The note read again, whole, with what this import decided for it (its slug, the topics and themes its
+    author gave it); None when it cannot be read now or turned private meanwhile (reported, or left to the
+    next sync, which withholds it)."""
     try:
         again = _file_parse(Path(note.path), root, None)
     except Exception as raised:  # as in `_notes_read`: one note's text never stops a sync
@@ -346,22 +348,21 @@ def _note_again(
     if again.private:
         return None
     # A text changed since the first reading keeps the first one's hash: the next sync sees the difference.
-    whole = replace(
+    return replace(
         again, slug=note.slug, topics=note.topics, themes=note.themes, content_hash=note.content_hash
     )
-    return whole, again.content_hash == note.content_hash
 
 
-def _vocabulary_placed(
-    group: Sequence[tuple[ParsedArticle, Spans]], derived: DerivedVocabulary
-) -> list[tuple[ParsedArticle, Spans]]:
+def _vocabulary_placed(group: list[Pending], derived: DerivedVocabulary) -> list[Pending]:
     """The topics and themes derived from a group's notes stored, and the notes placed in them."""
-    vocabulary, placed = vocabulary_derived(note for note, _ in group)
+    vocabulary, placed = vocabulary_derived(item.parsed for item in group)
     derived.store(vocabulary)
-    return [
-        (replace(p, topics=(*p.topics, *placed[p.slug][0]), themes=(*p.themes, *placed[p.slug][1])), spans)
-        for p, spans in group
-    ]
+    for item in group:
+        topics, themes = placed[item.parsed.slug]
+        item.parsed = replace(
+            item.parsed, topics=(*item.parsed.topics, *topics), themes=(*item.parsed.themes, *themes)
+        )
+    return group
 
 
 def _folder_import(
@@ -403,9 +404,9 @@ def _folder_import(
                 report.failures.append((shown(path), reason))
             else:
                 report.skipped.append((shown(path), kind, reason))
-    spans: dict[str, Spans] = {}
+    chunks: dict[str, int] = {}
     graph = logseq.graph_of(root) if folder.is_dir() else None  # config.edn read once a sync
-    notes, withheld = _notes_read(files, folder, root, graph, report, spans)
+    notes, withheld = _notes_read(files, folder, root, graph, report, chunks)
     del files
     if walk is not None:
         walk = replace(walk, files=[])  # read: a path each is no longer needed while the notes are written
@@ -434,33 +435,42 @@ def _folder_import(
     restore_returned(sorted(set(notes) - {p.slug for p in changed}))
     present = set(notes) | set(withheld)
     del notes  # the unchanged notes are done with: only the changed ones are held while they are written
-    images = ImageFinder(folder) if any(p.images for p in changed) else None
+    images = cache(partial(ImageFinder, folder))  # the garden's images are listed when a note first shows one
     reread_root = root if folder.is_dir() else None
 
-    def load(note: ParsedArticle, note_spans: Spans) -> Pending | None:
-        if note.body:  # kept whole (`_rereadable`)
-            whole = note
-        elif (again := _note_again(note, reread_root, report)) is None:
+    def whole(note: ParsedArticle) -> ParsedArticle | None:
+        """The note with its text: read again if it was held (`_held`)."""
+        return _note_again(note, reread_root, report) if _rereadable(note, graph) else note
+
+    def load(note: ParsedArticle) -> Pending | None:
+        if (read := whole(note)) is None:
             return None
-        else:
-            whole, same = again
-            note_spans = note_spans if same else _spans(whole)
         return Pending(
-            whole,
-            note_spans,
-            links=links_resolve(whole, resolver),
-            images=images.store(whole) if images and whole.images else {},
+            read,
+            _spans(read),
+            links=links_resolve(read, resolver),
+            images=images().store(read) if read.images else {},
         )
 
-    planned = [(p, spans.pop(p.path, []) or _spans_of(p, reread_root, report)) for p in changed]
-    spans.clear()
+    def passages(note: ParsedArticle) -> int:
+        """How many passages a changed note has: counted at its first reading, else (a text that reading took
+        for one imported before, which `notes_changed` found new for its article: rare) read again."""
+        if note.path in chunks:
+            return chunks[note.path]
+        return len(_spans(read)) if (read := whole(note)) is not None else 0
+
+    planned = [(p, passages(p)) for p in changed]
+    chunks.clear()
     if on_start:
-        on_start(sum(len(note_spans) for _, note_spans in planned))
-    groups: Iterable[Sequence[tuple[ParsedArticle, Spans]]] = _groups(planned)
+        on_start(sum(count for _, count in planned))
+    groups = _notes_in_flight(_groups(planned), load)
+    del planned, changed
     if folder.is_dir() and not has_vocabulary_file(folder):
         # Derived and stored a group at a time, as the group is written: not the whole garden's names at once.
         groups = map(partial(_vocabulary_placed, derived=DerivedVocabulary()), groups)
-    _groups_write(_notes_in_flight(groups, load), report, embedder, on_progress)
+    # With DEBUG on (make run), Django keeps the SQL of the sync's planning, lists of every note's slug in it.
+    reset_queries()
+    _groups_write(groups, report, embedder, on_progress)
     red_links_resolve(resolver)
     if walk is not None:
         report.retired += retire_missing(root, present=present, roots=roots)
