@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
 
@@ -15,6 +16,7 @@ from verifier.models import Claim, Decision, Review, VerificationStatus
 
 WRONG_NEEDS_STATUS = "Say what the correct status is when the judge was wrong."
 NOTE_NEEDED = "Write a note, or choose 'judge right' or 'judge wrong'."
+NOTE_TOO_LONG = "A note is at most {limit:,} characters; this one has {length:,}. Nothing was recorded."
 
 
 class ReviewError(UserFacingError):
@@ -81,6 +83,8 @@ def review_record(
         raise ReviewError(NOTE_NEEDED)
     if decision not in Decision.values:
         raise ReviewError(NOTE_NEEDED)
+    if len(note) > settings.REVIEW_NOTE_MAX_CHARS:
+        raise ReviewError(NOTE_TOO_LONG.format(limit=settings.REVIEW_NOTE_MAX_CHARS, length=len(note)))
     return Review.objects.create(
         claim=claim,
         reviewer_id=reviewer.pk if reviewer else None,

@@ -192,6 +192,7 @@ EMBEDDING_ONNX_CACHE = env("EMBEDDING_ONNX_CACHE", default=str(BASE_DIR / ".run"
 # Size limits, each applied before any other work on what it limits.
 QUESTION_MAX_CHARS = env.int("QUESTION_MAX_CHARS", default=2000)
 CHECK_MAX_CHARS = env.int("CHECK_MAX_CHARS", default=10_000)  # text sent to the fact-check (API)
+REVIEW_NOTE_MAX_CHARS = env.int("REVIEW_NOTE_MAX_CHARS", default=2000)  # an editor's note on a claim
 # Request bodies other than file uploads, refused before they are read. The largest legitimate one is an admin
 # edit of a note's body, URL-encoded; the API's largest (CHECK_MAX_CHARS escaped as JSON) is far below it.
 REQUEST_MAX_BYTES = env.int("REQUEST_MAX_BYTES", default=512 * 1024)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -40,6 +41,7 @@ def queue_page(request: HtmxHttpRequest) -> HttpResponse:
             "topics": Topic.objects.all(),
             "all_statuses": choices(ClaimStatus),
             "agreement": agreement_rates(),
+            "note_max_chars": settings.REVIEW_NOTE_MAX_CHARS,
         },
     )
 
@@ -74,6 +76,7 @@ def decide(request: HtmxHttpRequest, claim_id: int) -> HttpResponse:
                 "decided": not error,
                 "all_statuses": choices(ClaimStatus),
                 "reviews": claim.reviews.all(),
+                "note_max_chars": settings.REVIEW_NOTE_MAX_CHARS,
             },
             status=422 if error else 200,
         )

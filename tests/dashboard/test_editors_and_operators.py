@@ -82,6 +82,24 @@ def test_judge_wrong_needs_the_correct_status_and_works_without_javascript(clien
     assert Review.objects.filter(claim=flagged, decision="note", note="Source needs a date.").exists()
 
 
+def test_a_note_over_the_limit_is_refused_with_its_length_and_nothing_is_recorded(client, flagged, settings):
+    settings.REVIEW_NOTE_MAX_CHARS = 40
+    login(client, "editor")
+    page = client.get("/review/").content.decode()
+    assert f'id="note-{flagged.pk}" name="note" maxlength="40"' in page
+    refused = client.post(
+        f"/review/claims/{flagged.pk}/decide/",
+        {"decision": "note", "note": "x" * 41},
+        headers={"HX-Request": "true"},
+    )
+    assert refused.status_code == 422
+    assert "A note is at most 40 characters; this one has 41." in refused.content.decode()
+    assert 'maxlength="40"' in refused.content.decode()
+    assert not Review.objects.filter(claim=flagged).exists()
+    client.post(f"/review/claims/{flagged.pk}/decide/", {"decision": "note", "note": "x" * 40})
+    assert Review.objects.get(claim=flagged).note == "x" * 40
+
+
 def test_an_unsafe_answer_is_blocked_collapsed_for_readers_and_raised_to_operators(client, viaduct, caplog):
     with caplog.at_level(logging.WARNING, logger="verifier.verifying"):
         answer = answer_from(
