@@ -24,6 +24,8 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
+from garden.syntax import link_unwrapped
+
 if TYPE_CHECKING:
     from garden.notes import ParsedArticle, WrittenLink
 
@@ -251,9 +253,7 @@ class Graph:
 
     def date_value(self, value: str) -> datetime.date | None:
         """A date property's value (`[[2025-02-22 Sat]]`, `[[Feb 22nd, 2025]]`) as a date, or None."""
-        text = value.strip()
-        if text.startswith("[[") and text.endswith("]]"):
-            text = text[2:-2].strip()
+        text = link_unwrapped(value)
         if date_format_known(self.title_format):
             date = date_parsed(text, self.title_format)
             if date is not None:

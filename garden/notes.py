@@ -32,6 +32,7 @@ from garden.syntax import (
     MARKDOWN_LINK,
     WIKILINK,
     heading_words,
+    link_unwrapped,
     slugify,
     without_code,
     written_key,
@@ -157,9 +158,7 @@ def _as_date(value: object) -> datetime.date | None:
         return datetime.datetime.fromtimestamp(value / 1000, tz=datetime.UTC).date()
     if not isinstance(value, str | int | float):
         return None  # a list or a mapping is no date (and YAML aliases can make one too large to print)
-    text = str(value).strip()
-    if text.startswith("[[") and text.endswith("]]"):  # a link to a journal page: `[[2025-02-22 Sat]]`
-        text = text[2:-2].strip()
+    text = link_unwrapped(str(value))  # a link to a journal page: `[[2025-02-22 Sat]]`
     try:
         return datetime.date.fromisoformat(text[:10])
     except ValueError:
@@ -481,7 +480,8 @@ def _logseq_read(
     )
 
 
-def _megabytes(size: int) -> str:
+def size_shown(size: int) -> str:
+    """A file's size as a failure message shows it: "2.4 MB", or "1,200 bytes" below a tenth of a megabyte."""
     return f"{size / 1_000_000:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
 
 
@@ -503,13 +503,13 @@ def parse_article_file(
             )
         if max_bytes is not None and status.st_size > max_bytes:
             raise ArticleFileError(
-                NOTE_TOO_LARGE.format(size=_megabytes(status.st_size), limit=_megabytes(max_bytes))
+                NOTE_TOO_LARGE.format(size=size_shown(status.st_size), limit=size_shown(max_bytes))
             )
         with path.open("rb") as note:
             data = note.read() if max_bytes is None else note.read(max_bytes + 1)
         if max_bytes is not None and len(data) > max_bytes:  # it grew since its size was read
             raise ArticleFileError(
-                NOTE_TOO_LARGE.format(size=f"over {_megabytes(max_bytes)}", limit=_megabytes(max_bytes))
+                NOTE_TOO_LARGE.format(size=f"over {size_shown(max_bytes)}", limit=size_shown(max_bytes))
             )
         raw = data.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from garden import pdf_text
-from garden.notes import ArticleFileError, ParsedArticle, article_slug
+from garden.notes import ArticleFileError, ParsedArticle, article_slug, size_shown
 from garden.walk import CANNOT_READ, SkipKind
 
 PDF_SUFFIX = ".pdf"
@@ -61,10 +61,6 @@ def pdf_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _megabytes(size: int) -> str:
-    return f"{size / 1_000_000:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
-
-
 def _left_out_or_failed(said: dict[str, object], max_pages: int) -> Exception:
     """What the reader said instead of a text layer, as the import reports it."""
     if "page_count" in said:
@@ -73,7 +69,7 @@ def _left_out_or_failed(said: dict[str, object], max_pages: int) -> Exception:
     if "encrypted" in said:
         return ArticleFileError(PDF_ENCRYPTED)
     if "memory" in said:
-        return ArticleFileError(PDF_TOO_BIG_TO_READ.format(limit=_megabytes(int(str(said["memory"])))))
+        return ArticleFileError(PDF_TOO_BIG_TO_READ.format(limit=size_shown(int(str(said["memory"])))))
     return ArticleFileError(PDF_BROKEN.format(error=said.get("broken", "no text layer could be read")))
 
 
@@ -130,7 +126,7 @@ def parse_pdf_file(
         status = path.stat()
         if status.st_size > max_bytes:
             raise PdfLeftOut(
-                PDF_TOO_LARGE.format(size=_megabytes(status.st_size), limit=_megabytes(max_bytes)),
+                PDF_TOO_LARGE.format(size=size_shown(status.st_size), limit=size_shown(max_bytes)),
                 SkipKind.PDF_OVER_CAP,
             )
         with path.open("rb") as file:
@@ -139,7 +135,7 @@ def parse_pdf_file(
         raise ArticleFileError(CANNOT_READ.format(error=error.strerror or error)) from None
     if len(data) > max_bytes:  # it grew since its size was read
         raise PdfLeftOut(
-            PDF_TOO_LARGE.format(size=f"over {_megabytes(max_bytes)}", limit=_megabytes(max_bytes)),
+            PDF_TOO_LARGE.format(size=f"over {size_shown(max_bytes)}", limit=size_shown(max_bytes)),
             SkipKind.PDF_OVER_CAP,
         )
     inside = root is not None and root != path and path.is_relative_to(root)

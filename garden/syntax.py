@@ -70,6 +70,12 @@ def written_key(target: str) -> str:
     return target.removesuffix(".md").lstrip("/")
 
 
+def link_unwrapped(text: str) -> str:
+    """A value written as one wikilink (`[[2025-02-22 Sat]]`, a journal page's) as its target; else as it is."""
+    text = text.strip()
+    return text[2:-2].strip() if text.startswith("[[") and text.endswith("]]") else text
+
+
 # Marks a heading's words are written with: `[text](address)`, `[[target|text]]`, `**bold**`, `` `code` ``.
 _HEADING_LINK = re.compile(r"!?\[([^\[\]]*)\]\([^()\s]*(?:\s+\"[^\"]*\")?\)")
 _HEADING_WIKILINK = re.compile(r"\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
