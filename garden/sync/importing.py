@@ -108,8 +108,7 @@ GROUP_CHUNKS = 256  # chunks embedded, then written, at a time: an interrupted i
 # The groups with their vectors, in order: encoded in this process, or by the Celery workers.
 Embedder = Callable[[Iterable[Sequence[Pending]], Progress | None], Iterator[Embedded]]
 Spans = list[tuple[int, int]]  # where a note's passages start and end in its text
-# What a note held between its first reading and its writing goes without: its text and what is read from it.
-# One empty mapping for all of them: a held note is never written to.
+# The anchors and blocks of every held note (`_held`): one empty mapping for all, as a held note is never written to.
 _NOTHING: dict[str, Any] = {}
 IMPORT_STOPPED = "{reason} {stored} note(s) were stored before it stopped; run the import again to resume."
 NOTE_UNEXPECTED = "could not be read ({error}); this is a fault of the import, please report it"

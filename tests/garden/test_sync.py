@@ -14,7 +14,7 @@ from django.core.management import call_command
 
 from config.database import current_database_url
 from garden import embeddings
-from garden.models import Article, ArticleRevision, Chunk, Link
+from garden.models import Article, ArticleRevision, Chunk, Link, Topic
 from garden.sync import SYNC_LOCK, ImportReport, garden_import, garden_sync_configured, garden_watch
 from tests.factories import answer_for, garden_write
 
@@ -221,6 +221,7 @@ def test_a_note_is_written_as_it_is_when_its_turn_comes(tmp_path):
         {
             "Secret.md": "The combination is 4471.",
             "Edited.md": "The orchard has 146 trees.",
+            "Retitled.md": "# Old Mill\n\nThe mill grinds oats.",
             "Kept.md": note("K", 1),
         },
     )
@@ -228,14 +229,21 @@ def test_a_note_is_written_as_it_is_when_its_turn_comes(tmp_path):
     def meanwhile(chunks: int) -> None:  # the passages are planned; nothing is written yet
         (folder / "Secret.md").write_text("---\nprivate: true\n---\nThe combination is 4471.\n")
         (folder / "Edited.md").write_text("The orchard has 152 trees.")
+        (folder / "Retitled.md").write_text("# Water Mill\n\nThe mill grinds oats.")
 
     garden_import([folder], on_start=meanwhile)
     assert not Article.objects.filter(path="Secret").exists()
     assert not Chunk.objects.filter(text__contains="4471").exists()
     assert "152 trees" in ArticleRevision.objects.get(article__path="Edited", superseded=False).body
+    # Its title and the topic named by it are the text's as written, not the first reading's.
+    assert Article.objects.get(path="Retitled").title == "Water Mill"
+    assert (
+        Topic.objects.filter(slug="water-mill").exists()
+        and not Topic.objects.filter(slug="old-mill").exists()
+    )
     assert Article.objects.filter(path="Kept").exists()
 
     again = garden_import([folder])
     assert again.private == 1 and not Article.objects.filter(path="Secret").exists()
     assert "152 trees" in ArticleRevision.objects.get(article__path="Edited", superseded=False).body
-    assert garden_import([folder]).unchanged == 2  # level with the files now
+    assert garden_import([folder]).unchanged == 3  # level with the files now
