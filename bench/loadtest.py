@@ -292,7 +292,7 @@ def _wait_for(base: str) -> None:
 
 def _drain(answer_ids: list[str], seconds: float) -> list[str]:
     """Wait until every answer's verification has finished; return those that did not."""
-    from verifier.models import Verification, VerificationStatus  # see the note at the imports
+    from verifier.models import FINISHED, Verification  # see the note at the imports
 
     deadline = time.monotonic() + seconds
     while True:
@@ -300,7 +300,7 @@ def _drain(answer_ids: list[str], seconds: float) -> list[str]:
             str(public_id)
             for public_id in Verification.objects.filter(
                 answer__public_id__in=answer_ids,
-                status__in=[VerificationStatus.DONE, VerificationStatus.ERROR],
+                status__in=FINISHED,
             ).values_list("answer__public_id", flat=True)
         }
         unfinished = [a for a in answer_ids if a not in done]

@@ -16,12 +16,11 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Final
 
-import re2
 from rapidfuzz import fuzz
 
 from claimcheck.judges.types import Ruling, Source
 from claimcheck.terms import ClaimStatus, Flag
-from garden.syntax import WIKILINK
+from garden.syntax import LINK, WIKILINK
 
 __all__ = ["MIN_FUZZY_LENGTH", "QuoteCheck", "check_quote", "gate_vote"]
 
@@ -38,9 +37,7 @@ _CHAR_MAP: Final[Mapping[str, str]] = {
 # Invisible characters, and Markdown emphasis that a judge quoting rendered text would leave out.
 _DROPPED: Final = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff*`")
 # Link markup, which a judge quoting the text as it reads leaves out: "[[slug|label]]" reads "label",
-# "[[slug]]" reads "slug" (see `garden.syntax.WIKILINK`) and "[text](url)" reads "text".
-# On RE2 (linear), as garden.syntax's link patterns: each `[` of a long run would otherwise scan to its end.
-_MARKDOWN_LINK = re2.compile(r"\[([^\]]+)\]\([^)]*\)")
+# "[[slug]]" reads "slug" (see `garden.syntax.WIKILINK`) and "[text](url)" reads "text" (`garden.syntax.LINK`).
 _NUMBER = re.compile(r"\d+")
 _WORD = re.compile(r"[^\W_]+(?:'t)?")
 _NEGATIONS: Final = frozenset(
@@ -158,7 +155,7 @@ def _link_markup(text: str) -> frozenset[int]:
     for match in WIKILINK.finditer(text):
         shown = match.span(WIKILINK.groupindex["label" if match["label"] else "target"])
         dropped.update(range(match.start(), shown[0]), range(shown[1], match.end()))
-    for match in _MARKDOWN_LINK.finditer(text):
+    for match in LINK.finditer(text):
         dropped.update(range(match.start(), match.start(1)), range(match.end(1), match.end()))
     return frozenset(dropped)
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Literal
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+from config.ports import BASE_DIR
 
 # Where a worker's output goes: a log file, this process's own stdout and stderr, or nowhere.
 Output = Path | Literal["inherit", "discard"]

@@ -17,8 +17,8 @@ from pydantic import Field, PlainSerializer, TypeAdapter
 
 from claimcheck.terms import ClaimStatus, JurorRole, RiskLabel, Severity, Verdict
 from garden.models import Answer, Chunk, Generator
+from verifier.models import FINISHED, CriticFinding, Verification, VerificationStatus, Vote
 from verifier.models import Claim as ClaimRow
-from verifier.models import CriticFinding, Verification, VerificationStatus, Vote
 from verifier.selectors import verdict_summary
 
 PAGE_ONLY = Field(exclude=True)
@@ -191,7 +191,7 @@ class VerdictOut:
 
     @property
     def finished(self) -> bool:
-        return self.status in {VerificationStatus.DONE, VerificationStatus.ERROR}
+        return self.status in FINISHED
 
     @property
     def status_label(self) -> str:
@@ -336,7 +336,7 @@ def verdict_shape(verification: Verification | None) -> VerdictOut:
         input_tokens=verification.input_tokens,
         output_tokens=verification.output_tokens,
         cost_usd=str(verification.cost_usd),
-        counts={status: count for status, _, count in summary.counts},
+        counts=summary.counts,
         sources_used=summary.sources_used,
         blocked=verification.blocked,
         critics=[_critic(finding) for finding in verification.findings.all()],

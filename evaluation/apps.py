@@ -9,6 +9,7 @@ class EvaluationConfig(AppConfig):
     def ready(self) -> None:
         from verifier.roles import roles_ensure
 
-        # Operators' Verify-all permission is this app's, created at this app's turn of post_migrate (after the
-        # verifier's): the groups are made again then, so a fresh database gives it to them.
+        # After every migrate, so the groups always match the permissions the code defines: at this app's turn of
+        # post_migrate, after the garden's and the verifier's, so every permission the roles name exists by then
+        # (operators' Verify-all permission is this app's).
         post_migrate.connect(roles_ensure, sender=self)

@@ -20,17 +20,12 @@ class FigureChange:
     change: float | None
 
 
-def _figure(run: VerifyRun, key: str) -> float | None:
-    report = stored_report(run)
-    value: float | None = getattr(report, key) if report else None
-    return value
-
-
 def runs_compare(first: VerifyRun, second: VerifyRun) -> list[FigureChange]:
     """Each headline figure of two runs side by side, with the change from the first to the second."""
+    reports = stored_report(first), stored_report(second)
     rows = []
     for key, label in FIGURES:
-        a, b = _figure(first, key), _figure(second, key)
+        a, b = (getattr(report, key) if report else None for report in reports)
         change = round(b - a, 4) if a is not None and b is not None else None
         rows.append(FigureChange(figure=key, label=label, first=a, second=b, change=change))
     return rows

@@ -38,10 +38,7 @@ def run_rows(run: VerifyRun) -> Iterable[dict[str, Any]]:
     items = run.items.select_related("golden", "answer")
     answer_ids = [i.answer_id for i in items if i.answer_id]
     readable = set(Answer.objects.readable().filter(pk__in=answer_ids).values_list("pk", flat=True))
-    verifications = {
-        v.answer_id: v
-        for v in Verification.objects.filter(answer_id__in=[i.answer_id for i in items if i.answer_id])
-    }
+    verifications = {v.answer_id: v for v in Verification.objects.filter(answer_id__in=answer_ids)}
     counts: dict[int, Counter[str]] = defaultdict(Counter)
     for answer_id, status in Claim.objects.filter(
         verification__answer_id__in=list(verifications), is_claim=True

@@ -178,17 +178,9 @@ def vector_candidates(
         return [(int(chunk_id), int(article_id)) for chunk_id, article_id in cursor.fetchall()]
 
 
-def text_candidates(lexemes: Sequence[str], limit: int = CANDIDATES) -> list[int]:
-    """Ids of the current chunks that contain every lexeme, best `ts_rank_cd` first (GIN index)."""
-    if not lexemes:
-        return []
-    with connection.cursor() as cursor:
-        cursor.execute(_TEXT_SEARCH, [_text_query(lexemes), limit])
-        return [int(row[0]) for row in cursor.fetchall()]
-
-
 def chunk_candidates(vector: npt.NDArray[np.float32], lexemes: Sequence[str]) -> list[int]:
-    """The ids of `vector_candidates` then `text_candidates`, each once, in one round trip."""
+    """The ids of `vector_candidates` then of the chunks that hold every lexeme (best `ts_rank_cd` first, through
+    the GIN index), each once, in one round trip."""
     if not lexemes:
         return list(dict.fromkeys(chunk_id for chunk_id, _ in vector_candidates(vector)))
     with connection.cursor() as cursor:

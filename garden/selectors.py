@@ -108,6 +108,7 @@ def article_links(article: Article, revision: ArticleRevision | None = None) -> 
         anchor = (match["anchor"] or "").strip()
         chunk = _anchor_chunk(target, anchor) if target and anchor else None
         if target is not None and chunk is not None:
+            chunk.article = target  # its address is its article's: no query for what is at hand
             links[f"{written_key(match['target'])}#{anchor.lower()}"] = chunk.get_absolute_url()
     return links
 
@@ -124,7 +125,7 @@ def _anchor_chunk(article: Article, anchor: str) -> Chunk | None:
     )
     if offset is None:
         return None
-    return current.chunks.filter(end__gt=offset).select_related("article").order_by("start").first()
+    return current.chunks.filter(end__gt=offset).order_by("start").first()
 
 
 def article_embeds(revision: ArticleRevision) -> dict[str, Embedded]:

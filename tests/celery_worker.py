@@ -13,7 +13,8 @@ from django.conf import settings
 
 from config.database import current_database_url
 from config.devstack import EmbeddedRedis, free_port
-from config.workers import BASE_DIR, CeleryWorker
+from config.ports import BASE_DIR
+from config.workers import CeleryWorker
 
 READY_SECONDS = 60
 

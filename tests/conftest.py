@@ -12,6 +12,8 @@ import yaml
 from django.conf import settings
 from django.core.management import call_command
 
+from garden.golden import DEFAULT_FILE
+
 if TYPE_CHECKING:
     from tests.fakes.messages_api import FakeMessagesAPI
 
@@ -19,7 +21,6 @@ pytest_plugins = ["tests.fakes.messages_api", "tests.celery_worker"]
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 SAMPLE_FOLDERS = [BASE_DIR / "garden" / "sample" / "earlier", BASE_DIR / "garden" / "sample" / "articles"]
-GOLDEN_FILE = BASE_DIR / "garden" / "sample" / "golden.yaml"
 
 
 @pytest.fixture(scope="session")
@@ -45,7 +46,7 @@ def claude(settings: pytest.FixtureRequest, fake_messages_api: FakeMessagesAPI) 
 @pytest.fixture
 def small_golden(tmp_path):
     """Four questions of the real golden set: three in scope, one out of scope."""
-    entries = yaml.safe_load(GOLDEN_FILE.read_text())
+    entries = yaml.safe_load(DEFAULT_FILE.read_text())
     chosen = [e for e in entries if e["category"] == "single_fact"][:2]
     chosen += [e for e in entries if e["category"] == "outdated"][:1]
     chosen += [e for e in entries if e["category"] == "out_of_scope"][:1]
@@ -58,7 +59,7 @@ def small_golden(tmp_path):
 def answered_golden(tmp_path):
     """Three questions whose answers are known to state their expected fact or not: the tunnel's length as the
     golden set gives it, the same question expecting a length the garden never gives, and an out-of-scope one."""
-    entries = {e["id"]: e for e in yaml.safe_load(GOLDEN_FILE.read_text())}
+    entries = {e["id"]: e for e in yaml.safe_load(DEFAULT_FILE.read_text())}
     chosen = [entries["g002"], {**entries["g002"], "id": "w002", "answer": "502 m"}, entries["g050"]]
     path = tmp_path / "golden.yaml"
     path.write_text(yaml.safe_dump(chosen))

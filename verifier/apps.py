@@ -1,5 +1,4 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_migrate
 
 
 class VerifierConfig(AppConfig):
@@ -8,9 +7,5 @@ class VerifierConfig(AppConfig):
 
     def ready(self) -> None:
         from verifier.encoder import encoder_use
-        from verifier.roles import roles_ensure
 
-        encoder_use()
-
-        # After every migrate, so the groups always match the permissions the code defines.
-        post_migrate.connect(roles_ensure, sender=self)
+        encoder_use()  # the groups are made after every migrate by the evaluation app (evaluation/apps.py)

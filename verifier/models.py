@@ -20,6 +20,9 @@ class VerificationStatus(models.TextChoices):
     ERROR = "error", "Check failed"
 
 
+FINISHED = frozenset({VerificationStatus.DONE, VerificationStatus.ERROR})  # the judge has nothing left to do
+
+
 class ParametersSource(models.TextChoices):
     SHIPPED = "shipped", "Shipped with the code (params.json)"
     RETRAINED = "retrained", "Retrained with editors' reviews"
@@ -117,7 +120,7 @@ class Verification(models.Model):
 
     @property
     def finished(self) -> bool:
-        return self.status in {VerificationStatus.DONE, VerificationStatus.ERROR}
+        return self.status in FINISHED
 
     @property
     def compact(self) -> str:

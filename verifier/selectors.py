@@ -9,16 +9,14 @@ from django.db.models import Prefetch, prefetch_related_objects
 
 from claimcheck.terms import ClaimStatus
 from garden.models import Answer
-from verifier.models import Claim, CriticFinding, Verification, Vote
+from verifier.models import Claim, Verification, Vote
 
 
 @dataclass(frozen=True)
 class VerdictSummary:
-    verification: Verification
     claims: list[Claim]
-    counts: list[tuple[str, str, int]]  # (status, label, count) for every status, in severity order
+    counts: dict[str, int]  # claims by status, every status, in severity order
     sources_used: list[int]  # source numbers supporting at least one verified claim
-    failed_checks: list[CriticFinding]
 
 
 def verification_for_answer(answer: Answer) -> Verification | None:
@@ -37,7 +35,6 @@ def verification_for_answer(answer: Answer) -> Verification | None:
 def verdict_summary(verification: Verification) -> VerdictSummary:
     claims = list(verification.claims.all())
     counted = Counter(c.status for c in claims if c.is_claim)
-    counts = [(status.value, status.label, counted.get(status.value, 0)) for status in ClaimStatus]
+    counts = {status.value: counted.get(status.value, 0) for status in ClaimStatus}
     used = sorted({c.source_number for c in claims if c.status == ClaimStatus.VERIFIED and c.source_number})
-    failed = [f for f in verification.findings.all() if not f.passed]
-    return VerdictSummary(verification, claims, counts, used, failed)
+    return VerdictSummary(claims, counts, used)

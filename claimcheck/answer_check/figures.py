@@ -22,7 +22,7 @@ MONTHS: Final = {
     for number, month in enumerate(MONTH_NAMES, start=1)
     for name in (month, *(short for short, named in MONTH_ABBREVIATIONS.items() if named == month))
 }
-NUMBER_WORDS: Final = dict(CARDINALS)
+NUMBER_WORDS: Final = CARDINALS
 # Written units and the one name each stands for; longest first, so "km/h" is not read as "km".
 UNITS: Final = {
     "miles per hour": "mph",

@@ -409,7 +409,6 @@ def _folder_import(
     del files
     if walk is not None:
         walk = replace(walk, files=[])  # read: a path each is no longer needed while the notes are written
-    if walk is not None:
         withheld |= {_slug_of(path, folder, graph): PRIVATE for path in walk.private}
         roots = garden_roots(root, notes)
         kept = set(notes) | set(withheld)
