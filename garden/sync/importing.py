@@ -20,7 +20,7 @@ from django.db import DatabaseError, reset_queries, transaction
 from garden import logseq
 from garden.chunking import chunk_spans
 from garden.gardening import editor_markup_removed
-from garden.models import Article, ArticleRevision, Link, Sync
+from garden.models import ArticleRevision, Link, Sync
 from garden.notes import ArticleFileError, ParsedArticle, article_slug, parse_article_file, written_links
 from garden.pdfs import PdfLeftOut, is_pdf, parse_pdf_file, pdf_place
 from garden.sync.embedding import Embedded, Progress, groups_embedded
@@ -37,10 +37,11 @@ from garden.sync.lifecycle import (
     renames_follow,
     restore_returned,
     retire_missing,
+    withheld_found,
     withhold,
 )
 from garden.sync.linking import link_resolver, links_resolve, red_links_resolve
-from garden.sync.naming import slugs_apart
+from garden.sync.naming import slugs_apart, withheld_addresses_kept
 from garden.sync.reembedding import chunks_reembed
 from garden.sync.writing import (
     DerivedVocabulary,
@@ -126,6 +127,10 @@ GARDEN_UNREADABLE = (
 GARDEN_EMPTY = (
     "{folder} holds no notes (an unmounted disk?), so the garden's {count} article(s) were left as they are. "
 )
+ADDRESS_WITHHELD = (
+    "asks for the address {asked}, which is a withheld note's: it is imported as {slug} (a note never takes over "
+    "a withheld note's page, history or answers)"
+)
 NO_GARDEN = "cannot be read as a garden: {reason}"
 MASS_RETIRE = (
     "This sync would retire {missing} of the garden's {count} articles at once, more than half, so nothing "
@@ -149,10 +154,11 @@ def _notes_read(
     graph: logseq.Graph | None,
     report: ImportReport,
     chunks: dict[str, int],
-) -> tuple[dict[str, ParsedArticle], dict[str, str]]:
-    """The notes by slug, and the slugs of notes present but withheld this time (private, or failed: a note
-    that cannot be read fails closed), with why: they must be neither shown nor mistaken for deleted ones.
-    Notes whose names make one slug are told apart (see `slugs_apart`).
+) -> tuple[dict[str, ParsedArticle], dict[str, tuple[str, str]]]:
+    """The notes by slug, and the notes present but withheld this time (private, or failed: a note that cannot
+    be read fails closed), by place, with the slug their place gives and why (see `withheld_found`): they must
+    be neither shown nor mistaken for deleted ones. Notes whose names make one slug are told apart (see
+    `slugs_apart`).
 
     A note that can be read again (`_rereadable`) is held with only what the sync decides by before writing
     (`_held`): it is read again, whole, when its group is written (`_notes_in_flight`), so the import holds
@@ -162,7 +168,7 @@ def _notes_read(
         ArticleRevision.objects.filter(article__garden=str(root)).values_list("content_hash", flat=True)
     )
     parsed_notes: list[ParsedArticle] = []
-    withheld: dict[str, str] = {}
+    unread: dict[str, tuple[str, str]] = {}
     if graph is not None and graph.problem:
         report.notices.append((str(folder / logseq.CONFIG), graph.problem))
     for path in files:
@@ -172,16 +178,22 @@ def _notes_read(
             parsed = _file_parse(where, root if folder.is_dir() else None, graph)
         except PdfLeftOut as left_out:
             report.skipped.append((str(path), left_out.kind, str(left_out)))
-            withheld[_slug_of(path, folder, graph)] = LEFT_OUT.format(reason=left_out)
+            unread[_place_of(path, folder)] = (
+                _slug_of(path, folder, graph),
+                LEFT_OUT.format(reason=left_out),
+            )
             continue
         except Exception as raised:  # one note's text never stops a sync, whatever a parser raises on it
             error = _reading_failed(raised, path)
             report.failures.append((str(path), str(error)))
-            withheld[_slug_of(path, folder, graph)] = UNREADABLE.format(reason=error)
+            unread[_place_of(path, folder)] = (
+                _slug_of(path, folder, graph),
+                UNREADABLE.format(reason=error),
+            )
             continue
         if parsed.private:
             report.private += 1
-            withheld[parsed.slug] = PRIVATE
+            unread[parsed.relative_path or _place_of(path, folder)] = (parsed.slug, PRIVATE)
             continue
         if _rereadable(parsed, graph):
             if parsed.content_hash not in known:
@@ -194,7 +206,7 @@ def _notes_read(
         )
         parsed_notes = resolved.notes
         report.notices += resolved.duplicates
-    return {parsed.slug: parsed for parsed in slugs_apart(parsed_notes)}, withheld
+    return {parsed.slug: parsed for parsed in slugs_apart(parsed_notes)}, unread
 
 
 def _file_parse(where: Path, root: Path | None, graph: logseq.Graph | None) -> ParsedArticle:
@@ -245,18 +257,20 @@ def _imported_title(slug: str, digest: str) -> str | None:
     return revisions.values_list("title", flat=True).first()
 
 
-def _slug_of(path: Path, folder: Path, graph: logseq.Graph | None = None) -> str:
-    """The slug of the article of a note that is not read (private by its place, or failed)."""
+def _place_of(path: Path, folder: Path) -> str:
+    """Where a file's note lives in its garden, as its article records it (`Article.path`): without `.md`, a
+    PDF with its suffix (`pdf_place`)."""
     relative = path.relative_to(folder) if folder.is_dir() else Path(path.name)
-    if is_pdf(path):
-        place = pdf_place(relative)
-        return article_slug(place, place)
-    place = relative.with_suffix("").as_posix()
-    if graph is not None and graph.is_page(place):
-        # A page's slug comes from its title, which may be its `title::`, unread now: its article is found by
-        # its place, so that a page that fails is withheld (fails closed) whatever its title was.
-        stored = Article.objects.filter(garden=str(graph.root), path=place).values_list("slug", flat=True)
-        return stored.first() or article_slug(graph.title_of(place), place)
+    return pdf_place(relative) if is_pdf(path) else relative.with_suffix("").as_posix()
+
+
+def _slug_of(path: Path, folder: Path, graph: logseq.Graph | None = None) -> str:
+    """The slug the place of a note that is not read (private by its place, or failed) gives it: a Logseq
+    page's, its title's in the graph's file name format. Its article is found by its place first
+    (`withheld_found`): this slug is for a note never imported there."""
+    place = _place_of(path, folder)
+    if graph is not None and not is_pdf(path) and graph.is_page(place):
+        return article_slug(graph.title_of(place), place)
     return article_slug(place, place)
 
 
@@ -405,15 +419,22 @@ def _folder_import(
                 report.skipped.append((shown(path), kind, reason))
     chunks: dict[str, int] = {}
     graph = logseq.graph_of(root) if folder.is_dir() else None  # config.edn read once a sync
-    notes, withheld = _notes_read(files, folder, root, graph, report, chunks)
+    notes, unread = _notes_read(files, folder, root, graph, report, chunks)
     del files
     if walk is not None:
         walk = replace(walk, files=[])  # read: a path each is no longer needed while the notes are written
-        withheld |= {_slug_of(path, folder, graph): PRIVATE for path in walk.private}
+        unread |= {_place_of(path, folder): (_slug_of(path, folder, graph), PRIVATE) for path in walk.private}
+    withheld = withheld_found(root, unread, public=notes)
+    del unread
+    if walk is not None:
         roots = garden_roots(root, notes)
+        withheld |= hidden_away(root, roots, set(notes) | set(withheld), walk.private)
+    notes, moved = withheld_addresses_kept(notes, withheld)
+    report.notices += [
+        (note.path, ADDRESS_WITHHELD.format(asked=asked, slug=note.slug)) for note, asked in moved
+    ]
+    if walk is not None:
         kept = set(notes) | set(withheld)
-        withheld |= hidden_away(root, roots, kept, walk.private)
-        kept |= set(withheld)
         missing = missing_count(root, roots, kept, arrivals={p.content_hash for p in notes.values()})
         count = garden_articles(root, roots).count()
         if missing * 2 > count and not allow_mass_retire:

@@ -78,6 +78,29 @@ def renames_follow(root: Path, notes: dict[str, ParsedArticle], roots: Collectio
     return moved
 
 
+def withheld_found(
+    root: Path, unread: Mapping[str, tuple[str, str]], public: Collection[str]
+) -> dict[str, str]:
+    """The articles of notes present but not imported this time (`unread`: their place in the garden -> the slug
+    their place gives, and why), slug -> why. An article is found by where its note lives, not by its address:
+    a note whose slug came from a `slug:` line, a clash's suffix or a Logseq title is withheld under the slug it
+    was imported with. A note never imported under its place is withheld under the slug its place gives, unless
+    a public note of this sync has that slug (the article is that note's: the unread one has none)."""
+    stored: dict[str, str] = {}
+    for path, slug, garden in Article.objects.filter(garden__in=[str(root), ""], path__in=unread).values_list(
+        "path", "slug", "garden"
+    ):
+        if garden or path not in stored:  # an article of this garden before one imported before gardens were
+            stored[path] = slug
+    found: dict[str, str] = {}
+    for place, (slug, reason) in unread.items():
+        if place in stored:
+            found[stored[place]] = reason
+        elif slug not in public:
+            found[slug] = reason
+    return found
+
+
 def hidden_away(
     root: Path, roots: Collection[str], present: Collection[str], private_files: Collection[Path]
 ) -> dict[str, str]:

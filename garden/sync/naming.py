@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
 from garden.models import Article
@@ -43,3 +43,27 @@ def slugs_apart(notes: Sequence[ParsedArticle]) -> list[ParsedArticle]:
                 taken.add(new)
                 renamed[id(note)] = replace(note, slug=new)
     return [renamed.get(id(note), note) for note in notes]
+
+
+def withheld_addresses_kept(
+    notes: Mapping[str, ParsedArticle], withheld: Collection[str]
+) -> tuple[dict[str, ParsedArticle], list[tuple[ParsedArticle, str]]]:
+    """The notes by slug, none at the address of a withheld article (withheld in this sync, or before and
+    still): a public note that takes such a slug (a `slug:` line naming it) would take over its article, its
+    old revisions and the answers quoting them. It is told apart as a clash is, by a hash of its path; the
+    notes so moved, each with the slug it asked for, are returned to be reported."""
+    before = dict(
+        Article.objects.filter(slug__in=notes, withheld_at__isnull=False).values_list("slug", "path")
+    )
+    taken = set(notes) | set(withheld)
+    kept: dict[str, ParsedArticle] = {}
+    moved: list[tuple[ParsedArticle, str]] = []
+    for slug, note in notes.items():
+        owned = slug in before and before[slug] == note.relative_path  # its own article, public again
+        if slug in withheld or (slug in before and not owned):
+            new = _suffixed(slug, note.relative_path or note.path, taken)
+            taken.add(new)
+            note = replace(note, slug=new)
+            moved.append((note, slug))
+        kept[note.slug] = note
+    return kept, moved
