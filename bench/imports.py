@@ -21,8 +21,8 @@ from garden.services import embedding_input
 from garden.sync import FanOutError, Workers, garden_import, workers_find
 
 
-def bench_import(folders: Sequence[Path]) -> dict[str, Any]:
-    report = garden_import(folders)
+def bench_import(folders: Sequence[Path], history: Sequence[Path] = ()) -> dict[str, Any]:
+    report = garden_import(folders, history=history)
     return {
         "articles": report.created + report.revised,
         "chunks": report.chunks,

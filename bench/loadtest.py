@@ -197,7 +197,9 @@ def load_test(
     if prepare:
         call_command("migrate", "--noinput", verbosity=0)
         sample = Path(settings.BASE_DIR) / "garden" / "sample"
-        call_command("import_garden", str(sample / "earlier"), str(sample / "articles"), "--no-progress")
+        call_command(
+            "import_garden", "--history", str(sample / "earlier"), str(sample / "articles"), "--no-progress"
+        )
     questions = [q.question for q in golden_load()]
     if not keep_cache:
         cache.clear()

@@ -37,7 +37,8 @@ RUN_DIR = BASE_DIR / ".run"
 SERVICES_ENV = RUN_DIR / "services.env"
 PG_SYSTEM_USER = "groundwork-pg"
 
-SAMPLE_GARDEN = ["garden/sample/earlier", "garden/sample/articles"]
+# The sample garden: earlier/ is an older copy of six of its notes, kept as their superseded revisions.
+SAMPLE_GARDEN = ["--history", "garden/sample/earlier", "garden/sample/articles"]
 # PostgreSQL's own cache. The vector index must fit in it to be fast; its size grows with the chunks (README has
 # `make bench`'s figures), and PostgreSQL's default, 128MB, is too small for a large garden.
 EMBEDDED_POSTGRES_SHARED_BUFFERS = os.environ.get("EMBEDDED_POSTGRES_SHARED_BUFFERS", "512MB")

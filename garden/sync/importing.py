@@ -8,7 +8,7 @@ import logging
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, partial
 from pathlib import Path
@@ -385,6 +385,7 @@ def _folder_import(
     on_start: Callable[[int], None] | None,
     on_progress: Progress | None,
     allow_mass_retire: bool,
+    history: bool,
 ) -> None:
     root = folder.resolve()
     is_garden = not folder.is_file()  # a folder, or one that should be there; a single note has no garden
@@ -449,7 +450,7 @@ def _folder_import(
     if walk is not None:
         report.moved += renames_follow(root, notes, roots)
     resolver = link_resolver(list(notes.values()))
-    changed = notes_changed(list(notes.values()))
+    changed = notes_changed(list(notes.values()), history=history)
     report.unchanged += len(notes) - len(changed)
     restore_returned(sorted(set(notes) - {p.slug for p in changed}))
     present = set(notes) | set(withheld)
@@ -504,10 +505,17 @@ def garden_import(
     workers: Workers | None = None,
     batch_timeout: float | None = None,
     allow_mass_retire: bool = False,
+    history: Collection[Path] = (),
 ) -> ImportReport:
     """Sync folders of Markdown notes and PDFs (or single ones) in order: new notes become articles, edited ones
     new revisions (re-embedding only the passages that changed), moved or renamed ones keep their article, and
-    notes gone from a folder are retired. A note whose exact text was imported before is skipped. Files left
+    notes gone from a folder are retired. The folder is the truth: a note whose text is its article's current
+    text is skipped, and one whose text went back to an earlier one gets a new revision with that text, so what
+    readers see, what is retrieved and what the judges read is what the file says now (a new revision rather
+    than the old one made current again: history stays in the order it happened, each revision's dates stay
+    true, and the one writer of revisions has no second path). Folders in `history` are older copies of the
+    garden, imported on purpose (the sample's `earlier/`): their texts imported before are left as they are
+    (`notes_changed`). Files left
     out on purpose (private, links the garden does not follow, scanned PDFs...) are counted in
     `report.skipped` by kind, apart from `report.failures`: notes that should have been imported and were not. Last, the
     current passages another embedder made (EMBEDDING_BACKEND was switched) are embedded again, here.
@@ -530,7 +538,9 @@ def garden_import(
         embedder = partial(groups_embedded_on_workers, workers=workers, batch_timeout=batch_timeout)
     try:
         for folder in folders:
-            _folder_import(folder, report, embedder, on_start, on_progress, allow_mass_retire)
+            _folder_import(
+                folder, report, embedder, on_start, on_progress, allow_mass_retire, history=folder in history
+            )
     except FanOutError as error:
         report.seconds = time.perf_counter() - began
         sync_record(folders, report)

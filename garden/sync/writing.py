@@ -92,24 +92,20 @@ class DerivedVocabulary:
         vocabulary_apply(Vocabulary(topics=topics, themes=themes))
 
 
-def notes_changed(notes: Sequence[ParsedArticle]) -> list[ParsedArticle]:
-    """The notes whose text was never imported. A text imported before (current or superseded) is not
-    imported again, so re-importing an older snapshot after a newer one never turns the clock back. A note
-    whose text depends on other notes (`resolved`) is compared with its current text only: its text changes
-    with theirs, and going back to an older one may be a referenced block made private since."""
+def notes_changed(notes: Sequence[ParsedArticle], *, history: bool = False) -> list[ParsedArticle]:
+    """The notes whose text is not their article's current text. The folder is the truth: a note whose text
+    went back to an earlier one (an undo, a `git revert`) is changed, and its text becomes current again, as a
+    new revision (see `garden_import`). With `history` (an older copy of the garden, imported on purpose before
+    the garden itself), a text imported before, current or superseded, is left as it is instead, so that the
+    older copy never turns the clock back."""
     known: set[tuple[str, str]] = set()
-    current: set[tuple[str, str]] = set()
     for start in range(0, len(notes), 1000):
         slugs = [note.slug for note in notes[start : start + 1000]]
-        for slug, digest, superseded in ArticleRevision.objects.filter(article__slug__in=slugs).values_list(
-            "article__slug", "content_hash", "superseded"
-        ):
-            known.add((slug, digest))
-            if not superseded:
-                current.add((slug, digest))
-    return [
-        note for note in notes if (note.slug, note.content_hash) not in (current if note.resolved else known)
-    ]
+        revisions = ArticleRevision.objects.filter(article__slug__in=slugs)
+        if not history:
+            revisions = revisions.filter(superseded=False)
+        known.update(revisions.values_list("article__slug", "content_hash"))
+    return [note for note in notes if (note.slug, note.content_hash) not in known]
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 
 from garden.models import Answer, Chunk
-from tests.conftest import SAMPLE_FOLDERS
+from tests.conftest import SAMPLE_FOLDERS, SAMPLE_IMPORT
 from tests.e2e.conftest import screenshot
 from tests.factories import answer_for
 from verifier.queueing import verification_create
@@ -44,7 +44,7 @@ def log_in(page, site, role):
 
 
 def test_a_reader_asks_sees_the_verdict_arrive_and_a_refusal(site, browser, celery_worker):
-    call_command("import_garden", *map(str, SAMPLE_FOLDERS), "--no-progress")
+    call_command("import_garden", *SAMPLE_IMPORT, "--no-progress")
     for name, width in WIDTHS.items():
         page = browser.new_page(viewport={"width": width, "height": 900})
         violations = csp_violations(page)

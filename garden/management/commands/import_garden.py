@@ -1,4 +1,5 @@
-"""`python manage.py import_garden PATH [PATH ...] [--workers]`: import folders of Markdown notes and PDFs, in order.
+"""`python manage.py import_garden [--history FOLDER] PATH [PATH ...] [--workers]`: import folders of Markdown notes
+and PDFs, in order.
 
 Its exit status: 0 when every note was imported or left out on purpose (private, a link the garden's rules do not
 follow, a scanned PDF...: counted by kind in the summary); EXIT_FAILED when a note that should have been imported
@@ -43,6 +44,16 @@ class Command(BaseCommand):
         parser.add_argument(
             "paths", nargs="+", type=Path, help="Folders (or single .md or .pdf files), imported in order."
         )
+        parser.add_argument(
+            "--history",
+            action="append",
+            type=Path,
+            default=[],
+            metavar="FOLDER",
+            help="An older copy of the garden, imported before PATH: its texts become earlier revisions, and a "
+            "text imported before is left as it is, so it never turns the clock back (the sample's earlier/). "
+            "Without it, the folder is the truth: a note whose text went back to an earlier one shows it again.",
+        )
         parser.add_argument("--no-progress", action="store_true", help="Do not draw a progress bar.")
         parser.add_argument(
             "--watch",
@@ -78,6 +89,7 @@ class Command(BaseCommand):
         workers: bool,
         batch_timeout: float | None,
         allow_mass_retire: bool,
+        history: list[Path],
         **options: Any,
     ) -> None:
         pool: Workers | None = None
@@ -111,7 +123,8 @@ class Command(BaseCommand):
         report: ImportReport | None = None
         try:
             report = garden_import(
-                paths,
+                [*history, *paths],
+                history=history,
                 on_start=start,
                 on_progress=advance,
                 workers=pool,
