@@ -39,7 +39,9 @@ class SlugSource:
 SOURCES = {
     # Hugo and Jekyll write a post's address in its front matter.
     "slug-line": SlugSource(
-        {"posts/pay.md": f"---\nslug: pay-review\ntitle: Salary bands\n---\n{BODY}"}, "posts/pay.md", "posts/pay"
+        {"posts/pay.md": f"---\nslug: pay-review\ntitle: Salary bands\n---\n{BODY}"},
+        "posts/pay.md",
+        "posts/pay",
     ),
     # `A b.md` keeps `a-b`; `a-b.md` is told apart by a hash of its path.
     "clash-suffix": SlugSource(
@@ -157,7 +159,9 @@ def test_a_note_made_private_is_withheld_under_the_address_it_was_imported_with(
 
 
 POST = f"---\nslug: pay-review\ntitle: Salary bands\n---\n{BODY}"
-TAKER = "---\nslug: pay-review\ntitle: Office plants\n---\nThe office plants are watered on Mondays by the rota."
+TAKER = (
+    "---\nslug: pay-review\ntitle: Office plants\n---\nThe office plants are watered on Mondays by the rota."
+)
 
 
 @pytest.fixture
