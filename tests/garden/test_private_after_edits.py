@@ -1,16 +1,22 @@
-"""Private stays private as gardens are really edited: in the admin (issue 31, point 3). The garden, its private
-note and the walk over every reader's path are those of `test_private_stays_private`."""
+"""Private stays private as gardens are really edited: in the admin, on topics that a private note shared with
+public ones, in the review queue's topic filter and in the images a private note showed (issue 31, points 3
+and 5). The garden, its private note and the walk over every reader's path are those of
+`test_private_stays_private`."""
 
+import re
 from pathlib import Path
 
 import pytest
+from django.test import Client
 
-from garden.models import Article, ArticleRevision
+from garden.models import Article, ArticleRevision, Generator, Topic
 from garden.retrieval import retrieve
 from garden.sync import garden_import
 from tests.factories import garden_write
+from tests.garden.test_gardens import PNG
 from tests.garden.test_private_stays_private import (
     HANDBOOK,
+    PAGE,
     PRIVATE_NOTE,
     SECRET,
     SECRET_TITLE,
@@ -107,3 +113,115 @@ def test_the_admin_lists_a_withheld_note_to_operators_only(garden):
         assert (SECRET_TITLE in articles) is shown
         form = client.get(f"/admin/garden/articlerevision/{current.pk}/change/", follow=True)
         assert (SECRET in form.content.decode()) is shown
+
+
+# A private note with an alias, sharing its tag-topic with a public one (its title is the tag's).
+PAY = (
+    "---\naliases: [Q3 layoff list]\ntags: [pay]\n---\n# Pay\n\nThe names on the list stay with the board.\n"
+)
+CALENDAR = "---\ntags: [pay]\n---\n# Payroll calendar\n\nSalaries are paid on the last Friday of the month.\n"
+ALIAS_QUESTION = "Who is on the Q3 layoff list?"
+
+
+@pytest.fixture
+def shared_topic(tmp_path: Path) -> Path:
+    folder = garden_write(tmp_path / "shared", {"Pay.md": PAY, "Payroll calendar.md": CALENDAR})
+    garden_import([folder])
+    return folder
+
+
+def test_a_private_note_s_alias_leaves_the_topic_it_shared_and_the_refusal_gate_refuses(shared_topic):
+    from dashboard.asking import ask
+
+    topic = Topic.objects.get(slug="pay")
+    reader = client_as("reader")
+    assert "Q3 layoff list" in reader_sees(reader, "/topics/pay/")[1]  # while public, the alias names it
+    assert topic.pk in retrieve(ALIAS_QUESTION).topic_ids
+
+    garden_write(shared_topic, {"Pay.md": PAY.replace("---\naliases", "---\nprivate: true\naliases")})
+    garden_import([shared_topic])
+
+    status, page = reader_sees(reader, "/topics/pay/")
+    assert status == 200 and "Payroll calendar" in page  # the public note keeps the topic
+    assert "Q3 layoff list" not in page
+    assert retrieve(ALIAS_QUESTION).empty
+    answer = ask(ALIAS_QUESTION)
+    assert answer.generator == Generator.REFUSAL and answer.input_tokens == 0
+
+    garden_write(shared_topic, {"Pay.md": PAY})  # public again, as it was: its alias is back
+    garden_import([shared_topic])
+    assert "Q3 layoff list" in reader_sees(reader, "/topics/pay/")[1]
+
+
+def test_an_alias_taken_out_of_a_note_leaves_its_topic(shared_topic):
+    garden_write(shared_topic, {"Pay.md": PAY.replace("aliases: [Q3 layoff list]", "aliases: [Pay grid]")})
+    garden_import([shared_topic])
+
+    topic = Topic.objects.get(slug="pay")
+    assert "Q3 layoff list" not in topic.aliases and "Pay grid" in topic.aliases
+    assert retrieve(ALIAS_QUESTION).empty
+
+
+def test_a_deleted_note_s_alias_leaves_the_topic_it_shared(shared_topic):
+    (shared_topic / "Pay.md").unlink()
+    garden_write(shared_topic, {"Other.md": "# Other\n\nA note so that one of three is gone, not half.\n"})
+    garden_import([shared_topic])
+
+    assert Article.objects.get(slug="pay").retired_at is not None
+    assert "Q3 layoff list" not in Topic.objects.get(slug="pay").aliases
+    assert retrieve(ALIAS_QUESTION).empty
+
+
+def test_the_review_queue_filters_by_live_topics_only(garden):
+    editor = client_as("editor")
+    assert SECRET_TITLE in reader_sees(editor, "/review/")[1]  # while public, its topic is a filter
+
+    make_private_by_flag(garden)
+    garden_import([garden])
+
+    status, page = reader_sees(editor, "/review/")
+    assert status == 200 and SECRET_TITLE not in page and "payroll-zephyr" not in page
+    assert "Handbook" in page  # the live topics are still there
+
+
+CHART = PNG + b"salary chart"
+
+
+def test_an_image_only_a_withheld_note_shows_is_not_served(garden):
+    garden_write(
+        garden,
+        {
+            "Pay review.md": (garden / "Pay review.md").read_text() + "\n\n![[band-chart.png]]\n",
+            "Pictures/band-chart.png": CHART,
+        },
+    )
+    garden_import([garden])
+    reader = client_as("reader")
+    [url] = re.findall(r'<img src="([^"]+)"', reader_sees(reader, PAGE)[1])
+    shown = reader.get(url)
+    assert shown.status_code == 200 and shown.content == CHART
+    assert "immutable" not in shown["Cache-Control"] and "public" not in shown["Cache-Control"]
+
+    make_private_by_flag(garden)
+    garden_import([garden])
+
+    assert reader.get(url).status_code == 404
+    assert Client().get(url).status_code == 404
+
+
+def test_an_image_a_public_note_also_shows_is_still_served(garden):
+    line = "\n\n![[band-chart.png]]\n"
+    garden_write(
+        garden,
+        {
+            "Pay review.md": (garden / "Pay review.md").read_text() + line,
+            "Handbook.md": (garden / "Handbook.md").read_text() + line,
+            "Pictures/band-chart.png": CHART,
+        },
+    )
+    garden_import([garden])
+    make_private_by_flag(garden)
+    garden_import([garden])
+
+    [url] = re.findall(r'<img src="([^"]+)"', reader_sees(client_as("reader"), "/articles/handbook/")[1])
+    assert client_as("reader").get(url).content == CHART
