@@ -1,4 +1,10 @@
-"""Garden content is editable here: articles with their revisions, topics and themes."""
+"""Garden content is editable here: articles with their revisions, topics and themes.
+
+What the sync decides is shown, never edited: whether an article is withheld or retired, which garden it is of and
+its slug (its address, which links and citations resolve to). A withheld article, and a revision holding words of
+one, is listed only to those who may see it (`ArticleQuerySet.shown_to`: operators), and an edit of one is not
+retrieved while it is withheld (`garden.services.revisions_write`).
+"""
 
 from typing import Any
 
@@ -32,6 +38,9 @@ class RevisionInline(admin.TabularInline[ArticleRevision, Article]):
     can_delete = False
     show_change_link = True
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ArticleRevision]:
+        return super().get_queryset(request).filter(pk__in=ArticleRevision.objects.shown_to(request.user))
+
 
 @admin.register(Article)
 class ArticleAdmin(admin.ModelAdmin[Article]):
@@ -39,6 +48,14 @@ class ArticleAdmin(admin.ModelAdmin[Article]):
     search_fields = ["title", "slug"]
     filter_horizontal = ["topics", "themes"]
     inlines = [RevisionInline]
+    readonly_fields = ["garden", "retired_at", "withheld_at", "withheld_reason"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Article | None = None) -> list[str]:
+        """An article written here is given its slug; after that it is its address and stays."""
+        return [*self.readonly_fields, *(["slug"] if obj is not None else [])]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Article]:
+        return super().get_queryset(request).filter(pk__in=Article.objects.shown_to(request.user))
 
 
 @admin.register(ArticleRevision)
@@ -59,7 +76,8 @@ class ArticleRevisionAdmin(admin.ModelAdmin[ArticleRevision]):
         )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[ArticleRevision]:
-        return super().get_queryset(request).select_related("article")
+        shown = ArticleRevision.objects.shown_to(request.user)
+        return super().get_queryset(request).filter(pk__in=shown).select_related("article")
 
 
 @admin.register(Question)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import AbstractUser, AnonymousUser
 from django.contrib.postgres.expressions import ArraySubquery
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.functions import RandomUUID
@@ -161,6 +162,10 @@ class RetrievalCalibration(models.Model):
         return f"vector {self.vector_threshold}, text {self.text_threshold} ({self.embedded_by})"
 
 
+# Who may see a withheld article's text (in the admin): operators, who are told why it is withheld and fix it.
+VIEW_WITHHELD = "garden.view_withheld_article"
+
+
 class ArticleQuerySet(models.QuerySet["Article"]):
     """What a reader may see of the garden, decided here and nowhere else.
 
@@ -169,10 +174,15 @@ class ArticleQuerySet(models.QuerySet["Article"]):
       `.gardenignore`, a private folder) or can no longer be read or parsed: it fails closed until fixed.
     - `live()`: readable and in the garden now: listed, linked to, matched as a topic and retrieved. A note that
       left the garden (deleted) is retired: no longer live, while its history stays readable.
+    - `shown_to(user)`: what `user` may see in the admin: the readable articles, and withheld ones too for those
+      whose work is to know why (operators, `VIEW_WITHHELD`).
     """
 
     def readable(self) -> ArticleQuerySet:
         return self.filter(withheld_at__isnull=True)
+
+    def shown_to(self, user: AbstractUser | AnonymousUser) -> ArticleQuerySet:
+        return self if user.has_perm(VIEW_WITHHELD) else self.readable()
 
     def live(self) -> ArticleQuerySet:
         return self.readable().filter(retired_at__isnull=True)
@@ -218,6 +228,7 @@ class Article(models.Model):
 
     class Meta:
         ordering = ["title"]
+        permissions = [("view_withheld_article", "Can see the text of withheld articles")]
 
     def __str__(self) -> str:
         return self.title
@@ -243,7 +254,11 @@ def _withheld_places() -> ArraySubquery:
 class RevisionQuerySet(models.QuerySet["ArticleRevision"]):
     def readable(self) -> RevisionQuerySet:
         """Revisions of a readable article none of whose words are a withheld note's (see `shows`)."""
-        return self.exclude(shows__overlap=_withheld_places())
+        return self.filter(article__in=Article.objects.readable()).exclude(shows__overlap=_withheld_places())
+
+    def shown_to(self, user: AbstractUser | AnonymousUser) -> RevisionQuerySet:
+        """What `user` may see in the admin: as `ArticleQuerySet.shown_to`."""
+        return self if user.has_perm(VIEW_WITHHELD) else self.readable()
 
 
 class ArticleRevision(models.Model):
@@ -311,7 +326,8 @@ class Chunk(models.Model):
     page = models.PositiveIntegerField(
         null=True, blank=True, help_text="The page of a PDF the passage is on (from 1); none for a note."
     )
-    # Mirrors `not revision.superseded` so retrieval searches only current text through a partial index.
+    # Mirrors `not revision.superseded` of a live article (`ArticleQuerySet.live`), so retrieval searches only
+    # the current text readers may see through a partial index.
     is_current = models.BooleanField(default=True)
     embedding = VectorField(dimensions=DIMENSIONS)
     # What made `embedding` (`garden.embeddings.embedder`, e.g. "onnx-int8/v2"). After EMBEDDING_BACKEND is

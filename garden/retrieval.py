@@ -217,6 +217,18 @@ def _literal(vector: npt.NDArray[np.float32]) -> str:
     return "[" + ",".join(f"{x:.7f}" for x in vector.tolist()) + "]"
 
 
+def live_hits(hits: Sequence[ChunkHit]) -> list[ChunkHit]:
+    """The hits in live articles (`ArticleQuerySet.live`), in their order. `Chunk.is_current` already leaves
+    out what is withheld or retired; this holds the rule itself, so no way of writing a chunk can let a
+    withheld note's text through (an edit in the admin once did)."""
+    if not hits:
+        return []
+    live = set(
+        Article.objects.live().filter(pk__in={h.article_id for h in hits}).values_list("pk", flat=True)
+    )
+    return [hit for hit in hits if hit.article_id in live]
+
+
 @dataclass
 class Candidates:
     """Everything retrieval found for a question before thresholds are applied."""
@@ -235,7 +247,7 @@ def gather(question: str, vector: npt.NDArray[np.float32] | None = None) -> Cand
     names = question_names(question)
     topic_ids, theme_ids = matched_topics_and_themes(question, names)
     lexemes = question_lexemes(question)
-    hits = chunk_scores(chunk_candidates(vector, lexemes), vector, lexemes)
+    hits = live_hits(chunk_scores(chunk_candidates(vector, lexemes), vector, lexemes))
     topic_article_ids = (
         set(Article.objects.live().filter(topics__in=topic_ids).values_list("id", flat=True))
         if topic_ids

@@ -5,7 +5,8 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import BooleanField, Count, Exists, Prefetch, QuerySet
+from django.db.models.expressions import RawSQL
 from django.urls import reverse
 
 from garden.models import (
@@ -153,6 +154,19 @@ def revision_images(revision: ArticleRevision) -> dict[str, str]:
         for written, digest in revision.images.items()
         if digest in names
     }
+
+
+def image_get(sha256: str) -> Image | None:
+    """The image of this hash while a revision a reader may see shows it (`RevisionQuerySet.readable`): an image
+    only a withheld note shows is as if it did not exist."""
+    shown = ArticleRevision.objects.readable().filter(
+        RawSQL(
+            "EXISTS (SELECT 1 FROM jsonb_each_text(images) AS shown WHERE shown.value = %s)",
+            [sha256],
+            output_field=BooleanField(),
+        )
+    )
+    return Image.objects.filter(sha256=sha256).filter(Exists(shown)).first()
 
 
 def article_backlinks(article: Article) -> QuerySet[Article]:

@@ -70,8 +70,14 @@ def revisions_supersede(article_ids: Iterable[int]) -> None:
 
 def revisions_write(new: Sequence[NewRevision]) -> list[ArticleRevision]:
     """Write new current revisions of their articles, with their passages, in a few queries however many: each
-    article's current revision is kept, superseded. The caller's transaction makes it all or nothing."""
+    article's current revision is kept, superseded. The caller's transaction makes it all or nothing.
+
+    Only a live article's passages are retrieved (`Chunk.is_current`): a withheld or retired one's new revision
+    (an edit in the admin) is current in its history, and its passages are retrieved once it is live again."""
     revisions_supersede([item.article.pk for item in new])
+    live = set(
+        Article.objects.live().filter(pk__in=[item.article.pk for item in new]).values_list("pk", flat=True)
+    )
     revisions = ArticleRevision.objects.bulk_create(
         ArticleRevision(
             article=item.article,
@@ -98,6 +104,7 @@ def revisions_write(new: Sequence[NewRevision]) -> list[ArticleRevision]:
             page=page_of(item.pages, start),
             embedding=vector,
             embedded_by=embedded_by,
+            is_current=revision.article_id in live,
         )
         for item, revision in zip(new, revisions, strict=True)
         for i, ((start, end), vector) in enumerate(zip(item.spans, item.vectors, strict=True))

@@ -67,9 +67,11 @@ def vocabulary_derived(
         return slug
 
     for note in notes:
-        note_topics = [topic(tag, [tag.rsplit("/", 1)[-1]] if "/" in tag else []) for tag in note.tags]
-        names = [*note.aliases, *(note.names or [_file_name(note)])]
-        note_topics.append(topic(note.title, names))
+        names = note.names or [file_name(note.relative_path or note.slug, pdf=bool(note.pages))]
+        note_topics = [
+            topic(title, aliases)
+            for title, aliases in topics_named(note.title, note.aliases, note.tags, names)
+        ]
         note_themes = []
         folders = PurePosixPath(note.relative_path).parts[:-1] if note.folder_is_theme else ()
         if folders:
@@ -80,10 +82,21 @@ def vocabulary_derived(
     return Vocabulary(topics=topics, themes=themes), placed
 
 
-def _file_name(note: ParsedArticle) -> str:
+def topics_named(
+    title: str, aliases: Iterable[str], tags: Iterable[str], names: Iterable[str]
+) -> list[tuple[str, list[str]]]:
+    """The topics a note names, each as (title, aliases): each of its tags, and its title with its aliases and
+    other `names` (its file name, or a Logseq page's title). The one rule of both `vocabulary_derived` and the
+    re-derivation of a topic from its live notes (`garden.topic_names`)."""
+    named = [(tag, [tag.rsplit("/", 1)[-1]] if "/" in tag else []) for tag in tags]
+    named.append((title, [*aliases, *names]))
+    return named
+
+
+def file_name(relative_path: str, *, pdf: bool) -> str:
     """The name a note's file gives it, by which a question may name it; a PDF's without its suffix."""
-    name = PurePosixPath(note.relative_path or note.slug).name
-    return PurePosixPath(name).stem if note.pages else name
+    name = PurePosixPath(relative_path).name
+    return PurePosixPath(name).stem if pdf else name
 
 
 def has_vocabulary_file(folder: Path) -> bool:

@@ -7,6 +7,8 @@ from typing import Any
 
 from django.contrib.auth.models import Group, Permission
 
+from garden.models import VIEW_WITHHELD
+
 READER, EDITOR, OPERATOR = "reader", "editor", "operator"
 ROLES = (READER, EDITOR, OPERATOR)
 
@@ -30,7 +32,7 @@ _EDITOR = [
     "garden.view_theme",
     "garden.change_theme",
 ]
-_OPERATOR = [*_EDITOR, RUN_VERIFY_ALL, VIEW_LOGS, RETRAIN_JUDGE]
+_OPERATOR = [*_EDITOR, RUN_VERIFY_ALL, VIEW_LOGS, RETRAIN_JUDGE, VIEW_WITHHELD]
 PERMISSIONS = {READER: _READER, EDITOR: _EDITOR, OPERATOR: _OPERATOR}
 
 

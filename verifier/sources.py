@@ -3,9 +3,16 @@ the critics. Pure reads (they would sit in `selectors.py`, which holds the reads
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from django.conf import settings
+from django.db.models import Exists, Min, OuterRef
+from django.db.models.functions import Least
+from pgvector.django import CosineDistance
+
 from claimcheck.critics import SourcePassage
 from claimcheck.judges.types import Source
-from garden.models import Answer, AnswerSource, Chunk
+from garden.models import Answer, AnswerSource, ArticleRevision, Chunk
 from garden.syntax import headings_above
 
 
@@ -17,7 +24,8 @@ def chunk_context(chunk: Chunk) -> str:
 
 
 def answer_sources(answer: Answer) -> tuple[list[Source], dict[int, Chunk]]:
-    """The answer's numbered sources, then superseded revisions of the same articles (to spot outdated claims)."""
+    """The answer's numbered sources, then earlier passages of the same articles (to spot outdated claims):
+    at most `VERIFIER_EARLIER_PASSAGES` of them, the nearest to the cited ones (`earlier_passages`)."""
     given = list(
         AnswerSource.objects.filter(answer=answer).select_related("chunk__revision").order_by("number")
     )
@@ -31,17 +39,51 @@ def answer_sources(answer: Answer) -> tuple[list[Source], dict[int, Chunk]]:
         )
         for s in given
     ]
-    older = (
-        Chunk.objects.filter(article__in={s.chunk.article_id for s in given}, revision__superseded=True)
-        .select_related("revision")
-        .order_by("article_id", "revision_id", "ordinal")
-    )
     number = len(given)
-    for chunk in older:
+    for chunk in earlier_passages([s.chunk for s in given], settings.VERIFIER_EARLIER_PASSAGES):
         number += 1
         chunks[number] = chunk
         sources.append(Source(index=number, text=chunk.text, superseded=True, context=chunk_context(chunk)))
     return sources, chunks
+
+
+def earlier_passages(cited: Sequence[Chunk], limit: int) -> list[Chunk]:
+    """Up to `limit` passages of the cited chunks' articles that are no longer current, each wording once, a
+    reader may see (`RevisionQuerySet.readable`: not one holding a withheld note's words), nearest first to the
+    cited passage of their article, with its revision loaded.
+
+    Nearest by embedding distance, not by position: an outdated claim is an earlier wording of what a cited
+    passage says now, and edits move passages (a paragraph added above shifts every ordinal after it), while an
+    earlier wording of the same statement stays close to it in meaning wherever it stood. A wording still in the
+    current revision is left out: it supports a claim as current, not as outdated."""
+    by_article: dict[int, list[Chunk]] = {}
+    for chunk in cited:
+        by_article.setdefault(chunk.article_id, []).append(chunk)
+    if limit <= 0 or not by_article:
+        return []
+    current = Chunk.objects.filter(
+        article_id=OuterRef("article_id"), revision__superseded=False, text=OuterRef("text")
+    )
+    found: list[tuple[float, int]] = []
+    for article_id, mine in by_article.items():
+        distances = [CosineDistance("embedding", chunk.embedding) for chunk in mine]
+        nearest = distances[0] if len(distances) == 1 else Least(*distances)
+        rows = (
+            Chunk.objects.filter(
+                article_id=article_id,
+                revision__superseded=True,
+                revision__in=ArticleRevision.objects.readable(),
+            )
+            .exclude(text__in=[chunk.text for chunk in mine])
+            .exclude(Exists(current))
+            .values("text")
+            .annotate(distance=Min(nearest), first=Min("id"))
+            .order_by("distance", "first")[:limit]
+        )
+        found += [(row["distance"], row["first"]) for row in rows]
+    chosen = [pk for _, pk in sorted(found)[:limit]]
+    loaded = Chunk.objects.select_related("revision").in_bulk(chosen)
+    return [loaded[pk] for pk in chosen]
 
 
 def answer_passages(answer: Answer) -> dict[int, SourcePassage]:

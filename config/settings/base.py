@@ -232,6 +232,9 @@ VERIFIER_DAILY_BUDGET_USD = env.float("VERIFIER_DAILY_BUDGET_USD", default=5.0)
 ANSWER_BUDGET = "verifier.budget.answer_budget"
 # A claim where a juror is less sure than this goes to the tie-breaker.
 VERIFIER_ESCALATE_BELOW = env.float("VERIFIER_ESCALATE_BELOW", default=0.6)
+# Earlier passages of the cited articles the judges also read, to tell an outdated claim: as many as an answer
+# cites at most (RETRIEVAL_MAX_SOURCES), one earlier wording a cited passage, however often its note was edited.
+VERIFIER_EARLIER_PASSAGES = env.int("VERIFIER_EARLIER_PASSAGES", default=8)
 # An answer whose delta score exceeds this logs an operator alert.
 VERIFIER_ALERT_DELTA = env.float("VERIFIER_ALERT_DELTA", default=0.5)
 # The benchmarks a retraining of the local judge fits on and checks against, and where their features are cached.

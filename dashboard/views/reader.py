@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -17,8 +17,13 @@ from dashboard.shapes import AnswerOut, answer_shape, verdict_shape
 from dashboard.views.htmx import HtmxHttpRequest
 from garden import selectors
 from garden.answering import QuestionError
-from garden.models import Answer, Image, Topic
+from garden.models import Answer, Topic
 from verifier.selectors import verification_for_answer
+
+# An image's bytes never change for its hash, but whether it may be shown does: once the only note showing it is
+# withheld it is a 404. So no shared cache keeps it (one would go on serving it to anyone), and the browser that
+# was shown it asks again after five minutes: about as long as a page it showed may stay open.
+IMAGE_CACHING = "private, max-age=300"
 
 
 @ask_required
@@ -131,10 +136,12 @@ def article_page(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 def image(request: HttpRequest, sha256: str, name: str) -> HttpResponse:
-    """An image a note shows, by its content's hash: never changes, so it is cached for good."""
-    stored = get_object_or_404(Image, sha256=sha256)
+    """An image a note shows, by its content's hash, while a revision a reader may see shows it."""
+    stored = selectors.image_get(sha256)
+    if stored is None:
+        raise Http404("No such image.")
     response = HttpResponse(bytes(stored.data), content_type=stored.content_type)
-    response["Cache-Control"] = "public, max-age=31536000, immutable"
+    response["Cache-Control"] = IMAGE_CACHING
     return response
 
 

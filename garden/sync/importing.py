@@ -51,6 +51,7 @@ from garden.sync.writing import (
     notes_write,
     vocabulary_apply,
 )
+from garden.topic_names import topics_of, topics_rederive
 from garden.vocabulary import has_vocabulary_file, read_vocabulary, vocabulary_derived
 from garden.walk import SkipKind, garden_walk, shown, skipped_words
 
@@ -480,17 +481,22 @@ def _folder_import(
         return len(_spans(read)) if (read := whole(note)) is not None else 0
 
     planned = [(p, passages(p)) for p in changed]
+    derives = folder.is_dir() and not has_vocabulary_file(folder)
+    written = [p.slug for p in changed] if derives else []
+    named_before = topics_of(Article.objects.filter(slug__in=written).values_list("pk", flat=True))
     chunks.clear()
     if on_start:
         on_start(sum(count for _, count in planned))
     groups = _notes_in_flight(_groups(planned), load)
     del planned, changed
-    if folder.is_dir() and not has_vocabulary_file(folder):
+    if derives:
         # Derived and stored a group at a time, as the group is written: not the whole garden's names at once.
         groups = map(partial(_vocabulary_placed, derived=DerivedVocabulary()), groups)
     # With DEBUG on (make run), Django keeps the SQL of the sync's planning, lists of every note's slug in it.
     reset_queries()
     _groups_write(groups, report, embedder, on_progress)
+    if derives:  # a changed note's names, and those it no longer gives, are its topics' as its notes say now
+        topics_rederive(Article.objects.filter(slug__in=written).values_list("pk", flat=True), named_before)
     red_links_resolve(resolver)
     if walk is not None:
         report.retired += retire_missing(root, present=present, roots=roots)

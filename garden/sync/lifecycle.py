@@ -18,6 +18,7 @@ from django.utils import timezone
 from garden.models import Article, ArticleRevision, Chunk, Link
 from garden.notes import ParsedArticle, content_hash
 from garden.pdfs import is_pdf, pdf_hash
+from garden.topic_names import topics_rederive
 
 PRIVATE = "made private"
 UNREADABLE = "cannot be imported: {reason}"
@@ -141,19 +142,20 @@ def missing_count(
 def retire_missing(root: Path, present: Collection[str], roots: Collection[str] = ()) -> int:
     """Articles whose note is gone from the garden are retired: no longer retrieved or listed, while their
     history, and the answers that cited them, stay."""
-    retired = 0
+    retired = []
     for article in garden_articles(root, roots).exclude(slug__in=present):
         with transaction.atomic():
             Article.objects.filter(pk=article.pk).update(retired_at=timezone.now())
             Chunk.objects.filter(article=article, is_current=True).update(is_current=False)
-        retired += 1
-    return retired
+        retired.append(article.pk)
+    topics_rederive(retired)  # its names leave the topics it shared
+    return len(retired)
 
 
 def withhold(reasons: Mapping[str, str]) -> int:
     """Withhold the articles of these slugs (slug -> why): readers see none of their text, on any page, until
     their note is public and readable again. Returns how many were newly withheld."""
-    newly = 0
+    newly = []
     now = timezone.now()
     for article in Article.objects.filter(slug__in=reasons):
         reason = reasons[article.slug][:500]
@@ -161,12 +163,13 @@ def withhold(reasons: Mapping[str, str]) -> int:
             continue  # withheld already, for the same reason: a sync of a garden with private notes writes nothing
         with transaction.atomic():
             if article.withheld_at is None:
-                newly += 1
+                newly.append(article.pk)
             Article.objects.filter(pk=article.pk).update(
                 withheld_at=article.withheld_at or now, withheld_reason=reason
             )
             Chunk.objects.filter(article=article, is_current=True).update(is_current=False)
-    return newly
+    topics_rederive(newly)  # its names leave the topics it shared
+    return len(newly)
 
 
 def restore_returned(slugs: Collection[str]) -> None:
@@ -174,9 +177,12 @@ def restore_returned(slugs: Collection[str]) -> None:
     returning = Article.objects.filter(slug__in=slugs).filter(
         Q(retired_at__isnull=False) | Q(withheld_at__isnull=False)
     )
+    back = []
     for article in returning:
         with transaction.atomic():
             Article.objects.filter(pk=article.pk).update(
                 retired_at=None, withheld_at=None, withheld_reason=""
             )
             Chunk.objects.filter(article=article, revision__superseded=False).update(is_current=True)
+        back.append(article.pk)
+    topics_rederive(back)  # and its names come back to its topics
