@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -160,3 +161,33 @@ def test_git_ignores_env_files() -> None:
         text=True,
     )
     assert result.stdout.split() == [".env", ".env.production", "garden/.env"]
+
+
+WORKER_SETTINGS = """
+from config.celery import app
+from django.conf import settings
+app.conf.broker_url  # the worker reads its configuration from Django's settings
+print(settings.SETTINGS_MODULE, settings.DEBUG)
+"""
+
+
+def test_celery_workers_default_to_the_production_settings_as_the_web_does() -> None:
+    environment = {
+        k: v for k, v in os.environ.items() if k not in {"DJANGO_SETTINGS_MODULE", "SECRET_KEY", "DEBUG"}
+    }
+
+    def worker(**env: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", WORKER_SETTINGS],
+            cwd=BASE_DIR,
+            env={**environment, **env},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    # Without a real key it refuses to start, as the web does; the local settings would run on their own key.
+    refused = worker()
+    assert refused.returncode != 0 and "SECRET_KEY must be set" in refused.stderr
+    started = worker(SECRET_KEY="k" * 60)
+    assert started.stdout.split() == ["config.settings.production", "False"], started.stderr
