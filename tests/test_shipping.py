@@ -15,6 +15,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+import yaml
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 # What a working copy holds that the repository does not: secrets, the embedded database, history, caches.
@@ -191,3 +193,39 @@ def test_celery_workers_default_to_the_production_settings_as_the_web_does() -> 
     assert refused.returncode != 0 and "SECRET_KEY must be set" in refused.stderr
     started = worker(SECRET_KEY="k" * 60)
     assert started.stdout.split() == ["config.settings.production", "False"], started.stderr
+
+
+FORGED = """
+import django
+django.setup()
+from django.test import RequestFactory
+request = RequestFactory().get("/", HTTP_X_FORWARDED_PROTO="https")
+print(request.is_secure())
+"""
+
+
+def production_sees(**env: str) -> str:
+    environment = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "PROXY_SSL_HEADER"}}
+    environment.update(DJANGO_SETTINGS_MODULE="config.settings.production", SECRET_KEY="k" * 60, **env)
+    result = subprocess.run(
+        [sys.executable, "-c", FORGED],
+        cwd=BASE_DIR,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_a_client_sent_forwarded_proto_is_trusted_only_when_a_proxy_is_named() -> None:
+    assert production_sees() == "False"  # anyone reaching gunicorn could send it
+    assert production_sees(PROXY_SSL_HEADER="X-Forwarded-Proto") == "True"
+
+
+def test_compose_serves_the_web_to_this_host_only_unless_told_otherwise() -> None:
+    for name in ("compose.yaml", "compose.external.yaml"):
+        compose = yaml.safe_load((BASE_DIR / name).read_text())
+        assert compose["services"]["web"]["ports"] == ["${WEB_BIND:-127.0.0.1}:8000:8000"], name
+        assert compose["x-app"]["environment"]["PROXY_SSL_HEADER"] == "${PROXY_SSL_HEADER:-}", name
