@@ -242,8 +242,10 @@ JUDGE_CALIBRATION_CACHE = env("JUDGE_CALIBRATION_CACHE", default=str(BASE_DIR / 
 # were fitted on torch's embeddings; another backend changes them (make eval measures by how much).
 JUDGE_EMBEDDING_BACKEND = env_choice("JUDGE_EMBEDDING_BACKEND", "torch", EMBEDDING_BACKENDS)
 
-# Critic checks (fixed severities). `path:line - description` citations are audited against this folder.
-CRITIC_SOURCE_TREE = env("CRITIC_SOURCE_TREE", default=str(BASE_DIR))
+# Critic checks (fixed severities). `path:line - description` citations are audited against this folder, a
+# source tree the operator names (its hidden files are never read); empty: such citations are not checked and
+# are dropped, so no file of the server is read for them.
+CRITIC_SOURCE_TREE = env("CRITIC_SOURCE_TREE", default="")
 CRITIC_MIN_CITATIONS = env.int("CRITIC_MIN_CITATIONS", default=1)
 CRITIC_MAX_CHARS = env.int("CRITIC_MAX_CHARS", default=3000)
 CRITIC_MIN_CHARS = env.int("CRITIC_MIN_CHARS", default=0)  # 0: no lower limit
