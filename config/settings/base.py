@@ -313,6 +313,16 @@ AXES_CLIENT_IP_CALLABLE = (
 )
 AXES_LOCKOUT_CALLABLE = "dashboard.views.accounts.locked_out"
 
+# --- Mail and password reset ------------------------------------------------------------------
+# Where mail goes (django-environ's EMAIL_URL, e.g. smtp+tls://user:password@mail.example.org:587). Without it
+# the site sends no mail, and the password reset page says it is off rather than trying: its link would reach
+# nobody (or only the server's log). Operators set a password with `manage.py changepassword USERNAME`.
+EMAIL_URL = env("EMAIL_URL", default="")
+if EMAIL_URL:
+    globals().update(env.email_url_config(EMAIL_URL))  # EMAIL_BACKEND, EMAIL_HOST, EMAIL_PORT, ...
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="groundwork@localhost")
+PASSWORD_RESET_BY_MAIL = bool(EMAIL_URL)
+
 # --- Roles ---------------------------------------------------------------------------------------
 # Whether visitors who are not logged in may ask questions.
 ANONYMOUS_CAN_ASK = env.bool("ANONYMOUS_CAN_ASK", default=True)
