@@ -326,6 +326,10 @@ PASSWORD_RESET_BY_MAIL = bool(EMAIL_URL)
 # --- Roles ---------------------------------------------------------------------------------------
 # Whether visitors who are not logged in may ask questions.
 ANONYMOUS_CAN_ASK = env.bool("ANONYMOUS_CAN_ASK", default=True)
+# What their questions may cost in Claude a day (USD), answers and their checks together, out of
+# VERIFIER_DAILY_BUDGET_USD; the rest is kept for signed-in readers. 0: their answers are written and judged
+# locally, and no Claude call is made for them (strangers cannot spend the team's budget).
+ANONYMOUS_CLAUDE_DAILY_USD = env.float("ANONYMOUS_CLAUDE_DAILY_USD", default=0.0)
 # Whether they may fact-check text (POST /api/check); when on, their checks use the local judge only, so they
 # cannot spend the Claude budget.
 ANONYMOUS_CAN_CHECK = env.bool("ANONYMOUS_CAN_CHECK", default=False)
