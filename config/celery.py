@@ -7,7 +7,13 @@ from typing import Any
 from celery import Celery
 from celery.signals import after_setup_logger, after_setup_task_logger, worker_init
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+# The settings this process was started with (None: it named none). Importing `config` (as
+# `python -m config.devstack` does) fills in the default below; the devstack hands its children this instead.
+SETTINGS_NAMED = os.environ.get("DJANGO_SETTINGS_MODULE")
+# Production, as config/wsgi.py: `make run` and the tests name their settings for the workers they start
+# (config/devstack.py, tests/celery_worker.py), so a worker started without them never runs with DEBUG on and
+# the development key.
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
 
 app = Celery("groundwork")
 app.config_from_object("django.conf:settings", namespace="CELERY")

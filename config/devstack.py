@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from urllib.parse import urlparse
 
+from config.celery import SETTINGS_NAMED
 from config.ports import EMBEDDED_POSTGRES_PORT, EMBEDDED_REDIS_PORT
 from config.workers import CeleryWorker
 
@@ -238,6 +239,8 @@ def services() -> Iterator[dict[str, str]]:
     """Start what is missing, yield the environment for child processes, stop what was started."""
     stops: list[Callable[[], None]] = []
     env = dict(os.environ)
+    if SETTINGS_NAMED is None:  # only the Celery app's default, set when `config` was imported: not ours
+        env.pop("DJANGO_SETTINGS_MODULE", None)
     try:
         if not os.environ.get("DATABASE_URL"):
             postgres = EmbeddedPostgres(int(os.environ.get("EMBEDDED_POSTGRES_PORT", EMBEDDED_POSTGRES_PORT)))

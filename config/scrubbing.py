@@ -21,7 +21,7 @@ MIN_SECRET_LENGTH = 8  # shorter values (an empty or toy setting) would blank ou
 
 
 def secrets() -> list[str]:
-    """The configured secret values: SECRET_KEY (and its fallbacks), the Anthropic API key, the DB password."""
+    """The configured secret values: SECRET_KEY (and its fallbacks), the Anthropic API key, the DB and mail passwords."""
     if not settings.configured:
         return []
     values = [
@@ -29,6 +29,7 @@ def secrets() -> list[str]:
         *getattr(settings, "SECRET_KEY_FALLBACKS", []),
         getattr(settings, "ANTHROPIC_API_KEY", ""),
         settings.DATABASES.get("default", {}).get("PASSWORD", ""),
+        getattr(settings, "EMAIL_HOST_PASSWORD", ""),
     ]
     found = {str(v) for v in values if v and len(str(v)) >= MIN_SECRET_LENGTH}
     found |= {html.escape(v) for v in found}  # as an HTML page would show it

@@ -22,11 +22,18 @@ SESSION_ASKED = (
 
 def ask(text: str | None, user: AbstractBaseUser | AnonymousUser | None = None) -> Answer:
     """Answer the question and queue its verification once the answer is committed (the answer and its
-    pending verification are stored together).
+    pending verification are stored together). A visitor who is not signed in (`user` anonymous, as a page or
+    the API gives it) asks on the anonymous visitors' Claude allowance; no `user` is the command line.
 
     Raises `garden.answering.QuestionError` for an empty or over-long question.
     """
-    return question_ask(text=text, user=user, on_stored=lambda answer: verification_request(answer=answer))
+    anonymous = user is not None and not user.is_authenticated
+    return question_ask(
+        text=text,
+        user=user,
+        anonymous=anonymous,
+        on_stored=lambda answer: verification_request(answer=answer),
+    )
 
 
 def asked_remember(session: SessionBase, answer: Answer) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from verifier.checking import Checked
-from verifier.health import Health
+from verifier.health import SYNC_REFUSED, SYNC_REFUSED_UNNAMED, Health
 
 
 def checked_payload(checked: Checked, sources: list[dict[str, Any]]) -> dict[str, Any]:
@@ -34,8 +34,17 @@ def checked_payload(checked: Checked, sources: list[dict[str, Any]]) -> dict[str
     }
 
 
-def health_payload(health: Health) -> dict[str, Any]:
+def health_payload(health: Health, *, operator: bool) -> dict[str, Any]:
+    """`/api/health`. Only an `operator` reads where the garden is and which notes failed: a folder's path
+    tells a stranger about the server, and a note's file name may itself be private."""
     oldest = health.oldest_waiting
+    refused = health.sync.refused if health.sync else ""
+    problems = health.problems
+    if refused and not operator:
+        named = SYNC_REFUSED.format(reason=refused)
+        problems = [SYNC_REFUSED_UNNAMED if problem == named else problem for problem in problems]
+        refused = SYNC_REFUSED_UNNAMED
+    failures = health.sync.failures if health.sync and operator else []
     return {
         "status": health.status,
         "database": "ok" if health.database else "down",
@@ -44,12 +53,10 @@ def health_payload(health: Health) -> dict[str, Any]:
         "waiting": health.waiting,
         "stuck": health.stuck,
         "oldest_waiting_seconds": round(oldest.total_seconds(), 1) if oldest is not None else None,
-        "problems": health.problems,
+        "problems": problems,
         "garden": {
             "last_sync": health.sync.started_at.isoformat() if health.sync else None,
-            "refused": health.sync.refused if health.sync else "",
-            "failures": [{"path": path, "reason": reason} for path, reason in health.sync.failures]
-            if health.sync
-            else [],
+            "refused": refused,
+            "failures": [{"path": path, "reason": reason} for path, reason in failures],
         },
     }

@@ -31,6 +31,17 @@ CSV_FIELDS = [
     "contradicted",
     "answer",
 ]
+# A spreadsheet runs a cell that starts with one of these as a formula (`=HYPERLINK(...)` in a question or an
+# answer would be a link, or worse, in the operator's sheet); such a cell is written after an apostrophe,
+# which spreadsheets show as text and hide (OWASP's advice on CSV injection).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value: object) -> object:
+    """`value` as a spreadsheet will show it, never run it: text starting like a formula gets a leading `'`."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def run_rows(run: VerifyRun) -> Iterable[dict[str, Any]]:
@@ -69,7 +80,7 @@ def run_csv(run: VerifyRun) -> str:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS)
     writer.writeheader()
-    writer.writerows(run_rows(run))
+    writer.writerows({key: spreadsheet_safe(value) for key, value in row.items()} for row in run_rows(run))
     return buffer.getvalue()
 
 

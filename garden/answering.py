@@ -55,12 +55,15 @@ def question_ask(
     *,
     text: str | None,
     user: AbstractBaseUser | AnonymousUser | None = None,
+    anonymous: bool = False,
     on_stored: Callable[[Answer], object] | None = None,
 ) -> Answer:
     """Answer a question from the garden and store the question, its retrieval and its answer.
 
     When retrieval finds no topic, article or theme the canned refusal is stored and no model is called.
     A synthesis failure is stored on the answer (`error`) with a message for the reader; it never raises.
+    `anonymous`: asked by a visitor who is not signed in, whose answer (and its check) spends only their own
+    Claude allowance, none by default (`ANONYMOUS_CLAUDE_DAILY_USD`).
     `on_stored(answer)` runs in the transaction that stores the answer, so what it writes is stored with it.
     Call this outside any transaction: synthesis books Claude's call with the daily budget, whose ledger
     lock and booking must be committed at once, not held for the length of the call.
@@ -77,6 +80,7 @@ def question_ask(
             text,
             [SourceText(number, chunk.cited_as, chunk.text) for number, chunk, _ in sources],
             result.vector,
+            anonymous=anonymous,
         )
     total_ms = round((time.perf_counter() - began) * 1000)
 
@@ -84,6 +88,7 @@ def question_ask(
         question = Question.objects.create(
             text=text,
             asked_by_id=user.pk if user is not None and user.is_authenticated else None,
+            anonymous=anonymous,
             preflight_domain=check.domain,
             preflight_risk=check.risk,
             preflight_suggestion=check.suggestion,

@@ -457,6 +457,11 @@ class Question(models.Model):
 
     text = models.TextField()
     asked_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    anonymous = models.BooleanField(
+        default=False,
+        db_default=False,  # in the database too: rows that older migrations write without the field are not
+        help_text="Asked by a visitor who was not signed in: answered and judged on their own Claude allowance.",
+    )
     preflight_domain = models.CharField(max_length=30)
     preflight_risk = models.CharField(max_length=10, choices=Risk.choices)
     preflight_suggestion = models.TextField()

@@ -57,3 +57,26 @@ def test_no_checkout_port_can_be_taken_by_an_outgoing_connection():
         assert last < low or first > high, f"{first}-{last} overlaps {low}-{high}"
     for port in (ports.EMBEDDED_POSTGRES_PORT, ports.EMBEDDED_REDIS_PORT):
         assert not low <= port <= high
+
+
+def test_the_runner_hands_on_the_settings_it_was_given_and_no_default_of_its_own():
+    # Importing `config` sets the Celery app's default (production); `make run`'s processes must not inherit it
+    # (they default to the local settings), nor `exec`'s command (pytest reads its own from pyproject.toml).
+    env = {**os.environ, "DATABASE_URL": current_database_url(), "REDIS_URL": settings.REDIS_URL}
+    show = ["exec", "--", "python", "-c", "import os; print(os.environ.get('DJANGO_SETTINGS_MODULE'))"]
+
+    def child_sees(**extra: str) -> str:
+        environment = {k: v for k, v in env.items() if k != "DJANGO_SETTINGS_MODULE"} | extra
+        result = subprocess.run(
+            [sys.executable, "-m", "config.devstack", *show],
+            cwd=BASE_DIR,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stderr
+        return result.stdout.strip().splitlines()[-1]
+
+    assert child_sees() == "None"
+    assert child_sees(DJANGO_SETTINGS_MODULE="config.settings.local") == "config.settings.local"

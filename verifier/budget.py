@@ -5,6 +5,10 @@ the most it can cost under a PostgreSQL advisory lock, so processes spending at 
 ledger and together never pass the day's limit; afterwards the booking is settled at what Anthropic billed. A
 booking whose process died before settling stays at its most: the call may have been billed, and a limit errs
 on the safe side. The garden books its answers here through `settings.ANSWER_BUDGET` (`answer_budget`).
+
+Questions from visitors who are not signed in spend from the same ledger, marked `anonymous`, within an
+allowance of their own (`ANONYMOUS_CLAUDE_DAILY_USD`): however many they ask, the rest of the day's limit is
+left for signed-in readers. With no allowance no Claude call is made for them at all (`anonymous_local`).
 """
 
 from __future__ import annotations
@@ -30,10 +34,23 @@ def today_start() -> datetime.datetime:
     return timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
 
 
-def spent_today() -> Decimal:
-    """What Claude has cost today (USD), for every purpose, calls in flight at their most."""
-    spent = JudgeSpend.objects.filter(created_at__gte=today_start()).aggregate(total=Sum("cost_usd"))
-    return spent["total"] or Decimal(0)
+# How the logs page names who the ledger's rows were spent for (`JudgeSpend.anonymous`).
+READER_SIGNED_IN = "Signed-in readers and operators"
+READER_ANONYMOUS = "Visitors not signed in"
+
+
+def spent_today(*, anonymous: bool | None = None) -> Decimal:
+    """What Claude has cost today (USD), for every purpose, calls in flight at their most: for everyone, or only
+    for visitors who were (`anonymous=True`) or were not signed in."""
+    rows = JudgeSpend.objects.filter(created_at__gte=today_start())
+    if anonymous is not None:
+        rows = rows.filter(anonymous=anonymous)
+    return rows.aggregate(total=Sum("cost_usd"))["total"] or Decimal(0)
+
+
+def spent_today_by_reader() -> dict[str, Decimal]:
+    """Today's spending for signed-in readers (and operators' runs) and for anonymous visitors, both always."""
+    return {READER_SIGNED_IN: spent_today(anonymous=False), READER_ANONYMOUS: spent_today(anonymous=True)}
 
 
 def spent_today_by_purpose() -> dict[str, Decimal]:
@@ -64,12 +81,23 @@ def daily_limit() -> Decimal:
     return Decimal(str(settings.VERIFIER_DAILY_BUDGET_USD))
 
 
+def anonymous_limit() -> Decimal:
+    """What anonymous visitors' questions may cost a day, within the daily limit."""
+    return min(Decimal(str(settings.ANONYMOUS_CLAUDE_DAILY_USD)), daily_limit())
+
+
+def anonymous_local() -> bool:
+    """Whether anonymous visitors' answers are written and judged locally, without asking Claude at all."""
+    return anonymous_limit() <= 0
+
+
 @dataclass(frozen=True)
 class DailyBudget:
     """Today's ledger as a `garden.claude_api.Budget` and a `claimcheck.claude_client.Budget`, each call booked
-    for `purpose`."""
+    for `purpose`; for an `anonymous` visitor, also within their allowance."""
 
     purpose: SpendPurpose
+    anonymous: bool = False
 
     def book(self, model: str, most: Decimal) -> JudgeSpend | None:
         with transaction.atomic():
@@ -77,7 +105,11 @@ class DailyBudget:
                 cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", LEDGER_LOCK)
             if spent_today() + most > daily_limit():
                 return None
-            return JudgeSpend.objects.create(purpose=self.purpose, model=model, cost_usd=most, settled=False)
+            if self.anonymous and spent_today(anonymous=True) + most > anonymous_limit():
+                return None
+            return JudgeSpend.objects.create(
+                purpose=self.purpose, anonymous=self.anonymous, model=model, cost_usd=most, settled=False
+            )
 
     def settle(self, booking: object, usage: Billed) -> None:
         assert isinstance(booking, JudgeSpend)
@@ -91,6 +123,7 @@ class DailyBudget:
         booking.save(update_fields=["input_tokens", "output_tokens", "cost_usd", "settled"])
 
 
-def answer_budget() -> DailyBudget:
-    """The budget answers written by Claude are booked against (`settings.ANSWER_BUDGET` names this)."""
-    return DailyBudget(SpendPurpose.ANSWER)
+def answer_budget(*, anonymous: bool = False) -> DailyBudget:
+    """The budget answers written by Claude are booked against (`settings.ANSWER_BUDGET` names this), for an
+    `anonymous` visitor's question or a signed-in reader's."""
+    return DailyBudget(SpendPurpose.ANSWER, anonymous=anonymous)

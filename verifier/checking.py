@@ -45,20 +45,28 @@ class Checked:
     judge_available: bool
 
 
-def panel_config(purpose: SpendPurpose, mode: JudgeMode | None = None) -> PanelConfig:
-    """The panel as configured (or in `mode`), its Claude spending booked to `purpose` in the daily budget."""
+def panel_config(
+    purpose: SpendPurpose, mode: JudgeMode | None = None, *, anonymous: bool = False
+) -> PanelConfig:
+    """The panel as configured (or in `mode`), its Claude spending booked to `purpose` in the daily budget (for
+    an `anonymous` visitor, within their allowance)."""
     return PanelConfig(
         mode=mode or JudgeMode(settings.VERIFIER_MODE),
         claude=claude_client(),
         juror_model=settings.CLAUDE_JUROR_MODEL,
         tiebreaker_model=settings.CLAUDE_TIEBREAKER_MODEL,
         escalate_below=settings.VERIFIER_ESCALATE_BELOW,
-        budget=DailyBudget(purpose),
+        budget=DailyBudget(purpose, anonymous=anonymous),
     )
 
 
 def text_check(
-    text: str, sources: Sequence[Source], *, purpose: SpendPurpose, mode: JudgeMode | None = None
+    text: str,
+    sources: Sequence[Source],
+    *,
+    purpose: SpendPurpose,
+    mode: JudgeMode | None = None,
+    anonymous: bool = False,
 ) -> Checked:
     """Split `text` into claims and judge them against `sources` (the heart of every verification).
 
@@ -66,7 +74,7 @@ def text_check(
     decides with the parameters installed in this process: callers with a database install the active
     version first (`judge_parameters_use`); `check_text` on benchmarks keeps the committed params.json.
     """
-    config = panel_config(purpose, mode)
+    config = panel_config(purpose, mode, anonymous=anonymous)
     claims = claim_splitter.split_claims(text)
     outcome = run_panel(claims, sources, config)
     scored = score([v.status for v in outcome.finals], [v.confidence for v in outcome.finals])

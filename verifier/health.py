@@ -33,6 +33,8 @@ WORKERS_STUCK = (
     "({workers} seen in the last minute). They take tasks but do not finish them; look at their logs."
 )
 SYNC_REFUSED = "The last garden sync changed nothing: {reason}"
+# What callers who are not operators read instead: the reason names the garden's folder on the server.
+SYNC_REFUSED_UNNAMED = "The last garden sync changed nothing; operators see why on the logs page."
 NOTES_FAILED = (
     "{count} note(s) of the garden could not be imported; readers see none of them until they are fixed "
     "(listed under the garden's last sync)."

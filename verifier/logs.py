@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.conf import settings
 from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 
 from garden.models import Answer
-from verifier.budget import daily_limit, spent_today_by_purpose, today_start
+from verifier.budget import (
+    anonymous_limit,
+    daily_limit,
+    spent_today_by_purpose,
+    spent_today_by_reader,
+    today_start,
+)
 from verifier.models import CriticFinding, Verification
 
 
@@ -64,8 +70,12 @@ class SpendToday:
 
     by_purpose: dict[str, Decimal]  # e.g. {"Fact-checking text": Decimal("0.04")}
     limit: Decimal
-    held_local: int  # answers the budget kept from Claude (or from its tie-breaker) today
-    written_locally: int = 0  # answers the local synthesiser wrote today because the budget was spent
+    held_local: int  # signed-in readers' answers the budget kept from Claude (or its tie-breaker) today
+    written_locally: int = 0  # their answers the local synthesiser wrote today because the budget was spent
+    # {"Signed-in readers and operators": ..., "Visitors not signed in": ...} (verifier.budget's labels)
+    by_reader: dict[str, Decimal] = field(default_factory=dict)
+    anonymous_limit: Decimal = Decimal(0)  # the visitors' allowance, within `limit`
+    anonymous_held: int = 0  # visitors' answers their spent allowance kept from Claude (writing or judging)
 
     @property
     def spent(self) -> Decimal:
@@ -77,6 +87,22 @@ class SpendToday:
 
 
 def spend_today() -> SpendToday:
-    held_local = Verification.objects.filter(created_at__gte=today_start(), budget_held=True).count()
-    written_locally = Answer.objects.filter(created_at__gte=today_start(), budget_held=True).count()
-    return SpendToday(spent_today_by_purpose(), daily_limit(), held_local, written_locally)
+    today = Q(created_at__gte=today_start())
+    held_local = Verification.objects.filter(
+        today, budget_held=True, answer__question__anonymous=False
+    ).count()
+    written_locally = Answer.objects.filter(today, budget_held=True, question__anonymous=False).count()
+    anonymous_held = (
+        Answer.objects.filter(today, question__anonymous=True)
+        .filter(Q(budget_held=True) | Q(verification__budget_held=True))
+        .count()
+    )
+    return SpendToday(
+        spent_today_by_purpose(),
+        daily_limit(),
+        held_local,
+        written_locally,
+        by_reader=spent_today_by_reader(),
+        anonymous_limit=anonymous_limit(),
+        anonymous_held=anonymous_held,
+    )

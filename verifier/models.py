@@ -156,6 +156,11 @@ class JudgeSpend(models.Model):
 
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     purpose = models.CharField(max_length=12, choices=SpendPurpose.choices)
+    anonymous = models.BooleanField(
+        default=False,
+        db_default=False,  # in the database too: rows that older migrations write without the field are not
+        help_text="Spent for a visitor who was not signed in (ANONYMOUS_CLAUDE_DAILY_USD caps these).",
+    )
     model = models.CharField(max_length=100, blank=True)
     settled = models.BooleanField(
         default=True, help_text="False while the call is in flight: the cost is then the most it can be."

@@ -19,8 +19,9 @@ from django.utils import timezone
 
 from claimcheck.critics import ConstraintRules, CriticInput, CriticResult, run_critics
 from claimcheck.panel import CastVote
-from claimcheck.terms import LOCAL_JUDGE, UNSURE_RISK, Flag, RiskLabel, Severity
+from claimcheck.terms import LOCAL_JUDGE, UNSURE_RISK, Flag, JudgeMode, RiskLabel, Severity
 from garden.models import Answer, Article, Chunk
+from verifier.budget import anonymous_local
 from verifier.checking import Checked, text_check
 from verifier.judge_parameters import judge_parameters_use
 from verifier.models import Claim, CriticFinding, SpendPurpose, Verification, VerificationStatus, Vote
@@ -99,8 +100,13 @@ def _run(verification_id: int) -> Verification | None:
     sources, chunks = answer_sources(answer)
     findings = critics_run(answer)
     judge_parameters = judge_parameters_use()
+    # An anonymous visitor's answer is judged on their allowance, and with none by the local judge alone.
+    anonymous = answer.question.anonymous
+    mode = JudgeMode.LOCAL if anonymous and anonymous_local() else JudgeMode(settings.VERIFIER_MODE)
     try:
-        checked = text_check(answer.text, sources, purpose=SpendPurpose.VERIFICATION)
+        checked = text_check(
+            answer.text, sources, purpose=SpendPurpose.VERIFICATION, mode=mode, anonymous=anonymous
+        )
     except Exception:
         logger.exception("the judge crashed on verification %s", verification_id)
         Verification.objects.filter(pk=verification_id).update(
@@ -112,7 +118,7 @@ def _run(verification_id: int) -> Verification | None:
         )
         raise
     latency_ms = round((time.perf_counter() - began) * 1000)
-    _store(verification, checked, chunks, findings, latency_ms, judge_parameters)
+    _store(verification, checked, chunks, findings, latency_ms, judge_parameters, mode)
     return verification
 
 
@@ -124,6 +130,7 @@ def _store(
     findings: list[CriticResult],
     latency_ms: int,
     judge_parameters: int | None,
+    mode: JudgeMode,
 ) -> None:
     outcome, scored = checked.outcome, checked.scored
     verification.claims.all().delete()
@@ -177,7 +184,7 @@ def _store(
             )
             for c in cast
         )
-    verification.mode = settings.VERIFIER_MODE
+    verification.mode = mode
     verification.verdict = scored.verdict
     verification.risk_score = scored.risk_score
     verification.risk_label = scored.risk_label

@@ -245,8 +245,10 @@ JUDGE_CALIBRATION_CACHE = env("JUDGE_CALIBRATION_CACHE", default=str(BASE_DIR / 
 # were fitted on torch's embeddings; another backend changes them (make eval measures by how much).
 JUDGE_EMBEDDING_BACKEND = env_choice("JUDGE_EMBEDDING_BACKEND", "torch", EMBEDDING_BACKENDS)
 
-# Critic checks (fixed severities). `path:line - description` citations are audited against this folder.
-CRITIC_SOURCE_TREE = env("CRITIC_SOURCE_TREE", default=str(BASE_DIR))
+# Critic checks (fixed severities). `path:line - description` citations are audited against this folder, a
+# source tree the operator names (its hidden files are never read); empty: such citations are not checked and
+# are dropped, so no file of the server is read for them.
+CRITIC_SOURCE_TREE = env("CRITIC_SOURCE_TREE", default="")
 CRITIC_MIN_CITATIONS = env.int("CRITIC_MIN_CITATIONS", default=1)
 CRITIC_MAX_CHARS = env.int("CRITIC_MAX_CHARS", default=3000)
 CRITIC_MIN_CHARS = env.int("CRITIC_MIN_CHARS", default=0)  # 0: no lower limit
@@ -314,9 +316,23 @@ AXES_CLIENT_IP_CALLABLE = (
 )
 AXES_LOCKOUT_CALLABLE = "dashboard.views.accounts.locked_out"
 
+# --- Mail and password reset ------------------------------------------------------------------
+# Where mail goes (django-environ's EMAIL_URL, e.g. smtp+tls://user:password@mail.example.org:587). Without it
+# the site sends no mail, and the password reset page says it is off rather than trying: its link would reach
+# nobody (or only the server's log). Operators set a password with `manage.py changepassword USERNAME`.
+EMAIL_URL = env("EMAIL_URL", default="")
+if EMAIL_URL:
+    globals().update(env.email_url_config(EMAIL_URL))  # EMAIL_BACKEND, EMAIL_HOST, EMAIL_PORT, ...
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="groundwork@localhost")
+PASSWORD_RESET_BY_MAIL = bool(EMAIL_URL)
+
 # --- Roles ---------------------------------------------------------------------------------------
 # Whether visitors who are not logged in may ask questions.
 ANONYMOUS_CAN_ASK = env.bool("ANONYMOUS_CAN_ASK", default=True)
+# What their questions may cost in Claude a day (USD), answers and their checks together, out of
+# VERIFIER_DAILY_BUDGET_USD; the rest is kept for signed-in readers. 0: their answers are written and judged
+# locally, and no Claude call is made for them (strangers cannot spend the team's budget).
+ANONYMOUS_CLAUDE_DAILY_USD = env.float("ANONYMOUS_CLAUDE_DAILY_USD", default=0.0)
 # Whether they may fact-check text (POST /api/check); when on, their checks use the local judge only, so they
 # cannot spend the Claude budget.
 ANONYMOUS_CAN_CHECK = env.bool("ANONYMOUS_CAN_CHECK", default=False)

@@ -15,7 +15,11 @@ if env.bool("DEBUG", default=False):
 DEBUG = False
 SECRET_KEY = env("SECRET_KEY")
 
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# The header our TLS-terminating proxy sets to "https" (e.g. X-Forwarded-Proto); it must also drop that header
+# from clients. Unset: no header is trusted, since anyone reaching gunicorn directly could send it.
+PROXY_SSL_HEADER = env("PROXY_SSL_HEADER", default="")
+if PROXY_SSL_HEADER:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_" + PROXY_SSL_HEADER.upper().replace("-", "_"), "https")
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = True

@@ -2,7 +2,8 @@
 
 Claude's answers are booked against the daily budget the judge spends from too (`settings.ANSWER_BUDGET`):
 when what is left cannot cover the most an answer can cost, the extractive synthesiser writes it instead, and
-the answer says so (`budget_held`).
+the answer says so (`budget_held`). An anonymous visitor's answer is booked within their own allowance
+(`ANONYMOUS_CLAUDE_DAILY_USD`), and with none it is written by the extractive synthesiser without asking Claude.
 """
 
 from __future__ import annotations
@@ -52,25 +53,33 @@ class BudgetSpent(Exception):
     """What is left of today's budget cannot cover the call: it was not made."""
 
 
-def answer_budget() -> Budget | None:
+def answer_budget(*, anonymous: bool = False) -> Budget | None:
     """The budget Claude's answers are booked against, as `config` wires it (`ANSWER_BUDGET`: a dotted path to
-    a function that returns one); None when none is configured: no limit."""
+    a function that returns one for an `anonymous` visitor's question or not); None when none is configured: no
+    limit."""
     path = settings.ANSWER_BUDGET
-    return import_string(path)() if path else None
+    return import_string(path)(anonymous=anonymous) if path else None
 
 
 @phase("synthesis")
 def synthesize(
-    question: str, sources: Sequence[SourceText], question_vector: npt.NDArray[np.float32] | None = None
+    question: str,
+    sources: Sequence[SourceText],
+    question_vector: npt.NDArray[np.float32] | None = None,
+    *,
+    anonymous: bool = False,
 ) -> Synthesis:
     """Answer `question` from `sources`, citing them as [n]. Never raises for an API failure: see `error`.
-    `question_vector` is the question's embedding when retrieval has made it already."""
+    `question_vector` is the question's embedding when retrieval has made it already; `anonymous`: asked by a
+    visitor who is not signed in."""
     from garden.synthesis import claude, extractive
 
     config = claude_config()
+    if anonymous and settings.ANONYMOUS_CLAUDE_DAILY_USD <= 0:
+        config = None  # strangers get no share of the Claude budget unless the operator gives them one
     if config is not None:
         try:
-            return claude.synthesize(question, sources, config, budget=answer_budget())
+            return claude.synthesize(question, sources, config, budget=answer_budget(anonymous=anonymous))
         except BudgetSpent:
             written = extractive.synthesize(question, sources, question_vector)
             return dataclasses.replace(written, budget_held=True)

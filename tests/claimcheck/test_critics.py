@@ -279,6 +279,39 @@ def test_path_citation_outside_the_tree_is_dropped_without_reading_it(
     assert read == []
 
 
+def test_hidden_files_in_the_tree_are_never_read_so_their_words_cannot_be_probed(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read: list[Path] = []
+    real_read = citation_gate.paths._read_lines
+
+    def spy(path: Path) -> list[str] | None:
+        read.append(path)
+        return real_read(path)
+
+    monkeypatch.setattr(citation_gate.paths, "_read_lines", spy)
+    (tree / ".env").write_text("SECRET_KEY=hunter2-production\n", encoding="utf-8")
+    (tree / ".run").mkdir()
+    (tree / ".run" / "services.env").write_text("DATABASE_URL=postgres://admin:s3cret@db\n", encoding="utf-8")
+    (tree / "garden" / "settings.txt").symlink_to(tree / ".env")
+    # A right guess and a wrong one at each secret: were the files read, the two would be judged apart.
+    answer = (
+        "- `.env:1 - SECRET_KEY hunter2 production`\n"
+        "- `.env:1 - SECRET_KEY swordfish staging`\n"
+        "- `./.run/services.env:1 - DATABASE_URL admin s3cret`\n"
+        "- `.run/services.env:1 - DATABASE_URL guest password`\n"
+        "- `garden/settings.txt:1 - SECRET_KEY hunter2 production`\n"
+    )
+    items = items_of(answer, source_tree=tree)
+    assert [(item["status"], item["reason"], item.get("score")) for item in items] == [
+        ("dropped", "outside-tree", None)
+    ] * 5
+    assert read == []
+    assert (
+        items_of("`garden/retrieval.py:12 - the refusal gate`", source_tree=tree)[0]["status"] == "verified"
+    )
+
+
 def test_path_citation_without_a_source_tree_is_dropped() -> None:
     [item] = items_of("It lives in `garden/retrieval.py:12 - the refusal gate`.")
     assert (item["status"], item["reason"]) == ("dropped", "no-source-tree")

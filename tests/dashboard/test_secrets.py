@@ -48,6 +48,9 @@ def test_an_api_echoing_the_key_leaves_no_secret_in_pages_or_logs(
     leaky_claude.enqueue(
         reply_text("Ashcombe station reopened on 3 May 1981 [2].")
     )  # the one call that works
+    # Signed in: an anonymous visitor's answers are written and judged without Claude (no allowance by default).
+    operator = User.objects.create_superuser("operator", password="pw-not-used")
+    client.force_login(operator)
     with django_capture_on_commit_callbacks(execute=False):  # the judge runs here, not in a worker
         asked = client.post(
             "/api/ask", {"question": "When did Ashcombe station reopen?"}, content_type="application/json"
@@ -58,8 +61,6 @@ def test_an_api_echoing_the_key_leaves_no_secret_in_pages_or_logs(
     verification_run(verification_id=Verification.objects.get(answer__public_id=answer_id).pk)
     verification = Verification.objects.get(answer__public_id=answer_id)
     assert verification.judge_errors and verification.disclosure  # the failures were recorded, redacted
-    operator = User.objects.create_superuser("operator", password="pw-not-used")
-    client.force_login(operator)
     checked = client.post("/api/check", {"text": "Ashcombe station reopened in 1990."}, "application/json")
     assert checked.status_code == 200 and checked.json()["disclosure"]
     assert leaky_claude.request_count >= 4  # two answers, the verification's juror and the check's juror

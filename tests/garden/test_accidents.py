@@ -18,6 +18,7 @@ from garden.models import Article, Sync
 from garden.sync import garden_import
 from garden.sync.importing import GARDEN_EMPTY, GARDEN_MISSING, MASS_RETIRE, ON_PURPOSE
 from tests.factories import garden_write, login
+from verifier.health import SYNC_REFUSED_UNNAMED
 
 pytestmark = pytest.mark.django_db
 
@@ -60,6 +61,26 @@ def test_an_unmounted_disk_retires_nothing(garden, capsys):
     message = GARDEN_EMPTY.format(folder=garden, count=6, reason="")
     assert message + ON_PURPOSE in capsys.readouterr().err
     refusal_shown(message)
+
+
+def test_only_operators_read_where_the_garden_is(garden):
+    shutil.rmtree(garden)
+    garden_import([garden])
+    message = GARDEN_MISSING.format(folder=garden, count=6)
+    refusal_shown(message)  # operators: the folder and the reason
+
+    for caller in (Client(), client_as_reader()):
+        response = caller.get("/api/health")
+        assert str(garden) not in response.content.decode()
+        health = json.loads(response.content)
+        assert health["status"] == "degraded" and SYNC_REFUSED_UNNAMED in health["problems"]
+        assert health["garden"]["refused"] == SYNC_REFUSED_UNNAMED
+
+
+def client_as_reader() -> Client:
+    reader = Client()
+    login(reader, "reader")
+    return reader
 
 
 def test_a_missing_folder_retires_nothing(garden):

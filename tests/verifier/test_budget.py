@@ -10,18 +10,21 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 from django.db import connection
+from django.test import Client
 from django.utils.html import escape
 
 from claimcheck.panel import BUDGET_SPENT
+from claimcheck.terms import JudgeMode
 from garden.answering import question_ask
 from garden.claude_api import DEFAULT_PRICES, cost_usd
 from garden.models import Answer, Generator
 from garden.synthesis import BUDGET_SPENT as BUDGET_SPENT_ANSWER
 from tests.factories import STATION_QUOTE, login, page_text, verified_by_claude, verify_station_answer
-from tests.fakes.messages_api import FakeMessagesAPI, status
+from tests.fakes.messages_api import FakeMessagesAPI, reply_text, status
 from verifier.budget import DailyBudget, spent_today
 from verifier.logs import spend_today
-from verifier.models import JudgeSpend, SpendPurpose
+from verifier.models import JudgeSpend, SpendPurpose, Verification
+from verifier.verifying import verification_run
 
 pytestmark = pytest.mark.django_db
 
@@ -158,6 +161,7 @@ def test_answers_claude_writes_are_booked_and_settled_in_the_judges_ledger(
     # 2,000 input and 100 output tokens on the answer model (sonnet: $3 and $15 a million) cost $0.0075.
     claude.reply_text(ANSWER_TEXT, input_tokens=2_000, output_tokens=100)
 
+    login(client, "reader")  # a signed-in reader's: anonymous visitors' answers are local by default
     body = client.post("/api/ask", {"question": ANSWER_QUESTION}, content_type="application/json").json()
     assert body["answer"] == ANSWER_TEXT and body["generator"] == "claude" and body["budget_held"] is False
     [spend] = JudgeSpend.objects.all()
@@ -177,7 +181,7 @@ def test_answers_claude_writes_are_booked_and_settled_in_the_judges_ledger(
 bookings: list[Decimal] = []
 
 
-def recording_budget() -> DailyBudget:
+def recording_budget(*, anonymous: bool = False) -> DailyBudget:
     """The answers' budget, noting what each answer books (wired in as ANSWER_BUDGET)."""
 
     class Recording(DailyBudget):
@@ -185,7 +189,7 @@ def recording_budget() -> DailyBudget:
             bookings.append(most)
             return super().book(model, most)
 
-    return Recording(SpendPurpose.ANSWER)
+    return Recording(SpendPurpose.ANSWER, anonymous=anonymous)
 
 
 def test_an_answer_books_the_most_it_can_cost_before_the_call(claude: FakeMessagesAPI, settings) -> None:
@@ -216,6 +220,7 @@ def test_when_the_budget_cannot_cover_an_answer_the_local_synthesiser_writes_it_
     settings.VERIFIER_DAILY_BUDGET_USD = 0.05
     JudgeSpend.objects.create(purpose=SpendPurpose.CHECK, model="claude-haiku-5-5", cost_usd=Decimal("0.049"))
 
+    login(client, "reader")
     page = client.post("/", {"question": ANSWER_QUESTION}, follow=True).content.decode()
     answer = Answer.objects.get()
     assert claude.request_count == 0
@@ -236,5 +241,85 @@ def test_an_answer_written_with_budget_left_does_not_say_it_was_spent(
     client, claude: FakeMessagesAPI
 ) -> None:
     claude.reply_text(ANSWER_TEXT)
+    login(client, "reader")
     page = client.post("/", {"question": ANSWER_QUESTION}, follow=True).content.decode()
     assert ANSWER_TEXT.removesuffix(" [1].") in page and escape(BUDGET_SPENT_ANSWER) not in page
+
+
+def anonymous_ask(question: str = ANSWER_QUESTION) -> Answer:
+    """A question asked through the API by a visitor who is not signed in; its answer."""
+    body = Client().post("/api/ask", {"question": question}, content_type="application/json").json()
+    return Answer.objects.select_related("question").get(public_id=body["answer_id"])
+
+
+def test_with_no_allowance_an_anonymous_ask_makes_no_claude_call_at_all(
+    client, claude: FakeMessagesAPI
+) -> None:
+    claude.reply_text(ANSWER_TEXT)
+    claude.set_default(verified_by_claude("The viaduct is 196 m long."))
+
+    answer = anonymous_ask()
+    verification = verification_run(verification_id=Verification.objects.get(answer=answer).pk)
+    assert verification is not None
+
+    assert claude.requests == []  # neither the answer nor its check reached the Messages API
+    assert answer.question.anonymous and answer.generator == Generator.EXTRACTIVE and answer.text
+    assert not answer.budget_held  # no allowance is not a spent budget: nothing to apologise for
+    assert verification.mode == JudgeMode.LOCAL and verification.judges == 1 and not verification.budget_held
+    assert not JudgeSpend.objects.exists()
+
+    login(client, "reader")  # the same question from a signed-in reader is written by Claude
+    body = client.post("/api/ask", {"question": ANSWER_QUESTION}, content_type="application/json").json()
+    assert body["generator"] == "claude" and claude.request_count == 1
+
+
+def test_anonymous_asks_cannot_spend_the_signed_in_readers_share(
+    client, claude: FakeMessagesAPI, settings
+) -> None:
+    # A $0.10 day of which visitors may spend $0.05. Each answer books the most it can cost (about $0.026) and
+    # is billed $0.0075: on the shared budget alone, visitors' asks would leave less than one answer's most.
+    settings.VERIFIER_DAILY_BUDGET_USD = 0.10
+    settings.ANONYMOUS_CLAUDE_DAILY_USD = 0.05
+    claude.set_default(reply_text(ANSWER_TEXT, input_tokens=2_000, output_tokens=100))
+
+    answers = [anonymous_ask() for _ in range(12)]
+    by_claude = [a for a in answers if a.generator == Generator.CLAUDE]
+    held = [a for a in answers if a.budget_held]
+    assert len(by_claude) >= 2 and held and len(by_claude) + len(held) == len(answers)
+    assert answers.index(held[0]) == len(by_claude)  # once the allowance is spent, it stays spent
+    assert claude.request_count == len(by_claude)
+    assert spent_today(anonymous=True) == Decimal("0.0075") * len(by_claude)
+    assert escape(BUDGET_SPENT_ANSWER) in Client().get(held[0].get_absolute_url()).content.decode()
+
+    # Their answers' checks spend the same allowance: with it used up (by earlier checks, say), no juror call.
+    rest = Decimal("0.05") - spent_today(anonymous=True)
+    JudgeSpend.objects.create(purpose=SpendPurpose.VERIFICATION, anonymous=True, cost_usd=rest)
+    verification = verification_run(verification_id=Verification.objects.get(answer=held[-1]).pk)
+    assert verification is not None and verification.budget_held and verification.local_only
+    assert claude.request_count == len(by_claude)
+
+    login(client, "reader")
+    body = client.post("/api/ask", {"question": ANSWER_QUESTION}, content_type="application/json").json()
+    assert body["generator"] == "claude" and body["budget_held"] is False
+    assert claude.request_count == len(by_claude) + 1
+    [spend] = JudgeSpend.objects.filter(anonymous=False)
+    assert spend.purpose == SpendPurpose.ANSWER and spend.cost_usd == Decimal("0.0075")
+
+    login(client, "operator")
+    logs = page_text(client.get("/operators/logs/").content.decode())
+    assert (
+        "<strong>By reader:</strong> signed-in readers and operators $0.0075 · visitors not signed in $0.0500, of an allowance of "
+        f"$0.05 ({len(held)} of their answers kept from Claude by it)."
+    ) in logs
+    assert "budget spent: the panel runs local-only" not in logs  # the readers' budget is not spent
+
+
+def test_the_logs_page_says_anonymous_answers_are_local_without_an_allowance(client, claude) -> None:
+    claude.reply_text(ANSWER_TEXT)
+    anonymous_ask()
+    login(client, "operator")
+    logs = page_text(client.get("/operators/logs/").content.decode())
+    assert (
+        "<strong>By reader:</strong> signed-in readers and operators $0.0000 · visitors not signed in $0.0000, of an allowance of "
+        "$0.00: their answers are written and judged locally."
+    ) in logs

@@ -1,8 +1,9 @@
 """`path:line - description` citations, audited against the configured source tree.
 
-The file must be inside the tree (no `..`, no absolute path, no symlink out of it; nothing outside is ever
-opened) and the line must exist; the description's content words must be on that line, else on a line
-within `LINE_RADIUS` of it (corrected), else the citation is dropped. Pure Python: no Django.
+The file must be inside the tree (no `..`, no absolute path, no symlink out of it, nothing hidden such as
+`.env` or `.git/`; nothing else is ever opened) and the line must exist; the description's content words must
+be on that line, else on a line within `LINE_RADIUS` of it (corrected), else the citation is dropped. Pure
+Python: no Django.
 """
 
 from __future__ import annotations
@@ -112,21 +113,28 @@ def _audit_path(
 
 
 def _inside(source_tree: Path, path: str) -> Path | None:
-    """`path` resolved inside `source_tree`, or None when it is absolute, climbs out or links out of it.
+    """`path` resolved inside `source_tree`, or None when it is absolute, climbs out or links out of it, or is
+    hidden (a name starting with a dot, as `.env`, `.run/` and `.git/` do).
 
     The checks on the text come first, so a path such as `../../etc/passwd` is refused without touching the
-    file system; `resolve` then catches a symlink inside the tree that points out of it.
+    file system; `resolve` then catches a symlink inside the tree that points out of it, or to a hidden file.
+    Hidden files hold secrets, not sources: were they read, the gate's verdict on a description would tell
+    whether their words are there.
     """
     if "\\" in path or path.startswith("~"):
         return None
     pure = PurePosixPath(path)
-    if pure.is_absolute() or ".." in pure.parts:
+    if pure.is_absolute() or ".." in pure.parts or _hidden(pure.parts):
         return None
     root = source_tree.resolve()
     target = (root / pure).resolve()
-    if not target.is_relative_to(root):
+    if not target.is_relative_to(root) or _hidden(target.relative_to(root).parts):
         return None
     return target
+
+
+def _hidden(parts: tuple[str, ...]) -> bool:
+    return any(part.startswith(".") for part in parts)
 
 
 def _read_lines(path: Path) -> list[str] | None:
