@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('garden', '0014_retrieval_calibration'),
+        ('garden', '0015_article_view_withheld'),
     ]
 
     operations = [
