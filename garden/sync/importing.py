@@ -20,7 +20,7 @@ from django.db import DatabaseError, reset_queries, transaction
 from garden import logseq
 from garden.chunking import chunk_spans
 from garden.gardening import editor_markup_removed
-from garden.models import ArticleRevision, Link, Sync
+from garden.models import Article, ArticleRevision, Link, Sync
 from garden.notes import ArticleFileError, ParsedArticle, article_slug, parse_article_file, written_links
 from garden.pdfs import PdfLeftOut, is_pdf, parse_pdf_file, pdf_place
 from garden.sync.embedding import Embedded, Progress, groups_embedded
