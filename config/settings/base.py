@@ -197,6 +197,9 @@ REVIEW_NOTE_MAX_CHARS = env.int("REVIEW_NOTE_MAX_CHARS", default=2000)  # an edi
 # edit of a note's body, URL-encoded; the API's largest (CHECK_MAX_CHARS escaped as JSON) is far below it.
 REQUEST_MAX_BYTES = env.int("REQUEST_MAX_BYTES", default=512 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_MAX_BYTES
+# What one article page shows of the notes it embeds (`![[Note]]`), all together: a tenth of the largest note, so
+# a page costs at most about its own note's size again; an embed past it is a link to the note.
+EMBED_MAX_CHARS = env.int("EMBED_MAX_CHARS", default=200_000)
 
 # Calibrated on the golden set with `python manage.py retrieval_report --calibrate`; see README.
 RETRIEVAL_VECTOR_THRESHOLD = env.float("RETRIEVAL_VECTOR_THRESHOLD", default=0.38)

@@ -11,6 +11,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard.asking import ask, asked_remember, questions_recent
 from dashboard.forms import AskForm
+from dashboard.markdown import EmbedBudget
 from dashboard.permissions import ask_required
 from dashboard.ratelimit import RATE_LIMITED, rate_limited
 from dashboard.shapes import AnswerOut, answer_shape, verdict_shape
@@ -124,6 +125,7 @@ def article_page(request: HttpRequest, slug: str) -> HttpResponse:
                 "links": selectors.article_links(article, revision),
                 "embeds": selectors.article_embeds(revision),
                 "images": selectors.revision_images(revision),
+                "embed_budget": EmbedBudget(),  # one for the page: its passages are rendered one by one
             },
         },
     )
