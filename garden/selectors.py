@@ -67,7 +67,7 @@ def article_list() -> QuerySet[Article]:
         Article.objects.live()
         .prefetch_related(Prefetch("topics", Topic.objects.live()))
         .annotate(revision_count=Count("revisions"))
-        .order_by("title")
+        .order_by("title", "pk")  # a whole order: pages neither repeat nor skip articles of one title
     )
 
 

@@ -200,6 +200,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_MAX_BYTES
 # What one article page shows of the notes it embeds (`![[Note]]`), all together: a tenth of the largest note, so
 # a page costs at most about its own note's size again; an embed past it is a link to the note.
 EMBED_MAX_CHARS = env.int("EMBED_MAX_CHARS", default=200_000)
+# Articles listed on one page of /articles/ and of a topic; the next ones are on the next page.
+ARTICLES_PER_PAGE = env.int("ARTICLES_PER_PAGE", default=100)
 
 # Calibrated on the golden set with `python manage.py retrieval_report --calibrate`; see README.
 RETRIEVAL_VECTOR_THRESHOLD = env.float("RETRIEVAL_VECTOR_THRESHOLD", default=0.38)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import uuid
 
+from django.conf import settings
+from django.core.paginator import Page, Paginator
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
@@ -18,7 +21,7 @@ from dashboard.shapes import AnswerOut, answer_shape, verdict_shape
 from dashboard.views.htmx import HtmxHttpRequest
 from garden import selectors
 from garden.answering import QuestionError
-from garden.models import Answer, Image, Topic
+from garden.models import Answer, Article, Image
 from verifier.selectors import verification_for_answer
 
 
@@ -92,14 +95,15 @@ def verdict_partial(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpRespo
     return render(request, "dashboard/answer.html#verdict", {"answer": _shape(answer), "oob": True})
 
 
+def _page(request: HttpRequest, articles: QuerySet[Article]) -> Page[Article]:
+    """The page of `articles` that `?page=` asks for: the first for anything but a number, the last past it."""
+    return Paginator(articles, settings.ARTICLES_PER_PAGE).get_page(request.GET.get("page"))
+
+
 # The wiki itself is public: anyone may read articles and topics.
 @require_GET
 def article_list(request: HttpRequest) -> HttpResponse:
-    return render(
-        request,
-        "dashboard/article_list.html",
-        {"articles": selectors.article_list(), "topics": Topic.objects.live()},
-    )
+    return render(request, "dashboard/article_list.html", {"page": _page(request, selectors.article_list())})
 
 
 @require_GET
@@ -145,8 +149,8 @@ def topic_page(request: HttpRequest, slug: str) -> HttpResponse:
     topic = selectors.topic_get(slug)
     if topic is None:
         raise Http404("No such topic.")
-    articles = topic.articles.live()
-    return render(request, "dashboard/topic.html", {"topic": topic, "articles": articles})
+    articles = _page(request, topic.articles.live().order_by("title", "pk"))
+    return render(request, "dashboard/topic.html", {"topic": topic, "page": articles})
 
 
 def _too_many(request: HtmxHttpRequest, wait: int) -> HttpResponse:
