@@ -6,6 +6,8 @@ own, an anonymous visitor's in this session, whose answers' ids the session keep
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
+
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.contrib.sessions.backends.base import SessionBase
 from django.db.models import QuerySet
@@ -20,13 +22,23 @@ SESSION_ASKED = (
 )
 
 
-def ask(text: str | None, user: AbstractBaseUser | AnonymousUser | None = None) -> Answer:
+def ask(
+    text: str | None,
+    user: AbstractBaseUser | AnonymousUser | None = None,
+    claude_slot: AbstractContextManager[object] | None = None,
+) -> Answer:
     """Answer the question and queue its verification once the answer is committed (the answer and its
-    pending verification are stored together).
+    pending verification are stored together). `claude_slot` is held while Claude writes the answer (a web
+    request's: `dashboard.claude_slots.claude_slot()`).
 
-    Raises `garden.answering.QuestionError` for an empty or over-long question.
+    Raises `garden.answering.QuestionError` for an empty or over-long question, and what `claude_slot` raises.
     """
-    return question_ask(text=text, user=user, on_stored=lambda answer: verification_request(answer=answer))
+    return question_ask(
+        text=text,
+        user=user,
+        on_stored=lambda answer: verification_request(answer=answer),
+        claude_slot=claude_slot,
+    )
 
 
 def asked_remember(session: SessionBase, answer: Answer) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -56,12 +57,15 @@ def question_ask(
     text: str | None,
     user: AbstractBaseUser | AnonymousUser | None = None,
     on_stored: Callable[[Answer], object] | None = None,
+    claude_slot: AbstractContextManager[object] | None = None,
 ) -> Answer:
     """Answer a question from the garden and store the question, its retrieval and its answer.
 
     When retrieval finds no topic, article or theme the canned refusal is stored and no model is called.
     A synthesis failure is stored on the answer (`error`) with a message for the reader; it never raises.
     `on_stored(answer)` runs in the transaction that stores the answer, so what it writes is stored with it.
+    `claude_slot` is held while Claude writes the answer; what it raises (none free) comes out of here, with
+    nothing stored.
     Call this outside any transaction: synthesis books Claude's call with the daily budget, whose ledger
     lock and booking must be committed at once, not held for the length of the call.
     """
@@ -77,6 +81,7 @@ def question_ask(
             text,
             [SourceText(number, chunk.cited_as, chunk.text) for number, chunk, _ in sources],
             result.vector,
+            claude_slot,
         )
     total_ms = round((time.perf_counter() - began) * 1000)
 

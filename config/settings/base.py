@@ -223,6 +223,9 @@ CLAUDE_TIEBREAKER_MODEL = env("CLAUDE_TIEBREAKER_MODEL", default="claude-opus-5-
 CLAUDE_TIMEOUT_SECONDS = env.float("CLAUDE_TIMEOUT_SECONDS", default=30.0)
 CLAUDE_MAX_RETRIES = env.int("CLAUDE_MAX_RETRIES", default=2)
 CLAUDE_ANSWER_MAX_TOKENS = env.int("CLAUDE_ANSWER_MAX_TOKENS", default=700)
+# Threads of one web process that may wait on Claude at once (asks, readers' fact-checks); one more is told
+# Claude is busy (503). Half of gunicorn's 4 threads: the other two keep serving pages and verdict polls.
+WEB_CLAUDE_SLOTS = env.int("WEB_CLAUDE_SLOTS", default=2)
 
 # --- The claim judge --------------------------------------------------------------------------
 # local: the offline judge only; claude: the Claude juror (the tie-breaker for claims it is unsure of);

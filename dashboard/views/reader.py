@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard.asking import ask, asked_remember, questions_recent
+from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
 from dashboard.forms import AskForm
 from dashboard.markdown import EmbedBudget
 from dashboard.permissions import ask_required
@@ -36,9 +37,11 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
         return _too_many(request, wait)
     if request.method == "POST":
         try:
-            answer = ask(form["question"].value(), request.user)
+            answer = ask(form["question"].value(), request.user, claude_slot())
         except QuestionError as problem:
             error = problem.message
+        except ClaudeBusy:
+            return _claude_busy(request)
         else:
             if not request.user.is_authenticated:
                 asked_remember(request.session, answer)
@@ -157,4 +160,13 @@ def _too_many(request: HtmxHttpRequest, wait: int) -> HttpResponse:
     template = "dashboard/ask.html#ask-error" if request.htmx else "dashboard/ask.html"
     response = render(request, template, {"error": RATE_LIMITED, "form": AskForm()}, status=429)
     response["Retry-After"] = str(wait)
+    return response
+
+
+def _claude_busy(request: HtmxHttpRequest) -> HttpResponse:
+    """The question box again, with what was typed and word that Claude is busy: nothing was asked."""
+    template = "dashboard/ask.html#ask-error" if request.htmx else "dashboard/ask.html"
+    context = {"error": CLAUDE_BUSY, "form": AskForm(request.POST)}
+    response = render(request, template, context, status=503)
+    response["Retry-After"] = str(CLAUDE_BUSY_RETRY_AFTER)
     return response

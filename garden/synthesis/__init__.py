@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -61,16 +62,21 @@ def answer_budget() -> Budget | None:
 
 @phase("synthesis")
 def synthesize(
-    question: str, sources: Sequence[SourceText], question_vector: npt.NDArray[np.float32] | None = None
+    question: str,
+    sources: Sequence[SourceText],
+    question_vector: npt.NDArray[np.float32] | None = None,
+    claude_slot: AbstractContextManager[object] | None = None,
 ) -> Synthesis:
     """Answer `question` from `sources`, citing them as [n]. Never raises for an API failure: see `error`.
-    `question_vector` is the question's embedding when retrieval has made it already."""
+    `question_vector` is the question's embedding when retrieval has made it already; `claude_slot` is held
+    while Claude writes the answer (whatever it raises, e.g. that none is free, goes to the caller)."""
     from garden.synthesis import claude, extractive
 
     config = claude_config()
     if config is not None:
         try:
-            return claude.synthesize(question, sources, config, budget=answer_budget())
+            with claude_slot if claude_slot is not None else nullcontext():
+                return claude.synthesize(question, sources, config, budget=answer_budget())
         except BudgetSpent:
             written = extractive.synthesize(question, sources, question_vector)
             return dataclasses.replace(written, budget_held=True)
