@@ -16,6 +16,7 @@ from ninja.utils import check_csrf
 
 from claimcheck.terms import ClaimStatus, RiskLabel, Verdict
 from dashboard.asking import ask
+from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
 from dashboard.permissions import check_mode, may_ask, may_check
 from dashboard.presenters import checked_payload, health_payload
 from dashboard.ratelimit import RATE_LIMITED, rate_limited
@@ -184,6 +185,7 @@ class CheckOut(Schema):
         413: ErrorOut,
         429: ErrorOut,
         422: ValidationOut,
+        503: ErrorOut,
     },
     summary="Ask the garden a question",
 )
@@ -197,9 +199,11 @@ def api_ask(
         response["Retry-After"] = str(wait)
         return Status(429, {"error": RATE_LIMITED})
     try:
-        answer = ask(payload.question, request.user)
+        answer = ask(payload.question, request.user, claude_slot())
     except QuestionError as error:
         return Status(400, {"error": error.message})
+    except ClaudeBusy:
+        return _claude_busy(response)
     loaded = selectors.answer_get(answer.public_id)
     if loaded is None or loaded.withheld:  # a source was withheld between the answer and this read
         return Status(404, {"error": selectors.ANSWER_WITHHELD})
@@ -241,6 +245,12 @@ def api_verdict(request: HttpRequest, answer_id: str) -> Status[VerdictOut | dic
     return Status(200, verdict_shape(verification_for_answer(answer)))
 
 
+def _claude_busy(response: HttpResponse) -> Status[Any]:
+    """Every thread this process lets wait on Claude is waiting: try again shortly, rather than queue."""
+    response["Retry-After"] = str(CLAUDE_BUSY_RETRY_AFTER)
+    return Status(503, {"error": CLAUDE_BUSY})
+
+
 def _public_id(answer_id: str) -> uuid.UUID | None:
     """The answer id of a path, or None for anything else (an old numeric id is not found, not malformed)."""
     try:
@@ -251,7 +261,15 @@ def _public_id(answer_id: str) -> uuid.UUID | None:
 
 @api.post(
     "/check",
-    response={200: CheckOut, 400: ErrorOut, 403: ErrorOut, 413: ErrorOut, 429: ErrorOut, 422: ValidationOut},
+    response={
+        200: CheckOut,
+        400: ErrorOut,
+        403: ErrorOut,
+        413: ErrorOut,
+        429: ErrorOut,
+        422: ValidationOut,
+        503: ErrorOut,
+    },
     summary="Fact-check any text against the garden",
 )
 def api_check(request: HttpRequest, payload: CheckIn, response: HttpResponse) -> Status[dict[str, Any]]:
@@ -263,9 +281,11 @@ def api_check(request: HttpRequest, payload: CheckIn, response: HttpResponse) ->
         response["Retry-After"] = str(wait)
         return Status(429, {"error": RATE_LIMITED})
     try:
-        checked, chunks = garden_check(payload.text, mode=check_mode(request))
+        checked, chunks = garden_check(payload.text, mode=check_mode(request), claude_slot=claude_slot())
     except CheckError as error:
         return Status(400, {"error": error.message})
+    except ClaudeBusy:
+        return _claude_busy(response)
     sources = [
         {
             "number": n,

@@ -6,6 +6,8 @@ own, an anonymous visitor's in this session, whose answers' ids the session keep
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
+
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.contrib.sessions.backends.base import SessionBase
 from django.db.models import QuerySet
@@ -20,12 +22,17 @@ SESSION_ASKED = (
 )
 
 
-def ask(text: str | None, user: AbstractBaseUser | AnonymousUser | None = None) -> Answer:
+def ask(
+    text: str | None,
+    user: AbstractBaseUser | AnonymousUser | None = None,
+    claude_slot: AbstractContextManager[object] | None = None,
+) -> Answer:
     """Answer the question and queue its verification once the answer is committed (the answer and its
     pending verification are stored together). A visitor who is not signed in (`user` anonymous, as a page or
     the API gives it) asks on the anonymous visitors' Claude allowance; no `user` is the command line.
+    `claude_slot` is held while Claude writes the answer (a web request's: `dashboard.claude_slots.claude_slot()`).
 
-    Raises `garden.answering.QuestionError` for an empty or over-long question.
+    Raises `garden.answering.QuestionError` for an empty or over-long question, and what `claude_slot` raises.
     """
     anonymous = user is not None and not user.is_authenticated
     return question_ask(
@@ -33,6 +40,7 @@ def ask(text: str | None, user: AbstractBaseUser | AnonymousUser | None = None) 
         user=user,
         anonymous=anonymous,
         on_stored=lambda answer: verification_request(answer=answer),
+        claude_slot=claude_slot,
     )
 
 

@@ -3,13 +3,16 @@ when the note is missing), then the HTML is sanitised so nothing in an article r
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import secrets
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import markdown as markdown_lib
 import nh3
+from django.conf import settings
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
@@ -34,6 +37,16 @@ CALLOUT = re.compile(r"^>[ \t]*\[!([\w-]+)\]([+-]?)[ \t]*(.*)\n?((?:>.*(?:\n|$))
 RED_LINK = (
     '<span class="red-link" title="No note of this name in the garden">\\1 <small>(missing)</small></span>'
 )
+# Quotes, and so callouts, nest no deeper: Python-Markdown parses a quote's text again at each level, and each
+# callout is a render of its own (300 levels of callouts overflowed Python's stack).
+QUOTE_DEPTH = 8
+# The markers of a line past the QUOTE_DEPTH-th (`> > > ...`), taken off so that quote is the deepest.
+_DEEPER_QUOTE = re.compile(rf"^((?:[ \t]*+>){{{QUOTE_DEPTH}}})(?:[ \t]*+>)++", re.MULTILINE)
+# An embedded note's own embeds are links: a page shows other notes, not notes inside those.
+EMBED_DEPTH = 1
+EMBED_SHOWN_ABOVE = "{link} is shown above on this page."
+EMBED_TOO_LONG = "{link} is too long to show here; read it on its page."
+EMBED_NESTED = "{link} is embedded in an embedded note; read it on its page."
 
 ALLOWED_TAGS = {
     "a",
@@ -73,11 +86,33 @@ def _section(body: str, heading: str | None) -> str:
     return heading_section(body, heading) or body
 
 
-def _callout(match: re.Match[str], page: dict[str, Any]) -> str:
+@dataclass
+class EmbedBudget:
+    """What one page has shown of the notes it embeds, across all the texts it renders (an article's page
+    renders each passage on its own): each note once, their texts together within `settings.EMBED_MAX_CHARS`."""
+
+    notes: set[str] = field(default_factory=set)  # the URLs of the notes shown
+    chars_left: int = field(default_factory=lambda: settings.EMBED_MAX_CHARS)
+
+
+@dataclass(frozen=True)
+class _Page:
+    """What a text is rendered with: the page's links, embeds and images, what it has shown of its embeds so
+    far, and how deep in callouts and embeds the text stands."""
+
+    links: Mapping[str, str | None] | None
+    embeds: Mapping[str, Embedded] | None
+    images: Mapping[str, str] | None
+    shown: EmbedBudget
+    callout_depth: int = 0
+    embed_depth: int = 0
+
+
+def _callout(match: re.Match[str], page: _Page) -> str:
     kind, fold, title = match.group(1).lower(), match.group(2), match.group(3).strip()
     inner = re.sub(r"^>[ \t]?", "", match.group(4), flags=re.MULTILINE)
     label = format_label(kind, title)
-    body = render_markdown(inner, **page)
+    body = _render(inner, dataclasses.replace(page, callout_depth=page.callout_depth + 1))
     if fold:
         opened = " open" if fold == "+" else ""
         return f'<details class="callout callout-{escape(kind)}"{opened}><summary>{label}</summary>{body}</details>'
@@ -101,21 +136,39 @@ def _image(match: re.Match[str], images: Mapping[str, str] | None) -> str:
     return f'<p class="image"><img src="{escape(url)}" alt="{escape(alt)}" loading="lazy"></p>'
 
 
-def _embed(match: re.Match[str], embeds: Mapping[str, Embedded] | None) -> str:
+def _embed(match: re.Match[str], page: _Page) -> str:
+    """The embedded note's text (or its section's) the first time the page embeds it, while the page's budget
+    lasts and outside another embedded note; otherwise a link to it, or a named placeholder."""
     target, heading = match["target"].strip(), match["anchor"]
     if ATTACHMENTS.search(target):
         return f'<p class="embed-missing">Attachment not shown here: {escape(target)}</p>'
-    embedded = (embeds or {}).get(written_key(target))
+    if page.embed_depth >= EMBED_DEPTH:
+        url = reverse("dashboard:article", args=[slugify(target) or "-"])
+        return _embed_link(EMBED_NESTED, url, escape(target))
+    embedded = (page.embeds or {}).get(written_key(target))
     if embedded is None:
         return f'<p class="embed-missing">Embedded note not in the garden: {escape(target)}</p>'
-    text = render_markdown(_section(embedded.body, heading))
     title = escape(embedded.title) + (
         f" › {escape(heading)}" if heading and not heading.startswith("^") else ""
     )
+    if embedded.url in page.shown.notes:
+        return _embed_link(EMBED_SHOWN_ABOVE, embedded.url, title)
+    section = _section(embedded.body, heading) if embedded.body is not None else None
+    if section is None or len(section) > page.shown.chars_left:
+        return _embed_link(EMBED_TOO_LONG, embedded.url, title)
+    page.shown.notes.add(embedded.url)
+    page.shown.chars_left -= len(section)
+    text = _render(section, _Page(None, None, None, page.shown, embed_depth=page.embed_depth + 1))
     return (
         f'<aside class="embed"><p class="embed-title">From <a href="{escape(embedded.url)}">{title}</a></p>'
         f"{text}</aside>"
     )
+
+
+def _embed_link(message: str, url: str, title: str) -> str:
+    """`message` with the note's title as a link to it (`title` is escaped HTML already)."""
+    link = f'<a href="{escape(url)}">{title}</a>'
+    return f'<p class="embed-link">{message.format(link=link)}</p>'
 
 
 def _links(text: str, links: Mapping[str, str | None] | None) -> str:
@@ -246,10 +299,17 @@ def render_markdown(
     links: Mapping[str, str | None] | None = None,
     embeds: Mapping[str, Embedded] | None = None,
     images: Mapping[str, str] | None = None,
+    embed_budget: EmbedBudget | None = None,
 ) -> SafeString:
     """Markdown to sanitised HTML: raw HTML in the source is escaped as text, never run. Callouts become
-    callouts (folded ones a `<details>`), an embedded note shows its text (`embeds`, one level deep) and an
-    embedded image itself (`images`: as written -> URL), else a named placeholder."""
+    callouts (folded ones a `<details>`), nested to QUOTE_DEPTH; an embedded note shows its text (`embeds`)
+    once a page, one level deep, while `embed_budget` (the page's, or this text's own) lasts, else a link to
+    it; an embedded image shows itself (`images`: as written -> URL); anything missing, a named placeholder."""
+    page = _Page(links, embeds, images, embed_budget if embed_budget is not None else EmbedBudget())
+    return mark_safe(_render(text, page))
+
+
+def _render(text: str, page: _Page) -> str:
     held: list[str] = []
     marker = f"held{secrets.token_hex(6)}n"  # unguessable, so no text of a note can pose as one
 
@@ -257,11 +317,13 @@ def render_markdown(
         held.append(html)
         return f"\n\n{marker}{len(held) - 1}\n\n"
 
-    page = {"links": links, "embeds": embeds, "images": images}
-    text = CALLOUT.sub(lambda m: hold(_callout(m, page)), text)
-    text = IMAGE_EMBED.sub(lambda m: hold(_image(m, images)), text)
-    text = EMBED.sub(lambda m: hold(_embed(m, embeds)), text)
-    html = _converter().convert(_links(text, links))
+    if page.callout_depth == 0:  # a note's own text: inside a callout, its quotes were cut already
+        text = _DEEPER_QUOTE.sub(r"\1", text)
+    if page.callout_depth < QUOTE_DEPTH:
+        text = CALLOUT.sub(lambda m: hold(_callout(m, page)), text)
+    text = IMAGE_EMBED.sub(lambda m: hold(_image(m, page.images)), text)
+    text = EMBED.sub(lambda m: hold(_embed(m, page)), text)
+    html = _converter().convert(_links(text, page.links))
     clean = nh3.clean(
         html,
         tags=ALLOWED_TAGS,
@@ -271,4 +333,4 @@ def render_markdown(
     )
     clean = _MISSING_LINK.sub(RED_LINK, clean)
     # Each held block was built from sanitised parts; it goes back where its placeholder paragraph stands.
-    return mark_safe(re.sub(rf"<p>{marker}(\d+)</p>", lambda m: held[int(m.group(1))], clean))
+    return re.sub(rf"<p>{marker}(\d+)</p>", lambda m: held[int(m.group(1))], clean)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -57,6 +58,7 @@ def question_ask(
     user: AbstractBaseUser | AnonymousUser | None = None,
     anonymous: bool = False,
     on_stored: Callable[[Answer], object] | None = None,
+    claude_slot: AbstractContextManager[object] | None = None,
 ) -> Answer:
     """Answer a question from the garden and store the question, its retrieval and its answer.
 
@@ -65,6 +67,8 @@ def question_ask(
     `anonymous`: asked by a visitor who is not signed in, whose answer (and its check) spends only their own
     Claude allowance, none by default (`ANONYMOUS_CLAUDE_DAILY_USD`).
     `on_stored(answer)` runs in the transaction that stores the answer, so what it writes is stored with it.
+    `claude_slot` is held while Claude writes the answer; what it raises (none free) comes out of here, with
+    nothing stored.
     Call this outside any transaction: synthesis books Claude's call with the daily budget, whose ledger
     lock and booking must be committed at once, not held for the length of the call.
     """
@@ -80,6 +84,7 @@ def question_ask(
             text,
             [SourceText(number, chunk.cited_as, chunk.text) for number, chunk, _ in sources],
             result.vector,
+            claude_slot,
             anonymous=anonymous,
         )
     total_ms = round((time.perf_counter() - began) * 1000)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import bisect
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
+from django.conf import settings
+from django.contrib.postgres.aggregates import ArrayAgg
 from django.db.models import BooleanField, Count, Exists, Prefetch, QuerySet
 from django.db.models.expressions import RawSQL
+from django.db.models.functions import Length
 from django.urls import reverse
 
 from garden.models import (
@@ -20,7 +25,7 @@ from garden.models import (
     Theme,
     Topic,
 )
-from garden.syntax import EMBED, WIKILINK, heading_offset, written_key
+from garden.syntax import EMBED, WIKILINK, heading_offsets, written_key
 
 # What readers see in place of an answer, or a passage of it, whose sources include a withheld note.
 ANSWER_WITHHELD = "This answer is not shown: a note it drew on is no longer public in the garden."
@@ -32,7 +37,7 @@ class Embedded:
 
     title: str
     url: str
-    body: str
+    body: str | None  # None: too long for what the page has left to show (`article_embeds`)
 
 
 def answer_get(public_id: uuid.UUID) -> Answer | None:
@@ -63,7 +68,7 @@ def article_list() -> QuerySet[Article]:
         Article.objects.live()
         .prefetch_related(Prefetch("topics", Topic.objects.live()))
         .annotate(revision_count=Count("revisions"))
-        .order_by("title")
+        .order_by("title", "pk")  # a whole order: pages neither repeat nor skip articles of one title
     )
 
 
@@ -92,10 +97,16 @@ def revision_chunks(revision: ArticleRevision) -> QuerySet[Chunk]:
     return revision.chunks.order_by("ordinal")
 
 
+# A page resolves its anchored links (`[[Note#Heading]]`) into at most this many notes, each note's text read
+# once for its headings; a link into one more goes to the top of its note, as a link without an anchor does.
+ANCHORED_NOTES_MAX = 50
+
+
 def article_links(article: Article, revision: ArticleRevision | None = None) -> dict[str, str | None]:
     """Each target the article's note writes (lower case, no .md) -> the URL of the article it resolved to,
     or None for a red link (a note the garden does not have). A link to a heading or block of a note
-    (`[[Note#Heading]]`, `[[Note#^id]]` in `revision`) -> the passage that holds it."""
+    (`[[Note#Heading]]`, `[[Note#^id]]` in `revision`) -> the passage that holds it: all of them in one query,
+    however many the note writes."""
     links: dict[str, str | None] = {}
     targets: dict[str, Article] = {}
     for link in article.links_out.select_related("target"):
@@ -104,45 +115,103 @@ def article_links(article: Article, revision: ArticleRevision | None = None) -> 
             links[written] = target.get_absolute_url() if target else None  # a withheld note: a red link
             if target is not None:
                 targets[written] = target
+    anchored: dict[int, dict[str, Article]] = {}  # target's pk -> its anchors as linked (lower case)
     for match in WIKILINK.finditer(revision.body if revision else ""):
         target = targets.get(written_key(match["target"]))
-        anchor = (match["anchor"] or "").strip()
-        chunk = _anchor_chunk(target, anchor) if target and anchor else None
-        if target is not None and chunk is not None:
-            chunk.article = target  # its address is its article's: no query for what is at hand
-            links[f"{written_key(match['target'])}#{anchor.lower()}"] = chunk.get_absolute_url()
+        anchor = (match["anchor"] or "").strip().lower()
+        room = target is not None and (target.pk in anchored or len(anchored) < ANCHORED_NOTES_MAX)
+        if target is not None and anchor and room:
+            anchored.setdefault(target.pk, {})[f"{written_key(match['target'])}#{anchor}"] = target
+    for current in _anchored_revisions(list(anchored)):
+        passages = _Passages(current)
+        for key, target in anchored[current.article_id].items():
+            url = passages.url(target, key.split("#", 1)[1])
+            if url is not None:
+                links[key] = url
     return links
 
 
-def _anchor_chunk(article: Article, anchor: str) -> Chunk | None:
-    """The current passage of `article` that holds the heading `anchor`, or the block `^id`."""
-    current = article.current_revision
-    if current is None:
-        return None
-    offset = (
-        current.anchors.get(anchor[1:].lower())
-        if anchor.startswith("^")
-        else heading_offset(current.body, anchor)
+def _anchored_revisions(article_ids: list[int]) -> QuerySet[ArticleRevision]:
+    """The current revisions of `article_ids`, each with its passages' ids, ends and pages in order: what an
+    anchored link needs to find its passage, in one query."""
+    if not article_ids:
+        return ArticleRevision.objects.none()
+    return (
+        ArticleRevision.objects.filter(article_id__in=article_ids, superseded=False)
+        .only("id", "article_id", "body", "anchors")
+        .annotate(
+            passage_ids=ArrayAgg("chunks__id", order_by="chunks__start", default=[]),
+            passage_ends=ArrayAgg("chunks__end", order_by="chunks__start", default=[]),
+            passage_pages=ArrayAgg("chunks__page", order_by="chunks__start", default=[]),
+        )
     )
-    if offset is None:
-        return None
-    return current.chunks.filter(end__gt=offset).order_by("start").first()
+
+
+class _Passages:
+    """The passages of one current revision, to find the one that holds a heading or a block: the first that
+    ends after where it starts (passages do not overlap, so their ends rise with their starts)."""
+
+    def __init__(self, revision: Any) -> None:
+        self.revision = revision
+        self.headings: dict[str, int] | None = None  # read once, at the first heading asked for
+
+    def url(self, article: Article, anchor: str) -> str | None:
+        revision = self.revision
+        if anchor.startswith("^"):
+            offset = revision.anchors.get(anchor[1:])
+        else:
+            if self.headings is None:
+                self.headings = heading_offsets(revision.body)
+            offset = self.headings.get(anchor)
+        ends = [end for end in revision.passage_ends if end is not None]
+        index = bisect.bisect_right(ends, offset) if offset is not None else len(ends)
+        if index >= len(ends):
+            return None
+        # Its address is its article's and its page's: no query for what is at hand.
+        passage = Chunk(
+            pk=revision.passage_ids[index],
+            article=article,
+            revision_id=revision.pk,
+            page=revision.passage_pages[index],
+            is_current=True,
+        )
+        return passage.get_absolute_url()
 
 
 def article_embeds(revision: ArticleRevision) -> dict[str, Embedded]:
-    """The notes this revision embeds (`![[Note]]`), by the target as written, with their current text."""
-    keys = {written_key(match["target"]) for match in EMBED.finditer(revision.body)}
+    """The notes this revision embeds (`![[Note]]`), by the target as written, with their current text: in order
+    of their first embed, as long as their texts together fit `settings.EMBED_MAX_CHARS`; a note that does not
+    fit comes without its text (`body` None), and no more than that is read. Three queries however many."""
+    keys = list(dict.fromkeys(written_key(match["target"]) for match in EMBED.finditer(revision.body)))
     if not keys:
         return {}
-    embedded: dict[str, Embedded] = {}
-    links = revision.article.links_out.filter(written__overlap=list(keys), target__in=Article.objects.live())
+    by_key: dict[str, Article] = {}
+    links = revision.article.links_out.filter(written__overlap=keys, target__in=Article.objects.live())
     for link in links.select_related("target"):
-        target = link.target
-        current = target.current_revision if target else None
-        if target is None or current is None:
-            continue
-        for key in keys.intersection(link.written):
-            embedded[key] = Embedded(current.title, target.get_absolute_url(), current.body)
+        for key in set(keys).intersection(link.written):
+            if link.target is not None:
+                by_key[key] = link.target
+    currents = {  # each embedded note's current revision, title and length: not its text yet
+        article_id: (pk, title, length)
+        for pk, article_id, title, length in ArticleRevision.objects.filter(
+            article_id__in={target.pk for target in by_key.values()}, superseded=False
+        )
+        .annotate(length=Length("body"))
+        .values_list("pk", "article_id", "title", "length")
+    }
+    left, fitting = settings.EMBED_MAX_CHARS, set()
+    for key in keys:
+        if key in by_key and by_key[key].pk in currents:
+            pk, _, length = currents[by_key[key].pk]
+            if pk not in fitting and length <= left:
+                left -= length
+                fitting.add(pk)
+    bodies = dict(ArticleRevision.objects.filter(pk__in=fitting).values_list("pk", "body")) if fitting else {}
+    embedded: dict[str, Embedded] = {}
+    for key, target in by_key.items():
+        if target.pk in currents:
+            pk, title, _ = currents[target.pk]
+            embedded[key] = Embedded(title, target.get_absolute_url(), bodies.get(pk))
     return embedded
 
 

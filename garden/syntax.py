@@ -155,10 +155,13 @@ def without_code(text: str) -> str:
     return "".join(pieces)
 
 
-def heading_offset(body: str, heading: str) -> int | None:
-    """Where the heading `heading` (any level, any case) starts in `body`, or None."""
-    section = _heading_section(body, heading)
-    return section[0] if section else None
+def heading_offsets(body: str) -> dict[str, int]:
+    """Each heading's title (lower case) -> where the first heading of that title (any level) starts in `body`:
+    one scan for every heading a page links to in one note."""
+    offsets: dict[str, int] = {}
+    for match in HEADING.finditer(without_code(body)):
+        offsets.setdefault(match.group(2).strip().lower(), match.start())
+    return offsets
 
 
 def heading_section(body: str, heading: str) -> str | None:

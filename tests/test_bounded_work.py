@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 from django.conf import settings as django_settings
 from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from claimcheck.claims import split_claims
 from claimcheck.critics.base import blank_code, citation_markers
@@ -25,10 +27,12 @@ from claimcheck.critics.citation_gate import numbered, paths, quotes
 from claimcheck.judges.local import clauses, encoding, lexicon
 from claimcheck.judges.local import sources as judge_sources
 from dashboard.api import BODY_TOO_BIG
-from dashboard.markdown import render_markdown
+from dashboard.markdown import EMBED_SHOWN_ABOVE, EMBED_TOO_LONG, QUOTE_DEPTH, render_markdown
 from garden.answering import QuestionError, question_clean
-from garden.chunking import chunk_spans
+from garden.chunking import Span, chunk_spans
+from garden.embeddings import DIMENSIONS
 from garden.gardening import editor_markup_removed
+from garden.models import Article, ArticleRevision, Chunk, Link
 from garden.notes import ArticleFileError, parse_article_text
 from garden.preflight import preflight
 from garden.syntax import citation_numbers, strip_citations
@@ -251,3 +255,114 @@ def test_a_two_megabyte_form_is_refused_at_once(client: Any) -> None:
     response = client.post("/", {"question": " " * 2_000_000})
     assert time.perf_counter() - began < 0.5
     assert response.status_code == 400
+
+
+# An article page renders within a budget whatever its note writes: embeds, nested callouts, anchored links.
+EMBEDS = 1000
+LARGE_NOTE = "The large note's own words. " * (2_000_000 // 28)
+# A link in place of an embed, with its title and words, is under this many bytes of the page.
+EMBED_LINK_BYTES = 200
+# The page around the article (navigation, the revisions aside, ...) is under this.
+PAGE_BYTES = 20_000
+
+
+def _note(
+    title: str, body: str, *, passages: str = "spans", links: dict[str, Article] | None = None
+) -> Article:
+    """A live note with its current revision, its passages (cut as an import cuts them, or `one` passage) and
+    its links (as written -> the article each resolved to)."""
+    slug = title.lower().replace(" ", "-")
+    article = Article.objects.create(slug=slug, title=title, path=f"{title}.md")
+    revision = ArticleRevision.objects.create(article=article, title=title, body=body, content_hash=slug)
+    spans = chunk_spans(body) if passages == "spans" else [Span(0, len(body))]
+    Chunk.objects.bulk_create(
+        Chunk(
+            revision=revision,
+            article=article,
+            ordinal=ordinal,
+            text=span.of(body),
+            start=span.start,
+            end=span.end,
+            embedding=[1.0] + [0.0] * (DIMENSIONS - 1),
+            embedded_by="test",
+        )
+        for ordinal, span in enumerate(spans)
+    )
+    for written, target in (links or {}).items():
+        Link.objects.create(source=article, target=target, target_slug=target.slug, written=[written])
+    return article
+
+
+def _queries(client: Any, article: Article) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(article.get_absolute_url()).status_code == 200
+    return len(captured.captured_queries)
+
+
+@pytest.mark.django_db
+def test_a_thousand_embeds_of_a_two_megabyte_note_are_links_in_a_page_of_their_size(
+    client: Any, django_assert_max_num_queries: Any
+) -> None:
+    large = _note("Large", LARGE_NOTE, passages="one")
+    once = _note("Embeds once", "![[Large]]\n", links={"large": large})
+    page = _note("Embeds", "![[Large]]\n\n" * EMBEDS, passages="one", links={"large": large})
+    with django_assert_max_num_queries(_queries(client, once)):
+        response = client.get(page.get_absolute_url())
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "own words" not in html  # before: 1,000 copies of 2 MB, 2 GB of HTML
+    assert html.count(EMBED_TOO_LONG.format(link=f'<a href="{large.get_absolute_url()}">Large</a>')) == EMBEDS
+    assert len(response.content) < PAGE_BYTES + EMBEDS * EMBED_LINK_BYTES
+
+
+@pytest.mark.django_db
+def test_a_page_shows_each_embedded_note_once_and_all_of_them_within_its_budget(client: Any) -> None:
+    budget = django_settings.EMBED_MAX_CHARS
+    notes = [_note(f"Part {n}", f"Words of part {n}. " * (budget * 4 // 10 // 17)) for n in range(3)]
+    # Embedded across many passages: what a page shows is counted for the page, not for each passage.
+    body = "".join(f"![[Part {n % 3}]]\n\n" for n in range(EMBEDS))
+    page = _note("Parts", body, links={f"part {n}": note for n, note in enumerate(notes)})
+    assert page.chunks.count() > 3
+    response = client.get(page.get_absolute_url())
+    assert response.status_code == 200
+    html = response.content.decode()
+    # Two of the three fit the budget and are shown once; each later embed of them says it is shown above.
+    assert [html.count(f"Words of part {n}.") for n in range(3)] == [budget * 4 // 10 // 17] * 2 + [0]
+    for n in range(2):
+        link = f'<a href="{notes[n].get_absolute_url()}">Part {n}</a>'
+        assert html.count(EMBED_SHOWN_ABOVE.format(link=link)) == len(range(n, EMBEDS, 3)) - 1
+    third = f'<a href="{notes[2].get_absolute_url()}">Part 2</a>'
+    assert html.count(EMBED_TOO_LONG.format(link=third)) == len(range(2, EMBEDS, 3))
+    assert len(response.content) < PAGE_BYTES + 2 * budget + EMBEDS * EMBED_LINK_BYTES
+
+
+@pytest.mark.django_db
+def test_a_thousand_nested_callouts_render_to_a_fixed_depth(client: Any) -> None:
+    body = "".join("> " * level + f"[!note] Level {level}\n" for level in range(1, EMBEDS + 1))
+    page = _note("Callouts", body, passages="one")
+    response = client.get(page.get_absolute_url())
+    assert response.status_code == 200  # before: a RecursionError, a 500
+    html = response.content.decode()
+    assert html.count('class="callout callout-note"') == QUOTE_DEPTH
+    assert "Level 1</p>" in html and f"Level {EMBEDS}" in html  # the deepest ones are still there, as text
+    assert len(response.content) < PAGE_BYTES + len(body) // 10  # the markers past the depth are not shown
+
+
+@pytest.mark.django_db
+def test_a_thousand_anchored_links_land_on_their_passages_in_the_queries_of_one(
+    client: Any, django_assert_max_num_queries: Any
+) -> None:
+    handbook = _note(
+        "Handbook", "".join(f"## Section {n}\n\nWhat section {n} says.\n\n" for n in range(EMBEDS))
+    )
+    once = _note("Links once", "[[Handbook#Section 7]]\n", links={"handbook": handbook})
+    body = "".join(f"[[Handbook#Section {n}]] " for n in range(EMBEDS))
+    page = _note("Links", body, passages="one", links={"handbook": handbook})
+    with django_assert_max_num_queries(_queries(client, once)):  # before: two more for each link
+        response = client.get(page.get_absolute_url())
+    assert response.status_code == 200
+    html = response.content.decode()
+    for n in (0, 499, EMBEDS - 1):
+        passage = handbook.chunks.get(text__contains=f"What section {n} says.")
+        assert f'<a href="{passage.get_absolute_url()}" rel="noopener noreferrer">Handbook</a>' in html
+    assert len(response.content) < PAGE_BYTES + EMBEDS * EMBED_LINK_BYTES

@@ -7,6 +7,7 @@ checks arbitrary text (the API's fact-check) against passages retrieved from the
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -99,9 +100,15 @@ def check_text_clean(text: str | None) -> str:
     return text
 
 
-def garden_check(text: str | None, *, mode: JudgeMode | None = None) -> tuple[Checked, list[Chunk]]:
+def garden_check(
+    text: str | None,
+    *,
+    mode: JudgeMode | None = None,
+    claude_slot: AbstractContextManager[object] | None = None,
+) -> tuple[Checked, list[Chunk]]:
     """Fact-check any text against the garden: retrieve passages for it, then judge its claims against them
-    (with the panel as configured, or in `mode`, e.g. `JudgeMode.LOCAL`)."""
+    (with the panel as configured, or in `mode`, e.g. `JudgeMode.LOCAL`). `claude_slot` is held while a panel
+    with Claude judges; what it raises (none free) comes out of here."""
     text = check_text_clean(text)
     judge_parameters_use()
     found = retrieve(text)
@@ -113,4 +120,8 @@ def garden_check(text: str | None, *, mode: JudgeMode | None = None) -> tuple[Ch
         Source(index=number, text=chunk.text, context=chunk_context(chunk))
         for number, chunk in enumerate(chunks, start=1)
     ]
-    return text_check(text, sources, purpose=SpendPurpose.CHECK, mode=mode), chunks
+    with_claude = (
+        mode or JudgeMode(settings.VERIFIER_MODE)
+    ) != JudgeMode.LOCAL and claude_client() is not None
+    with claude_slot if claude_slot is not None and with_claude else nullcontext():
+        return text_check(text, sources, purpose=SpendPurpose.CHECK, mode=mode), chunks

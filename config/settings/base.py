@@ -197,6 +197,11 @@ REVIEW_NOTE_MAX_CHARS = env.int("REVIEW_NOTE_MAX_CHARS", default=2000)  # an edi
 # edit of a note's body, URL-encoded; the API's largest (CHECK_MAX_CHARS escaped as JSON) is far below it.
 REQUEST_MAX_BYTES = env.int("REQUEST_MAX_BYTES", default=512 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_MAX_BYTES
+# What one article page shows of the notes it embeds (`![[Note]]`), all together: a tenth of the largest note, so
+# a page costs at most about its own note's size again; an embed past it is a link to the note.
+EMBED_MAX_CHARS = env.int("EMBED_MAX_CHARS", default=200_000)
+# Articles listed on one page of /articles/ and of a topic; the next ones are on the next page.
+ARTICLES_PER_PAGE = env.int("ARTICLES_PER_PAGE", default=100)
 
 # Calibrated on the golden set with `python manage.py retrieval_report --calibrate`; see README.
 RETRIEVAL_VECTOR_THRESHOLD = env.float("RETRIEVAL_VECTOR_THRESHOLD", default=0.38)
@@ -218,6 +223,9 @@ CLAUDE_TIEBREAKER_MODEL = env("CLAUDE_TIEBREAKER_MODEL", default="claude-opus-5-
 CLAUDE_TIMEOUT_SECONDS = env.float("CLAUDE_TIMEOUT_SECONDS", default=30.0)
 CLAUDE_MAX_RETRIES = env.int("CLAUDE_MAX_RETRIES", default=2)
 CLAUDE_ANSWER_MAX_TOKENS = env.int("CLAUDE_ANSWER_MAX_TOKENS", default=700)
+# Threads of one web process that may wait on Claude at once (asks, readers' fact-checks); one more is told
+# Claude is busy (503). Half of gunicorn's 4 threads: the other two keep serving pages and verdict polls.
+WEB_CLAUDE_SLOTS = env.int("WEB_CLAUDE_SLOTS", default=2)
 
 # --- The claim judge --------------------------------------------------------------------------
 # local: the offline judge only; claude: the Claude juror (the tie-breaker for claims it is unsure of);

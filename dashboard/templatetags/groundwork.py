@@ -58,10 +58,12 @@ def link_citations(citations: Sequence[CitationOut], escaped: str) -> SafeString
 
 @register.filter
 def markdown(text: str, page: dict[str, Any] | None = None) -> SafeString:
-    """Article Markdown as safe HTML; `page` holds the article's `links` (each to where it resolved at import)
-    and `embeds` (the notes it embeds)."""
+    """Article Markdown as safe HTML; `page` holds the article's `links` (each to where it resolved at import),
+    `embeds` (the notes it embeds) and `embed_budget` (what its passages have shown of those so far)."""
     page = page or {}
-    return render_markdown(text, page.get("links"), page.get("embeds"), page.get("images"))
+    return render_markdown(
+        text, page.get("links"), page.get("embeds"), page.get("images"), page.get("embed_budget")
+    )
 
 
 @register.filter

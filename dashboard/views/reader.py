@@ -4,20 +4,25 @@ from __future__ import annotations
 
 import uuid
 
+from django.conf import settings
+from django.core.paginator import Page, Paginator
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard.asking import ask, asked_remember, questions_recent
+from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
 from dashboard.forms import AskForm
+from dashboard.markdown import EmbedBudget
 from dashboard.permissions import ask_required
 from dashboard.ratelimit import RATE_LIMITED, rate_limited
 from dashboard.shapes import AnswerOut, answer_shape, verdict_shape
 from dashboard.views.htmx import HtmxHttpRequest
 from garden import selectors
 from garden.answering import QuestionError
-from garden.models import Answer, Topic
+from garden.models import Answer, Article
 from verifier.selectors import verification_for_answer
 
 # An image's bytes never change for its hash, but whether it may be shown does: once the only note showing it is
@@ -37,9 +42,11 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
         return _too_many(request, wait)
     if request.method == "POST":
         try:
-            answer = ask(form["question"].value(), request.user)
+            answer = ask(form["question"].value(), request.user, claude_slot())
         except QuestionError as problem:
             error = problem.message
+        except ClaudeBusy:
+            return _claude_busy(request)
         else:
             if not request.user.is_authenticated:
                 asked_remember(request.session, answer)
@@ -96,14 +103,15 @@ def verdict_partial(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpRespo
     return render(request, "dashboard/answer.html#verdict", {"answer": _shape(answer), "oob": True})
 
 
+def _page(request: HttpRequest, articles: QuerySet[Article]) -> Page[Article]:
+    """The page of `articles` that `?page=` asks for: the first for anything but a number, the last past it."""
+    return Paginator(articles, settings.ARTICLES_PER_PAGE).get_page(request.GET.get("page"))
+
+
 # The wiki itself is public: anyone may read articles and topics.
 @require_GET
 def article_list(request: HttpRequest) -> HttpResponse:
-    return render(
-        request,
-        "dashboard/article_list.html",
-        {"articles": selectors.article_list(), "topics": Topic.objects.live()},
-    )
+    return render(request, "dashboard/article_list.html", {"page": _page(request, selectors.article_list())})
 
 
 @require_GET
@@ -129,6 +137,7 @@ def article_page(request: HttpRequest, slug: str) -> HttpResponse:
                 "links": selectors.article_links(article, revision),
                 "embeds": selectors.article_embeds(revision),
                 "images": selectors.revision_images(revision),
+                "embed_budget": EmbedBudget(),  # one for the page: its passages are rendered one by one
             },
         },
     )
@@ -150,12 +159,21 @@ def topic_page(request: HttpRequest, slug: str) -> HttpResponse:
     topic = selectors.topic_get(slug)
     if topic is None:
         raise Http404("No such topic.")
-    articles = topic.articles.live()
-    return render(request, "dashboard/topic.html", {"topic": topic, "articles": articles})
+    articles = _page(request, topic.articles.live().order_by("title", "pk"))
+    return render(request, "dashboard/topic.html", {"topic": topic, "page": articles})
 
 
 def _too_many(request: HtmxHttpRequest, wait: int) -> HttpResponse:
     template = "dashboard/ask.html#ask-error" if request.htmx else "dashboard/ask.html"
     response = render(request, template, {"error": RATE_LIMITED, "form": AskForm()}, status=429)
     response["Retry-After"] = str(wait)
+    return response
+
+
+def _claude_busy(request: HtmxHttpRequest) -> HttpResponse:
+    """The question box again, with what was typed and word that Claude is busy: nothing was asked."""
+    template = "dashboard/ask.html#ask-error" if request.htmx else "dashboard/ask.html"
+    context = {"error": CLAUDE_BUSY, "form": AskForm(request.POST)}
+    response = render(request, template, context, status=503)
+    response["Retry-After"] = str(CLAUDE_BUSY_RETRY_AFTER)
     return response

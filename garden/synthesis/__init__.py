@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -66,12 +67,14 @@ def synthesize(
     question: str,
     sources: Sequence[SourceText],
     question_vector: npt.NDArray[np.float32] | None = None,
+    claude_slot: AbstractContextManager[object] | None = None,
     *,
     anonymous: bool = False,
 ) -> Synthesis:
     """Answer `question` from `sources`, citing them as [n]. Never raises for an API failure: see `error`.
-    `question_vector` is the question's embedding when retrieval has made it already; `anonymous`: asked by a
-    visitor who is not signed in."""
+    `question_vector` is the question's embedding when retrieval has made it already; `claude_slot` is held
+    while Claude writes the answer (whatever it raises, e.g. that none is free, goes to the caller);
+    `anonymous`: asked by a visitor who is not signed in."""
     from garden.synthesis import claude, extractive
 
     config = claude_config()
@@ -79,7 +82,8 @@ def synthesize(
         config = None  # strangers get no share of the Claude budget unless the operator gives them one
     if config is not None:
         try:
-            return claude.synthesize(question, sources, config, budget=answer_budget(anonymous=anonymous))
+            with claude_slot if claude_slot is not None else nullcontext():
+                return claude.synthesize(question, sources, config, budget=answer_budget(anonymous=anonymous))
         except BudgetSpent:
             written = extractive.synthesize(question, sources, question_vector)
             return dataclasses.replace(written, budget_held=True)

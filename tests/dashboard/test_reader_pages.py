@@ -1,10 +1,14 @@
 """What a reader sees: the ask page, the answer with linked citations, the refusal banner, articles."""
 
+import re
+from html import unescape
+
 import pytest
+from django.db.models import Count
 from django.urls import reverse
 
 from garden.answering import EMPTY_QUESTION
-from garden.models import Answer, Article, ArticleRevision, Chunk
+from garden.models import Answer, Article, ArticleRevision, Chunk, Topic
 from tests.factories import answer_for
 from verifier.queueing import verification_create
 from verifier.verifying import verification_run
@@ -121,3 +125,45 @@ def test_an_answer_echoing_html_renders_inert_before_and_after_the_verdict(clien
         verification = verification_create(answer=answer)
         assert verification is not None
         verification_run(verification_id=verification.pk)
+
+
+def _pages(client, address):
+    """The titles listed on each page of `address`, following its Next links as a reader without JavaScript."""
+    listed = []
+    while address:
+        response = client.get(address)
+        assert response.status_code == 200
+        html = response.content.decode()
+        listed.append(re.findall(r'<li>\s*<a href="/articles/[^"]+/">([^<]+)</a>', html))
+        found = re.search(r'<a href="(\?page=\d+)" rel="next">Next page</a>', html)
+        address = (address.split("?")[0] + found.group(1)) if found else None
+    return listed
+
+
+def test_the_article_list_is_paged_and_its_next_links_reach_every_article_once(client, settings):
+    settings.ARTICLES_PER_PAGE = 7
+    titles = [unescape(title) for page in _pages(client, "/articles/") for title in page]
+    live = list(Article.objects.live().order_by("title", "pk").values_list("title", flat=True))
+    assert len(live) > 14 and titles == live
+    assert max(len(page) for page in _pages(client, "/articles/")) == 7
+
+
+def test_a_page_of_articles_links_back_and_says_where_it_is(client, settings, django_assert_max_num_queries):
+    settings.ARTICLES_PER_PAGE = 7
+    pages = -(-Article.objects.live().count() // 7)
+    with django_assert_max_num_queries(6):  # the count, the page, its topics and the session's
+        html = client.get("/articles/?page=2").content.decode()
+    assert '<nav class="pager" aria-label="Pages">' in html
+    assert '<a href="?page=1" rel="prev">Previous page</a>' in html and f"Page 2 of {pages}" in html
+    # Past the end is the last page, and anything else the first: never an error page.
+    assert f"Page {pages} of {pages}" in client.get("/articles/?page=999").content.decode()
+    first = client.get("/articles/?page=x").content.decode()
+    assert "Page 1 of" in first and 'rel="prev"' not in first
+
+
+def test_a_topic_page_is_paged(client, settings):
+    topic = Topic.objects.live().annotate(n=Count("articles")).filter(n__gte=2).order_by("-n").first()
+    settings.ARTICLES_PER_PAGE = 1
+    titles = [unescape(title) for page in _pages(client, topic.get_absolute_url()) for title in page]
+    assert titles == list(topic.articles.live().order_by("title", "pk").values_list("title", flat=True))
+    assert len(titles) >= 2
