@@ -1,6 +1,6 @@
 """Benchmark and load-test tooling: not part of any app, and no app imports it (an import-linter contract).
 
-    python -m bench [--only SECTION ...] [--runs N] ...   # benchmark figures as JSON (README, Commands)
+    python -m bench [--only SECTION ...] [--runs N] ...   # benchmark figures as JSON (docs/commands.md)
     python -m bench.loadtest [--readers 50] [--seconds 60]  # concurrent readers against a local server
 
 Both run with the services `config.devstack` starts (`make bench`, `make load`) and Django's development settings

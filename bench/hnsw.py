@@ -25,7 +25,7 @@ from garden.retrieval import vector_candidates
 EF_SEARCHES = (40, 60, 80, 100, 150, 200, 300, 450, 600, 1000)
 # (m, ef_construction) pairs `bench --hnsw-sweep` builds and measures on the corpus at 100k chunks: the
 # configured index first (measured as the retrieval section built it, not built again), then cheaper builds,
-# which needed a wider ef_search for the same recall (README).
+# which needed a wider ef_search for the same recall (docs/performance.md).
 HNSW_PAIRS = ((12, 800), (16, 200), (12, 400))
 
 

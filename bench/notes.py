@@ -107,7 +107,7 @@ def real_notes(count: int, with_text: int = PASSAGE_NOTES, seed: int = 7) -> lis
     the installed NOTE_PACKAGES, each note titled by its subject (the object it documents) with its dotted
     path as an alias; the rest are the names of other objects alone. The same packages give the same notes
     (files in sorted order, shuffled by `seed`); a text or a dotted path is kept once. Cached in
-    `.run/bench-notes/`, since reading the packages is slow (README)."""
+    `.run/bench-notes/`, since reading the packages is slow (docs/commands.md)."""
     site = Path(np.__file__).parents[1]
     versions = [
         (package, getattr(sys.modules.get(package) or __import__(package), "__version__", ""))

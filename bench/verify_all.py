@@ -40,8 +40,8 @@ def _worker_ready(worker: CeleryWorker, prefix: str, processes: int) -> float:
     """Seconds until the worker answers with all its pool processes, the shared sentence vectors emptied.
 
     The clock starts then, not after a fixed sleep, which on a loaded machine started it while torch was still
-    loading (README, Scaling); and with the shared vectors emptied, the second run no longer finds the
-    sentences the first embedded. Each run starts as cold as the other."""
+    loading (docs/performance.md); and with the shared vectors emptied, the second run no longer finds
+    the sentences the first embedded. Each run starts as cold as the other."""
     began = time.perf_counter()
     _shared_vectors_clear()
 

@@ -1,6 +1,6 @@
 """The engine's vocabulary, defined once: claim statuses and their delta scores, verdicts, risk labels, the
 flags a judge or a gate puts on a claim, the panel's modes and roles, and the critics' severities (see
-docs/architecture.md, "Checking an answer", and README).
+docs/architecture.md, "Checking an answer", and docs/guide.md).
 
 The models, both judges, the verdict, the review queue, the quote gate, the templates and the API all read these
 names from here. Pure Python: no Django (the models turn these into field choices with `choices`).

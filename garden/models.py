@@ -344,7 +344,7 @@ class Chunk(models.Model):
         indexes = [
             # m 12 and ef_construction 800 with RETRIEVAL_EF_SEARCH 200: on real passages at 100k chunks, the
             # most recall for a given ef_search of the pairs measured; cheaper builds (16/200, 12/400) needed a
-            # wider search for the same recall (README, Commands). Changing them needs a migration.
+            # wider search for the same recall (docs/performance.md). Changing them needs a migration.
             HnswIndex(
                 name="chunk_embedding_hnsw",
                 fields=["embedding"],

@@ -1,5 +1,5 @@
 """`make bench` cannot rot unseen: CI runs it once at its smallest sizes, and every section prints its figures.
-A smoke run (README gives its time): it asserts that each section ran, not what it measured."""
+A smoke run (docs/commands.md gives its time): it asserts that each section ran, not what it measured."""
 
 import json
 import os

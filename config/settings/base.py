@@ -170,7 +170,7 @@ GARDEN_NOTE_MAX_BYTES = env.int("GARDEN_NOTE_MAX_BYTES", default=2_000_000)
 GARDEN_PDF_MAX_BYTES = env.int("GARDEN_PDF_MAX_BYTES", default=50_000_000)
 GARDEN_PDF_MAX_PAGES = env.int("GARDEN_PDF_MAX_PAGES", default=1000)
 # A PDF whose text takes longer to read fails: its reader (a child process) is stopped, so a crafted file cannot
-# hold up a sync. A text PDF reads far faster than this (README, Gardens, has the figures).
+# hold up a sync. A text PDF reads far faster than this (docs/performance.md has the figures).
 GARDEN_PDF_MAX_SECONDS = env.float("GARDEN_PDF_MAX_SECONDS", default=60.0)
 if GARDEN_PATH:
     CELERY_BEAT_SCHEDULE["sync-garden"] = {
@@ -184,8 +184,8 @@ CELERY_RESULT_EXPIRES = 3600
 
 # --- Questions, retrieval and synthesis ----------------------------------------------------------
 # What runs the embedding model: onnx-int8 (faster than torch, with torch's recall and refusals on the
-# golden set; README has the figures), onnx (torch's vectors) or torch. The next import after a switch
-# embeds the garden again. The ONNX exports are cached in EMBEDDING_ONNX_CACHE.
+# golden set; docs/performance.md has the figures), onnx (torch's vectors) or torch. The next import after a
+# switch embeds the garden again. The ONNX exports are cached in EMBEDDING_ONNX_CACHE.
 EMBEDDING_BACKENDS = ("onnx-int8", "onnx", "torch")  # garden.embeddings.EmbeddingBackend
 EMBEDDING_BACKEND = env_choice("EMBEDDING_BACKEND", "onnx-int8", EMBEDDING_BACKENDS)
 EMBEDDING_ONNX_CACHE = env("EMBEDDING_ONNX_CACHE", default=str(BASE_DIR / ".run" / "onnx"))
@@ -203,7 +203,7 @@ EMBED_MAX_CHARS = env.int("EMBED_MAX_CHARS", default=200_000)
 # Articles listed on one page of /articles/ and of a topic; the next ones are on the next page.
 ARTICLES_PER_PAGE = env.int("ARTICLES_PER_PAGE", default=100)
 
-# Calibrated on the golden set with `python manage.py retrieval_report --calibrate`; see README.
+# Calibrated on the golden set with `python manage.py retrieval_report --calibrate`; see docs/settings.md.
 RETRIEVAL_VECTOR_THRESHOLD = env.float("RETRIEVAL_VECTOR_THRESHOLD", default=0.38)
 RETRIEVAL_TEXT_THRESHOLD = env.float("RETRIEVAL_TEXT_THRESHOLD", default=0.90)
 RETRIEVAL_MAX_ARTICLES = env.int("RETRIEVAL_MAX_ARTICLES", default=5)

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 DIMENSIONS = 384
 # Texts per forward pass. A batch is padded to its longest text and attention grows with the square of that
-# length, so small batches of texts sorted by length pay least (README has the bench's figures:
+# length, so small batches of texts sorted by length pay least (docs/performance.md has the bench's figures:
 # embedding_backends).
 BATCH_SIZE = 8
 # int8 embeds one text per pass. Its activations are quantised with one scale per pass, taken from the largest

@@ -6,8 +6,8 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     # Rebuilds the chunk HNSW index with m=32, ef_construction=400 (was 16, 64): at 100k chunks recall@10
-    # against the exact scan rises from 0.83 to 0.97+ at RETRIEVAL_EF_SEARCH (see README, make bench). The build
-    # holds a lock on garden_chunk; at 100k chunks it takes minutes.
+    # against the exact scan rises from 0.83 to 0.97+ at RETRIEVAL_EF_SEARCH (see docs/performance.md, make
+    # bench). The build holds a lock on garden_chunk; at 100k chunks it takes minutes.
 
     dependencies = [
         ('garden', '0003_notes_as_people_keep_them'),

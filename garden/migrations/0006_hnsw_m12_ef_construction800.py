@@ -6,8 +6,8 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     # Rebuilds the chunk HNSW index with m=12, ef_construction=800 (was 32, 400): it finds as much of the exact
-    # top 10 while reading fewer neighbours per step (README, make bench, has the figures). The build holds a lock
-    # on garden_chunk for minutes on a large garden.
+    # top 10 while reading fewer neighbours per step (docs/performance.md, make bench, has the figures). The
+    # build holds a lock on garden_chunk for minutes on a large garden.
 
     dependencies = [
         ('garden', '0005_chunk_embedded_by'),
