@@ -302,6 +302,20 @@ def _stop_child(child: subprocess.Popen[bytes]) -> None:
     child.wait()
 
 
+# Test processes for the whole suite: one a core, at most four (config/settings/test.py gives each its own Redis
+# databases, pytest-django its own test database, and each starts its own Celery worker when a test needs one).
+TEST_PROCESSES = int(os.environ.get("TEST_PROCESSES", min(4, os.cpu_count() or 1)))
+SLOWEST_SHOWN = 25  # the slowest tests `make test` prints, so a slow one is seen when it lands
+
+
+def parallel_options(processes: int = TEST_PROCESSES) -> list[str]:
+    """pytest's options for the whole suite: tests dealt out one at a time to `processes` (`--dist load`, so
+    each process runs its share in the suite's order: the tests that empty the database, `transaction=True`,
+    after those that read the sample garden), and the slowest ones printed."""
+    spread = ["-n", str(processes), "--dist", "load"] if processes > 1 else []
+    return [*spread, f"--durations={SLOWEST_SHOWN}"]
+
+
 def run_steps(steps: Sequence[Sequence[str]], env: dict[str, str]) -> int:
     """Run commands in order; stop at the first failure and return its exit code."""
     for step in steps:
@@ -427,6 +441,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 [str(venv_bin / "djlint"), "templates", "--lint"],
             ]
             tests = [python(), "-m", "pytest", *args]
+            if options.mode == "check" or not args:  # `make check`, or the whole suite: in parallel
+                tests = [python(), "-m", "pytest", *parallel_options(), *args]
             if options.mode == "test":
                 if args:
                     return run_steps([*lint, tests], env)

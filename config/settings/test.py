@@ -16,13 +16,20 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
-# A Redis database of its own, so a test worker never takes tasks from (or gives them to) a `make run` worker.
-CELERY_BROKER_URL = CELERY_RESULT_BACKEND = REDIS_URL.rsplit("/", 1)[0] + "/15"  # noqa: F405
+# Redis databases of its own, so a test worker never takes tasks from (or gives them to) a `make run` worker:
+# three for each pytest-xdist worker (gw0, gw1, ...), counting down from 15, so that parallel test processes and
+# their Celery workers never share a queue, a cache or a scratch database (`make run` keeps 0 and 1).
+_XDIST_WORKER = int(env("PYTEST_XDIST_WORKER", default="gw0").removeprefix("gw") or 0)  # noqa: F405
+_REDIS = REDIS_URL.rsplit("/", 1)[0]  # noqa: F405
+if _XDIST_WORKER > 3:
+    raise ValueError("the test settings give Redis databases to four pytest-xdist workers at most (-n 4)")
+CELERY_BROKER_URL = CELERY_RESULT_BACKEND = f"{_REDIS}/{15 - 3 * _XDIST_WORKER}"
+TEST_REDIS_SCRATCH_URL = f"{_REDIS}/{13 - 3 * _XDIST_WORKER}"  # a test's own broker, flushed as it likes
 VERIFIER_MODE = "cascade"
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": REDIS_URL.rsplit("/", 1)[0] + "/14",  # noqa: F405
+        "LOCATION": f"{_REDIS}/{14 - 3 * _XDIST_WORKER}",
         "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
     },
     "ratelimit": {"BACKEND": "dashboard.ratelimit.FailoverCache", "LOCATION": "default"},

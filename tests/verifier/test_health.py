@@ -37,7 +37,7 @@ SUITE_BROKER = django_settings.CELERY_BROKER_URL
 @pytest.fixture(autouse=True)
 def own_redis_database(settings):
     """A Redis database of these tests' own: the suite's real worker beats into the usual one."""
-    settings.CELERY_BROKER_URL = settings.CELERY_BROKER_URL.rsplit("/", 1)[0] + "/13"
+    settings.CELERY_BROKER_URL = settings.TEST_REDIS_SCRATCH_URL
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
     client.delete(WORKERS_KEY)
     yield client
