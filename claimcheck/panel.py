@@ -79,8 +79,8 @@ class _BudgetSpent(Exception):
     """Today's budget cannot cover the call: it was not made."""
 
 
-def _gated(votes: Sequence[Ruling], sources: dict[int, Source]) -> list[Ruling]:
-    return [gate_vote(vote, sources) for vote in votes]
+def _gated(votes: Sequence[Ruling], claims: Sequence[Sentence], sources: dict[int, Source]) -> list[Ruling]:
+    return [gate_vote(vote, sources, claim=claim.text) for vote, claim in zip(votes, claims, strict=True)]
 
 
 def _claude(
@@ -131,7 +131,7 @@ def run_panel(claims: Sequence[Sentence], sources: Sequence[Source], config: Pan
         return outcome
 
     def local_votes() -> list[Ruling]:
-        votes = _gated(judge_claims(checkable, sources), by_number)
+        votes = _gated(judge_claims(checkable, sources), checkable, by_number)
         for cast, vote in zip(outcome.votes, votes, strict=True):
             cast.append(CastVote(LOCAL_JUDGE, JurorRole.JUROR, vote))
         return votes
@@ -157,7 +157,7 @@ def run_panel(claims: Sequence[Sentence], sources: Sequence[Source], config: Pan
             outcome.finals = local_votes()
         return outcome
     outcome.local_only = False
-    jurors = _gated(judgement.votes, by_number)
+    jurors = _gated(judgement.votes, checkable, by_number)
     for votes, vote in zip(outcome.votes, jurors, strict=True):
         votes.append(CastVote(config.juror_model, JurorRole.JUROR, vote))
 
@@ -186,7 +186,7 @@ def run_panel(claims: Sequence[Sentence], sources: Sequence[Source], config: Pan
         outcome.errors.append(f"{config.tiebreaker_model}: {error.kind}: {error.detail}")
         outcome.disclosure = TIEBREAKER_FAILED.format(reason=error.message)
         return outcome
-    for i, vote in zip(disputed, _gated(tie.votes, by_number), strict=True):
+    for i, vote in zip(disputed, _gated(tie.votes, [checkable[i] for i in disputed], by_number), strict=True):
         outcome.votes[i].append(CastVote(config.tiebreaker_model, JurorRole.TIEBREAKER, vote))
         outcome.finals[i] = vote
     return outcome

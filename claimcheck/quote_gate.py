@@ -1,9 +1,12 @@
-"""The quote gate: a judge's quote counts only if it is really in the source it names.
+"""The quote gate: a judge's quote counts only if it is really in the source it names, and says the claim.
 
 `check_quote` looks for a quote in a source text: verbatim first (after normalising whitespace runs, curly
 quotes, dashes, invisible formatting characters and Markdown link markup), then fuzzily with rapidfuzz, and
-returns the span of the original source text that matched. `gate_vote` applies that to a judge's vote: a status that needs support
-whose quote is not in the named source falls to unverified (judges can fabricate too, see docs/architecture.md).
+returns the span of the original source text that matched. `gate_vote` applies that to a judge's vote: a status
+that needs support whose quote is not in the named source falls to unverified (judges can fabricate too, see
+docs/architecture.md), and so does a verified or outdated vote whose quote, though in its source, does not carry
+the claim (`carries_claim`): a juror steered by a note can verify anything with the quote "the". `quote_passed`
+tells from a gated vote's flags whether its quote stood, and so whether readers may see it.
 Pure Python: no Django.
 """
 
@@ -11,21 +14,43 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Final
 
 from rapidfuzz import fuzz
 
+from claimcheck.judges.local.figures import number_value
+from claimcheck.judges.local.lexicon import STOPWORDS, split_words, stem
 from claimcheck.judges.types import Ruling, Source
 from claimcheck.terms import ClaimStatus, Flag
-from garden.syntax import LINK, WIKILINK
+from claimcheck.text import CARDINALS
+from garden.syntax import LINK, WIKILINK, strip_citations
 
-__all__ = ["MIN_FUZZY_LENGTH", "QuoteCheck", "check_quote", "gate_vote"]
+__all__ = [
+    "MIN_CLAIM_SHARE",
+    "MIN_FUZZY_LENGTH",
+    "MIN_WORDS_HELD",
+    "REJECTED",
+    "QuoteCheck",
+    "carries_claim",
+    "check_quote",
+    "gate_vote",
+    "quote_passed",
+]
 
 # Below this many characters a fuzzy match is too likely to be a coincidence, so only a verbatim one counts.
 MIN_FUZZY_LENGTH: Final = 12
+# A supporting quote holds at least this share of the claim's content words: below a third it is about something
+# else the source says; a quote that says the claim, even in other words, keeps more (make eval).
+MIN_CLAIM_SHARE: Final = 1 / 3
+# ... and at least two of them (all, for a claim of one): any one word ("1932", "bridge") is in many a sentence.
+MIN_WORDS_HELD: Final = 2
+# The statuses that say a source states the claim: their quote must carry it, not merely be in the source.
+_STATED: Final = frozenset({ClaimStatus.VERIFIED, ClaimStatus.OUTDATED})
+# The flags the gate gives a vote whose quote it did not let stand: editors see such a quote, readers never.
+REJECTED: Final = frozenset({Flag.QUOTE_NOT_FOUND, Flag.QUOTE_MISSES_CLAIM})
 
 _QUOTE_MARKS = "'\""
 _CHAR_MAP: Final[Mapping[str, str]] = {
@@ -88,31 +113,109 @@ def check_quote(quote: str, source_text: str, *, threshold: float = 90.0) -> Quo
     return best
 
 
-def gate_vote(vote: Ruling, sources: Mapping[int, Source]) -> Ruling:
-    """Let a vote stand only if its quote is in the source it names.
+def gate_vote(vote: Ruling, sources: Mapping[int, Source], *, claim: str) -> Ruling:
+    """Let a vote on `claim` stand only if its quote is in the source it names and, where the vote says that
+    source states the claim, carries it.
 
-    An `unverified` vote passes unchanged. Any other status needs support: when the quote is not found in
-    the named source, or the source does not exist, the vote becomes unverified with the `quote-not-found`
-    flag, keeping its confidence and the quote as given (editors see what was invented); a source number
-    that does not exist is dropped so nothing links to it. A quote that is found is replaced by the exact
-    span of the source it matched.
+    Any status but `unverified` needs support: when the quote is not found in the named source, or the source
+    does not exist, the vote becomes unverified with the `quote-not-found` flag, keeping its confidence and the
+    quote as given (editors see what was invented); a source number that does not exist is dropped so nothing
+    links to it. A verified or outdated vote whose quote is found but does not carry the claim
+    (`carries_claim`) becomes unverified with the `quote-misses-claim` flag. A quote that is found is replaced
+    by the exact span of the source it matched. An `unverified` vote keeps its status; an empty quote, or one
+    found in its source, passes unchanged, and any other gets the `quote-not-found` flag, so that readers are
+    not shown it either.
     """
-    if vote.status == ClaimStatus.UNVERIFIED:
-        return vote
     source = sources.get(vote.source_index) if vote.source_index is not None else None
+    if vote.status == ClaimStatus.UNVERIFIED:
+        if not vote.quote.strip() or (source is not None and check_quote(vote.quote, source.text).found):
+            return vote
+        return _flagged(vote, Flag.QUOTE_NOT_FOUND, source_index=source.index if source else None)
     if source is None:
-        return _downgrade(vote, source_index=None)
+        return _downgrade(vote, Flag.QUOTE_NOT_FOUND, source_index=None)
     check = check_quote(vote.quote, source.text)
     if not check.found:
-        return _downgrade(vote, source_index=vote.source_index)
+        return _downgrade(vote, Flag.QUOTE_NOT_FOUND, source_index=vote.source_index)
+    if vote.status in _STATED and not carries_claim(check.text, claim):
+        return _downgrade(vote, Flag.QUOTE_MISSES_CLAIM, source_index=vote.source_index)
     if check.text == vote.quote:
         return vote
     return replace(vote, quote=check.text)
 
 
-def _downgrade(vote: Ruling, *, source_index: int | None) -> Ruling:
-    flags = vote.flags if Flag.QUOTE_NOT_FOUND in vote.flags else (*vote.flags, Flag.QUOTE_NOT_FOUND)
-    return replace(vote, status=ClaimStatus.UNVERIFIED, source_index=source_index, flags=flags)
+def quote_passed(flags: Iterable[str]) -> bool:
+    """Whether the quote of a vote with these flags (after the gate) stood: one that did not is for editors only."""
+    return REJECTED.isdisjoint(flags)
+
+
+def carries_claim(quote: str, claim: str) -> bool:
+    """Whether `quote` says enough of `claim` to support it.
+
+    It must hold at least `MIN_WORDS_HELD` of the claim's content words (all of them, for a shorter claim); at
+    least one of the claim's figures when it states any, else one of its names when it names any; and at least
+    `MIN_CLAIM_SHARE` of its content words, unless it holds every figure and name the claim states ("Josiah
+    Fenwick" for "The viaduct was designed by Josiah Fenwick"). Words are compared by their stems and figures by
+    their values ("1,200" is "1200", "twenty-one" is "21"), as the local judge reads them.
+    """
+    words, figures, names = _claim_words(claim)
+    if not words:
+        return True  # a claim of function words only has nothing a quote could miss
+    held = words & _quote_words(quote)
+    if len(held) < min(MIN_WORDS_HELD, len(words)):
+        return False
+    if not held & (figures or names or words):
+        return False
+    return len(held) / len(words) >= MIN_CLAIM_SHARE or (figures | names) <= held
+
+
+def _keyed_words(text: str) -> list[tuple[str, str]]:
+    """The words of `text`, each with the key it is compared by: a figure's value ("twenty-one" is one word,
+    "21"), else its stem."""
+    words = [word for word, _, _ in split_words(text)]
+    keyed: list[tuple[str, str]] = []
+    skip = False
+    for word, after in zip(words, [*words[1:], ""], strict=True):
+        if skip:
+            skip = False
+            continue
+        tens, unit = CARDINALS.get(word.lower()), CARDINALS.get(after.lower())
+        if tens is not None and tens >= 20 and tens % 10 == 0 and unit is not None and 0 < unit < 10:
+            keyed.append((f"{word}-{after}", str(tens + unit)))
+            skip = True
+            continue
+        keyed.append((word, number_value(word) or stem(word)))
+    return keyed
+
+
+@lru_cache(maxsize=512)
+def _claim_words(claim: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The keys of the claim's content words, and of those its figures (written in digits) and its names
+    (capitalised, past the first word, whose capital says nothing)."""
+    words: set[str] = set()
+    figures: set[str] = set()
+    names: set[str] = set()
+    for position, (word, key) in enumerate(_keyed_words(strip_citations(claim))):
+        if word.lower() in STOPWORDS or (len(word) == 1 and not word.isdigit()):
+            continue
+        words.add(key)
+        if word[0].isdigit():
+            figures.add(key)
+        elif position > 0 and word[0].isupper():
+            names.add(key)
+    return frozenset(words), frozenset(figures), frozenset(names)
+
+
+def _quote_words(quote: str) -> frozenset[str]:
+    return frozenset(key for _, key in _keyed_words(quote))
+
+
+def _downgrade(vote: Ruling, flag: Flag, *, source_index: int | None) -> Ruling:
+    return replace(_flagged(vote, flag, source_index=source_index), status=ClaimStatus.UNVERIFIED)
+
+
+def _flagged(vote: Ruling, flag: Flag, *, source_index: int | None) -> Ruling:
+    flags = vote.flags if flag in vote.flags else (*vote.flags, flag)
+    return replace(vote, source_index=source_index, flags=flags)
 
 
 def _unwrap(quote: str) -> str:

@@ -108,6 +108,7 @@ class Flag(StrEnum):
     OTHER_SOURCE = "supported-by-other-source"
     UNCITED = "uncited"
     QUOTE_NOT_FOUND = "quote-not-found"  # the quote gate found the judge's quote nowhere in its source
+    QUOTE_MISSES_CLAIM = "quote-misses-claim"  # the quote is in its source but says too little of the claim
 
 
 # Mismatches that mean "a source says otherwise" when the claim is otherwise well aligned.

@@ -1,7 +1,9 @@
 """The engine's text toolkit: what several of its parts know about English words, written once.
 
 Word lists written as one string (`word_set`), the stop words every list shares, the abbreviations after which a
-full stop ends no sentence, the months with their abbreviations, the cardinal number words and the years.
+full stop ends no sentence, the months with their abbreviations, the cardinal number words and the years; and how
+garden text is written into a model's prompt as data (`escape_for_prompt`), which the answer writer
+(`garden/synthesis/claude.py`) and the Claude judge (`claimcheck/judges/claude.py`) share.
 Pure Python: it imports nothing of the project, so any package may use it (the garden too, by an import-linter
 exception in pyproject.toml).
 
@@ -103,3 +105,23 @@ CARDINALS: Final[Mapping[str, int]] = MappingProxyType(
         )
     }
 )
+
+
+# How a prompt's data blocks write "<": the system prompts that carry such blocks say so.
+ESCAPED_LT: Final = "&lt;"
+
+
+def escape_for_prompt(text: str) -> str:
+    """`text` (a note, a title, a question, a claim) as a prompt's data block carries it: every "<" written as
+    `ESCAPED_LT`, so that nothing in it can close its block or open another and pose as the prompt's structure.
+
+    Escaping "<" alone is enough: every block is opened and closed by a tag, and no tag starts without it."""
+    return text.replace("<", ESCAPED_LT)
+
+
+def unescape_from_prompt(text: str, original: str) -> str:
+    """`text` a model wrote from escaped blocks, with `ESCAPED_LT` read back as "<"; kept as written when
+    `original` (the unescaped text it copied from) really holds "&lt;"."""
+    if ESCAPED_LT in text and ESCAPED_LT not in original:
+        return text.replace(ESCAPED_LT, "<")
+    return text

@@ -17,7 +17,7 @@ from ninja.utils import check_csrf
 from claimcheck.terms import ClaimStatus, RiskLabel, Verdict
 from dashboard.asking import ask
 from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
-from dashboard.permissions import check_mode, may_ask, may_check
+from dashboard.permissions import check_mode, may_ask, may_check, may_see_rejected_quotes
 from dashboard.presenters import checked_payload, health_payload
 from dashboard.ratelimit import RATE_LIMITED, rate_limited
 from dashboard.shapes import CITED_AS, AnswerOut, VerdictOut, answer_shape, verdict_shape
@@ -242,7 +242,8 @@ def api_verdict(request: HttpRequest, answer_id: str) -> Status[VerdictOut | dic
         return Status(404, {"error": ANSWER_NOT_FOUND})
     if not Answer.objects.readable().filter(pk=answer.pk).exists():
         return Status(404, {"error": selectors.ANSWER_WITHHELD})
-    return Status(200, verdict_shape(verification_for_answer(answer)))
+    verdict = verdict_shape(verification_for_answer(answer), rejected_quotes=may_see_rejected_quotes(request))
+    return Status(200, verdict)
 
 
 def _claude_busy(response: HttpResponse) -> Status[Any]:
@@ -297,7 +298,7 @@ def api_check(request: HttpRequest, payload: CheckIn, response: HttpResponse) ->
         }
         for n, c in enumerate(chunks, start=1)
     ]
-    return Status(200, checked_payload(checked, sources))
+    return Status(200, checked_payload(checked, sources, rejected_quotes=may_see_rejected_quotes(request)))
 
 
 @api.get("/health", response={200: HealthOut, 503: HealthOut}, summary="Whether answers are being verified")

@@ -12,7 +12,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 
 from claimcheck.terms import JudgeMode
-from verifier.roles import ASK
+from verifier.roles import ASK, REVIEW
 
 View = TypeVar("View", bound=Callable[..., HttpResponse])
 
@@ -25,6 +25,12 @@ def may_ask(request: HttpRequest) -> bool:
 def may_check(request: HttpRequest) -> bool:
     """Readers (and above) may fact-check text; so may anyone when ANONYMOUS_CAN_CHECK is on."""
     return bool(settings.ANONYMOUS_CAN_CHECK or request.user.has_perm(ASK))
+
+
+def may_see_rejected_quotes(request: HttpRequest) -> bool:
+    """Editors and operators (who review claims) see the quotes the quote gate turned down, invented or saying
+    too little of their claim, to judge the judges; readers and visitors see only quotes that passed it."""
+    return bool(request.user.has_perm(REVIEW))
 
 
 def check_mode(request: HttpRequest) -> JudgeMode | None:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from claimcheck.quote_gate import quote_passed
 from verifier.checking import Checked
 from verifier.health import SYNC_REFUSED, SYNC_REFUSED_UNNAMED, Health
 
 
-def checked_payload(checked: Checked, sources: list[dict[str, Any]]) -> dict[str, Any]:
-    """A text checked against the garden (`POST /api/check`, `check_text`)."""
+def checked_payload(
+    checked: Checked, sources: list[dict[str, Any]], *, rejected_quotes: bool = False
+) -> dict[str, Any]:
+    """A text checked against the garden (`POST /api/check`), with a quote the quote gate turned down only for
+    editors and operators (`rejected_quotes`, as `dashboard.shapes.verdict_shape`)."""
     scored = checked.scored
     claims = [c for c in checked.claims if c.is_claim]
     return {
@@ -23,7 +27,7 @@ def checked_payload(checked: Checked, sources: list[dict[str, Any]]) -> dict[str
             {
                 "text": claim.text,
                 "status": vote.status,
-                "quote": vote.quote,
+                "quote": vote.quote if rejected_quotes or quote_passed(vote.flags) else "",
                 "source_index": vote.source_index,
                 "confidence": round(vote.confidence, 4),
                 "flags": list(vote.flags),

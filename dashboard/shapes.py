@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, PlainSerializer, TypeAdapter
 
+from claimcheck.quote_gate import quote_passed
 from claimcheck.terms import ClaimStatus, JurorRole, RiskLabel, Severity, Verdict
 from garden.models import Answer, Chunk, Generator
 from verifier.models import FINISHED, CriticFinding, Verification, VerificationStatus, Vote
@@ -313,13 +314,17 @@ def _citation(number: int, chunk: Chunk) -> CitationOut:
     )
 
 
-def verdict_shape(verification: Verification | None) -> VerdictOut:
+def verdict_shape(verification: Verification | None, *, rejected_quotes: bool = False) -> VerdictOut:
     """The verdict on an answer; `verification_for_answer` has loaded claims and votes. None (nothing to check)
-    gives a verdict with no status and no claims."""
+    gives a verdict with no status and no claims.
+
+    A quote the quote gate turned down (invented, or saying too little of its claim: `quote_passed`) is sent
+    only with `rejected_quotes`, for editors and operators (`may_see_rejected_quotes`); readers get "" in its
+    place, and the vote's flags say why."""
     if verification is None:
         return VerdictOut(status=None, counts={}, sources_used=[], critics=[], claims=[], sentences=[])
     summary = verdict_summary(verification)
-    sentences = [_claim(claim) for claim in summary.claims]
+    sentences = [_claim(claim, rejected_quotes=rejected_quotes) for claim in summary.claims]
     return VerdictOut(
         status=verification.status,
         error=verification.error or None,
@@ -346,20 +351,24 @@ def verdict_shape(verification: Verification | None) -> VerdictOut:
     )
 
 
-def _claim(claim: ClaimRow) -> ClaimOut:
+def _shown_quote(quote: str, flags: list[str], *, rejected_quotes: bool) -> str:
+    return quote if rejected_quotes or quote_passed(flags) else ""
+
+
+def _claim(claim: ClaimRow, *, rejected_quotes: bool) -> ClaimOut:
     chunk = claim.chunk
     return ClaimOut(
         text=claim.text,
         start=claim.start,
         end=claim.end,
         status=ClaimStatus(claim.status) if claim.status else "",
-        quote=claim.quote,
+        quote=_shown_quote(claim.quote, claim.flags, rejected_quotes=rejected_quotes),
         source_index=claim.source_number,
         article=chunk.article.slug if chunk else None,
         confidence=claim.confidence,
         flags=list(claim.flags),
         escalated=claim.escalated,
-        votes=[_vote(vote) for vote in claim.votes.all()],
+        votes=[_vote(vote, rejected_quotes=rejected_quotes) for vote in claim.votes.all()],
         id=claim.pk,
         is_claim=claim.is_claim,
         passage=PassageOut(url=chunk.get_absolute_url(), cited_as=chunk.cited_as, current=chunk.is_current)
@@ -368,13 +377,13 @@ def _claim(claim: ClaimRow) -> ClaimOut:
     )
 
 
-def _vote(vote: Vote) -> VoteOut:
+def _vote(vote: Vote, *, rejected_quotes: bool) -> VoteOut:
     return VoteOut(
         judge=vote.judge,
         role=vote.role,
         status=ClaimStatus(vote.status),
         confidence=vote.confidence,
-        quote=vote.quote,
+        quote=_shown_quote(vote.quote, vote.flags, rejected_quotes=rejected_quotes),
         flags=list(vote.flags),
     )
 

@@ -19,7 +19,8 @@ from django.utils import timezone
 
 from claimcheck.critics import ConstraintRules, CriticInput, CriticResult, run_critics
 from claimcheck.panel import CastVote
-from claimcheck.terms import LOCAL_JUDGE, UNSURE_RISK, Flag, JudgeMode, RiskLabel, Severity
+from claimcheck.quote_gate import quote_passed
+from claimcheck.terms import LOCAL_JUDGE, UNSURE_RISK, JudgeMode, RiskLabel, Severity
 from garden.models import Answer, Article, Chunk
 from verifier.budget import anonymous_local
 from verifier.checking import Checked, text_check
@@ -163,8 +164,9 @@ def _store(
         cast: list[CastVote] = []
         if piece.is_claim:
             final, cast, escalated = next(finals)
-            # An invented quote stays on the judge's vote for editors to see, never as the claim's quote.
-            quote = "" if Flag.QUOTE_NOT_FOUND in final.flags else final.quote
+            # A quote the gate turned down (invented, or saying too little of the claim) stays on the judge's vote
+            # for editors to see, never as the claim's quote.
+            quote = final.quote if quote_passed(final.flags) else ""
             claim.status, claim.quote, claim.confidence = final.status, quote, final.confidence
             claim.source_number = final.source_index
             claim.chunk = chunks.get(final.source_index) if final.source_index else None

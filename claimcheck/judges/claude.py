@@ -1,8 +1,8 @@
 """The Claude judge: Messages API calls that give every claim a status, a quote and its source.
 
 The system prompt carries all instructions; the user message carries only data: the numbered sources and
-the claims, each in its own delimited block, with `<` escaped so that no article or claim can close its
-block and pose as instructions. Claude answers through a forced tool call whose input is checked strictly;
+the claims, each in its own delimited block, escaped by `claimcheck.text.escape_for_prompt` (as the answer
+writer escapes its sources) so that no article or claim can close its block and pose as instructions. Claude answers through a forced tool call whose input is checked strictly;
 anything unexpected is a `ClaudeCallError` of kind "malformed", never a silent pass. The quotes are returned as
 Claude gave them: run them through `claimcheck.quote_gate.gate_vote` before trusting them. Pure Python: no
 Django.
@@ -33,6 +33,7 @@ from claimcheck.claude_client import (
 )
 from claimcheck.judges.types import Ruling, Source
 from claimcheck.terms import ClaimStatus
+from claimcheck.text import escape_for_prompt, unescape_from_prompt
 
 __all__ = [
     "CLAIMS_PER_CALL",
@@ -255,12 +256,12 @@ def _build_request(
     """The `system`, `messages`, `tools` and `tool_choice` arguments of `ClaudeClient.call` for these claims."""
     source_blocks = "\n".join(
         f'<source number="{source.index}" superseded="{str(source.superseded).lower()}">\n'
-        f"{_escape(source.text)}\n</source>"
+        f"{escape_for_prompt(source.text)}\n</source>"
         for source in sources
     )
     claim_blocks = "\n".join(
         f'<claim number="{claim.number}" cites="{" ".join(map(str, claim.citations))}">'
-        f"{_escape(claim.text)}</claim>"
+        f"{escape_for_prompt(claim.text)}</claim>"
         for claim in claims
     )
     data = f"<sources>\n{source_blocks}\n</sources>\n<claims>\n{claim_blocks}\n</claims>"
@@ -270,12 +271,6 @@ def _build_request(
         [_tool_schema([claim.number for claim in claims], [source.index for source in sources])],
         {"type": "tool", "name": TOOL_NAME},
     )
-
-
-def _escape(text: str) -> str:
-    # Escaping every "<" is enough to stop a text from opening or closing a block; the system prompt tells
-    # Claude how it is written, and `_unescape_quote` undoes it in quotes.
-    return text.replace("<", "&lt;")
 
 
 def _tool_schema(claim_numbers: Sequence[int], source_numbers: Sequence[int]) -> dict[str, Any]:
@@ -363,7 +358,8 @@ def _read_vote(number: int, verdict: Mapping[str, Any], sources: Mapping[int, So
     source = sources.get(source_index) if source_index is not None else None
     return Ruling(
         status=status,
-        quote=_unescape_quote(quote.strip(), source.text if source is not None else ""),
+        # Claude saw "<" as "&lt;" and may copy it that way; a source that really holds "&lt;" keeps it.
+        quote=unescape_from_prompt(quote.strip(), source.text if source is not None else ""),
         source_index=source_index,
         confidence=confidence,
         flags=_clean_flags(raw_flags),
@@ -397,13 +393,6 @@ def _clean_flags(flags: Sequence[str]) -> tuple[str, ...]:
         if label and label not in cleaned:
             cleaned.append(label)
     return tuple(cleaned[:MAX_FLAGS])
-
-
-def _unescape_quote(quote: str, source_text: str) -> str:
-    # Claude saw "<" as "&lt;" and may copy it that way; a source that really contains "&lt;" keeps it.
-    if "&lt;" in quote and "&lt;" not in source_text:
-        return quote.replace("&lt;", "<")
-    return quote
 
 
 def _check_unique(kind: str, numbers: Sequence[int]) -> None:

@@ -16,7 +16,7 @@ from dashboard.asking import ask, asked_remember, questions_recent
 from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
 from dashboard.forms import AskForm
 from dashboard.markdown import EmbedBudget
-from dashboard.permissions import ask_required
+from dashboard.permissions import ask_required, may_see_rejected_quotes
 from dashboard.ratelimit import RATE_LIMITED, rate_limited
 from dashboard.shapes import AnswerOut, answer_shape, verdict_shape
 from dashboard.views.htmx import HtmxHttpRequest
@@ -53,7 +53,9 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
             # Loaded again as readers see it: a source may have been withheld meanwhile (its page says so).
             loaded = selectors.answer_get(answer.public_id) if request.htmx else None
             if loaded is not None and not loaded.withheld:
-                response = render(request, "dashboard/answer.html#answer", {"answer": _shape(loaded)})
+                response = render(
+                    request, "dashboard/answer.html#answer", {"answer": _shape(request, loaded)}
+                )
                 response["HX-Push-Url"] = answer.get_absolute_url()
                 return response
             if request.htmx:  # a whole page to show, not a part to swap in
@@ -70,10 +72,12 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
     )
 
 
-def _shape(answer: Answer) -> AnswerOut:
-    """The answer with its verdict, as its page shows it. Polled every 2 s: the queries do not grow with the
-    claims (`verification_for_answer`)."""
-    return answer_shape(answer, verdict=verdict_shape(verification_for_answer(answer)))
+def _shape(request: HttpRequest, answer: Answer) -> AnswerOut:
+    """The answer with its verdict, as its page shows it to this user. Polled every 2 s: the queries do not grow
+    with the claims (`verification_for_answer`)."""
+    verification = verification_for_answer(answer)
+    verdict = verdict_shape(verification, rejected_quotes=may_see_rejected_quotes(request))
+    return answer_shape(answer, verdict=verdict)
 
 
 def _answer_or_404(public_id: uuid.UUID) -> Answer:
@@ -89,7 +93,7 @@ def _answer_or_404(public_id: uuid.UUID) -> Answer:
 @require_GET
 def answer_page(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
     answer = _answer_or_404(public_id)
-    return render(request, "dashboard/answer.html", {"answer": _shape(answer), "form": AskForm()})
+    return render(request, "dashboard/answer.html", {"answer": _shape(request, answer), "form": AskForm()})
 
 
 @ask_required
@@ -100,7 +104,7 @@ def verdict_partial(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpRespo
     if not request.htmx:
         return redirect(answer)
     # Once the verdict is in, the answer text above it is swapped too, now with its claims highlighted.
-    return render(request, "dashboard/answer.html#verdict", {"answer": _shape(answer), "oob": True})
+    return render(request, "dashboard/answer.html#verdict", {"answer": _shape(request, answer), "oob": True})
 
 
 def _page(request: HttpRequest, articles: QuerySet[Article]) -> Page[Article]:

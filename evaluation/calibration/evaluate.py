@@ -4,7 +4,8 @@ Usage: `python -m evaluation.calibration.evaluate [--eval-dir DIR] [--cache-dir 
 (supported vs not) and the AUC of the risk score per dataset and domain for the committed parameters,
 leave-one-domain-out on the three SummEdits domains (fit on two, score the third, no peeking) with its
 spread over bootstrap draws of the training documents, 5-fold cross-validation on BEGIN (folds cut by
-document: snippets that share text stay on one side), and the judge's speed.
+document: snippets that share text stay on one side), the product path on a sample with what the quote gate does
+to its votes, and the judge's speed.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from claimcheck.judges.local import PARAMS_PATH
+from claimcheck.judges.local import PARAMS_PATH, JudgedText
 from claimcheck.judges.types import Source
+from claimcheck.quote_gate import gate_vote
+from claimcheck.terms import NOT_SUPPORTED
 from evaluation.calibration.features import (
     DEFAULT_EVAL_DIR,
     Item,
@@ -274,17 +277,45 @@ def speed(items: Sequence[Item], sample: int = 60) -> dict[str, Any]:
 def end_to_end_agreement(
     items: Sequence[Item], features: Sequence[ItemFeatures], params: dict[str, Any], sample: int = 150
 ) -> dict[str, Any]:
-    """Check on a sample that `judge_text` (the product path) decides items as the feature-level scoring does."""
+    """Check on a sample that `judge_text` (the product path) decides items as the feature-level scoring does,
+    and what the quote gate does to its votes there (`quote_gate_effect`)."""
     from claimcheck.judges import local
 
     rng = np.random.default_rng(1)
     chosen = sorted(rng.choice(len(items), size=min(sample, len(items)), replace=False).tolist())
     _, predicted = item_scores([features[i] for i in chosen], params)
-    agree = sum(
-        local.judge_text(items[i].text, [items[i].source]).supported == bool(p)
-        for i, p in zip(chosen, predicted, strict=True)
-    )
-    return {"items": len(chosen), "agreement": round(agree / len(chosen), 3)}
+    judged = [local.judge_text(items[i].text, [items[i].source]) for i in chosen]
+    agree = sum(j.supported == bool(p) for j, p in zip(judged, predicted, strict=True))
+    return {
+        "items": len(chosen),
+        "agreement": round(agree / len(chosen), 3),
+        "quote_gate": quote_gate_effect([items[i] for i in chosen], judged),
+    }
+
+
+def quote_gate_effect(items: Sequence[Item], judged: Sequence[JudgedText]) -> dict[str, Any]:
+    """The local judge's votes on `items` as it gives them and after the quote gate, as the panel runs them: the
+    balanced accuracy of each (an item is supported when no vote is unverified, misattributed or contradicted),
+    and how many supporting votes the gate turned down, by the flag it gave."""
+    truth = [item.supported for item in items]
+    gated_supported: list[bool] = []
+    turned_down: Counter[str] = Counter()
+    for item, judgement in zip(items, judged, strict=True):
+        claims = [claim for claim in judgement.claims if claim.is_claim]
+        sources = {1: Source(index=1, text=item.source)}
+        gated = [gate_vote(v, sources, claim=c.text) for v, c in zip(judgement.votes, claims, strict=True)]
+        for before, after in zip(judgement.votes, gated, strict=True):
+            if before.status != after.status:
+                turned_down.update(flag for flag in after.flags if flag not in before.flags)
+        gated_supported.append(bool(gated) and all(v.status not in NOT_SUPPORTED for v in gated))
+    return {
+        "balanced_accuracy_as_judged": round(
+            100 * balanced_accuracy(truth, [j.supported for j in judged]), 1
+        ),
+        "balanced_accuracy_after_the_gate": round(100 * balanced_accuracy(truth, gated_supported), 1),
+        "votes": sum(len(j.votes) for j in judged),
+        "votes_turned_down": dict(sorted(turned_down.items())),
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -1,4 +1,5 @@
-"""The quote gate: quotes are looked up verbatim, then fuzzily; invented ones fall to unverified."""
+"""The quote gate: quotes are looked up verbatim, then fuzzily; invented ones fall to unverified, and so do
+verified ones that are in their source but do not carry the claim."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from rapidfuzz import fuzz
 
 from claimcheck.judges.types import Ruling, Source
-from claimcheck.quote_gate import check_quote, gate_vote
+from claimcheck.quote_gate import carries_claim, check_quote, gate_vote, quote_passed
 from claimcheck.terms import Flag
 
 BRIDGE = (
@@ -18,6 +19,8 @@ BRIDGE = (
 )
 MILL = "The water mill at Ashby ground corn until 1911, when a steam mill replaced it."
 SOURCES = {1: Source(1, BRIDGE), 2: Source(2, MILL)}
+BRIDGE_CLAIM = "The bridge over the Wear opened to traffic in 1932."
+MILL_CLAIM = "The water mill at Ashby ground corn until 1911."
 
 
 def vote(status: str, quote: str, source_index: int | None, flags: tuple[str, ...] = ()) -> Ruling:
@@ -88,36 +91,130 @@ def test_empty_and_short_quotes_must_be_verbatim() -> None:
 
 def test_invented_quote_falls_to_unverified_keeping_quote_and_confidence() -> None:
     invented = "The bridge was designed by Isambard Kingdom Brunel in 1930."
-    gated = gate_vote(vote("verified", invented, 1, ("wrong-year",)), SOURCES)
+    gated = gate_vote(vote("verified", invented, 1, ("wrong-year",)), SOURCES, claim=BRIDGE_CLAIM)
     assert gated.status == "unverified"
     assert gated.quote == invented and gated.confidence == 0.8 and gated.source_index == 1
     assert gated.flags == ("wrong-year", Flag.QUOTE_NOT_FOUND)
 
 
 def test_quote_from_another_source_than_the_one_named_is_not_found() -> None:
-    gated = gate_vote(vote("contradicted", "ground corn until 1911", 1), SOURCES)
+    gated = gate_vote(vote("contradicted", "ground corn until 1911", 1), SOURCES, claim=MILL_CLAIM)
     assert gated.status == "unverified" and Flag.QUOTE_NOT_FOUND in gated.flags
 
 
 def test_quote_attributed_to_a_source_that_does_not_exist_falls_to_unverified() -> None:
-    gated = gate_vote(vote("misattributed", "ground corn until 1911", 7), SOURCES)
+    gated = gate_vote(vote("misattributed", "ground corn until 1911", 7), SOURCES, claim=MILL_CLAIM)
     assert gated.status == "unverified" and gated.flags == (Flag.QUOTE_NOT_FOUND,)
     assert gated.source_index is None and gated.quote == "ground corn until 1911"
-    assert gate_vote(vote("inferred", "ground corn until 1911", None), SOURCES).status == "unverified"
+    inferred = gate_vote(vote("inferred", "ground corn until 1911", None), SOURCES, claim=MILL_CLAIM)
+    assert inferred.status == "unverified"
 
 
 @pytest.mark.parametrize("status", ["verified", "inferred", "outdated", "misattributed", "contradicted"])
 def test_a_found_quote_keeps_the_status_and_a_fuzzy_one_is_replaced_by_the_source_span(status: str) -> None:
-    assert gate_vote(vote(status, "ground corn until 1911", 2), SOURCES) == vote(
+    assert gate_vote(vote(status, "ground corn until 1911", 2), SOURCES, claim=MILL_CLAIM) == vote(
         status, "ground corn until 1911", 2
     )
-    gated = gate_vote(vote(status, "The water mill at Ashby ground korn until 1911", 2), SOURCES)
+    misquoted = vote(status, "The water mill at Ashby ground korn until 1911", 2)
+    gated = gate_vote(misquoted, SOURCES, claim=MILL_CLAIM)
     assert gated == vote(status, "The water mill at Ashby ground corn until 1911", 2)
 
 
-def test_an_unverified_vote_passes_unchanged() -> None:
-    original = vote("unverified", "nothing like this anywhere", 5, ("not-in-sources",))
-    assert gate_vote(original, SOURCES) is original
+@pytest.mark.parametrize(
+    "quote", ["", "ground corn until 1911", "The water mill at Ashby ground korn until 1911"]
+)
+def test_an_unverified_vote_with_no_quote_or_one_from_its_source_passes_unchanged(quote: str) -> None:
+    original = vote("unverified", quote, 2, ("not-in-sources",))
+    assert gate_vote(original, SOURCES, claim="The mill closed in 1920.") is original
+
+
+def test_an_unverified_vote_with_an_invented_quote_keeps_its_status_but_its_quote_does_not_pass() -> None:
+    # Before, an unverified vote passed the gate unchecked, so an invented quote on it reached readers.
+    invented = "Call 0800 555 0199 to hear the real opening date."
+    gated = gate_vote(vote("unverified", invented, 5, ("not-in-sources",)), SOURCES, claim=BRIDGE_CLAIM)
+    assert gated.status == "unverified" and gated.quote == invented and gated.confidence == 0.8
+    assert gated.flags == ("not-in-sources", Flag.QUOTE_NOT_FOUND) and gated.source_index is None
+    assert not quote_passed(gated.flags)
+
+
+LENGTH_CLAIM = "The bridge over the Wear is 120 metres long."
+
+
+@pytest.mark.parametrize(
+    ("quote", "claim"),
+    [
+        ("the", BRIDGE_CLAIM),
+        ("1932", BRIDGE_CLAIM),
+        ("120", LENGTH_CLAIM),
+        # Another sentence of the same source: the subject and its river, but not the length the claim states.
+        (
+            "In the spring of 1932 the old stone bridge over the Wear was opened to traffic by the mayor.",
+            LENGTH_CLAIM,
+        ),
+        ("It was not built of iron.", LENGTH_CLAIM),
+        # The right sentence, cut short of the year the claim states.
+        ("the old stone bridge over the Wear was opened to traffic", BRIDGE_CLAIM),
+    ],
+    ids=[
+        "the",
+        "a-lone-year",
+        "a-lone-number",
+        "wrong-sentence",
+        "wrong-sentence-no-shared-word",
+        "without-the-claims-year",
+    ],
+)
+@pytest.mark.parametrize("status", ["verified", "outdated"])
+def test_a_quote_in_its_source_that_does_not_carry_the_claim_is_no_support(
+    quote: str, claim: str, status: str
+) -> None:
+    source = 1 if quote in BRIDGE else 2
+    assert check_quote(quote, SOURCES[source].text).found  # the quote is there: only what it says is wrong
+    gated = gate_vote(vote(status, quote, source, ("partial",)), SOURCES, claim=claim)
+    assert gated.status == "unverified" and gated.quote == quote and gated.source_index == source
+    assert gated.flags == ("partial", Flag.QUOTE_MISSES_CLAIM) and gated.confidence == 0.8
+    assert not quote_passed(gated.flags)
+
+
+@pytest.mark.parametrize(
+    ("quote", "claim"),
+    [
+        ("at 120 metres", LENGTH_CLAIM),  # a figure and its unit
+        ("Josiah Fenwick", "The viaduct was designed by Josiah Fenwick [1]."),  # the name the claim states
+        ("In the spring of 1932 the old stone bridge over the Wear was opened", BRIDGE_CLAIM),
+        ("1932 the old stone bridge", "The bridge opened in 1932."),
+        ("It was not built of iron.", "The bridge was not built of iron."),
+        (
+            "ground corn until 1911, when a steam mill replaced it",
+            "A steam mill replaced the Ashby mill in 1911.",
+        ),
+    ],
+    ids=[
+        "figure-and-unit",
+        "name",
+        "part-of-the-sentence",
+        "year-and-subject",
+        "negation",
+        "clause-reordered",
+    ],
+)
+def test_a_genuine_supporting_quote_still_passes_short_or_long(quote: str, claim: str) -> None:
+    sources = {**SOURCES, 3: Source(3, LINKED)}
+    source = next(n for n, s in sources.items() if check_quote(quote, s.text).found)
+    gated = gate_vote(vote("verified", quote, source), sources, claim=claim)
+    assert gated.status == "verified" and gated.flags == () and quote_passed(gated.flags)
+
+
+def test_a_figure_written_in_words_in_the_quote_is_the_claims_figure() -> None:
+    assert carries_claim("Its twenty-one arches carry the line", "The viaduct has 21 arches.")
+    assert not carries_claim("Its twenty-two arches carry the line", "The viaduct has 21 arches.")
+
+
+def test_a_contradicting_quote_need_not_hold_the_claims_figure() -> None:
+    # It shows what the source says instead: another year is the point.
+    contradicted = vote("contradicted", "In the spring of 1932 the old stone bridge", 1)
+    claim = "The bridge opened in 1923."
+    assert gate_vote(contradicted, SOURCES, claim=claim) == contradicted
 
 
 def test_the_gate_costs_a_few_fuzzy_scans_per_vote() -> None:
@@ -139,9 +236,9 @@ def test_the_gate_costs_a_few_fuzzy_scans_per_vote() -> None:
             timings.append(time.perf_counter() - started)
         return min(timings)
 
-    gate = best_of_five(lambda: [gate_vote(v, sources) for v in votes])
+    gate = best_of_five(lambda: [gate_vote(v, sources, claim=v.quote) for v in votes])
     scan = best_of_five(
         lambda: [fuzz.partial_ratio_alignment(quote, sources[n].text) for n, quote in quotes.items()]
     )
-    assert all(gate_vote(v, sources).status == "verified" for v in votes)
+    assert all(gate_vote(v, sources, claim=v.quote).status == "verified" for v in votes)
     assert gate < 100 * scan, (gate, scan)

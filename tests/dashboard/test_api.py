@@ -1,13 +1,19 @@
-"""The JSON API and the `ask` command give the same answer shape and the same clear errors."""
+"""The JSON API and the `ask` command give the same answer shape and the same clear errors; a quote the quote
+gate turned down reaches editors and operators, never readers."""
 
 import json
 import re
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
+from django.test import Client
 
+from claimcheck.terms import Flag
 from garden.answering import EMPTY_QUESTION
-from tests.factories import login
+from tests.factories import STATION_ANSWER, STATION_QUOTE, login, verified_by_claude, verify_station_answer
+from tests.fakes.messages_api import FakeMessagesAPI
 from verifier.models import Verification
 from verifier.verifying import verification_run
 
@@ -128,3 +134,72 @@ def test_a_text_the_services_would_find_blank_is_outside_the_schema_too(client, 
         assert re.search(schema[name]["properties"][field]["pattern"], blank + "x") is not None
     response = client.post("/api/ask", {"question": blank}, content_type="application/json")
     assert (response.status_code, response.json()) == (400, {"error": EMPTY_QUESTION})
+
+
+# A Claude juror steered by a note: it verifies the claim with a quote that is nowhere in the source, or with one
+# that is there but says nothing of the claim.
+TURNED_DOWN = [
+    pytest.param(
+        "The first train left Ashcombe on 3 May 1981, cheered by 5,000 people.",
+        Flag.QUOTE_NOT_FOUND,
+        id="invented",
+    ),
+    pytest.param("the", Flag.QUOTE_MISSES_CLAIM, id="the"),
+]
+
+
+def signed_in(role: str) -> Client:
+    """A client signed in as the user of `role` (made the first time)."""
+    client = Client()
+    user = User.objects.filter(username=role).first()
+    if user is None:
+        login(client, role)
+    else:
+        client.force_login(user)
+    return client
+
+
+@pytest.mark.parametrize(("quote", "flag"), TURNED_DOWN)
+def test_a_verdict_sends_a_quote_the_gate_turned_down_to_editors_and_operators_only(
+    claude: FakeMessagesAPI, quote: str, flag: Flag
+) -> None:
+    claude.enqueue(verified_by_claude(quote), verified_by_claude(quote))  # juror, then tie-breaker
+    verification = verify_station_answer()
+    path = f"/api/answers/{verification.answer.public_id}/verdict"
+
+    def claim_as(role: str) -> dict[str, Any]:
+        [claim] = signed_in(role).get(path).json()["claims"]
+        return claim
+
+    reader = claim_as("reader")
+    claude_votes = [v for v in reader["votes"] if v["judge"] != "local"]
+    assert claude_votes and all(v["status"] == "unverified" and flag in v["flags"] for v in claude_votes)
+    assert all(v["quote"] == "" for v in claude_votes)  # not even "the": it did not pass
+    [local] = [v for v in reader["votes"] if v["judge"] == "local"]
+    assert local["quote"] == STATION_QUOTE  # a quote that passed the gate is still shown
+    assert reader["status"] == "unverified" and reader["quote"] == ""
+    for role in ("editor", "operator"):
+        seen = [v["quote"] for v in claim_as(role)["votes"] if v["judge"] != "local"]
+        assert seen == [quote] * len(claude_votes), role
+    # The reader's page shows the claim's quote, which is the gated one: none.
+    page = signed_in("reader").get(verification.answer.get_absolute_url()).content.decode()
+    assert f"“{quote}”" not in page and f"“{STATION_QUOTE}”" not in page
+
+
+@pytest.mark.parametrize(("quote", "flag"), TURNED_DOWN)
+def test_a_checked_text_sends_a_quote_the_gate_turned_down_to_editors_only(
+    claude: FakeMessagesAPI, quote: str, flag: Flag
+) -> None:
+    def checked_as(role: str) -> dict[str, Any]:
+        claude.enqueue(verified_by_claude(quote), verified_by_claude(quote))
+        response = signed_in(role).post(
+            "/api/check", {"text": STATION_ANSWER}, content_type="application/json"
+        )
+        assert response.status_code == 200
+        [claim] = response.json()["claims"]
+        return claim
+
+    reader, editor = checked_as("reader"), checked_as("editor")
+    assert reader["status"] == editor["status"] == "unverified"
+    assert flag in reader["flags"] and reader["quote"] == ""
+    assert editor["quote"] == quote
