@@ -49,6 +49,11 @@ def ashcombe_article() -> None:
     revision_create(article=article, title="Ashcombe station", body=ARTICLE)
 
 
+# These tests ask as a visitor; the workers give visitors an allowance of Claude (none by default), so that the
+# juror a worker is killed while waiting on is called at all.
+VISITORS_JUDGED_BY_CLAUDE = {"ANONYMOUS_CLAUDE_DAILY_USD": "1.0"}
+
+
 def unverified_verdicts(body: dict[str, Any]) -> Behaviour:
     """The fake juror: every claim it is sent comes back unverified (what it says does not matter here)."""
     text = body["messages"][0]["content"][0]["text"]
@@ -126,6 +131,7 @@ def test_a_worker_killed_mid_verification_is_redelivered_and_the_answer_verified
     site_env = {"REDIS_URL": own_redis.url}
     worker_env = {
         **site_env,
+        **VISITORS_JUDGED_BY_CLAUDE,
         "GROUNDWORK_TEST_FAKE_CLAUDE_URL": hanging_juror.base_url,
         "CELERY_VISIBILITY_TIMEOUT": "5",  # how long an unacknowledged task waits before it is handed out again
     }
@@ -170,7 +176,7 @@ def test_a_pool_process_killed_mid_verification_is_replaced_at_once_even_when_lo
     site_env = {"REDIS_URL": own_redis.url}
     site = Site(site_env, name="pool-fault").start()
     worker = Worker(
-        {**site_env, "GROUNDWORK_TEST_FAKE_CLAUDE_URL": hanging_juror.base_url},
+        {**site_env, **VISITORS_JUDGED_BY_CLAUDE, "GROUNDWORK_TEST_FAKE_CLAUDE_URL": hanging_juror.base_url},
         name="pool",
         pool="prefork",
         app="tests.slow_model_worker:app",
