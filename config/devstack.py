@@ -304,15 +304,18 @@ def _stop_child(child: subprocess.Popen[bytes]) -> None:
 
 # Test processes for the whole suite: one a core, at most four (config/settings/test.py gives each its own Redis
 # databases, pytest-django its own test database, and each starts its own Celery worker when a test needs one).
+# The marker of tests that must run while no other test does (pyproject.toml lists the markers).
+ALONE = "alone"
 TEST_PROCESSES = int(os.environ.get("TEST_PROCESSES", min(4, os.cpu_count() or 1)))
 SLOWEST_SHOWN = 25  # the slowest tests `make test` prints, so a slow one is seen when it lands
 
 
 def parallel_options(processes: int = TEST_PROCESSES) -> list[str]:
-    """pytest's options for the whole suite: tests dealt out one at a time to `processes` (`--dist load`, so
-    each process runs its share in the suite's order: the tests that empty the database, `transaction=True`,
-    after those that read the sample garden), and the slowest ones printed."""
-    spread = ["-n", str(processes), "--dist", "load"] if processes > 1 else []
+    """pytest's options for the whole suite: tests dealt out one at a time to `processes` (`--dist loadgroup`,
+    so each process runs its share in the suite's order: the tests that empty the database, `transaction=True`,
+    after those that read the sample garden; tests marked with one `xdist_group` go to one process), and the
+    slowest ones printed."""
+    spread = ["-n", str(processes), "--dist", "loadgroup"] if processes > 1 else []
     return [*spread, f"--durations={SLOWEST_SHOWN}"]
 
 
@@ -459,7 +462,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "-W",
                     "ignore::pytest.PytestConfigWarning",
                 ]
-                return run_steps([*lint, engine, [*tests, "--ignore=tests/claimcheck"]], env)
+                # Then the tests that disturb services every test process shares (a PostgreSQL restart), on
+                # their own after the parallel ones, so that no other test is cut off half-way.
+                rest = [*tests, "--ignore=tests/claimcheck"]
+                alone = [python(), "-m", "pytest", "--ignore=tests/claimcheck", "-m", ALONE]
+                return run_steps([*lint, engine, [*rest, "-m", f"not {ALONE}"], alone], env)
             return run_beside(lint, tests, env)
         if not args:
             parser.error("exec needs a command")

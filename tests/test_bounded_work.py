@@ -3,8 +3,9 @@ garden's text is linear in it.
 
 Each entry point gets 1 MB of adversarial text (long runs of spaces, openers that never close, ...) and must
 finish within UNITS_ALLOWED units, a unit being a plain scan of the same text in the same run (`\\w+` words,
-`split`, `count`), so the bound holds on a slow or busy machine. A quadratic pattern misses it by orders of
-magnitude: before this bound existed, 40,000 spaces cost `/api/check` 14 s, about 100,000 units.
+`split`, `count`), both in this process's CPU time, so the bound holds on a slow or busy machine. A quadratic
+pattern misses it by orders of magnitude: before this bound existed, 40,000 spaces cost `/api/check` 14 s,
+about 100,000 units.
 """
 
 from __future__ import annotations
@@ -81,14 +82,14 @@ def _text(piece: str) -> str:
 
 
 def _unit(text: str) -> float:
-    """Seconds for a plain linear scan of `text`, the least of three runs."""
+    """CPU seconds for a plain linear scan of `text`, the least of three runs."""
     best = float("inf")
     for _ in range(3):
-        began = time.perf_counter()
+        began = time.process_time()
         len(re.findall(r"\w+", text))
         text.split()
         text.count("x")
-        best = min(best, time.perf_counter() - began)
+        best = min(best, time.process_time() - began)
     return best
 
 
@@ -128,10 +129,18 @@ ENTRY_POINTS: dict[str, Callable[[str], Any]] = {
 }
 
 
-def _units(entry_point: Callable[[str], Any], text: str) -> float:
-    began = time.perf_counter()
-    entry_point(text)
-    return (time.perf_counter() - began) / _unit(text)
+def _units(entry_point: Callable[[str], Any], text: str, tries: int = 3) -> float:
+    """The CPU time of `entry_point(text)` in units. This process's own time, so that the other test processes
+    on the same cores do not count; over the bound, tried again (up to `tries` times) and the least taken, as a
+    pause for the collector or a cold cache is not the code's. A quadratic pattern misses it every time."""
+    least = float("inf")
+    for _ in range(tries):
+        began = time.process_time()
+        entry_point(text)
+        least = min(least, (time.process_time() - began) / _unit(text))
+        if least < UNITS_ALLOWED:
+            break
+    return least
 
 
 @pytest.mark.slow
@@ -178,18 +187,18 @@ def test_the_patterns_that_were_quadratic_are_linear(entry_point: Callable[[str]
 
 def test_an_over_long_question_is_refused_before_any_other_work() -> None:
     text = _text(" x")
-    began = time.perf_counter()
+    began = time.process_time()
     with pytest.raises(QuestionError, match="limited to 2,000 characters"):
         question_clean(text)
-    assert time.perf_counter() - began < 50 * _unit(text)
+    assert time.process_time() - began < 50 * _unit(text)
 
 
 def test_an_over_long_text_to_check_is_refused_before_any_other_work() -> None:
     text = _text(" ")
-    began = time.perf_counter()
+    began = time.process_time()
     with pytest.raises(CheckError, match="limited to 10,000 characters; this has 1,000,001"):
         check_text_clean(text)
-    assert time.perf_counter() - began < 50 * _unit(text)
+    assert time.process_time() - began < 50 * _unit(text)
 
 
 def test_the_limit_counts_the_text_as_sent_not_what_is_left_after_stripping_citations(settings: Any) -> None:
@@ -203,9 +212,9 @@ def test_the_limit_counts_the_text_as_sent_not_what_is_left_after_stripping_cita
 @pytest.mark.parametrize("endpoint", ["/api/check", "/api/ask"])
 def test_a_two_megabyte_body_is_refused_at_once_in_the_api_error_shape(client: Any, endpoint: str) -> None:
     body = '{"text": "' + " " * 2_000_000 + '"}'
-    began = time.perf_counter()
+    began = time.process_time()
     response = client.post(endpoint, body, content_type="application/json")
-    assert time.perf_counter() - began < 0.5
+    assert time.process_time() - began < 0.5
     assert response.status_code == 413
     assert response.json() == {"error": BODY_TOO_BIG.format(limit=django_settings.REQUEST_MAX_BYTES)}
 
@@ -214,9 +223,9 @@ def test_a_two_megabyte_body_is_refused_at_once_in_the_api_error_shape(client: A
 def test_an_over_long_text_sent_to_the_api_gets_the_clear_message_quickly(client: Any, settings: Any) -> None:
     settings.ANONYMOUS_CAN_CHECK = True
     body = '{"text": "' + " " * 400_000 + 'x"}'
-    began = time.perf_counter()
+    began = time.process_time()
     response = client.post("/api/check", body, content_type="application/json")
-    assert time.perf_counter() - began < 0.5
+    assert time.process_time() - began < 0.5
     assert response.status_code == 400
     assert response.json() == {"error": "Text to check is limited to 10,000 characters; this has 400,001."}
 
@@ -230,10 +239,10 @@ def test_the_api_schema_states_the_limits_from_the_settings(client: Any) -> None
 
 @pytest.mark.django_db
 def test_the_ask_command_refuses_an_over_long_question_quickly() -> None:
-    began = time.perf_counter()
+    began = time.process_time()
     with pytest.raises(CommandError, match="limited to 2,000 characters"):
         call_command("ask", "x" * 100_000)
-    assert time.perf_counter() - began < 0.5
+    assert time.process_time() - began < 0.5
 
 
 def test_check_text_skips_an_over_long_line_with_its_reason(tmp_path: Path, capsys: Any) -> None:
@@ -251,9 +260,9 @@ def test_check_text_skips_an_over_long_line_with_its_reason(tmp_path: Path, caps
 
 @pytest.mark.django_db
 def test_a_two_megabyte_form_is_refused_at_once(client: Any) -> None:
-    began = time.perf_counter()
+    began = time.process_time()
     response = client.post("/", {"question": " " * 2_000_000})
-    assert time.perf_counter() - began < 0.5
+    assert time.process_time() - began < 0.5
     assert response.status_code == 400
 
 

@@ -16,6 +16,7 @@ def get(url: str) -> int:
         return int(response.status)
 
 
+@pytest.mark.alone  # every test process's connection to the shared PostgreSQL is cut too
 def test_the_site_reconnects_after_postgresql_restarts(site):
     database = settings.DATABASES["default"]
     if not (RUN_DIR / "pgdata" / "PG_VERSION").exists() or str(database["HOST"]) != "127.0.0.1":

@@ -146,7 +146,7 @@ def test_a_worker_killed_mid_verification_is_redelivered_and_the_answer_verified
         assert status_of(answer_id) == "running"  # left half-done, its task never acknowledged
         [task_id] = re.findall(r"verify_answer\[([0-9a-f-]+)\] received", doomed.log.read_text())
         successor.start()
-        wait_for(lambda: status_of(answer_id) == "done", seconds=90)
+        wait_for(lambda: status_of(answer_id) == "done", seconds=240)
         verdict = json.loads(get_text(f"{site.url}/api/answers/{answer_id}/verdict"))
     finally:
         successor.stop()
@@ -187,11 +187,11 @@ def test_a_pool_process_killed_mid_verification_is_replaced_at_once_even_when_lo
 
         [killed] = worker.pool_processes()
         os.kill(killed, signal.SIGKILL)
-        wait_for(lambda: status_of(answer_id) == "done", seconds=90)
+        wait_for(lambda: status_of(answer_id) == "done", seconds=240)
         [replacement] = worker.pool_processes()
         # Later answers are verified too, by the same replacement.
         _, later, _ = post_json(f"{site.url}/api/ask", {"question": QUESTIONS[1]})
-        wait_for(lambda: status_of(later["answer_id"]) == "done", seconds=60)
+        wait_for(lambda: status_of(later["answer_id"]) == "done", seconds=180)
         survivors = worker.pool_processes()
     finally:
         worker.stop()
@@ -243,7 +243,7 @@ def test_with_redis_stopped_readers_still_get_answers_and_every_one_is_verified_
         assert {status_of(answer_id) for answer_id in answer_ids} == {"pending"}
 
         own_redis.start()
-        wait_for(lambda: all(status_of(answer_id) == "done" for answer_id in answer_ids), seconds=90)
+        wait_for(lambda: all(status_of(answer_id) == "done" for answer_id in answer_ids), seconds=240)
         page = get_text(f"{site.url}/answers/{answer_ids[0]}/")
     finally:
         worker.stop()

@@ -81,7 +81,7 @@ def test_verify_all_runs_as_a_celery_group_on_the_worker(celery_worker, tmp_path
     )
     with transaction.atomic():
         run = verify_run_start(label="worker", golden_file=golden)
-    wait_for(lambda: VerifyRun.objects.get(pk=run.pk).status != RunStatus.RUNNING, seconds=90)
+    wait_for(lambda: VerifyRun.objects.get(pk=run.pk).status != RunStatus.RUNNING, seconds=240)
     report = VerifyRun.objects.get(pk=run.pk).report
     assert report["questions"] == 2 and report["errors"] == 0
     assert report["out_of_scope_refused"] == 1.0 and report["in_scope_refused"] == 0.0
