@@ -319,10 +319,12 @@ def parallel_options(processes: int = TEST_PROCESSES) -> list[str]:
     return [*spread, f"--durations={SLOWEST_SHOWN}"]
 
 
-def run_steps(steps: Sequence[Sequence[str]], env: dict[str, str]) -> int:
-    """Run commands in order; stop at the first failure and return its exit code."""
+def run_steps(steps: Sequence[Sequence[str]], env: dict[str, str], *, timed: bool = True) -> int:
+    """Run commands in order; stop at the first failure and return its exit code. `timed`: say how long each
+    took (not for `exec`, whose output is the command's own)."""
     for step in steps:
         log("$ " + " ".join(step))
+        began = time.monotonic()
         child = subprocess.Popen(list(step), env=env, cwd=BASE_DIR)
         try:
             code = child.wait()
@@ -336,12 +338,13 @@ def run_steps(steps: Sequence[Sequence[str]], env: dict[str, str]) -> int:
         if code != 0:
             log(f"failed with exit code {code}: {' '.join(step)}")
             return code
+        if timed:
+            log(f"took {time.monotonic() - began:.0f} s: {' '.join(step)}")
     return 0
 
 
 def run_beside(steps: Sequence[Sequence[str]], main: Sequence[str], env: dict[str, str]) -> int:
-    """`make check`'s quick loop: `steps` (lint, types) in a thread while `main` (the tests) runs; the first
-    failure's exit code, or 0."""
+    """`steps` (lint, types) in a thread while `main` (tests) runs; the first failure's exit code, or 0."""
     outcome: list[int] = []
     beside = threading.Thread(target=lambda: outcome.append(run_steps(steps, env)), daemon=True)
     beside.start()
@@ -466,12 +469,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 # their own after the parallel ones, so that no other test is cut off half-way.
                 rest = [*tests, "--ignore=tests/claimcheck"]
                 alone = [python(), "-m", "pytest", "--ignore=tests/claimcheck", "-m", ALONE]
-                return run_steps([*lint, engine, [*rest, "-m", f"not {ALONE}"], alone], env)
+                # The linters beside the engine's tests (one core each), then the rest.
+                return run_beside(lint, engine, env) or run_steps([[*rest, "-m", f"not {ALONE}"], alone], env)
             return run_beside(lint, tests, env)
         if not args:
             parser.error("exec needs a command")
         command = [python() if args[0] == "python" else (shutil.which(args[0]) or args[0]), *args[1:]]
-        return run_steps([command], env)
+        return run_steps([command], env, timed=False)
 
 
 if __name__ == "__main__":

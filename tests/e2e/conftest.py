@@ -9,6 +9,8 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +22,8 @@ from config.devstack import free_port
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SCREENSHOTS = BASE_DIR / ".run" / "screenshots" / time.strftime("%Y%m%d-%H%M%S")
+# How long gunicorn may take to answer its first request (a worker that exits fails at once).
+START_SECONDS = 180
 BROWSER_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -66,19 +70,37 @@ class Site:
             stdout=self.log.open("wb"),
             stderr=subprocess.STDOUT,
         )
-        deadline = time.monotonic() + 60
-        while True:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", self.port)) == 0:
-                    return self
+        # Ready once it answers a request: gunicorn listens before its workers have loaded the models, which on
+        # a slow, busy machine took longer than a test's request waits.
+        deadline = time.monotonic() + START_SECONDS
+        while not self._answers():
             if self.process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"gunicorn did not start:\n{self.log.read_text()[-3000:]}")
             time.sleep(0.2)
+        return self
+
+    def _answers(self) -> bool:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", self.port)) != 0:
+                return False
+        try:
+            with urllib.request.urlopen(f"{self.url}/api/health", timeout=START_SECONDS):
+                return True
+        except urllib.error.HTTPError:
+            return True  # an answer all the same (the health check may say a service is down)
+        except OSError:
+            return False
 
     def stop(self) -> None:
+        """Stop gunicorn as an operator does (SIGTERM: its workers finish their requests, within its graceful
+        timeout of 30 s); one that is still there after a minute, on a busy machine, is killed."""
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
-            self.process.wait(20)
+            try:
+                self.process.wait(60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
 
 
 @pytest.fixture(scope="session")

@@ -216,7 +216,7 @@ def test_redis_going_away_mid_import_stops_it_at_once_saying_what_was_stored(
         **import_command(folder, own_redis.url), stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     try:
-        wait_for(lambda: Article.objects.filter(path__startswith="Note ").exists(), seconds=120)
+        wait_for(lambda: Article.objects.filter(path__startswith="Note ").exists(), seconds=300)
         own_redis.stop()
         stopped = time.monotonic()
         _, errors = running.communicate(timeout=120)
