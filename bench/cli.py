@@ -22,6 +22,7 @@ from bench.memory import MEMORY_NOTE_COUNTS, bench_import_memory
 from bench.notes import NOTE_COUNTS, bench_notes
 from bench.retrieval import SIZES, bench_refusal, bench_retrieval
 from bench.verify_all import bench_verify_all
+from bench.yardstick import ratios, yardstick_measure
 from config.database import current_database_url
 from garden.embeddings import EmbeddingBackend
 from garden.golden import DEFAULT_FILE, GoldenEntry, golden_load
@@ -170,7 +171,9 @@ def report_measure(
     connection.settings_dict["TEST"]["NAME"] = f"{original}_bench"
     connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
     try:
-        report: dict[str, Any] = {"runs": runs, "import": bench_import(SAMPLE, history=SAMPLE[:1])}
+        # First, before the sections load the machine with work of their own.
+        report: dict[str, Any] = {"runs": runs, "yardstick": yardstick_measure()}
+        report["import"] = bench_import(SAMPLE, history=SAMPLE[:1])
         if "embedding_backends" in only:
             report["embedding_backends"] = _backends(questions, runs, backends)
         if "large_garden" in only:
@@ -214,7 +217,10 @@ def report_measure(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse the options, measure, print the report (Django must be set up: `python -m bench` does so)."""
+    """Parse the options, measure, print the report with its yardstick ratios (Django must be set up: `python -m
+    bench` does so)."""
     options = parser_build().parse_args(argv)
-    print(json.dumps(report_measure(**vars(options)), indent=2))
+    report = report_measure(**vars(options))
+    report["ratios"] = ratios(report)
+    print(json.dumps(report, indent=2))
     return 0
