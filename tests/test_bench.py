@@ -1,6 +1,7 @@
 """`make bench` cannot rot unseen: CI runs it once at its smallest sizes, and every section prints its figures.
-A smoke run (docs/commands.md gives its time): it asserts that each section ran, and that no figure is slower than
-bench/baseline.json's by more than the default margin, in units of the yardsticks measured in the same run."""
+A smoke run (docs/commands.md gives its time): it asserts that each section ran, not what it measured. It does not
+pass --check-baseline: on the shared machine the same code moved single ratios by up to 3.1x between two runs
+(docs/performance.md#yardsticks), so the check would fail on noise."""
 
 import json
 import os
@@ -41,7 +42,7 @@ def test_every_section_of_the_bench_runs_and_prints_its_figures():
         "REDIS_URL": settings.REDIS_URL,
     }
     done = subprocess.run(
-        [sys.executable, "-m", "bench", "--smallest", "--check-baseline"],
+        [sys.executable, "-m", "bench", "--smallest"],
         cwd=BASE_DIR,
         env=env,
         capture_output=True,
