@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,17 @@ from django.conf import settings
 from django.db import connection
 from django.test import override_settings
 
+from bench.baseline import (
+    BASELINE_FILE,
+    BASELINE_WRITTEN,
+    DEFAULT_MARGIN,
+    BaselineError,
+    against_baseline,
+    baseline_load,
+    baseline_write,
+    regressions,
+    regressions_message,
+)
 from bench.embedding import bench_backends, bench_query_embedding
 from bench.filling import corpus_remove
 from bench.hnsw import HNSW_PAIRS, bench_hnsw
@@ -22,6 +35,7 @@ from bench.memory import MEMORY_NOTE_COUNTS, bench_import_memory
 from bench.notes import NOTE_COUNTS, bench_notes
 from bench.retrieval import SIZES, bench_refusal, bench_retrieval
 from bench.verify_all import bench_verify_all
+from bench.yardstick import ratios, yardstick_measure
 from config.database import current_database_url
 from garden.embeddings import EmbeddingBackend
 from garden.golden import DEFAULT_FILE, GoldenEntry, golden_load
@@ -56,13 +70,55 @@ SECTIONS = [
 ]
 
 
+# The smallest sizes: CI's smoke run (tests/test_bench.py) and the stored baseline (`make bench-baseline`).
+SMALLEST_ARGS = shlex.split(
+    "--runs 1 --sizes 1000 --notes 50 500 --garden-notes 20 --memory-notes 20 50 --distributed-notes 20 "
+    "--graph-pages 20 --backends onnx-int8"
+)
+# Options of the run itself, not of what it measures.
+RUN_OPTIONS = ("smallest", "baseline", "write_baseline", "check_baseline")
+
+
 def _pair(text: str) -> tuple[int, int]:
     m, _, ef_construction = text.partition(":")
     return int(m), int(ef_construction)
 
 
+def _margin(text: str) -> float:
+    margin = float(text)
+    if margin <= 1:
+        raise argparse.ArgumentTypeError(f"a margin is a factor above 1 (1.6: 60 % worse), not {text}")
+    return margin
+
+
 def parser_build() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bench", description=DESCRIPTION)
+    parser.add_argument(
+        "--smallest",
+        action="store_true",
+        help=f"The smallest sizes, as CI runs them ({' '.join(SMALLEST_ARGS)}); options given after win.",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=BASELINE_FILE,
+        metavar="FILE",
+        help="The stored yardstick ratios each run is compared with (default bench/baseline.json).",
+    )
+    parser.add_argument(
+        "--write-baseline",
+        action="store_true",
+        help="Store this run's yardstick ratios as the baseline, with the date, commit and machine.",
+    )
+    parser.add_argument(
+        "--check-baseline",
+        type=_margin,
+        nargs="?",
+        const=DEFAULT_MARGIN,
+        metavar="MARGIN",
+        help=f"Exit non-zero when a figure is slower than its baseline, in yardstick units, by more than MARGIN "
+        f"times (default {DEFAULT_MARGIN}: 60 %% slower), or when there is no baseline of these sizes.",
+    )
     parser.add_argument("--runs", type=int, default=5, help="Repeated runs; medians are reported.")
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument(
@@ -170,7 +226,9 @@ def report_measure(
     connection.settings_dict["TEST"]["NAME"] = f"{original}_bench"
     connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
     try:
-        report: dict[str, Any] = {"runs": runs, "import": bench_import(SAMPLE, history=SAMPLE[:1])}
+        # First, before the sections load the machine with work of their own.
+        report: dict[str, Any] = {"runs": runs, "yardstick": yardstick_measure()}
+        report["import"] = bench_import(SAMPLE, history=SAMPLE[:1])
         if "embedding_backends" in only:
             report["embedding_backends"] = _backends(questions, runs, backends)
         if "large_garden" in only:
@@ -214,7 +272,33 @@ def report_measure(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse the options, measure, print the report (Django must be set up: `python -m bench` does so)."""
-    options = parser_build().parse_args(argv)
-    print(json.dumps(report_measure(**vars(options)), indent=2))
-    return 0
+    """Parse the options, measure, print the report with its yardstick ratios and their change against the
+    baseline; store or check the baseline if asked (Django must be set up: `python -m bench` does so)."""
+    parser = parser_build()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    options = vars(parser.parse_args(argv))
+    if options["smallest"]:
+        options = vars(parser.parse_args([*SMALLEST_ARGS, *argv]))
+    path, margin = options["baseline"], options["check_baseline"]
+    measuring = {name: value for name, value in options.items() if name not in RUN_OPTIONS}
+    report = report_measure(**measuring)
+    report["ratios"] = ratios(report)
+    problem = None
+    try:
+        report["against_baseline"] = against_baseline(report, baseline_load(path), measuring, path)
+    except BaselineError as error:
+        problem = str(error)
+    print(json.dumps(report, indent=2))
+    if options["write_baseline"]:
+        baseline_write(path, report, measuring)
+        print(BASELINE_WRITTEN.format(path=path, count=len(report["ratios"])), file=sys.stderr)
+    if problem and (margin is not None or not options["write_baseline"]):
+        print(problem, file=sys.stderr)
+    if margin is None:
+        return 0
+    if problem:
+        return 1
+    found = regressions(report["against_baseline"], margin)
+    if found:
+        print(regressions_message(found, margin, path), file=sys.stderr)
+    return 1 if found else 0

@@ -1,5 +1,7 @@
 """`make bench` cannot rot unseen: CI runs it once at its smallest sizes, and every section prints its figures.
-A smoke run (docs/commands.md gives its time): it asserts that each section ran, not what it measured."""
+A smoke run (docs/commands.md gives its time): it asserts that each section ran, not what it measured. It does not
+pass --check-baseline: on the shared machine the same code moved single ratios by up to 3.1x between two runs
+(docs/performance.md#yardsticks), so the check would fail on noise."""
 
 import json
 import os
@@ -14,20 +16,6 @@ from bench.cli import SECTIONS
 from config.database import current_database_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-SMALLEST = [
-    *("--runs", "1", "--sizes", "1000", "--notes", "50", "500"),
-    *(
-        "--garden-notes",
-        "20",
-        "--memory-notes",
-        "20",
-        "50",
-        "--distributed-notes",
-        "20",
-        "--graph-pages",
-        "20",
-    ),
-]
 
 
 def figures(value: object) -> list[float]:
@@ -54,7 +42,7 @@ def test_every_section_of_the_bench_runs_and_prints_its_figures():
         "REDIS_URL": settings.REDIS_URL,
     }
     done = subprocess.run(
-        [sys.executable, "-m", "bench", *SMALLEST, "--backends", "onnx-int8"],
+        [sys.executable, "-m", "bench", "--smallest"],
         cwd=BASE_DIR,
         env=env,
         capture_output=True,

@@ -1,0 +1,132 @@
+"""The stored baseline: the yardstick ratios of one run at the smallest sizes (bench/baseline.json), each later
+run's ratios beside them, and the check that fails when one is worse than its baseline by more than a margin."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from bench.yardstick import is_throughput
+
+BASELINE_FILE = Path(__file__).resolve().parent / "baseline.json"
+# Narrow enough that a 2x loss still shows in a run 1.25x luckier than the baseline's (2 / 1.25 = 1.6): for a
+# machine whose load holds still through a run. On the shared 2-core machine, with a test suite beside the bench,
+# the same code moved single ratios by up to 3.1x (docs/performance.md#yardsticks): no margin there is both.
+DEFAULT_MARGIN = 1.6
+
+# Tails are printed beside the baseline but not checked: at the smallest sizes a p95 is a handful of samples, and
+# one busy moment on a shared machine moves it more than any margin that would still catch a 2x loss.
+UNCHECKED = ("p95",)
+# The options that change what the figures measure: a baseline says nothing of a run with other sizes.
+SIZING = (
+    "runs",
+    "sizes",
+    "notes",
+    "garden_notes",
+    "memory_notes",
+    "graph_pages",
+    "distributed_notes",
+    "backends",
+)
+
+BASELINE_MISSING = "No baseline at {path}: `make bench-baseline` (or `python -m bench --smallest --write-baseline`) writes one."
+BASELINE_UNREADABLE = "The baseline {path} cannot be read ({error}); `make bench-baseline` writes it again."
+BASELINE_OTHER_SIZES = (
+    "The baseline {path} was measured with other sizes ({options}); run with the same ones (`--smallest`) to "
+    "compare, or write a baseline of these with --write-baseline."
+)
+REGRESSED = "Slower than the baseline {path} by more than {margin}x (in yardstick units): {figures}."
+BASELINE_WRITTEN = "Wrote the baseline {path} ({count} ratios)."
+
+
+class BaselineError(Exception):
+    """The baseline cannot be compared with: missing, unreadable, or of other sizes. Its message says why."""
+
+
+def baseline_load(path: Path) -> dict[str, Any]:
+    try:
+        baseline = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BaselineError(BASELINE_MISSING.format(path=path)) from None
+    except (OSError, ValueError) as error:
+        raise BaselineError(BASELINE_UNREADABLE.format(path=path, error=error)) from None
+    if not isinstance(baseline, dict) or not isinstance(baseline.get("ratios"), dict):
+        raise BaselineError(BASELINE_UNREADABLE.format(path=path, error="it holds no ratios"))
+    return baseline
+
+
+def sizing(options: dict[str, Any]) -> dict[str, Any]:
+    """The options of a run that change what its figures measure."""
+    return {name: options[name] for name in SIZING if name in options}
+
+
+def _commit() -> str:
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=BASELINE_FILE.parent, capture_output=True, text=True, check=True
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return done.stdout.strip()
+
+
+def baseline_write(path: Path, report: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    """Store this run's ratios as the baseline, with the date, commit, machine and sizes they were measured at."""
+    baseline = {
+        "measured": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "commit": _commit(),
+        "machine": report["yardstick"]["machine"],
+        "options": sizing(options),
+        "yardstick": {k: v for k, v in report["yardstick"].items() if k != "machine"},
+        "ratios": report["ratios"],
+    }
+    path.write_text(json.dumps(baseline, indent=2) + "\n", encoding="utf-8")
+    return baseline
+
+
+def against_baseline(
+    report: dict[str, Any], baseline: dict[str, Any], options: dict[str, Any], path: Path = BASELINE_FILE
+) -> dict[str, dict[str, Any]]:
+    """Each ratio of `report` beside its baseline: "change" is now over then; "slower" is how many times
+    slower the code now is (the change, inverted for a throughput, so above 1 is worse for every figure)."""
+    then = baseline.get("options", {})
+    now = sizing(options)
+    if then != now:
+        differing = ", ".join(
+            f"{name} {then.get(name)} then, {now.get(name)} now"
+            for name in SIZING
+            if then.get(name) != now.get(name)
+        )
+        raise BaselineError(BASELINE_OTHER_SIZES.format(path=path, options=differing))
+    compared: dict[str, dict[str, Any]] = {}
+    for figure, measured in report["ratios"].items():
+        stored = baseline["ratios"].get(figure)
+        if not stored or stored["ratio"] <= 0 or measured["ratio"] <= 0:
+            continue
+        change = measured["ratio"] / stored["ratio"]
+        compared[figure] = {
+            "baseline": stored["ratio"],
+            "now": measured["ratio"],
+            "change": round(change, 3),
+            "slower": round(1 / change if is_throughput(figure) else change, 3),
+        }
+    return compared
+
+
+def regressions(compared: dict[str, dict[str, Any]], margin: float) -> dict[str, float]:
+    """The checked figures slower than their baseline by more than `margin` times, and by how much."""
+    return {
+        figure: c["slower"]
+        for figure, c in compared.items()
+        if c["slower"] > margin and not any(tail in figure.rsplit(".", 1)[-1] for tail in UNCHECKED)
+    }
+
+
+def regressions_message(found: dict[str, float], margin: float, path: Path = BASELINE_FILE) -> str:
+    figures = ", ".join(
+        f"{figure} {slower}x" for figure, slower in sorted(found.items(), key=lambda i: -i[1])
+    )
+    return REGRESSED.format(path=path, margin=margin, figures=figures)

@@ -1,0 +1,220 @@
+"""Yardsticks: references that do not depend on our code, measured at the start of each bench run, and every
+timed figure of the report divided by the one it depends on, so a slower machine and slower code read apart.
+
+A figure in yardstick units is a ratio: an import that takes 12 encoder runs takes 12 on a fast machine and on a
+slow one; when it takes 24, the code changed. docs/performance.md#yardsticks has the figures.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable, Iterator
+from enum import StrEnum
+from typing import Any
+
+from django.db import connection
+
+from bench.timing import timed
+from garden import embeddings
+
+
+class Yardstick(StrEnum):
+    CPU = "cpu"  # a fixed pure-Python loop: parsing, judging, planning
+    ENCODER = "encoder"  # the configured encoder embedding fixed passages: imports, embeddings
+    ROUND_TRIP = "round_trip"  # `SELECT 1` to PostgreSQL: retrieval and everything else bound by the database
+
+
+# Steps of the CPU loop: about a tenth of a second on the shared 2-core machine, long enough to time well.
+CPU_LOOP_STEPS = 1_000_000
+CPU_LOOP_REPEATS = 5
+ENCODER_REPEATS = 3
+ROUND_TRIPS = 200
+
+_SUBJECTS = [
+    "The keeper",
+    "A swarm",
+    "The old orchard",
+    "Each hive",
+    "The cider press",
+    "A frost",
+    "The queen",
+    "Rain",
+]
+_PREDICATES = [
+    "moved the frames to the upper box before the first cold night of the autumn",
+    "left the clover field by the hedge untouched for another week of flowers",
+    "was recorded in the ledger with the date, the weather and the weight of honey taken",
+    "needed a second ladder to reach the highest branches of the pear trees",
+    "kept the bees inside for three days while the wind blew from the east",
+    "brought the harvest in early, so the late plums were pressed with the apples",
+    "cost the garden most of its blossom, and the crop was small that year",
+    "filled the water butts by the shed, which saved a trip to the well",
+]
+# 64 fixed passages for the encoder yardstick: the same words in every run and checkout.
+PASSAGES = [f"{subject} {predicate}." for subject in _SUBJECTS for predicate in _PREDICATES]
+
+# The yardstick each timed figure of the report is divided by, by path ("*" stands for any one key or position).
+PER: dict[str, Yardstick] = {
+    "import.seconds": Yardstick.ENCODER,
+    "import.chunks_per_second": Yardstick.ENCODER,
+    "embedding_backends.*.chunks_per_second": Yardstick.ENCODER,
+    "embedding_backends.*.query_embedding.*": Yardstick.ENCODER,
+    "embedding_backends.*.judge_claims_per_second": Yardstick.CPU,
+    "large_garden.first_import_seconds": Yardstick.ENCODER,
+    "large_garden.chunks_per_second": Yardstick.ENCODER,
+    "large_garden.encode_seconds": Yardstick.ENCODER,
+    "large_garden.reimport_unchanged_seconds": Yardstick.CPU,
+    "import_memory.sizes.*.seconds": Yardstick.ENCODER,
+    "import_memory.sizes.*.chunks_per_second": Yardstick.ENCODER,
+    "import_memory.ask_on_largest.*": Yardstick.ROUND_TRIP,
+    "logseq_import.logseq_seconds": Yardstick.ENCODER,
+    "logseq_import.markdown_seconds": Yardstick.ENCODER,
+    "logseq_import.*_reading_seconds": Yardstick.CPU,
+    "distributed_import.*.seconds": Yardstick.ENCODER,
+    "distributed_import.*.chunks_per_second": Yardstick.ENCODER,
+    "query_embedding.*": Yardstick.ENCODER,
+    "retrieval.sizes.*.hnsw_vector_search.*": Yardstick.ROUND_TRIP,
+    "retrieval.sizes.*.sql_exact_scan.*": Yardstick.ROUND_TRIP,
+    "retrieval.sizes.*.hybrid_retrieval.*": Yardstick.ROUND_TRIP,
+    "retrieval.sizes.*.numpy_exact_scan.*": Yardstick.CPU,
+    "hnsw.numpy_exact_scan.*": Yardstick.CPU,
+    "hnsw.indexes.*.ef_search.*.*": Yardstick.ROUND_TRIP,
+    "refusal_decision.*": Yardstick.ROUND_TRIP,
+    "notes.sizes.*.hybrid_retrieval.*": Yardstick.ROUND_TRIP,
+    "notes.sizes.*.refusal_decision.*": Yardstick.ROUND_TRIP,
+    "judge.six_claims_eight_chunks_*": Yardstick.CPU,
+    "judge.local_judge_claims_per_second": Yardstick.CPU,
+    "verify_all.*.seconds": Yardstick.CPU,
+}
+
+
+def _cpu_loop() -> int:
+    total = 0
+    for step in range(CPU_LOOP_STEPS):
+        total = (total + step * step) % 1_000_003
+    return total
+
+
+def cpu_loop_seconds() -> float:
+    """Seconds the fixed loop takes (median of CPU_LOOP_REPEATS)."""
+    return statistics.median(timed(_cpu_loop)[0] / 1000 for _ in range(CPU_LOOP_REPEATS))
+
+
+def encoder_seconds() -> float:
+    """Seconds the configured encoder takes to embed PASSAGES (median of ENCODER_REPEATS, model loaded first)."""
+    embeddings.load()
+    embeddings.embed(PASSAGES[:8])
+    return statistics.median(timed(embeddings.embed, PASSAGES)[0] / 1000 for _ in range(ENCODER_REPEATS))
+
+
+def round_trip_ms() -> float:
+    """Milliseconds of a `SELECT 1` to PostgreSQL and back (median of ROUND_TRIPS)."""
+    samples = []
+    with connection.cursor() as cursor:
+        for _ in range(ROUND_TRIPS):
+            began = time.perf_counter()
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+            samples.append((time.perf_counter() - began) * 1000)
+    return statistics.median(samples)
+
+
+def machine() -> dict[str, Any]:
+    return {
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "load_average": [round(load, 1) for load in os.getloadavg()],
+    }
+
+
+def yardstick_measure(
+    cpu: Callable[[], float] = cpu_loop_seconds,
+    encoder: Callable[[], float] = encoder_seconds,
+    round_trip: Callable[[], float] = round_trip_ms,
+) -> dict[str, Any]:
+    """The report's "yardstick" section: each reference measured now, and the machine it ran on."""
+    encoder_s = encoder()
+    return {
+        "cpu_loop_seconds": round(cpu(), 4),
+        "encoder": embeddings.embedder(),
+        "encoder_passages": len(PASSAGES),
+        "encoder_seconds": round(encoder_s, 4),
+        "encoder_passages_per_second": round(len(PASSAGES) / encoder_s, 1),
+        "round_trip_ms": round(round_trip(), 4),
+        "machine": machine(),
+    }
+
+
+def yardstick_seconds(section: dict[str, Any]) -> dict[Yardstick, float]:
+    """Each yardstick's length in seconds, from a report's "yardstick" section."""
+    return {
+        Yardstick.CPU: section["cpu_loop_seconds"],
+        Yardstick.ENCODER: section["encoder_seconds"],
+        Yardstick.ROUND_TRIP: section["round_trip_ms"] / 1000,
+    }
+
+
+def is_throughput(path: str) -> bool:
+    """Whether a figure counts things per second (bigger is better), rather than timing something."""
+    return path.endswith("per_second")
+
+
+def _seconds(path: str, value: float) -> float | None:
+    """A timed figure in seconds, by its name's unit; None when the name gives none."""
+    name = path.rsplit(".", 1)[-1]
+    if name.endswith("_ms"):
+        return value / 1000
+    if name.endswith(("seconds", "_s")) and not is_throughput(path):
+        return value
+    return None
+
+
+def _leaves(value: object, path: str = "") -> Iterator[tuple[str, float]]:
+    if isinstance(value, dict):
+        items: Iterator[tuple[object, object]] = iter(value.items())
+    elif isinstance(value, list):
+        items = iter(enumerate(value))
+    else:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            yield path, float(value)
+        return
+    for key, item in items:
+        yield from _leaves(item, f"{path}.{key}" if path else str(key))
+
+
+def yardstick_for(path: str) -> Yardstick | None:
+    """The yardstick a figure at `path` is divided by (PER), or None when it is not a timed figure."""
+    parts = path.split(".")
+    for pattern, per in PER.items():
+        wanted = pattern.split(".")
+        if len(wanted) == len(parts) and all(map(fnmatch.fnmatchcase, parts, wanted)):
+            return per
+    return None
+
+
+def _significant(number: float) -> float:
+    return float(f"{number:.3g}")
+
+
+def ratios(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every timed figure of `report` in units of its yardstick: a time over the yardstick's time (how many
+    yardsticks it takes), a throughput times it (how many things one yardstick's time does)."""
+    lengths = yardstick_seconds(report["yardstick"])
+    found: dict[str, dict[str, Any]] = {}
+    for path, value in _leaves({k: v for k, v in report.items() if k != "yardstick"}):
+        per = yardstick_for(path)
+        if per is None:
+            continue
+        if is_throughput(path):
+            ratio = value * lengths[per]
+        elif (seconds := _seconds(path, value)) is not None:
+            ratio = seconds / lengths[per]
+        else:
+            continue
+        found[path] = {"value": value, "per": str(per), "ratio": _significant(ratio)}
+    return found

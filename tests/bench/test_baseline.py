@@ -1,0 +1,174 @@
+"""The stored baseline catches a slower code path, in yardstick units, and lets a shared machine's wobble pass;
+a missing, unreadable or mismatched baseline says so plainly."""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench import cli
+from bench.baseline import (
+    BASELINE_MISSING,
+    DEFAULT_MARGIN,
+    BaselineError,
+    against_baseline,
+    baseline_load,
+    regressions,
+)
+from bench.timing import timed
+from bench.yardstick import cpu_loop_seconds, ratios
+
+YARDSTICK = {"cpu_loop_seconds": 0.1, "encoder_seconds": 0.5, "round_trip_ms": 0.4, "machine": {"cpus": 2}}
+OPTIONS = {"runs": 1, "sizes": [1000], "notes": [50, 500], "backends": ["onnx-int8"]}
+
+
+def _report(slower: float = 1.0, yardstick: dict[str, Any] = YARDSTICK) -> dict[str, Any]:
+    """A report whose code takes `slower` times as long as the baseline's, on the same machine."""
+    report = {
+        "yardstick": yardstick,
+        "import": {"seconds": 6.0 * slower, "chunks_per_second": round(59.0 / slower, 2)},
+        "retrieval": {"sizes": [{"hybrid_retrieval": {"p50_ms": 8.0 * slower, "p95_ms": 12.0}}]},
+        "judge": {"six_claims_eight_chunks_median_ms": 250.0},
+    }
+    report["ratios"] = ratios(report)
+    return report
+
+
+def _baseline(report: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"options": OPTIONS, "ratios": (report or _report())["ratios"]}
+
+
+def test_a_2x_slowdown_is_caught_and_a_1_2x_wobble_is_not() -> None:
+    compared = against_baseline(_report(slower=2.0), _baseline(), OPTIONS)
+    assert compared["import.seconds"] == {"baseline": 12.0, "now": 24.0, "change": 2.0, "slower": 2.0}
+    assert set(regressions(compared, DEFAULT_MARGIN)) == {
+        "import.seconds",
+        "import.chunks_per_second",
+        "retrieval.sizes.0.hybrid_retrieval.p50_ms",
+    }
+    assert regressions(against_baseline(_report(slower=1.2), _baseline(), OPTIONS), DEFAULT_MARGIN) == {}
+
+
+def test_a_throughput_halved_is_slower_and_doubled_is_not() -> None:
+    halved = against_baseline(_report(slower=2.0), _baseline(), OPTIONS)["import.chunks_per_second"]
+    assert halved["change"] == pytest.approx(0.5, abs=0.01)  # ratios keep three significant digits
+    assert halved["slower"] == pytest.approx(2.0, abs=0.01)
+    assert regressions(against_baseline(_report(slower=0.5), _baseline(), OPTIONS), DEFAULT_MARGIN) == {}
+
+
+def test_a_slower_machine_is_not_slower_code() -> None:
+    # Everything twice as slow, the yardsticks too: the ratios stay where they were.
+    machine = {**YARDSTICK, "cpu_loop_seconds": 0.2, "encoder_seconds": 1.0, "round_trip_ms": 0.8}
+    compared = against_baseline(_report(slower=2.0, yardstick=machine), _baseline(), OPTIONS)
+    assert regressions(compared, DEFAULT_MARGIN) == {}
+    assert compared["import.seconds"]["change"] == 1.0
+
+
+def test_tails_are_compared_but_not_checked() -> None:
+    slow_tail = _report()
+    slow_tail["retrieval"]["sizes"][0]["hybrid_retrieval"]["p95_ms"] = 48.0
+    slow_tail["ratios"] = ratios(slow_tail)
+    compared = against_baseline(slow_tail, _baseline(), OPTIONS)
+    assert compared["retrieval.sizes.0.hybrid_retrieval.p95_ms"]["slower"] == 4.0
+    assert regressions(compared, DEFAULT_MARGIN) == {}
+
+
+def _workload(times: int) -> float:
+    for _ in range(times):
+        sum(step * step for step in range(100_000))
+    return 0.0
+
+
+def _measured(times: int, yardstick: dict[str, Any]) -> dict[str, Any]:
+    milliseconds = statistics.median(timed(_workload, times)[0] for _ in range(7))
+    report = {"yardstick": yardstick, "judge": {"six_claims_eight_chunks_median_ms": milliseconds}}
+    report["ratios"] = ratios(report)
+    return report
+
+
+def test_a_function_really_made_twice_as_slow_is_caught() -> None:
+    yardstick = {**YARDSTICK, "cpu_loop_seconds": cpu_loop_seconds()}
+    baseline = _baseline(_measured(1, yardstick))
+    doubled = against_baseline(_measured(2, yardstick), baseline, OPTIONS)
+    assert list(regressions(doubled, DEFAULT_MARGIN)) == ["judge.six_claims_eight_chunks_median_ms"]
+    again = against_baseline(_measured(1, yardstick), baseline, OPTIONS)
+    assert regressions(again, DEFAULT_MARGIN) == {}
+
+
+def test_a_baseline_of_other_sizes_is_not_compared() -> None:
+    with pytest.raises(BaselineError, match=r"sizes \[1000\] then, \[1000, 10000\] now"):
+        against_baseline(_report(), _baseline(), {**OPTIONS, "sizes": [1000, 10000]})
+
+
+def test_a_missing_or_unreadable_baseline_says_what_to_do(tmp_path: Path) -> None:
+    missing = tmp_path / "baseline.json"
+    with pytest.raises(BaselineError) as error:
+        baseline_load(missing)
+    assert str(error.value) == BASELINE_MISSING.format(path=missing)
+    missing.write_text("{not json", encoding="utf-8")
+    with pytest.raises(BaselineError, match="cannot be read"):
+        baseline_load(missing)
+
+
+@pytest.fixture
+def measured(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """`python -m bench` with its measuring replaced by a report whose code is slowed by the last factor."""
+    slowdowns = [1.0]
+
+    def report_measure(**options: Any) -> dict[str, Any]:
+        report = _report(slower=slowdowns[-1])
+        del report["ratios"]
+        return report
+
+    monkeypatch.setattr(cli, "report_measure", report_measure)
+    return slowdowns
+
+
+def test_write_baseline_stores_the_ratios_with_date_commit_and_machine(
+    tmp_path: Path, measured: list[float], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "baseline.json"
+    assert cli.main(["--smallest", "--baseline", str(path), "--write-baseline"]) == 0
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", stored["measured"])
+    assert re.fullmatch(r"[0-9a-f]{40}", stored["commit"])
+    assert stored["machine"] == {"cpus": 2}
+    assert stored["options"]["sizes"] == [1000]
+    assert stored["ratios"]["import.seconds"]["ratio"] == 12.0
+    assert "Wrote the baseline" in capsys.readouterr().err
+
+
+def test_check_baseline_fails_naming_the_slower_figures(
+    tmp_path: Path, measured: list[float], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "baseline.json"
+    assert cli.main(["--smallest", "--baseline", str(path), "--write-baseline"]) == 0
+    capsys.readouterr()
+    measured.append(1.2)
+    assert cli.main(["--smallest", "--baseline", str(path), "--check-baseline"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["against_baseline"]["import.seconds"]["change"] == 1.2
+    measured.append(2.0)
+    assert cli.main(["--smallest", "--baseline", str(path), "--check-baseline"]) == 1
+    error = capsys.readouterr().err
+    assert "import.seconds 2.0x" in error
+    assert "retrieval.sizes.0.hybrid_retrieval.p50_ms 2.0x" in error
+    assert "judge" not in error
+    # A wider margin lets it pass.
+    assert cli.main(["--smallest", "--baseline", str(path), "--check-baseline", "2.5"]) == 0
+
+
+def test_check_baseline_without_a_baseline_fails_with_a_message_not_a_traceback(
+    tmp_path: Path, measured: list[float], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "nowhere.json"
+    assert cli.main(["--smallest", "--baseline", str(path), "--check-baseline"]) == 1
+    assert capsys.readouterr().err.strip() == BASELINE_MISSING.format(path=path)
+    # Without the check, a run just says so and succeeds.
+    assert cli.main(["--smallest", "--baseline", str(path)]) == 0
+    assert "No baseline at" in capsys.readouterr().err
