@@ -200,7 +200,8 @@ def test_a_run_says_how_many_answers_state_the_expected_fact_in_its_report_expor
     single_fact = re.search(r'<th scope="row">single_fact</th>((?:<td>[^<]*</td>)+)', page)
     assert single_fact and re.findall(r"<td>([^<]*)</td>", single_fact.group(1))[4] == "50.0%"
     runs = client.get("/operators/runs/").content.decode()
-    assert "<td>66.7%</td>" in runs and "Answers stating the fact" in runs
+    assert '<td data-label="Answers stating the fact" class="num">66.7%</td>' in runs
+    assert "Answers stating the fact" in runs
     chart = runs[runs.index("<svg") : runs.index("</svg>")]
     assert "Unverified claim rate (lower is better)</text>" in chart
     assert "Answers stating the fact (higher is better)</text>" in chart  # the legend, in text
@@ -210,8 +211,8 @@ def test_a_run_says_how_many_answers_state_the_expected_fact_in_its_report_expor
         client.get(f"/operators/runs/compare/?first={first.pk}&second={second.pk}").content.decode()
     )
     assert (
-        '<th scope="row">Answers stating the expected fact</th><td>66.7%</td><td>66.7%</td><td>+0.0 pp</td>'
-        in compare
+        '<th scope="row">Answers stating the expected fact</th><td data-label="First">66.7%</td>'
+        '<td data-label="Second">66.7%</td><td data-label="Change">+0.0 pp</td>' in compare
     )
 
 
