@@ -269,3 +269,27 @@ def test_the_schema_documents_the_bearer_scheme(client):
     [(name, scheme)] = schema["components"]["securitySchemes"].items()
     assert scheme["type"] == "http" and scheme["scheme"] == "bearer"
     assert schema["security"] == [{name: []}, {}]  # a token, or none (a visitor, or a session)
+
+
+def test_the_token_list_costs_the_same_few_queries_however_many_tokens(client, django_assert_max_num_queries):
+    reader = login(client, READER)
+    for n in range(12):
+        token_of(reader, f"script {n}")
+    with django_assert_max_num_queries(8):
+        page = client.get("/accounts/tokens/")
+    assert page_text(page.content.decode()).count("Revoke…") == 12
+
+
+def test_a_superuser_revokes_a_leaked_token_in_the_admin(client):
+    raw = token_of(user_of(READER, "alice"))
+    client.force_login(User.objects.create_superuser("root", password="pw-not-used"))
+    listed = client.get("/admin/verifier/apitoken/").content.decode()
+    assert "alice" in listed and ApiToken.objects.get().prefix in listed
+    done = client.post(
+        "/admin/verifier/apitoken/",
+        {"action": "revoke", "_selected_action": [ApiToken.objects.get().pk]},
+        follow=True,
+    )
+    assert "1 token revoked." in done.content.decode()
+    client.logout()
+    assert ask(client, headers=bearer(raw)).json() == {"error": TOKEN_REFUSED}
