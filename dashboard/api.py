@@ -56,6 +56,14 @@ class GroundworkAPI(NinjaAPI):
             "description": "A personal API token (gw_…) from your account page: the call acts as you.",
         }
         schema["security"] = [{BEARER_SCHEME: []}, {}]
+        refused = {
+            "description": "The Authorization header names no active personal token (malformed, unknown or "
+            "revoked).",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}},
+        }
+        for operations in schema["paths"].values():
+            for operation in operations.values():
+                operation["responses"].setdefault("401", refused)
         return schema
 
 

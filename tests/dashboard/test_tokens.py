@@ -269,6 +269,9 @@ def test_the_schema_documents_the_bearer_scheme(client):
     [(name, scheme)] = schema["components"]["securitySchemes"].items()
     assert scheme["type"] == "http" and scheme["scheme"] == "bearer"
     assert schema["security"] == [{name: []}, {}]  # a token, or none (a visitor, or a session)
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            assert "401" in operation["responses"], f"{method} {path}"
 
 
 def test_the_token_list_costs_the_same_few_queries_however_many_tokens(client, django_assert_max_num_queries):
