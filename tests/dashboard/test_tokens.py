@@ -8,6 +8,7 @@ import re
 import time
 from decimal import Decimal
 from types import SimpleNamespace
+from typing import cast
 
 import pytest
 from django.contrib.auth.models import Group, User
@@ -15,6 +16,7 @@ from django.core.cache import cache, caches
 from django.test import Client
 from django.utils import timezone
 from django.utils.html import escape
+from django.views.debug import ExceptionReporter, get_exception_reporter_class
 
 from config.scrubbing import ScrubbingFormatter
 from dashboard import ratelimit
@@ -232,6 +234,15 @@ def test_a_token_never_appears_in_a_log_line(client, caplog, monkeypatch):
     written = "\n".join(formatter.format(record) for record in caplog.records)
     assert "RuntimeError" in written and "Authorization" in written  # the lines were logged...
     assert raw not in written and raw[len("gw_") :] not in written  # ...without the token
+    # Nor in the admins' error report of the crash (built as AdminEmailHandler builds it), headers and all.
+    [crashed] = [r for r in caplog.records if r.name == "django.request" and r.exc_info]
+    assert crashed.exc_info is not None
+    reporter_class = cast(type[ExceptionReporter], get_exception_reporter_class(crashed.request))
+    exc_type, exc_value, traceback = crashed.exc_info
+    reporter = reporter_class(crashed.request, exc_type, exc_value, traceback, is_email=True)
+    report = reporter.get_traceback_text() + reporter.get_traceback_html()
+    assert "HTTP_AUTHORIZATION" in report and "failed while serving" in report
+    assert raw not in report and raw[len("gw_") :] not in report
 
 
 def test_a_tokens_calls_are_limited_per_token_not_per_address(client, settings):
