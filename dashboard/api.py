@@ -17,7 +17,7 @@ from ninja.utils import check_csrf
 
 from claimcheck.terms import ClaimStatus, RiskLabel, Verdict
 from dashboard.asking import ask
-from dashboard.bearer import BearerRefused, bearer_authenticate, request_token
+from dashboard.bearer import BearerRefused, bearer_authenticate, request_spender
 from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
 from dashboard.permissions import check_mode, may_ask, may_check, may_see_rejected_quotes
 from dashboard.presenters import checked_payload, health_payload
@@ -26,7 +26,7 @@ from dashboard.shapes import CITED_AS, AnswerOut, VerdictOut, answer_shape, verd
 from garden import selectors
 from garden.answering import QuestionError
 from garden.models import Answer
-from verifier.budget import Spender, spending_for
+from verifier.budget import spending_for
 from verifier.checking import CheckError, garden_check
 from verifier.health import health_check
 from verifier.roles import VIEW_LOGS
@@ -240,7 +240,8 @@ def api_ask(
         response["Retry-After"] = str(wait)
         return Status(429, {"error": RATE_LIMITED})
     try:
-        answer = ask(payload.question, request.user, claude_slot(), token=request_token(request))
+        with spending_for(request_spender(request)):
+            answer = ask(payload.question, request.user, claude_slot())
     except QuestionError as error:
         return Status(400, {"error": error.message})
     except ClaudeBusy:
@@ -322,10 +323,8 @@ def api_check(request: HttpRequest, payload: CheckIn, response: HttpResponse) ->
     if (wait := rate_limited(request, "check")) is not None:
         response["Retry-After"] = str(wait)
         return Status(429, {"error": RATE_LIMITED})
-    token = request_token(request)
-    spender = Spender(user_id=request.user.pk, token_id=token.pk if token else None)
     try:
-        with spending_for(spender):
+        with spending_for(request_spender(request)):
             checked, chunks = garden_check(payload.text, mode=check_mode(request), claude_slot=claude_slot())
     except CheckError as error:
         return Status(400, {"error": error.message})

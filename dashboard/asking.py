@@ -14,8 +14,6 @@ from django.db.models import QuerySet
 
 from garden.answering import question_ask
 from garden.models import Answer, Question
-from verifier.budget import Spender, spending_for
-from verifier.models import ApiToken
 from verifier.queueing import verification_request
 
 RECENT_LIMIT = 8
@@ -28,27 +26,22 @@ def ask(
     text: str | None,
     user: AbstractBaseUser | AnonymousUser | None = None,
     claude_slot: AbstractContextManager[object] | None = None,
-    token: ApiToken | None = None,
 ) -> Answer:
     """Answer the question and queue its verification once the answer is committed (the answer and its
     pending verification are stored together). A visitor who is not signed in (`user` anonymous, as a page or
     the API gives it) asks on the anonymous visitors' Claude allowance; no `user` is the command line.
     `claude_slot` is held while Claude writes the answer (a web request's: `dashboard.claude_slots.claude_slot()`).
-    What Claude costs is booked for the signed-in `user`, and the API `token` they asked with, if any.
 
     Raises `garden.answering.QuestionError` for an empty or over-long question, and what `claude_slot` raises.
     """
     anonymous = user is not None and not user.is_authenticated
-    user_id = user.pk if user is not None and user.is_authenticated else None
-    spender = Spender(user_id=user_id, token_id=token.pk if token else None)
-    with spending_for(spender):
-        return question_ask(
-            text=text,
-            user=user,
-            anonymous=anonymous,
-            on_stored=lambda answer: verification_request(answer=answer),
-            claude_slot=claude_slot,
-        )
+    return question_ask(
+        text=text,
+        user=user,
+        anonymous=anonymous,
+        on_stored=lambda answer: verification_request(answer=answer),
+        claude_slot=claude_slot,
+    )
 
 
 def asked_remember(session: SessionBase, answer: Answer) -> None:

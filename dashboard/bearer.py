@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.http import HttpRequest
 
 from garden.errors import UserFacingError
+from verifier.budget import Spender
 from verifier.models import ApiToken
 from verifier.tokens import token_active
 
@@ -51,3 +52,11 @@ def request_token(request: HttpRequest) -> ApiToken | None:
     """The personal token this request was authenticated with, if it was."""
     token = getattr(request, _TOKEN_ATTRIBUTE, None)
     return token if isinstance(token, ApiToken) else None
+
+
+def request_spender(request: HttpRequest) -> Spender:
+    """Who the Claude calls a request makes are spent for (`verifier.budget.spending_for`): its signed-in user,
+    and the personal token it came with, if any; nobody for a visitor."""
+    token = request_token(request)
+    user_id = request.user.pk if request.user.is_authenticated else None
+    return Spender(user_id=user_id, token_id=token.pk if token else None)

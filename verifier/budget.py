@@ -11,8 +11,8 @@ allowance of their own (`ANONYMOUS_CLAUDE_DAILY_USD`): however many they ask, th
 left for signed-in readers. With no allowance no Claude call is made for them at all (`anonymous_local`).
 
 Each row also names the signed-in reader it was spent for, and the personal API token the call came through:
-whoever makes the call says so around it (`spending_for`), as the API does for its callers and a verification
-for the reader who asked, so that the code in between (the garden's synthesis, the engine's panel) need not
+whoever makes the call says so around it (`spending_for`), as the ask page and the API do for their callers
+and a verification for the reader who asked, so that the code in between (the garden's synthesis, the engine's panel) need not
 carry it.
 """
 

@@ -275,6 +275,14 @@ def test_a_claude_answer_through_a_token_is_spent_for_its_user_and_token(client,
     assert escape(f"alice's token “laptop” ({token.prefix}…) $0.0075") in logs
 
 
+def test_a_claude_answer_asked_on_the_page_is_spent_for_the_reader_with_no_token(client, claude):
+    claude.reply_text("The station reopened in 1990 [1].", input_tokens=2_000, output_tokens=100)
+    reader = login(client, READER)
+    assert client.post("/", {"question": QUESTION}).status_code == 302
+    [spend] = JudgeSpend.objects.all()
+    assert (spend.user, spend.token) == (reader, None)
+
+
 def test_the_schema_documents_the_bearer_scheme(client):
     schema = client.get("/api/openapi.json").json()
     [(name, scheme)] = schema["components"]["securitySchemes"].items()
