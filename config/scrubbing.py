@@ -3,13 +3,16 @@
 Django's own filter hides settings named like secrets and variables marked with `sensitive_variables`, but not
 a key held in a local variable of library code (the Anthropic SDK builds its auth headers in a plain dict) or
 quoted in an exception message (an API error echoing the key). Here the configured secrets are replaced
-wherever they appear in the finished text.
+wherever they appear in the finished text, and so are the credentials no setting knows: whatever follows
+`Bearer` (an Authorization header, as a request logged with its headers shows it) and anything shaped like a
+personal API token (`gw_` and its random characters, `verifier.tokens`).
 """
 
 from __future__ import annotations
 
 import html
 import logging
+import re
 from typing import Any
 
 from django.conf import settings
@@ -36,10 +39,17 @@ def secrets() -> list[str]:
     return sorted(found, key=len, reverse=True)
 
 
+# The credential after "Bearer" (an HTTP token68: "Bearer gw_…", "Bearer sk-…", never "bearer of");
+# a personal API token wherever it stands, 20 characters of it being more than any word of prose.
+BEARER = re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}")
+PERSONAL_TOKEN = re.compile(r"gw_[A-Za-z0-9_-]{20,}")
+
+
 def scrub(text: str) -> str:
     for secret in secrets():
         text = text.replace(secret, REPLACEMENT)
-    return text
+    text = BEARER.sub(lambda found: found.group(1) + REPLACEMENT, text)
+    return PERSONAL_TOKEN.sub(REPLACEMENT, text)
 
 
 class ScrubbingFormatter(logging.Formatter):

@@ -12,10 +12,12 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from ninja import Field, NinjaAPI, Schema, Status
 from ninja.errors import HttpError
+from ninja.openapi.schema import OpenAPISchema
 from ninja.utils import check_csrf
 
 from claimcheck.terms import ClaimStatus, RiskLabel, Verdict
 from dashboard.asking import ask
+from dashboard.bearer import BearerRefused, bearer_authenticate, request_spender
 from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
 from dashboard.permissions import check_mode, may_ask, may_check, may_see_rejected_quotes
 from dashboard.presenters import checked_payload, health_payload
@@ -24,6 +26,7 @@ from dashboard.shapes import CITED_AS, AnswerOut, VerdictOut, answer_shape, verd
 from garden import selectors
 from garden.answering import QuestionError
 from garden.models import Answer
+from verifier.budget import spending_for
 from verifier.checking import CheckError, garden_check
 from verifier.health import health_check
 from verifier.roles import VIEW_LOGS
@@ -35,32 +38,70 @@ CSRF_FAILED = (
 )
 
 
-api = NinjaAPI(
+# The OpenAPI name of the personal-token scheme.
+BEARER_SCHEME = "PersonalToken"
+
+
+class GroundworkAPI(NinjaAPI):
+    def get_openapi_schema(
+        self, *, path_prefix: str | None = None, path_params: dict[str, Any] | None = None
+    ) -> OpenAPISchema:
+        """The schema, with the personal-token scheme every operation accepts (`api_caller` checks it for all of
+        them, before ninja's own auth, so ninja does not list it): with a token, or without one (as a visitor,
+        or with a session cookie and its CSRF token), each endpoint then checking its own permission."""
+        schema = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
+        schema["components"].setdefault("securitySchemes", {})[BEARER_SCHEME] = {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A personal API token (gw_…) from your account page: the call acts as you.",
+        }
+        schema["security"] = [{BEARER_SCHEME: []}, {}]
+        refused = {
+            "description": "The Authorization header names no active personal token (malformed, unknown or "
+            "revoked).",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}},
+        }
+        for operations in schema["paths"].values():
+            for operation in operations.values():
+                operation["responses"].setdefault("401", refused)
+        return schema
+
+
+api = GroundworkAPI(
     title="Groundwork API",
     version="1",
-    description="Ask the knowledge garden and read answers with their sources and verdicts.",
+    description="Ask the knowledge garden and read answers with their sources and verdicts. Send "
+    "`Authorization: Bearer <token>` with a personal token from your account page to call it as yourself.",
     urls_namespace="api",
 )
 
 
-def session_csrf(run: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
-    """Whoever calls the API may use it (each endpoint checks its own permission), but a request that carries
-    the session cookie acts as that session, so it must pass Django's CSRF check, as a form does: another site
-    cannot make a reader's browser ask, check or spend in the reader's name. A call without the cookie needs
-    no token: it borrows nobody's session."""
+def api_caller(run: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
+    """Who a call acts as. Whoever calls the API may use it (each endpoint checks its own permission).
+
+    - With `Authorization: Bearer <token>`: as the token's user, needing no CSRF token (`dashboard.bearer`); a
+      header that names no active token is refused (401), never served as a visitor's call.
+    - With the session cookie: as that session, so it must pass Django's CSRF check, as a form does: another
+      site cannot make a reader's browser ask, check or spend in the reader's name.
+    - With neither: as a visitor; it needs no token, as it borrows nobody's session.
+    """
 
     @wraps(run)
     def checked(request: HttpRequest, **kwargs: Any) -> HttpResponseBase:
-        if settings.SESSION_COOKIE_NAME in request.COOKIES and check_csrf(request):
+        try:
+            token = bearer_authenticate(request)
+        except BearerRefused as refused:
+            response = api.create_response(request, {"error": refused.message}, status=401)
+            response["WWW-Authenticate"] = 'Bearer realm="api"'
+            return response
+        if token is None and settings.SESSION_COOKIE_NAME in request.COOKIES and check_csrf(request):
             return api.create_response(request, {"error": CSRF_FAILED}, status=403)
         return run(request, **kwargs)
 
     return checked
 
 
-api.add_decorator(
-    session_csrf, mode="view"
-)  # before the request is read: every operation, present and future
+api.add_decorator(api_caller, mode="view")  # before the request is read: every operation, present and future
 
 
 @api.exception_handler(HttpError)
@@ -199,7 +240,8 @@ def api_ask(
         response["Retry-After"] = str(wait)
         return Status(429, {"error": RATE_LIMITED})
     try:
-        answer = ask(payload.question, request.user, claude_slot())
+        with spending_for(request_spender(request)):
+            answer = ask(payload.question, request.user, claude_slot())
     except QuestionError as error:
         return Status(400, {"error": error.message})
     except ClaudeBusy:
@@ -282,7 +324,8 @@ def api_check(request: HttpRequest, payload: CheckIn, response: HttpResponse) ->
         response["Retry-After"] = str(wait)
         return Status(429, {"error": RATE_LIMITED})
     try:
-        checked, chunks = garden_check(payload.text, mode=check_mode(request), claude_slot=claude_slot())
+        with spending_for(request_spender(request)):
+            checked, chunks = garden_check(payload.text, mode=check_mode(request), claude_slot=claude_slot())
     except CheckError as error:
         return Status(400, {"error": error.message})
     except ClaudeBusy:

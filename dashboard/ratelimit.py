@@ -1,4 +1,5 @@
-"""Rate limits on asking and fact-checking, per user and per client address, per minute (django-ratelimit).
+"""Rate limits on asking and fact-checking, per user and per client address, per minute (django-ratelimit); a
+call made with a personal API token per token and per user instead, wherever it comes from.
 
 Counts live in the shared cache (Redis), so every web process sees the same numbers. When that cache errors, each
 process counts in its own memory instead (`FailoverCache`): the limit then holds per process rather than letting
@@ -22,6 +23,8 @@ from django.core.cache.backends.base import DEFAULT_TIMEOUT, BaseCache
 from django.core.cache.backends.locmem import LocMemCache
 from django.http import HttpRequest
 from django_ratelimit.core import get_usage
+
+from dashboard.bearer import request_token
 
 logger = logging.getLogger(__name__)
 
@@ -72,10 +75,20 @@ def _user_key(group: str, request: HttpRequest) -> str:
     return str(request.user.pk)
 
 
+def _token_key(group: str, request: HttpRequest) -> str:
+    token = request_token(request)
+    return str(token.pk if token else "")
+
+
 def rate_limited(request: HttpRequest, scope: str) -> int | None:
-    """Count this request against its address (and its user, when logged in) for `scope` ("ask", "check");
-    when either is over its per-minute limit, the seconds until the window ends (for Retry-After), else None."""
-    counts = [("ip", _ip_key, settings.RATE_LIMIT_PER_IP)]
+    """Count this request against its address (and its user, when logged in) for `scope` ("ask", "check"), or,
+    made with a personal token, against the token (and its user): a script's calls from a shared address do not
+    use up its neighbours' limit, nor theirs its own. When any count is over its per-minute limit, the seconds
+    until the window ends (for Retry-After), else None."""
+    if request_token(request) is not None:
+        counts = [("token", _token_key, settings.RATE_LIMIT_PER_TOKEN)]
+    else:
+        counts = [("ip", _ip_key, settings.RATE_LIMIT_PER_IP)]
     if request.user.is_authenticated:
         counts.append(("user", _user_key, settings.RATE_LIMIT_PER_USER))
     waits = []

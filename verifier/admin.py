@@ -5,8 +5,11 @@ cost), and an edit would falsify it."""
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.template.defaultfilters import pluralize
+from django.utils import timezone
 
 from verifier.models import (
+    ApiToken,
     Claim,
     CriticFinding,
     JudgeParameters,
@@ -100,10 +103,42 @@ class ReviewAdmin(RecordOnly, admin.ModelAdmin[Review]):
 
 @admin.register(JudgeSpend)
 class JudgeSpendAdmin(RecordOnly, admin.ModelAdmin[JudgeSpend]):
-    list_display = ["created_at", "purpose", "model", "settled", "input_tokens", "output_tokens", "cost_usd"]
+    list_display = [
+        "created_at",
+        "purpose",
+        "model",
+        "settled",
+        "input_tokens",
+        "output_tokens",
+        "cost_usd",
+        "user",
+        "token",
+    ]
     list_filter = ["purpose", "settled", "model"]
-    search_fields = ["model"]
+    list_select_related = ["user", "token"]
+    search_fields = ["model", "user__username", "token__prefix"]
     date_hierarchy = "created_at"
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(RecordOnly, admin.ModelAdmin[ApiToken]):
+    """Personal API tokens, to find one (by its owner, name or first characters) and revoke it, e.g. one that
+    leaked; a token itself is never stored, so it cannot be shown."""
+
+    list_display = ["name", "user", "prefix", "created_at", "last_used_at", "revoked_at"]
+    list_filter = [("revoked_at", admin.EmptyFieldListFilter)]
+    list_select_related = ["user"]
+    search_fields = ["name", "prefix", "user__username"]
+    exclude = ["digest"]
+    actions = ["revoke"]
+
+    @admin.action(description="Revoke the selected tokens", permissions=["revoke"])
+    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
+        revoked = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+        self.message_user(request, f"{revoked} token{pluralize(revoked)} revoked.")
+
+    def has_revoke_permission(self, request: HttpRequest) -> bool:
+        return bool(request.user.is_superuser)
 
 
 @admin.register(JudgeParameters)

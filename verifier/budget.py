@@ -9,11 +9,19 @@ on the safe side. The garden books its answers here through `settings.ANSWER_BUD
 Questions from visitors who are not signed in spend from the same ledger, marked `anonymous`, within an
 allowance of their own (`ANONYMOUS_CLAUDE_DAILY_USD`): however many they ask, the rest of the day's limit is
 left for signed-in readers. With no allowance no Claude call is made for them at all (`anonymous_local`).
+
+Each row also names the signed-in reader it was spent for, and the personal API token the call came through:
+whoever makes the call says so around it (`spending_for`), as the ask page and the API do for their callers
+and a verification for the reader who asked, so that the code in between (the garden's synthesis, the engine's panel) need not
+carry it.
 """
 
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Protocol
@@ -23,7 +31,7 @@ from django.db import connection, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from verifier.models import JudgeSpend, SpendPurpose
+from verifier.models import ApiToken, JudgeSpend, SpendPurpose
 
 # Advisory-lock key of the ledger (verifications lock in namespace 7401 by their id).
 LEDGER_LOCK = (7402, 0)
@@ -51,6 +59,26 @@ def spent_today(*, anonymous: bool | None = None) -> Decimal:
 def spent_today_by_reader() -> dict[str, Decimal]:
     """Today's spending for signed-in readers (and operators' runs) and for anonymous visitors, both always."""
     return {READER_SIGNED_IN: spent_today(anonymous=False), READER_ANONYMOUS: spent_today(anonymous=True)}
+
+
+def spent_today_by_token() -> dict[str, Decimal]:
+    """Today's spending through each personal API token that spent, e.g. {"alice's token “laptop” (gw_x1Y2z…)":
+    Decimal("0.01")}, the largest first."""
+    rows = (
+        JudgeSpend.objects.filter(created_at__gte=today_start(), token__isnull=False)
+        .values("token")
+        .annotate(total=Sum("cost_usd"))
+        .order_by("-total", "token")
+    )
+    totals = {row["token"]: row["total"] for row in rows}
+    tokens = ApiToken.objects.select_related("user").in_bulk(list(totals))
+    return {
+        TOKEN_SPENT.format(user=t.user.get_username(), name=t.name, prefix=t.prefix): totals[pk]
+        for pk, t in tokens.items()
+    }
+
+
+TOKEN_SPENT = "{user}'s token “{name}” ({prefix}…)"
 
 
 def spent_today_by_purpose() -> dict[str, Decimal]:
@@ -92,6 +120,27 @@ def anonymous_local() -> bool:
 
 
 @dataclass(frozen=True)
+class Spender:
+    """Who a Claude call is made for: a signed-in reader, and the API token their call came through."""
+
+    user_id: int | None = None
+    token_id: int | None = None
+
+
+_spender: ContextVar[Spender | None] = ContextVar("spender", default=None)
+
+
+@contextmanager
+def spending_for(spender: Spender) -> Iterator[None]:
+    """Book every Claude call made in the block (in this thread) as spent for `spender`."""
+    reset = _spender.set(spender)
+    try:
+        yield
+    finally:
+        _spender.reset(reset)
+
+
+@dataclass(frozen=True)
 class DailyBudget:
     """Today's ledger as a `garden.claude_api.Budget` and a `claimcheck.claude_client.Budget`, each call booked
     for `purpose`; for an `anonymous` visitor, also within their allowance."""
@@ -107,8 +156,15 @@ class DailyBudget:
                 return None
             if self.anonymous and spent_today(anonymous=True) + most > anonymous_limit():
                 return None
+            spender = _spender.get() or Spender()
             return JudgeSpend.objects.create(
-                purpose=self.purpose, anonymous=self.anonymous, model=model, cost_usd=most, settled=False
+                purpose=self.purpose,
+                anonymous=self.anonymous,
+                user_id=spender.user_id,
+                token_id=spender.token_id,
+                model=model,
+                cost_usd=most,
+                settled=False,
             )
 
     def settle(self, booking: object, usage: Billed) -> None:

@@ -15,6 +15,7 @@ from verifier.budget import (
     daily_limit,
     spent_today_by_purpose,
     spent_today_by_reader,
+    spent_today_by_token,
     today_start,
 )
 from verifier.models import CriticFinding, Verification
@@ -76,6 +77,8 @@ class SpendToday:
     by_reader: dict[str, Decimal] = field(default_factory=dict)
     anonymous_limit: Decimal = Decimal(0)  # the visitors' allowance, within `limit`
     anonymous_held: int = 0  # visitors' answers their spent allowance kept from Claude (writing or judging)
+    # Of the signed-in readers' spending, what came through each personal API token (verifier.budget's labels).
+    by_token: dict[str, Decimal] = field(default_factory=dict)
 
     @property
     def spent(self) -> Decimal:
@@ -105,4 +108,5 @@ def spend_today() -> SpendToday:
         by_reader=spent_today_by_reader(),
         anonymous_limit=anonymous_limit(),
         anonymous_held=anonymous_held,
+        by_token=spent_today_by_token(),
     )

@@ -144,6 +144,30 @@ class SpendPurpose(models.TextChoices):
     BATCH = "batch", "Batch scoring"
 
 
+# A token's name is a label its owner reads in a list ("laptop", "Claude Desktop"), not a description.
+TOKEN_NAME_MAX_CHARS = 100
+
+
+class ApiToken(models.Model):
+    """A personal API token: `Authorization: Bearer <token>` acts as its user, with their role and what they may
+    see. Only the SHA-256 digest of the token is kept (it is shown once, when created), with its first few
+    characters to tell tokens apart in a list. A revoked token stays, so that the ledger keeps naming it."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=TOKEN_NAME_MAX_CHARS)
+    prefix = models.CharField(max_length=12, help_text="The token's first characters, which are not secret.")
+    digest = models.CharField(max_length=64, unique=True, help_text="SHA-256 of the token, in hex.")
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+
 class JudgeSpend(models.Model):
     """What one Claude judgement, or one answer Claude wrote, cost: the ledger behind the daily budget
     (`verifier.budget`).
@@ -160,6 +184,22 @@ class JudgeSpend(models.Model):
         default=False,
         db_default=False,  # in the database too: rows that older migrations write without the field are not
         help_text="Spent for a visitor who was not signed in (ANONYMOUS_CLAUDE_DAILY_USD caps these).",
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The signed-in reader the call was made for, when there was one.",
+    )
+    token = models.ForeignKey(
+        ApiToken,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="spends",
+        help_text="The personal API token the call came through, when it came through one.",
     )
     model = models.CharField(max_length=100, blank=True)
     settled = models.BooleanField(

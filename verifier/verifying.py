@@ -22,7 +22,7 @@ from claimcheck.panel import CastVote
 from claimcheck.quote_gate import quote_passed
 from claimcheck.terms import LOCAL_JUDGE, UNSURE_RISK, JudgeMode, RiskLabel, Severity
 from garden.models import Answer, Article, Chunk
-from verifier.budget import anonymous_local
+from verifier.budget import Spender, anonymous_local, spending_for
 from verifier.checking import Checked, text_check
 from verifier.judge_parameters import judge_parameters_use
 from verifier.models import Claim, CriticFinding, SpendPurpose, Verification, VerificationStatus, Vote
@@ -105,9 +105,11 @@ def _run(verification_id: int) -> Verification | None:
     anonymous = answer.question.anonymous
     mode = JudgeMode.LOCAL if anonymous and anonymous_local() else JudgeMode(settings.VERIFIER_MODE)
     try:
-        checked = text_check(
-            answer.text, sources, purpose=SpendPurpose.VERIFICATION, mode=mode, anonymous=anonymous
-        )
+        # The check is spent for the reader who asked (the token they asked with is not kept on the question).
+        with spending_for(Spender(user_id=answer.question.asked_by_id)):
+            checked = text_check(
+                answer.text, sources, purpose=SpendPurpose.VERIFICATION, mode=mode, anonymous=anonymous
+            )
     except Exception:
         logger.exception("the judge crashed on verification %s", verification_id)
         Verification.objects.filter(pk=verification_id).update(

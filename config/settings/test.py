@@ -37,5 +37,6 @@ CACHES = {
 # High enough for the suite; the rate-limit tests lower them.
 RATE_LIMIT_PER_IP = 10_000
 RATE_LIMIT_PER_USER = 10_000
+RATE_LIMIT_PER_TOKEN = 10_000
 # The browser tests serve the site with gunicorn; let it serve static files without collectstatic.
 WHITENOISE_USE_FINDERS = True

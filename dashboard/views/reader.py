@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard.asking import ask, asked_remember, questions_recent
+from dashboard.bearer import request_spender
 from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
 from dashboard.forms import AskForm
 from dashboard.markdown import EmbedBudget
@@ -23,6 +24,7 @@ from dashboard.views.htmx import HtmxHttpRequest
 from garden import selectors
 from garden.answering import QuestionError
 from garden.models import Answer, Article
+from verifier.budget import spending_for
 from verifier.selectors import verification_for_answer
 
 # An image's bytes never change for its hash, but whether it may be shown does: once the only note showing it is
@@ -42,7 +44,8 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
         return _too_many(request, wait)
     if request.method == "POST":
         try:
-            answer = ask(form["question"].value(), request.user, claude_slot())
+            with spending_for(request_spender(request)):
+                answer = ask(form["question"].value(), request.user, claude_slot())
         except QuestionError as problem:
             error = problem.message
         except ClaudeBusy:

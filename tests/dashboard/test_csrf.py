@@ -35,6 +35,8 @@ POSTS = {
     "/operators/judge/retrain/",
     "/operators/judge/1/activate/",
     "/accounts/login/",
+    "/accounts/tokens/",
+    "/accounts/tokens/1/revoke/",
     "/accounts/logout/",
     "/admin/login/",
     "/admin/garden/article/add/",

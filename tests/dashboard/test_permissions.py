@@ -64,6 +64,7 @@ MATRIX = [
     ("get", "/articles/station-ashcombe/", None, PUBLIC),
     ("get", "/topics/stations/", None, PUBLIC),
     ("get", "/accounts/login/", None, PUBLIC),
+    ("get", "/accounts/tokens/", None, {**PUBLIC, "anonymous": 302}),  # any signed-in user's own tokens
     ("get", "/api/openapi.json", None, PUBLIC),
     ("get", "/api/answers/{answer}", None, ASK),
     ("get", "/api/answers/{answer}/verdict", None, ASK),

@@ -10,7 +10,16 @@ from django.db.models import Model
 from claimcheck.terms import ClaimStatus, JudgeMode
 from evaluation.models import GoldenQuestion, RunItemStatus, RunStatus, VerifyRun, VerifyRunItem
 from tests.factories import verification_with_claims
-from verifier.models import Decision, JudgeParameters, JudgeSpend, Review, SpendPurpose, Verification
+from verifier.models import (
+    ApiToken,
+    Decision,
+    JudgeParameters,
+    JudgeSpend,
+    Review,
+    SpendPurpose,
+    Verification,
+)
+from verifier.tokens import token_create
 
 pytestmark = pytest.mark.django_db
 
@@ -23,6 +32,7 @@ class Records:
     review: Review
     run: VerifyRun
     spend: JudgeSpend
+    token: ApiToken
 
 
 def records_create(claims: int) -> Records:
@@ -47,14 +57,17 @@ def records_create(claims: int) -> Records:
     VerifyRunItem.objects.create(
         run=run, golden=golden, answer=verification.answer, status=RunItemStatus.DONE, seconds=1.5
     )
+    token, _ = token_create(user_id=editor.pk, name=f"laptop {verification.pk}")
     spend = JudgeSpend.objects.create(
         purpose=SpendPurpose.VERIFICATION,
         model=f"claude-test-{verification.pk}",
         input_tokens=1234,
         output_tokens=56,
         cost_usd=Decimal("0.012345"),
+        user=editor,
+        token=token,
     )
-    return Records(verification, review, run, spend)
+    return Records(verification, review, run, spend, token)
 
 
 @pytest.fixture
@@ -92,7 +105,16 @@ def shown(records: Records) -> dict[str, tuple[Model, list[str], list[str]]]:
             [run.label],
             [run.label, f"admin-{verification.pk}: When did Ashcombe station reopen?"],
         ),
-        "verifier/judgespend": (spend, [spend.model, "0.012345"], [spend.model, "1234", "0.012345"]),
+        "verifier/judgespend": (
+            spend,
+            [spend.model, "0.012345", f"editor-{verification.pk}", f"laptop {verification.pk}"],
+            [spend.model, "1234", "0.012345"],
+        ),
+        "verifier/apitoken": (
+            records.token,
+            [records.token.name, records.token.prefix, f"editor-{verification.pk}"],
+            [records.token.name, records.token.prefix],
+        ),
         "verifier/judgeparameters": (
             JudgeParameters.objects.get(version=1),
             ["Shipped with the code (params.json)", "Kept"],
@@ -109,6 +131,7 @@ ADMINS = [
     "evaluation/verifyrun",
     "verifier/judgespend",
     "verifier/judgeparameters",
+    "verifier/apitoken",
 ]
 
 

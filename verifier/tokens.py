@@ -1,0 +1,90 @@
+"""Personal API tokens: created and revoked by their owner, looked up on every API call that carries one.
+
+A token is `gw_` and 43 random URL-safe characters (`secrets.token_urlsafe(32)`: 256 bits). It is shown once, when
+created; only its SHA-256 digest is stored, so a copy of the database holds no token that works. The `gw_` shape
+lets log scrubbing (`config.scrubbing`) find a token wherever one is written.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import re
+import secrets
+
+from django.db import transaction
+from django.utils import timezone
+
+from garden.errors import UserFacingError
+from verifier.models import TOKEN_NAME_MAX_CHARS, ApiToken
+
+TOKEN_PREFIX = "gw_"
+TOKEN_SHAPE = re.compile(r"gw_[A-Za-z0-9_-]{43}")
+PREFIX_SHOWN = 8  # "gw_" and five random characters: enough to tell one's tokens apart, too few to guess with
+# last_used_at is a hint for its owner, not an audit log: one write a minute at most, not one a call.
+LAST_USED_EVERY = datetime.timedelta(minutes=1)
+
+TOKEN_NAME_EMPTY = "Give the token a name, e.g. the machine or program that will use it."
+TOKEN_NAME_TOO_LONG = "A token's name is limited to {limit} characters; this has {length}."
+
+
+class TokenError(UserFacingError):
+    """A token that cannot be created as asked (its name empty or too long)."""
+
+
+def _digest(raw: str) -> str:
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+@transaction.atomic
+def token_create(*, user_id: int, name: str) -> tuple[ApiToken, str]:
+    """A new token for the user `user_id` named `name`, and the token itself: the only time it can be read."""
+    name = " ".join(name.split())
+    if not name:
+        raise TokenError(TOKEN_NAME_EMPTY)
+    if len(name) > TOKEN_NAME_MAX_CHARS:
+        raise TokenError(TOKEN_NAME_TOO_LONG.format(limit=TOKEN_NAME_MAX_CHARS, length=len(name)))
+    raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token = ApiToken.objects.create(
+        user_id=user_id, name=name, prefix=raw[:PREFIX_SHOWN], digest=_digest(raw)
+    )
+    return token, raw
+
+
+def token_owned(*, user_id: int, token_id: int) -> ApiToken | None:
+    """The user's own token of this id, revoked or not; None for another user's token, or none."""
+    return ApiToken.objects.filter(user_id=user_id, pk=token_id).first()
+
+
+def token_revoke(*, user_id: int, token_id: int) -> ApiToken | None:
+    """Revoke one of the user's own tokens (at once: the next call with it is refused); None when the user has no
+    token of this id. Revoking a revoked token changes nothing."""
+    token = token_owned(user_id=user_id, token_id=token_id)
+    if token is not None and token.revoked_at is None:
+        token.revoked_at = timezone.now()
+        token.save(update_fields=["revoked_at"])
+    return token
+
+
+def tokens_listed(*, user_id: int) -> list[ApiToken]:
+    """The user's tokens, newest first, revoked ones too (they say so)."""
+    return list(ApiToken.objects.filter(user_id=user_id).order_by("-created_at", "-pk"))
+
+
+def token_active(raw: str) -> ApiToken | None:
+    """The token `raw` is, with its user loaded, when it is well formed, known, not revoked and its user active;
+    else None. Marks it used (at most once a minute)."""
+    if not TOKEN_SHAPE.fullmatch(raw):
+        return None
+    token = (
+        ApiToken.objects.select_related("user")
+        .filter(digest=_digest(raw), revoked_at__isnull=True, user__is_active=True)
+        .first()
+    )
+    if token is None:
+        return None
+    now = timezone.now()
+    if token.last_used_at is None or now - token.last_used_at >= LAST_USED_EVERY:
+        token.last_used_at = now
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+    return token
