@@ -13,7 +13,7 @@ from django.http import HttpRequest
 from garden.errors import UserFacingError
 from verifier.budget import Spender
 from verifier.models import ApiToken
-from verifier.tokens import token_active
+from verifier.tokens import TOKEN_PREFIX, token_active
 
 TOKEN_MALFORMED = (
     "The Authorization header must read `Bearer gw_…`, with a personal API token from your account page "
@@ -31,14 +31,19 @@ class BearerRefused(UserFacingError):
 
 def bearer_authenticate(request: HttpRequest) -> ApiToken | None:
     """The token the request's Authorization header carries, its user made the request's user; None when the
-    request carries no Authorization header. Raises `BearerRefused` for a header that is not a bearer token,
-    or a token that is unknown, revoked or of a deactivated user: such a call never falls back to acting as
-    nobody, or as the session's user."""
+    request carries no Authorization header, or one of another scheme (a proxy in front of the site may sign
+    its users in with Basic). Raises `BearerRefused` for an empty bearer header or a token sent without its
+    scheme, and for a token that is unknown, revoked or of a deactivated user: such a call never falls back to
+    acting as nobody, or as the session's user."""
     header = request.headers.get("Authorization")
     if header is None:
         return None
     scheme, _, raw = header.strip().partition(" ")
-    if scheme.lower() != "bearer" or not raw.strip():
+    if scheme.lower() != "bearer":
+        if TOKEN_PREFIX in header:  # a token without its scheme
+            raise BearerRefused(TOKEN_MALFORMED)
+        return None  # another scheme (a proxy's Basic sign-in, say): not ours, the call goes on as without it
+    if not raw.strip():
         raise BearerRefused(TOKEN_MALFORMED)
     token = token_active(raw.strip())
     if token is None:

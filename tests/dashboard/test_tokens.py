@@ -178,10 +178,20 @@ def test_a_revoked_unknown_or_malformed_token_is_refused_at_once(client):
     unknown = "gw_" + "A" * 43
     assert client.get("/api/health", headers=bearer(unknown)).json() == {"error": TOKEN_REFUSED}
     assert ask(client, headers=bearer("gw_short")).json() == {"error": TOKEN_REFUSED}
-    for header in ["Basic dXNlcjpwYXNz", "Bearer", "Bearer  ", raw]:
+    for header in ["Bearer", "Bearer  ", raw, f"Token {raw}"]:
         malformed = ask(client, headers={"Authorization": header})
         assert malformed.status_code == 401 and malformed.json() == {"error": TOKEN_MALFORMED}, header
     assert Question.objects.count() == 1  # none of them asked anything
+
+
+def test_another_scheme_is_left_to_the_proxy_that_sent_it(client, settings):
+    """A proxy in front of the site may sign its users in with Basic: such a call goes on as it would without
+    the header (here a visitor's, with visitors not allowed to ask), not refused as a bad token."""
+    settings.ANONYMOUS_CAN_ASK = False
+    without = ask(client)
+    with_basic = ask(client, headers={"Authorization": "Basic dXNlcjpwYXNz"})
+    assert with_basic.status_code == without.status_code != 401
+    assert with_basic.json() == without.json()
 
 
 def test_a_deactivated_users_token_is_refused(client):
