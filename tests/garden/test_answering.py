@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from claimcheck.judges.claude import SYSTEM_PROMPT as JUDGE_PROMPT
-from garden import claude_api
 from garden.answering import EMPTY_QUESTION, REFUSAL_TEXT, QuestionError, question_ask
 from garden.models import Answer, Generator, Retrieval
 from garden.sync import garden_import
 from garden.synthesis.claude import CUT_OFF_REPLY, SYSTEM_PROMPT
 from garden.synthesis.extractive import plain
+from providers.claude import MALFORMED_MESSAGE, RATE_LIMITED_MESSAGE, SERVER_ERROR_MESSAGE, TIMEOUT_MESSAGE
 from tests.factories import garden_write, verified_by_claude
 from tests.fakes import messages_api as fake
 from verifier.queueing import verification_create
@@ -56,11 +56,11 @@ def test_in_scope_question_is_answered_by_claude_from_numbered_sources(claude):
 @pytest.mark.parametrize(
     ("behaviour", "message", "requests"),
     [
-        (fake.status(429, headers={"retry-after": "0"}), claude_api.RATE_LIMITED_MESSAGE, 2),
-        (fake.status(500), claude_api.SERVER_ERROR_MESSAGE, 2),
-        (fake.delay(5.0), claude_api.TIMEOUT_MESSAGE, 2),
+        (fake.status(429, headers={"retry-after": "0"}), RATE_LIMITED_MESSAGE, 2),
+        (fake.status(500), SERVER_ERROR_MESSAGE, 2),
+        (fake.delay(5.0), TIMEOUT_MESSAGE, 2),
         # A readable-but-broken 200 is not transient: retrying would only spend tokens again.
-        (fake.malformed(b'{"id": "msg_1", "content": [tru'), claude_api.MALFORMED_MESSAGE, 1),
+        (fake.malformed(b'{"id": "msg_1", "content": [tru'), MALFORMED_MESSAGE, 1),
     ],
     ids=["rate-limited", "server-error", "timeout", "malformed"],
 )

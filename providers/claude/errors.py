@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Final, Literal
 
-from garden.claude_api.pricing import NO_USAGE, Usage
+from providers.claude.pricing import NO_USAGE, Usage
 
 ClaudeErrorKind = Literal[
     "rate_limited", "server_error", "timeout", "connection", "malformed", "refused", "auth", "bad_request"

@@ -1,4 +1,4 @@
-"""garden.claude_api against the real anthropic SDK, talking to the local fake Messages API."""
+"""providers.claude against the real anthropic SDK, talking to the local fake Messages API."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import anthropic
 import anthropic._base_client
 import pytest
 
-from garden.claude_api import (
+from providers.claude import (
     AUTH_MESSAGE,
     BAD_REQUEST_MESSAGE,
     FALLBACK_PRICE,

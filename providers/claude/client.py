@@ -17,10 +17,10 @@ from typing import Any
 
 import anthropic
 
-from garden.claude_api.config import ClaudeConfig
-from garden.claude_api.errors import ClaudeError, ClaudeErrorKind
-from garden.claude_api.replies import ClaudeReply, read_reply
-from garden.claude_api.retries import RetryWaitLimit, ServerWaitTooLong
+from providers.claude.config import ClaudeConfig
+from providers.claude.errors import ClaudeError, ClaudeErrorKind
+from providers.claude.replies import ClaudeReply, read_reply
+from providers.claude.retries import RetryWaitLimit, ServerWaitTooLong
 
 logger = logging.getLogger(__name__)
 

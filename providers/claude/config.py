@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from garden.claude_api.pricing import DEFAULT_PRICES
+from providers.claude.pricing import DEFAULT_PRICES
 
 
 def _default_prices() -> Mapping[str, tuple[Decimal, Decimal]]:

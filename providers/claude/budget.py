@@ -9,7 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Protocol
 
-from garden.claude_api.pricing import Usage
+from providers.claude.pricing import Usage
 
 
 class Budget(Protocol):

@@ -8,9 +8,9 @@ from typing import Any, NoReturn, TypeGuard
 
 from anthropic.types import Message
 
-from garden.claude_api.config import ClaudeConfig
-from garden.claude_api.errors import ClaudeError
-from garden.claude_api.pricing import NO_USAGE, Usage, cost_usd
+from providers.claude.config import ClaudeConfig
+from providers.claude.errors import ClaudeError
+from providers.claude.pricing import NO_USAGE, Usage, cost_usd
 
 _FORCING_TOOL_CHOICES = frozenset({"tool", "any"})
 

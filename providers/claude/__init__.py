@@ -11,10 +11,10 @@ holds `ClaudeError` and the messages users see. Plain Python: only `claude_confi
 when called.
 """
 
-from garden.claude_api.budget import Budget
-from garden.claude_api.client import call_claude
-from garden.claude_api.config import ClaudeConfig, claude_config
-from garden.claude_api.errors import (
+from providers.claude.budget import Budget
+from providers.claude.client import call_claude
+from providers.claude.config import ClaudeConfig, claude_config
+from providers.claude.errors import (
     AUTH_MESSAGE,
     BAD_REQUEST_MESSAGE,
     CONNECTION_MESSAGE,
@@ -28,8 +28,8 @@ from garden.claude_api.errors import (
     ClaudeError,
     ClaudeErrorKind,
 )
-from garden.claude_api.pricing import DEFAULT_PRICES, FALLBACK_PRICE, NO_USAGE, Usage, cost_usd, price_for
-from garden.claude_api.replies import ClaudeReply
+from providers.claude.pricing import DEFAULT_PRICES, FALLBACK_PRICE, NO_USAGE, Usage, cost_usd, price_for
+from providers.claude.replies import ClaudeReply
 
 __all__ = [
     "AUTH_MESSAGE",
