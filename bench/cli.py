@@ -23,8 +23,8 @@ from bench.notes import NOTE_COUNTS, bench_notes
 from bench.retrieval import SIZES, bench_refusal, bench_retrieval
 from bench.verify_all import bench_verify_all
 from config.database import current_database_url
-from garden.embeddings import EmbeddingBackend
 from garden.golden import DEFAULT_FILE, GoldenEntry, golden_load
+from providers.embeddings import EmbeddingBackend
 
 DESCRIPTION = (
     "Print benchmark medians as JSON (the embedding backends side by side, import, the peak memory of importing "

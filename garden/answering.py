@@ -16,7 +16,7 @@ from garden.preflight import preflight
 from garden.retrieval import RetrievalResult, retrieve
 from garden.synthesis import SourceText, Synthesis, synthesize
 from garden.text import storable
-from garden.timing import phase
+from providers.timing import phase
 
 EMPTY_QUESTION = "Please type a question."
 QUESTION_TOO_LONG = "Questions are limited to {limit:,} characters; yours has {length:,}. Please shorten it."

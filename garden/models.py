@@ -19,10 +19,10 @@ from django.db.models.expressions import RawSQL
 from django.urls import reverse
 from pgvector.django import HnswIndex, VectorField
 
-from garden.embeddings import DIMENSIONS
 from garden.phrases import phrase_keys, question_phrases
 from garden.vocabulary import NAME_SLUG_LIMIT, NAME_TITLE_LIMIT
 from garden.walk import skipped_words
+from providers.embeddings import DIMENSIONS
 
 
 class VocabularyQuerySet(models.QuerySet[Any]):
@@ -330,7 +330,7 @@ class Chunk(models.Model):
     # the current text readers may see through a partial index.
     is_current = models.BooleanField(default=True)
     embedding = VectorField(dimensions=DIMENSIONS)
-    # What made `embedding` (`garden.embeddings.embedder`, e.g. "onnx-int8/v2"). After EMBEDDING_BACKEND is
+    # What made `embedding` (`providers.embeddings.embedder`, e.g. "onnx-int8/v2"). After EMBEDDING_BACKEND is
     # switched, the next import embeds again the current chunks another embedder made.
     embedded_by = models.CharField(max_length=40)
     search_vector = models.GeneratedField(

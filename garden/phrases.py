@@ -83,7 +83,7 @@ def everyday_words() -> frozenset[str]:
     the English text it was trained on (BERT's uncased vocabulary), which it keeps as one piece. A word outside
     it ("varroa", "ashcombe", "signalbox") is a garden's own term; one inside it ("temperature", "station")
     is everyday English, which a question uses for its own sake, whatever the garden."""
-    from garden.embeddings import model_path
+    from providers.embeddings import model_path
 
     vocabulary = (model_path() / "vocab.txt").read_text(encoding="utf-8").split("\n")
     return frozenset(entry for entry in vocabulary if entry.isalnum())

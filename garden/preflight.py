@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from garden.models import Risk
-from garden.timing import phase
+from providers.timing import phase
 
 
 @dataclass(frozen=True)

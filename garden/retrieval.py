@@ -19,11 +19,11 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import Value
 
-from garden import embeddings
 from garden.models import Article, RetrievalCalibration, Theme, Topic
 from garden.phrases import everyday_words, names_asked
 from garden.synthesis.extractive import STOP_WORDS
-from garden.timing import phase
+from providers import embeddings
+from providers.timing import phase
 
 CANDIDATES = 40
 SOURCES_PER_ARTICLE = 3

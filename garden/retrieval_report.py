@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from garden import embeddings
 from garden.golden import GoldenEntry
 from garden.models import Article, Chunk, RetrievalCalibration
 from garden.retrieval import Candidates, Thresholds, gather, select
+from providers import embeddings
 
 RECALL_AT = 5
 # What a calibration is judged by, on the golden set and on held-out halves of it.

@@ -23,9 +23,9 @@ import numpy.typing as npt
 from django.db import transaction
 from django.utils import timezone
 
-from garden import embeddings
 from garden.chunking import chunk_spans, page_of
 from garden.models import Article, ArticleRevision, Chunk
+from providers import embeddings
 
 
 def embedding_input(title: str, text: str) -> str:

@@ -186,7 +186,7 @@ CELERY_RESULT_EXPIRES = 3600
 # What runs the embedding model: onnx-int8 (faster than torch, with torch's recall and refusals on the
 # golden set; docs/performance.md has the figures), onnx (torch's vectors) or torch. The next import after a
 # switch embeds the garden again. The ONNX exports are cached in EMBEDDING_ONNX_CACHE.
-EMBEDDING_BACKENDS = ("onnx-int8", "onnx", "torch")  # garden.embeddings.EmbeddingBackend
+EMBEDDING_BACKENDS = ("onnx-int8", "onnx", "torch")  # providers.embeddings.EmbeddingBackend
 EMBEDDING_BACKEND = env_choice("EMBEDDING_BACKEND", "onnx-int8", EMBEDDING_BACKENDS)
 EMBEDDING_ONNX_CACHE = env("EMBEDDING_ONNX_CACHE", default=str(BASE_DIR / ".run" / "onnx"))
 # Size limits, each applied before any other work on what it limits.

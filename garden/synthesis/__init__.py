@@ -19,8 +19,8 @@ import numpy.typing as npt
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from garden.timing import phase
 from providers.claude import Budget, claude_config
+from providers.timing import phase
 
 BUDGET_SPENT = (
     "Today's budget for Claude is spent; this answer was composed from the garden's sentences by the local "

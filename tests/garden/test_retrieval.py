@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 from django.db import connection
 
-from garden.embeddings import embed
 from garden.golden import golden_load
 from garden.models import Chunk
 from garden.retrieval import Thresholds, retrieve, vector_candidates
 from garden.retrieval_report import measure, observe
+from providers.embeddings import embed
 
 pytestmark = pytest.mark.django_db
 

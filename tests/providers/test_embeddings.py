@@ -8,19 +8,20 @@ import numpy as np
 import onnx as onnx_format
 import pytest
 
-from garden import embeddings
-from garden.embeddings import EmbeddingBackend, onnx
 from garden.golden import golden_load
 from garden.models import Article, Chunk
 from garden.retrieval import retrieve
 from garden.services import embedding_input
 from garden.sync.reembedding import chunks_reembed
+from providers import embeddings
+from providers.embeddings import EmbeddingBackend, onnx
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(scope="module")
-def chunk_texts(django_db_blocker):
+def chunk_texts(django_db_setup, django_db_blocker):
+    # django_db_setup first: the sample garden's passages are there even when this module runs first.
     with django_db_blocker.unblock():
         rows = Chunk.objects.filter(is_current=True).select_related("revision").order_by("id")[:96]
         return [embedding_input(c.revision.title, c.text) for c in rows] + [

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from garden.embeddings import onnx
-from garden.timing import phase
+from providers.embeddings import onnx
+from providers.timing import phase
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -152,7 +152,7 @@ def _exported(cache_root: str) -> onnx.Exported:
 
 
 def onnx_session(backend: EmbeddingBackend, lane: int | None = None) -> onnx.Session:
-    """The ONNX Runtime session of `backend`, exporting the model on first use (see `garden.embeddings.onnx`):
+    """The ONNX Runtime session of `backend`, exporting the model on first use (see `providers.embeddings.onnx`):
     on this process's threads, or with `lane` the single-threaded session of that lane."""
     exported = _exported(setting("EMBEDDING_ONNX_CACHE", str(DEFAULT_ONNX_CACHE)))
     path = exported.int8 if backend is EmbeddingBackend.ONNX_INT8 else exported.fp32
@@ -258,7 +258,7 @@ _cache_lock = threading.Lock()
 def embed_cached(texts: Sequence[str]) -> npt.NDArray[np.float32]:
     """Like `embed`, remembering recent texts: source sentences recur across questions, questions rarely do.
     Texts this process has not embedded are looked for in the cache every process shares (`shared`)."""
-    from garden.embeddings import shared
+    from providers.embeddings import shared
 
     backend = active_backend()
     with _cache_lock:

@@ -3,7 +3,7 @@ response says, in its Server-Timing header, how long each part of the flow took.
 
 import pytest
 
-from garden.timing import parse_header, phase, recording
+from providers.timing import parse_header, phase, recording
 
 
 class Clock:
@@ -17,7 +17,7 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch):
     fake = Clock()
-    monkeypatch.setattr("garden.timing.time.perf_counter", fake)
+    monkeypatch.setattr("providers.timing.time.perf_counter", fake)
     return fake
 
 

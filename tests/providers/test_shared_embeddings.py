@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from django.core.cache import cache
 
-from garden import embeddings
-from garden.embeddings import shared
+from providers import embeddings
+from providers.embeddings import shared
 
 SENTENCES = [
     "The hive has eleven frames.",

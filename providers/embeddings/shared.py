@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 from django.core.cache import cache
 
-from garden.embeddings import EmbeddingBackend, embedder
+from providers.embeddings import EmbeddingBackend, embedder
 
 logger = logging.getLogger(__name__)
 
