@@ -19,7 +19,7 @@ from django.db.models.expressions import RawSQL
 from django.urls import reverse
 from pgvector.django import HnswIndex, VectorField
 
-from garden.phrases import phrase_keys, question_phrases
+from garden.answering.phrases import phrase_keys, question_phrases
 from garden.vocabulary import NAME_SLUG_LIMIT, NAME_TITLE_LIMIT
 from garden.walk import skipped_words
 from providers.embeddings import DIMENSIONS
@@ -105,7 +105,7 @@ class Theme(models.Model):
 
 class Name(models.Model):
     """A name a question may use for a topic (its title or an alias) or a theme (a keyword), as looked up
-    (`garden.phrases.phrase_key`). Kept by `names_keep` whenever topics or themes are written."""
+    (`garden.answering.phrases.phrase_key`). Kept by `names_keep` whenever topics or themes are written."""
 
     phrase = models.CharField(max_length=NAME_TITLE_LIMIT, db_index=True)
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, null=True, blank=True, related_name="+")

@@ -1,6 +1,6 @@
 """The Claude client: one Messages API call, what it cost, and how it failed, for every app that calls Claude.
 
-Answer synthesis (`garden.synthesis.claude`) and the claim judge (`claimcheck.judges.claude`) both call Claude
+Answer synthesis (`garden.answering.synthesis.claude`) and the claim judge (`claimcheck.judges.claude`) both call Claude
 through this package and nothing else, so the SDK, its retries, prices and reply checks live in one place.
 
 `config` holds `ClaudeConfig` (how to reach Claude) and `claude_config()` (the one the settings describe);

@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 from pypdf import PageObject
 
 from garden import pdf_text, pdfs
-from garden.answering import question_ask
+from garden.answering.asking import question_ask
 from garden.models import Answer, Article, Chunk
 from garden.pdfs import (
     NO_TEXT_LAYER,

@@ -8,9 +8,9 @@ import numpy as np
 import onnx as onnx_format
 import pytest
 
+from garden.answering.retrieval import retrieve
 from garden.golden import golden_load
 from garden.models import Article, Chunk
-from garden.retrieval import retrieve
 from garden.services import embedding_input
 from garden.sync.reembedding import chunks_reembed
 from providers import embeddings

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from claimcheck.judges.claude import SYSTEM_PROMPT as JUDGE_PROMPT
-from garden.answering import EMPTY_QUESTION, REFUSAL_TEXT, QuestionError, question_ask
+from garden.answering.asking import EMPTY_QUESTION, REFUSAL_TEXT, QuestionError, question_ask
+from garden.answering.synthesis.claude import CUT_OFF_REPLY, SYSTEM_PROMPT
+from garden.answering.synthesis.extractive import plain
 from garden.models import Answer, Generator, Retrieval
 from garden.sync import garden_import
-from garden.synthesis.claude import CUT_OFF_REPLY, SYSTEM_PROMPT
-from garden.synthesis.extractive import plain
 from providers.claude import MALFORMED_MESSAGE, RATE_LIMITED_MESSAGE, SERVER_ERROR_MESSAGE, TIMEOUT_MESSAGE
 from tests.factories import garden_write, verified_by_claude
 from tests.fakes import messages_api as fake

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from garden.answering.retrieval import Candidates, Thresholds, gather, select
 from garden.golden import GoldenEntry
 from garden.models import Article, Chunk, RetrievalCalibration
-from garden.retrieval import Candidates, Thresholds, gather, select
 from providers import embeddings
 
 RECALL_AT = 5

@@ -1,7 +1,7 @@
 """Hybrid retrieval: pgvector cosine over chunk embeddings, PostgreSQL full-text search, topic and theme signals.
 
 Nearest-neighbour search always returns something, so a vector hit only counts above its calibrated threshold;
-a full-text hit likewise. The refusal gate (`garden.answering`) refuses when topics, articles and themes are all
+a full-text hit likewise. The refusal gate (`garden.answering.asking`) refuses when topics, articles and themes are all
 empty.
 """
 
@@ -19,9 +19,9 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import Value
 
+from garden.answering.phrases import everyday_words, names_asked
+from garden.answering.synthesis.extractive import STOP_WORDS
 from garden.models import Article, RetrievalCalibration, Theme, Topic
-from garden.phrases import everyday_words, names_asked
-from garden.synthesis.extractive import STOP_WORDS
 from providers import embeddings
 from providers.timing import phase
 
@@ -97,7 +97,7 @@ class RetrievalResult:
 
 
 def question_names(question: str) -> list[str]:
-    """The stretches of the question a topic or theme name may match in (`garden.phrases.names_asked`): one
+    """The stretches of the question a topic or theme name may match in (`garden.answering.phrases.names_asked`): one
     everyday word is not enough unless the question is about it."""
     return names_asked(question, stop_words=STOP_WORDS, everyday=everyday_words())
 

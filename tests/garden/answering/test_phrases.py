@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from garden.answering.phrases import MARKS_AT_EDGE, phrase_key, question_phrases
+from garden.answering.retrieval import matched_themes, matched_topics, matched_topics_and_themes
 from garden.models import Article, Theme, Topic
-from garden.phrases import MARKS_AT_EDGE, phrase_key, question_phrases
-from garden.retrieval import matched_themes, matched_topics, matched_topics_and_themes
 
 WORDS = ["swarm", "rules", "c++", ".net", "co-op", "bee", "bees", "queen", "Fellside", "état", "hive", "x"]
 SEPARATORS = [" ", "  ", ", ", "-", "/", "'", "?", " (", ") ", "_", "."]

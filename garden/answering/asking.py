@@ -10,11 +10,11 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 
+from garden.answering.preflight import preflight
+from garden.answering.retrieval import RetrievalResult, retrieve
+from garden.answering.synthesis import SourceText, Synthesis, synthesize
 from garden.errors import UserFacingError
 from garden.models import Answer, AnswerSource, Chunk, Generator, Question, Retrieval, RetrievedArticle
-from garden.preflight import preflight
-from garden.retrieval import RetrievalResult, retrieve
-from garden.synthesis import SourceText, Synthesis, synthesize
 from garden.text import storable
 from providers.timing import phase
 

@@ -12,9 +12,9 @@ from typing import Any
 from django.conf import settings
 
 from claimcheck.text import escape_for_prompt, unescape_from_prompt
+from garden.answering.synthesis import BudgetSpent, SourceText, Synthesis
 from garden.models import Generator
 from garden.syntax import TRAILING
-from garden.synthesis import BudgetSpent, SourceText, Synthesis
 from providers.claude import Budget, ClaudeConfig, ClaudeError, call_claude, cost_usd
 
 logger = logging.getLogger(__name__)

@@ -1,6 +1,6 @@
 import pytest
 
-from garden.preflight import preflight
+from garden.answering.preflight import preflight
 
 
 @pytest.mark.parametrize(

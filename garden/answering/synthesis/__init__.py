@@ -75,7 +75,7 @@ def synthesize(
     `question_vector` is the question's embedding when retrieval has made it already; `claude_slot` is held
     while Claude writes the answer (whatever it raises, e.g. that none is free, goes to the caller);
     `anonymous`: asked by a visitor who is not signed in."""
-    from garden.synthesis import claude, extractive
+    from garden.answering.synthesis import claude, extractive
 
     config = claude_config()
     if anonymous and settings.ANONYMOUS_CLAUDE_DAILY_USD <= 0:

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 from django.db import connection
 
+from garden.answering.retrieval import Thresholds, retrieve, vector_candidates
+from garden.answering.retrieval_report import measure, observe
 from garden.golden import golden_load
 from garden.models import Chunk
-from garden.retrieval import Thresholds, retrieve, vector_candidates
-from garden.retrieval_report import measure, observe
 from providers.embeddings import embed
 
 pytestmark = pytest.mark.django_db

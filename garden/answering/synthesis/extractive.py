@@ -16,10 +16,10 @@ import numpy.typing as npt
 
 from claimcheck.text import STOP_WORDS as SHARED_STOP_WORDS
 from claimcheck.text import word_set
+from garden.answering.synthesis import SourceText, Synthesis
 from garden.chunking import sentence_spans
 from garden.models import Generator
 from garden.syntax import LINK, WIKILINK
-from garden.synthesis import SourceText, Synthesis
 from providers import embeddings
 
 MAX_SENTENCES = 3
