@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from garden.formats.pdf.reading import is_pdf
 from garden.models import Article, Topic, names_keep
-from garden.pdfs import is_pdf
 from garden.syntax import slugify
 from garden.vocabulary import file_name, has_vocabulary_file, topics_named
 

@@ -32,9 +32,9 @@ from dashboard.markdown import EMBED_SHOWN_ABOVE, EMBED_TOO_LONG, QUOTE_DEPTH, r
 from garden.answering.asking import QuestionError, question_clean
 from garden.answering.preflight import preflight
 from garden.chunking import Span, chunk_spans
-from garden.gardening import editor_markup_removed
+from garden.formats.gardening import editor_markup_removed
+from garden.formats.markdown import ArticleFileError, parse_article_text
 from garden.models import Article, ArticleRevision, Chunk, Link
-from garden.notes import ArticleFileError, parse_article_text
 from garden.syntax import citation_numbers, strip_citations
 from providers.embeddings import DIMENSIONS
 from verifier.checking import CheckError, check_text_clean

@@ -3,7 +3,7 @@ folder), read into a `ParsedArticle` or refused with an `ArticleFileError` that 
 
 Front matter is optional. A note's title is its front matter `title`, else its first `# ` heading (its words,
 without link or emphasis marks), else its file name; its slug comes from its path in the garden, so notes of one
-name in two folders are two articles. A page of a Logseq graph is read as Logseq shows it (`garden.logseq`): its
+name in two folders are two articles. A page of a Logseq graph is read as Logseq shows it (`garden.formats.logseq`): its
 title from `title::` or its file name, its slug from its title. Parsing is pure: it touches no database.
 Which files of a garden are notes is `garden.walk`'s to say; the marks a note is written with (links, embeds,
 headings, code) are read by `garden.syntax`; `garden.sync.garden_import` writes what this module reads, and
@@ -23,8 +23,8 @@ from typing import Any
 
 import yaml
 
-from garden import logseq
-from garden.gardening import editor_markup_removed, page_properties
+from garden.formats import logseq
+from garden.formats.gardening import editor_markup_removed, page_properties
 from garden.syntax import (
     ATTACHMENTS,
     HEADING_1,
@@ -73,7 +73,8 @@ TOML_BROKEN_PRIVATE = (
 )
 # `#tag` and nested `#a/b`, not a heading, a URL fragment or a number (`#1` is no tag in Obsidian either).
 INLINE_TAG = re.compile(r"(?<![\w#&/(\[])#([\w/-]*[^\W\d_][\w/-]*)")
-# Files a `[[link]]` names that are articles of their own: the garden reads a PDF as a note (garden.pdfs).
+# Files a `[[link]]` names that are articles of their own: the garden reads a PDF as a note
+# (garden.formats.pdf.reading).
 ARTICLE_FILES = (".pdf",)
 DATE_FIELDS = ("date", "updated", "modified", "last_modified", "created")
 
@@ -118,7 +119,9 @@ class ParsedArticle:
     private: bool = False  # its front matter or page properties keep it out of the garden (see PRIVATE_FLAGS)
     anchors: dict[str, int] = field(default_factory=dict)  # block id -> offset in body, for `[[Note#^id]]`
     images: tuple[tuple[str, bool], ...] = ()  # (image as written, whether a path from the note) it shows
-    pages: tuple[int, ...] = ()  # a PDF's pages: where each starts in body (garden.pdfs); none for a note
+    pages: tuple[
+        int, ...
+    ] = ()  # a PDF's pages: where each starts in body (garden.formats.pdf.reading); none for a note
     names: tuple[str, ...] = ()  # other names a `[[link]]` may give it: a Logseq page's title
     blocks: dict[str, logseq.Block] = field(default_factory=dict)  # Logseq blocks others may reference, by id
     # Its body depends on other notes (Logseq block references were resolved in it), and where the notes live

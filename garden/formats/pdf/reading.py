@@ -1,4 +1,4 @@
-"""Reading a PDF of the garden as a note: its text layer, page by page (pypdf, in `garden.pdf_text`).
+"""Reading a PDF of the garden as a note: its text layer, page by page (pypdf, in `garden.formats.pdf.text_layer`).
 
 A PDF's article is titled by its metadata title, else its file name. Its body is its pages' text, one after
 the other, each page starting at an offset kept in `ParsedArticle.pages`, so a passage knows its page ("Hive
@@ -21,8 +21,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-from garden import pdf_text
-from garden.notes import ArticleFileError, ParsedArticle, article_slug, size_shown
+from garden.formats.markdown import ArticleFileError, ParsedArticle, article_slug, size_shown
+from garden.formats.pdf import text_layer
 from garden.walk import CANNOT_READ, SkipKind
 
 PDF_SUFFIX = ".pdf"
@@ -74,8 +74,8 @@ def _left_out_or_failed(said: dict[str, object], max_pages: int) -> Exception:
 
 
 def text_layer_bounded(data: bytes, *, max_pages: int, max_seconds: float) -> tuple[str, list[str]]:
-    """The PDF's metadata title and its pages' text, read by `garden.pdf_text` in a process of its own that is
-    stopped after `max_seconds`. pypdf reads a content stream operator by operator in Python (about 7 s a MB
+    """The PDF's metadata title and its pages' text, read by `garden.formats.pdf.text_layer` in a process of its
+    own that is stopped after `max_seconds`. pypdf reads a content stream operator by operator in Python (about 7 s a MB
     here), and a file of a few kB can hold a compressed stream of 75 MB: no check between pages bounds one
     page. A separate program, not a forked one: a Celery worker's process may have no children of its own."""
     environment = {
@@ -84,7 +84,7 @@ def text_layer_bounded(data: bytes, *, max_pages: int, max_seconds: float) -> tu
     }
     try:
         done = subprocess.run(
-            [sys.executable, "-m", pdf_text.__name__, str(max_pages)],
+            [sys.executable, "-m", text_layer.__name__, str(max_pages)],
             input=data,
             capture_output=True,
             timeout=max_seconds,

@@ -1,6 +1,7 @@
-"""A PDF's text layer, page by page (pypdf), read in a process of its own: `python -m garden.pdf_text MAX_PAGES`
-reads the PDF's bytes on stdin and writes what it found as JSON on stdout. `garden.pdfs` runs it and stops it
-when it takes too long; it imports nothing but pypdf, so it starts in a few tens of milliseconds.
+"""A PDF's text layer, page by page (pypdf), read in a process of its own:
+`python -m garden.formats.pdf.text_layer MAX_PAGES` reads the PDF's bytes on stdin and writes what it found as
+JSON on stdout. `garden.formats.pdf.reading` runs it and stops it when it takes too long; it imports nothing but
+pypdf, so it starts in a few tens of milliseconds.
 
 The JSON is one of: `{"title": str, "pages": [str, ...]}`; `{"encrypted": true}`; `{"broken": "why"}`;
 `{"page_count": n}` (more pages than MAX_PAGES: none was read); `{"memory": bytes}` (more memory needed than

@@ -27,7 +27,7 @@ from urllib.parse import unquote
 from garden.syntax import link_unwrapped
 
 if TYPE_CHECKING:
-    from garden.notes import ParsedArticle, WrittenLink
+    from garden.formats.markdown import ParsedArticle, WrittenLink
 
 logger = logging.getLogger(__name__)
 
