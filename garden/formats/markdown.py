@@ -7,7 +7,7 @@ name in two folders are two articles. A page of a Logseq graph is read as Logseq
 title from `title::` or its file name, its slug from its title. Parsing is pure: it touches no database.
 Which files of a garden are notes is `garden.walk`'s to say; the marks a note is written with (links, embeds,
 headings, code) are read by `garden.syntax`; `garden.sync.garden_import` writes what this module reads, and
-`garden.links` resolves the links it finds.
+`garden.sync.links` resolves the links it finds.
 """
 
 from __future__ import annotations

@@ -49,6 +49,7 @@ from garden.sync.lifecycle import (
 from garden.sync.linking import link_resolver, links_resolve, red_links_resolve
 from garden.sync.naming import slugs_apart, withheld_addresses_kept
 from garden.sync.reembedding import chunks_reembed
+from garden.sync.topic_names import topics_of, topics_rederive
 from garden.sync.writing import (
     DerivedVocabulary,
     Known,
@@ -57,7 +58,6 @@ from garden.sync.writing import (
     notes_write,
     vocabulary_apply,
 )
-from garden.topic_names import topics_of, topics_rederive
 from garden.vocabulary import has_vocabulary_file, read_vocabulary, vocabulary_derived
 from garden.walk import SkipKind, garden_walk, shown, skipped_words
 
