@@ -37,8 +37,8 @@ from bench.retrieval import SIZES, bench_refusal, bench_retrieval
 from bench.verify_all import bench_verify_all
 from bench.yardstick import ratios, yardstick_measure
 from config.database import current_database_url
-from garden.embeddings import EmbeddingBackend
 from garden.golden import DEFAULT_FILE, GoldenEntry, golden_load
+from providers.embeddings import EmbeddingBackend
 
 DESCRIPTION = (
     "Print benchmark medians as JSON (the embedding backends side by side, import, the peak memory of importing "

@@ -27,9 +27,9 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from garden import embeddings
 from garden.chunking import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS, chunk_spans
 from garden.services import embedding_input
+from providers import embeddings
 
 # Shorter than this is a one-line docstring ("Return the value."), not a passage a note would hold.
 MIN_PASSAGE_CHARS = 200

@@ -10,9 +10,9 @@ import numpy as np
 import numpy.typing as npt
 
 from bench.timing import median_of_runs, percentiles, timed
-from garden import embeddings
 from garden.models import Chunk
 from garden.services import embedding_input
+from providers import embeddings
 
 
 def bench_query_embedding(questions: Sequence[str], runs: int) -> dict[str, float]:

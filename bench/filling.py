@@ -16,9 +16,9 @@ from django.db import connection
 from django.db.models import Count
 
 from bench.corpus import CACHE_FOLDER, Corpus, corpus_load, first_sentence
+from garden.answering.retrieval import CANDIDATES
 from garden.golden import GoldenEntry
 from garden.models import Article, ArticleRevision, Chunk
-from garden.retrieval import CANDIDATES
 
 # The corpus is cached under .run/CACHE_FOLDER; its passages are stored in articles whose slugs start so.
 CORPUS_SLUG = "bench-corpus-"

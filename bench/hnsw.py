@@ -17,10 +17,10 @@ from pgvector.django import HnswIndex
 
 from bench.filling import HNSW_INDEX, corpus_for, corpus_queries, current_matrix, exact_top, fill_to
 from bench.timing import median_of_runs, p95_range, percentiles, timed
-from garden import embeddings
+from garden.answering.retrieval import vector_candidates
 from garden.golden import GoldenEntry
 from garden.models import Chunk
-from garden.retrieval import vector_candidates
+from providers import embeddings
 
 EF_SEARCHES = (40, 60, 80, 100, 150, 200, 300, 450, 600, 1000)
 # (m, ef_construction) pairs `bench --hnsw-sweep` builds and measures on the corpus at 100k chunks: the

@@ -15,10 +15,10 @@ from django.conf import settings
 
 from bench.timing import timed
 from config.workers import CeleryWorker, WorkerNotReady, workers_running, workers_wait
-from garden import embeddings
 from garden.models import Article, Chunk
 from garden.services import embedding_input
 from garden.sync import FanOutError, Workers, garden_import, workers_find
+from providers import embeddings
 
 
 def bench_import(folders: Sequence[Path], history: Sequence[Path] = ()) -> dict[str, Any]:

@@ -36,7 +36,7 @@ from bench.timing import percentiles
 from config.devstack import free_port
 from config.workers import CeleryWorker
 from garden.golden import golden_load
-from garden.timing import parse_header
+from providers.timing import parse_header
 
 # The models are imported where they are used: `python -m bench.loadtest` runs this module before `main` sets
 # Django up.

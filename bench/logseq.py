@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from bench.imports import GENERATED_WORDS
-from garden import logseq
-from garden.gardening import editor_markup_removed
+from garden.formats import logseq
+from garden.formats.gardening import editor_markup_removed
+from garden.formats.markdown import parse_article_file, written_links
 from garden.models import Article
-from garden.notes import parse_article_file, written_links
 from garden.sync import garden_import
 from garden.walk import article_files
 

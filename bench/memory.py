@@ -54,7 +54,7 @@ def bench_import_memory(
     and the process's peak memory (the model's own included); then, on the largest garden,
     asking the golden questions (retrieval and the local synthesiser, as a reader's ask, the check aside):
     p50/p95. The gardens are removed after."""
-    from garden.answering import question_ask
+    from garden.answering.asking import question_ask
     from garden.models import Question
 
     sizes: dict[str, Any] = {}

@@ -24,13 +24,13 @@ from django.db import connection
 
 from bench.retrieval import hybrid_retrieve
 from bench.timing import percentiles, timed
-from garden import embeddings
+from garden.answering.retrieval import Thresholds, matched_topics, retrieve, select
+from garden.answering.retrieval_report import Observed, calibrate, held_out, measure, observe
 from garden.golden import GoldenEntry
 from garden.models import Article, ArticleRevision, Chunk, Topic, names_keep
-from garden.retrieval import Thresholds, matched_topics, retrieve, select
-from garden.retrieval_report import Observed, calibrate, held_out, measure, observe
 from garden.services import embedding_input
 from garden.vocabulary import NAME_TITLE_LIMIT
+from providers import embeddings
 
 NOTE_COUNTS = (50, 5_000, 50_000)
 # Packages whose docstrings make the notes section's garden: prose on many subjects (web, arrays, statistics,

@@ -24,9 +24,9 @@ from bench.filling import (
 )
 from bench.hnsw import index_bytes
 from bench.timing import median_of_runs, percentiles, timed
-from garden import embeddings
+from garden.answering.retrieval import Thresholds, gather, retrieve, select, vector_candidates
 from garden.golden import GoldenEntry
-from garden.retrieval import Thresholds, gather, retrieve, select, vector_candidates
+from providers import embeddings
 
 SIZES = (1_000, 10_000, 100_000)
 

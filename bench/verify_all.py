@@ -62,7 +62,7 @@ def _worker_ready(worker: CeleryWorker, prefix: str, processes: int) -> float:
 
 
 def _shared_vectors_clear() -> None:
-    """Forget the sentence vectors shared through the cache (`garden.embeddings.shared`), and only them."""
+    """Forget the sentence vectors shared through the cache (`providers.embeddings.shared`), and only them."""
     client = cache._cache.get_client(write=True)  # type: ignore[attr-defined]
     for key in client.scan_iter(match="*embedding:*", count=1000):
         client.delete(key)

@@ -1,7 +1,7 @@
 """What the engine needs of Claude: a client that makes one call (`ClaudeClient`), the reply it returns, how a
 call fails (`ClaudeCallError`), what a call cost (`Usage`) and the budget calls are booked against (`Budget`).
 
-The engine does not reach Claude itself: the verifier adapts the project's Claude client (`garden.claude_api`)
+The engine does not reach Claude itself: the verifier adapts the project's Claude client (`providers.claude`)
 to `ClaudeClient` and hands it in, so the judges and the panel stay plain Python that a test can drive with a
 client of its own. `ClaudeReply` and `Usage` have the fields of the garden client's own, and the adapter
 (`verifier/claude_client.py`) copies them across: the garden may not import the engine, nor the engine the garden's
@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Any, Final, Protocol
 
 # The kind of a reply that came back but cannot be used; the message is the one the Claude client gives readers
-# for it (`garden.claude_api.MALFORMED_MESSAGE`), so a reader sees one message for one failure.
+# for it (`providers.claude.MALFORMED_MESSAGE`), so a reader sees one message for one failure.
 MALFORMED: Final = "malformed"
 MALFORMED_MESSAGE: Final = "The answer service sent back a reply that could not be read. Please try again."
 

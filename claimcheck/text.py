@@ -3,14 +3,14 @@
 Word lists written as one string (`word_set`), the stop words every list shares, the abbreviations after which a
 full stop ends no sentence, the months with their abbreviations, the cardinal number words and the years; and how
 garden text is written into a model's prompt as data (`escape_for_prompt`), which the answer writer
-(`garden/synthesis/claude.py`) and the Claude judge (`claimcheck/judges/claude.py`) share.
+(`garden/answering/synthesis/claude.py`) and the Claude judge (`claimcheck/judges/claude.py`) share.
 Pure Python: it imports nothing of the project, so any package may use it (the garden too, by an import-linter
 exception in pyproject.toml).
 
 A user's list is built from the shared one plus its own named extras, so the difference is visible where it is
 used: the critics' (`claimcheck/critics/base.py`), the answer check's (`claimcheck/answer_check/words.py`), the
-extractive answers' (`garden/synthesis/extractive.py`) stop words; the claim splitter's (`claimcheck/claims.py`)
-and the chunker's (`garden/chunking.py`) abbreviations. Code fences are the garden's grammar (`garden.syntax`).
+extractive answers' (`garden/answering/synthesis/extractive.py`) stop words; the claim splitter's
+(`claimcheck/claims.py`) and the chunker's (`garden/chunking.py`) abbreviations. Code fences are the garden's grammar (`garden.syntax`).
 
 Lists that are part of fitted parameters stay beside what fitted them and say so: the local judge's stopwords and
 stemmer (`claimcheck/judges/local/lexicon.py`) are counted into every feature its calibrated parameters weigh.

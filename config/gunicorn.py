@@ -13,7 +13,7 @@ timeout = 120
 
 
 def post_fork(server: Any, worker: Any) -> None:
-    from garden import embeddings
+    from providers import embeddings
     from verifier.encoder import judge_backend
 
     embeddings.use_one_thread()

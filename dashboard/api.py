@@ -24,7 +24,7 @@ from dashboard.presenters import checked_payload, health_payload
 from dashboard.ratelimit import RATE_LIMITED, rate_limited
 from dashboard.shapes import CITED_AS, AnswerOut, VerdictOut, answer_shape, verdict_shape
 from garden import selectors
-from garden.answering import QuestionError
+from garden.answering.asking import QuestionError
 from garden.models import Answer
 from verifier.budget import spending_for
 from verifier.checking import CheckError, garden_check

@@ -12,7 +12,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.contrib.sessions.backends.base import SessionBase
 from django.db.models import QuerySet
 
-from garden.answering import question_ask
+from garden.answering.asking import question_ask
 from garden.models import Answer, Question
 from verifier.queueing import verification_request
 

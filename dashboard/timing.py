@@ -1,4 +1,4 @@
-"""The `Server-Timing` header on every response: where the request's time went (see garden/timing.py)."""
+"""The `Server-Timing` header on every response: where the request's time went (see providers/timing.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 
-from garden.timing import recording
+from providers.timing import recording
 
 
 class ServerTimingMiddleware:

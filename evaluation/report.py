@@ -17,9 +17,9 @@ from django.utils import timezone
 
 from claimcheck.terms import LOCAL_JUDGE, ClaimStatus, JurorRole
 from evaluation.models import RunItemStatus, VerifyRun
+from garden.answering.retrieval import Thresholds, calibration_in_force
 from garden.golden import OUT_OF_SCOPE
 from garden.models import Answer, Article
-from garden.retrieval import Thresholds, calibration_in_force
 from garden.selectors import ANSWER_WITHHELD
 from verifier.models import Claim, Vote
 

@@ -11,7 +11,7 @@ from django.utils import timezone
 from claimcheck.answer_check import answer_check
 from evaluation.models import GoldenQuestion, RunItemStatus, RunStatus, VerifyRun, VerifyRunItem
 from evaluation.report import run_report
-from garden.answering import question_ask
+from garden.answering.asking import question_ask
 from garden.golden import OUT_OF_SCOPE
 from garden.models import Answer
 from verifier.queueing import verification_create

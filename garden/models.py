@@ -19,10 +19,10 @@ from django.db.models.expressions import RawSQL
 from django.urls import reverse
 from pgvector.django import HnswIndex, VectorField
 
-from garden.embeddings import DIMENSIONS
-from garden.phrases import phrase_keys, question_phrases
+from garden.answering.phrases import phrase_keys, question_phrases
 from garden.vocabulary import NAME_SLUG_LIMIT, NAME_TITLE_LIMIT
 from garden.walk import skipped_words
+from providers.embeddings import DIMENSIONS
 
 
 class VocabularyQuerySet(models.QuerySet[Any]):
@@ -105,7 +105,7 @@ class Theme(models.Model):
 
 class Name(models.Model):
     """A name a question may use for a topic (its title or an alias) or a theme (a keyword), as looked up
-    (`garden.phrases.phrase_key`). Kept by `names_keep` whenever topics or themes are written."""
+    (`garden.answering.phrases.phrase_key`). Kept by `names_keep` whenever topics or themes are written."""
 
     phrase = models.CharField(max_length=NAME_TITLE_LIMIT, db_index=True)
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
@@ -193,7 +193,7 @@ class Article(models.Model):
 
     # Names of any length a file system allows (and a Logseq namespace makes longer) are kept whole: no column
     # that holds a title, name or path has a limit. A slug is cut to its column and told apart by a hash
-    # (`garden.notes.article_slug`).
+    # (`garden.formats.markdown.article_slug`).
     slug = models.SlugField(max_length=200, unique=True, allow_unicode=True)
     title = models.CharField(max_length=None)
     path = models.CharField(
@@ -330,7 +330,7 @@ class Chunk(models.Model):
     # the current text readers may see through a partial index.
     is_current = models.BooleanField(default=True)
     embedding = VectorField(dimensions=DIMENSIONS)
-    # What made `embedding` (`garden.embeddings.embedder`, e.g. "onnx-int8/v2"). After EMBEDDING_BACKEND is
+    # What made `embedding` (`providers.embeddings.embedder`, e.g. "onnx-int8/v2"). After EMBEDDING_BACKEND is
     # switched, the next import embeds again the current chunks another embedder made.
     embedded_by = models.CharField(max_length=40)
     search_vector = models.GeneratedField(

@@ -3,10 +3,10 @@
 
 A revision's `content_hash` tells the text it was made from from any other. The import compares it with a file's
 to leave an unchanged note alone, so for an imported note it is the hash of its file, as read:
-- a note: SHA-256 of its text with Unix line ends and no byte-order mark (`garden.notes.content_hash`);
-- a PDF: SHA-256 of its bytes (`garden.pdfs.pdf_hash`);
+- a note: SHA-256 of its text with Unix line ends and no byte-order mark (`garden.formats.markdown.content_hash`);
+- a PDF: SHA-256 of its bytes (`garden.formats.pdf.reading.pdf_hash`);
 - a Logseq page whose text holds other pages' blocks: SHA-256 of its file's hash and the text those resolved to,
-  a line apart (`garden.logseq`), so it changes when they do.
+  a line apart (`garden.formats.logseq`), so it changes when they do.
 A revision with no file (an edit in the admin) is the SHA-256 of its title and body, a line apart
 (`edit_hash`). Never change how a file is hashed: every garden imported before would be imported again, in full.
 """
@@ -23,9 +23,9 @@ import numpy.typing as npt
 from django.db import transaction
 from django.utils import timezone
 
-from garden import embeddings
 from garden.chunking import chunk_spans, page_of
 from garden.models import Article, ArticleRevision, Chunk
+from providers import embeddings
 
 
 def embedding_input(title: str, text: str) -> str:

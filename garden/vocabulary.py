@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from garden.notes import ArticleFileError, ParsedArticle
+from garden.formats.markdown import ArticleFileError, ParsedArticle
 from garden.syntax import slugify
 
 GARDEN_FILE = "_garden.yaml"
@@ -87,7 +87,7 @@ def topics_named(
 ) -> list[tuple[str, list[str]]]:
     """The topics a note names, each as (title, aliases): each of its tags, and its title with its aliases and
     other `names` (its file name, or a Logseq page's title). The one rule of both `vocabulary_derived` and the
-    re-derivation of a topic from its live notes (`garden.topic_names`)."""
+    re-derivation of a topic from its live notes (`garden.sync.topic_names`)."""
     named = [(tag, [tag.rsplit("/", 1)[-1]] if "/" in tag else []) for tag in tags]
     named.append((title, [*aliases, *names]))
     return named

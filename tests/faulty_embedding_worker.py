@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from config.celery import app
-from garden import embeddings
+from providers import embeddings
 
 __all__ = ["MARKER", "app"]
 

@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from config.celery import app
-from garden import embeddings
+from providers import embeddings
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer

@@ -29,14 +29,14 @@ from claimcheck.judges.local import clauses, encoding, lexicon
 from claimcheck.judges.local import sources as judge_sources
 from dashboard.api import BODY_TOO_BIG
 from dashboard.markdown import EMBED_SHOWN_ABOVE, EMBED_TOO_LONG, QUOTE_DEPTH, render_markdown
-from garden.answering import QuestionError, question_clean
+from garden.answering.asking import QuestionError, question_clean
+from garden.answering.preflight import preflight
 from garden.chunking import Span, chunk_spans
-from garden.embeddings import DIMENSIONS
-from garden.gardening import editor_markup_removed
+from garden.formats.gardening import editor_markup_removed
+from garden.formats.markdown import ArticleFileError, parse_article_text
 from garden.models import Article, ArticleRevision, Chunk, Link
-from garden.notes import ArticleFileError, parse_article_text
-from garden.preflight import preflight
 from garden.syntax import citation_numbers, strip_citations
+from providers.embeddings import DIMENSIONS
 from verifier.checking import CheckError, check_text_clean
 
 SIZE = 1_000_000

@@ -63,7 +63,7 @@ def test_the_settings_choices_are_the_code_s_own():
     from django.conf import settings
 
     from claimcheck.terms import JudgeMode
-    from garden.embeddings import EmbeddingBackend
+    from providers.embeddings import EmbeddingBackend
 
     assert set(settings.VERIFIER_MODES) == set(JudgeMode)
     assert set(settings.EMBEDDING_BACKENDS) == {backend.value for backend in EmbeddingBackend}

@@ -142,7 +142,7 @@ def spending_for(spender: Spender) -> Iterator[None]:
 
 @dataclass(frozen=True)
 class DailyBudget:
-    """Today's ledger as a `garden.claude_api.Budget` and a `claimcheck.claude_client.Budget`, each call booked
+    """Today's ledger as a `providers.claude.Budget` and a `claimcheck.claude_client.Budget`, each call booked
     for `purpose`; for an `anonymous` visitor, also within their allowance."""
 
     purpose: SpendPurpose

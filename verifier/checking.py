@@ -17,9 +17,9 @@ from claimcheck.judges.types import Source
 from claimcheck.panel import PanelConfig, PanelOutcome, run_panel
 from claimcheck.terms import JudgeMode
 from claimcheck.verdict import Scored, score
+from garden.answering.retrieval import retrieve
 from garden.errors import UserFacingError
 from garden.models import Chunk
-from garden.retrieval import retrieve
 from garden.syntax import strip_citations
 from garden.text import storable
 from verifier.budget import DailyBudget

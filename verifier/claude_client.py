@@ -1,4 +1,4 @@
-"""The project's Claude client (`garden.claude_api`) as the engine's `ClaudeClient`: the judges call Claude
+"""The project's Claude client (`providers.claude`) as the engine's `ClaudeClient`: the judges call Claude
 through it, its failures arrive as the engine's `ClaudeCallError` with the message readers see."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from claimcheck.claude_client import ClaudeCallError, ClaudeReply, Usage
-from garden.claude_api import ClaudeConfig, ClaudeError, call_claude, claude_config, cost_usd
+from providers.claude import ClaudeConfig, ClaudeError, call_claude, claude_config, cost_usd
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The judge's MiniLM: the garden's embedding model as the engine's `Encoder`, on the backend the judge's
 features were fitted with (`JUDGE_EMBEDDING_BACKEND`). Plain Python: settings are read, when Django is set up,
-through `garden.embeddings.setting`, so `make eval` and the engine's tests use it without Django."""
+through `providers.embeddings.setting`, so `make eval` and the engine's tests use it without Django."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import numpy as np
 import numpy.typing as npt
 
 from claimcheck.judges.local.encoding import Pieces, encoder_install
-from garden import embeddings
-from garden.embeddings import EmbeddingBackend
+from providers import embeddings
+from providers.embeddings import EmbeddingBackend
 
 HiddenStates = Callable[[Any], npt.NDArray[np.float32]]
 
@@ -27,7 +27,7 @@ def judge_backend() -> EmbeddingBackend:
 
 @lru_cache(maxsize=4)
 def _transformer(backend: EmbeddingBackend) -> HiddenStates:
-    """The MiniLM transformer behind `garden.embeddings` for `backend` (loaded once): word-piece ids in, the
+    """The MiniLM transformer behind `providers.embeddings` for `backend` (loaded once): word-piece ids in, the
     last hidden states out.
 
     Under torch, where the CPU has native bfloat16 the judge runs its own bfloat16 copy: faster on one thread,

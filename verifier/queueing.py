@@ -16,7 +16,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from garden.models import Answer
-from garden.timing import phase
+from providers.timing import phase
 from verifier.models import Verification, VerificationStatus
 
 logger = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ from celery import Task, shared_task
 from celery.signals import worker_init, worker_process_init, worker_ready, worker_shutdown
 from django.db import InterfaceError, OperationalError
 
-from garden import embeddings
+from providers import embeddings
 from verifier import queueing, verifying
 from verifier.encoder import judge_backend
 from verifier.health import Heartbeat

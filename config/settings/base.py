@@ -186,7 +186,7 @@ CELERY_RESULT_EXPIRES = 3600
 # What runs the embedding model: onnx-int8 (faster than torch, with torch's recall and refusals on the
 # golden set; docs/performance.md has the figures), onnx (torch's vectors) or torch. The next import after a
 # switch embeds the garden again. The ONNX exports are cached in EMBEDDING_ONNX_CACHE.
-EMBEDDING_BACKENDS = ("onnx-int8", "onnx", "torch")  # garden.embeddings.EmbeddingBackend
+EMBEDDING_BACKENDS = ("onnx-int8", "onnx", "torch")  # providers.embeddings.EmbeddingBackend
 EMBEDDING_BACKEND = env_choice("EMBEDDING_BACKEND", "onnx-int8", EMBEDDING_BACKENDS)
 EMBEDDING_ONNX_CACHE = env("EMBEDDING_ONNX_CACHE", default=str(BASE_DIR / ".run" / "onnx"))
 # Size limits, each applied before any other work on what it limits.
@@ -236,7 +236,7 @@ VERIFIER_MODE = env_choice("VERIFIER_MODE", JudgeMode.CASCADE.value, VERIFIER_MO
 # the most it can cost; otherwise answers are written by the local synthesiser and the panel runs local-only.
 VERIFIER_DAILY_BUDGET_USD = env.float("VERIFIER_DAILY_BUDGET_USD", default=5.0)
 # Where the garden books Claude's answers: the verifier's ledger, handed over here because garden never imports
-# verifier (a function returning a `garden.claude_api.Budget`; empty: answers have no limit).
+# verifier (a function returning a `providers.claude.Budget`; empty: answers have no limit).
 ANSWER_BUDGET = "verifier.budget.answer_budget"
 # A claim where a juror is less sure than this goes to the tie-breaker.
 VERIFIER_ESCALATE_BELOW = env.float("VERIFIER_ESCALATE_BELOW", default=0.6)

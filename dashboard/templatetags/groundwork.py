@@ -12,8 +12,8 @@ from django.utils.safestring import SafeString, mark_safe
 
 from dashboard.markdown import render_markdown
 from dashboard.shapes import AnswerOut, CitationOut
+from garden.answering.synthesis import BUDGET_SPENT
 from garden.syntax import MARKER, marker_numbers
-from garden.synthesis import BUDGET_SPENT
 
 register = template.Library()
 

@@ -22,7 +22,7 @@ from dashboard.ratelimit import RATE_LIMITED, rate_limited
 from dashboard.shapes import AnswerOut, answer_shape, verdict_shape
 from dashboard.views.htmx import HtmxHttpRequest
 from garden import selectors
-from garden.answering import QuestionError
+from garden.answering.asking import QuestionError
 from garden.models import Answer, Article
 from verifier.budget import spending_for
 from verifier.selectors import verification_for_answer

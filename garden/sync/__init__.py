@@ -1,7 +1,8 @@
 """Syncing a garden into the database: `import_garden`, `--watch` and the scheduled sync of GARDEN_PATH.
 
-`importing` drives a sync; `writing` stores notes; `linking` resolves its links; `embedding` reuses or
-encodes its vectors; `reembedding` embeds again the passages another backend made; `fanout` has the Celery
+`importing` drives a sync; `writing` stores notes; `linking` resolves its links (by `links`, pure: what a
+written link names); `topic_names` keeps a derived topic's names to what its live notes give it; `embedding`
+reuses or encodes its vectors; `reembedding` embeds again the passages another backend made; `fanout` has the Celery
 workers encode them (`--workers`); `lifecycle` follows notes that move, leave or come back; `watching` keeps a
 garden in sync.
 """

@@ -9,10 +9,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from garden import embeddings
 from garden.models import Chunk
 from garden.services import embedding_input
 from garden.sync.writing import Pending
+from providers import embeddings
 
 Progress = Callable[[int], None]
 REPORT_EVERY = 64  # texts encoded between reports to a progress bar (a worker's report is a write to Redis)

@@ -25,9 +25,9 @@ from django.conf import settings
 from kombu.exceptions import OperationalError
 from redis.exceptions import RedisError
 
-from garden import embeddings
 from garden.sync.embedding import Embedded, Embedding, Progress, encode
 from garden.sync.writing import Pending
+from providers import embeddings
 
 if TYPE_CHECKING:
     from celery.result import AsyncResult

@@ -10,8 +10,8 @@ import posixpath
 from collections import defaultdict
 from pathlib import Path
 
+from garden.formats.markdown import ParsedArticle
 from garden.models import Image
-from garden.notes import ParsedArticle
 from garden.syntax import written_key
 from garden.walk import image_files
 

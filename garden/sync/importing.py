@@ -17,12 +17,18 @@ from typing import Any
 from django.conf import settings
 from django.db import DatabaseError, reset_queries, transaction
 
-from garden import logseq
 from garden.chunking import chunk_spans
-from garden.gardening import editor_markup_removed
+from garden.formats import logseq
+from garden.formats.gardening import editor_markup_removed
+from garden.formats.markdown import (
+    ArticleFileError,
+    ParsedArticle,
+    article_slug,
+    parse_article_file,
+    written_links,
+)
+from garden.formats.pdf.reading import PdfLeftOut, is_pdf, parse_pdf_file, pdf_place
 from garden.models import Article, ArticleRevision, Link, Sync
-from garden.notes import ArticleFileError, ParsedArticle, article_slug, parse_article_file, written_links
-from garden.pdfs import PdfLeftOut, is_pdf, parse_pdf_file, pdf_place
 from garden.sync.embedding import Embedded, Progress, groups_embedded
 from garden.sync.fanout import FanOutError, Workers, groups_embedded_on_workers
 from garden.sync.images import ImageFinder
@@ -43,6 +49,7 @@ from garden.sync.lifecycle import (
 from garden.sync.linking import link_resolver, links_resolve, red_links_resolve
 from garden.sync.naming import slugs_apart, withheld_addresses_kept
 from garden.sync.reembedding import chunks_reembed
+from garden.sync.topic_names import topics_of, topics_rederive
 from garden.sync.writing import (
     DerivedVocabulary,
     Known,
@@ -51,7 +58,6 @@ from garden.sync.writing import (
     notes_write,
     vocabulary_apply,
 )
-from garden.topic_names import topics_of, topics_rederive
 from garden.vocabulary import has_vocabulary_file, read_vocabulary, vocabulary_derived
 from garden.walk import SkipKind, garden_walk, shown, skipped_words
 

@@ -15,10 +15,10 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
+from garden.formats.markdown import ParsedArticle, content_hash
+from garden.formats.pdf.reading import is_pdf, pdf_hash
 from garden.models import Article, ArticleRevision, Chunk, Link
-from garden.notes import ParsedArticle, content_hash
-from garden.pdfs import is_pdf, pdf_hash
-from garden.topic_names import topics_rederive
+from garden.sync.topic_names import topics_rederive
 
 PRIVATE = "made private"
 UNREADABLE = "cannot be imported: {reason}"

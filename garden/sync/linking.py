@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from garden.links import LinkResolver, Note, red_link_slug
+from garden.formats.markdown import ParsedArticle
 from garden.models import Article, Link
-from garden.notes import ParsedArticle
+from garden.sync.links import LinkResolver, Note, red_link_slug
 
 RED_LINKS_READ = 2000  # red links read at a time
 

@@ -8,8 +8,8 @@ from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
+from garden.formats.markdown import SLUG_MAX_CHARS, ParsedArticle
 from garden.models import Article
-from garden.notes import SLUG_MAX_CHARS, ParsedArticle
 
 
 def _suffixed(slug: str, place: str, taken: set[str]) -> str:

@@ -7,10 +7,10 @@ from collections.abc import Callable
 
 from django.db import transaction
 
-from garden import embeddings
 from garden.models import Chunk
 from garden.services import embedding_input
 from garden.sync.embedding import Progress, encode
+from providers import embeddings
 
 BATCH_CHUNKS = 256  # re-embedded, then written, at a time: an interrupted run loses at most one batch
 

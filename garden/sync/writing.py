@@ -10,8 +10,8 @@ from typing import Any
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
+from garden.formats.markdown import ParsedArticle
 from garden.models import Article, ArticleRevision, Link, Theme, Topic, names_keep
-from garden.notes import ParsedArticle
 from garden.services import NewRevision, revisions_write
 from garden.sync.linking import ResolvedLink
 from garden.syntax import slugify

@@ -12,8 +12,8 @@ import numpy.typing as npt
 import pytest
 
 from bench.corpus import MIN_PASSAGE_CHARS, corpus_load, passages_extract, source_files
-from garden import embeddings
 from garden.chunking import MAX_CHUNK_CHARS
+from providers import embeddings
 
 PROSE = (
     "The hive keeps its honey in the upper frames, where the bees can reach it through the winter. A keeper "

@@ -21,7 +21,7 @@ from claimcheck.judges.claude import (
 )
 from claimcheck.judges.types import Ruling, Source
 from claimcheck.terms import ClaimStatus
-from garden.claude_api import ClaudeConfig, cost_usd
+from providers.claude import ClaudeConfig, cost_usd
 from tests.fakes.messages_api import Behaviour, FakeMessagesAPI, reply_tool
 from verifier.claude_client import GardenClaude
 

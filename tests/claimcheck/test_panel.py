@@ -11,7 +11,7 @@ from claimcheck.judges.types import Source
 from claimcheck.panel import BUDGET_SPENT, NO_KEY, TIEBREAKER_BUDGET_SPENT, PanelConfig, run_panel
 from claimcheck.terms import Flag, JudgeMode, RiskLabel
 from claimcheck.verdict import score
-from garden.claude_api import ClaudeConfig
+from providers.claude import ClaudeConfig
 from tests.fakes.messages_api import status
 from verifier.claude_client import GardenClaude
 

@@ -11,7 +11,7 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from claimcheck.terms import Flag
-from garden.answering import EMPTY_QUESTION
+from garden.answering.asking import EMPTY_QUESTION
 from tests.factories import STATION_ANSWER, STATION_QUOTE, login, verified_by_claude, verify_station_answer
 from tests.fakes.messages_api import FakeMessagesAPI
 from verifier.models import Verification

@@ -7,7 +7,7 @@ import pytest
 from django.db.models import Count
 from django.urls import reverse
 
-from garden.answering import EMPTY_QUESTION
+from garden.answering.asking import EMPTY_QUESTION
 from garden.models import Answer, Article, ArticleRevision, Chunk, Topic
 from tests.factories import answer_for
 from verifier.queueing import verification_create

@@ -217,8 +217,8 @@ def test_a_run_says_how_many_answers_state_the_expected_fact_in_its_report_expor
 
 
 def test_a_runs_report_shows_the_refusal_rates_and_the_gate_that_made_them(small_golden, client, settings):
-    from garden.embeddings import embedder
     from garden.models import Article, RetrievalCalibration
+    from providers.embeddings import embedder
 
     run = run_inline("rates", small_golden)
     report = run.report

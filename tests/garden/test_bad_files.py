@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from garden.formats.markdown import NOT_TEXT, NOTE_TOO_LARGE, YAML_TOO_DEEP
 from garden.models import Article, Chunk, Image
-from garden.notes import NOT_TEXT, NOTE_TOO_LARGE, YAML_TOO_DEEP
 from garden.sync import ImportReport, garden_import, garden_watch
 from garden.sync import watching as watching_module
 from garden.walk import LINK_DANGLING, LINK_LOOP, LINK_OUTSIDE, LINK_PRIVATE, LINK_SECOND_WAY, NOT_A_FILE

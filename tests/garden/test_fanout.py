@@ -18,11 +18,11 @@ from django.conf import settings
 
 from config.database import current_database_url
 from config.devstack import EmbeddedRedis, free_port
-from garden import embeddings
-from garden.embeddings import EmbeddingBackend
 from garden.models import Article, ArticleRevision, Chunk, Link
 from garden.sync import fanout, garden_import, importing, workers_find
 from garden.sync.embedding import REPORT_EVERY
+from providers import embeddings
+from providers.embeddings import EmbeddingBackend
 from tests.celery_worker import Worker, wait_for
 from tests.faulty_embedding_worker import FAULT, MARKER
 from tests.garden.test_sync import note

@@ -10,8 +10,8 @@ import pytest
 from django.core.management import call_command
 
 from dashboard.asking import ask
+from garden.answering.retrieval import retrieve
 from garden.models import Article, Chunk
-from garden.retrieval import retrieve
 from garden.sync import garden_import
 from tests.factories import garden_write
 from tests.garden.test_private_stays_private import client_as

@@ -323,8 +323,8 @@ def test_code_blocks_and_tables_are_never_cut(tmp_path):
 
 
 def test_without_a_vocabulary_file_topics_come_from_tags_titles_and_aliases_and_themes_from_folders(vault):
+    from garden.answering.retrieval import matched_themes, matched_topics
     from garden.models import Theme, Topic
-    from garden.retrieval import matched_themes, matched_topics
 
     varroa = article("Varroa treatment")
     topics = {t.slug: t for t in Topic.objects.filter(articles=varroa)}

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from garden.formats.markdown import TOML_BROKEN_PRIVATE
 from garden.models import Article, Chunk
-from garden.notes import TOML_BROKEN_PRIVATE
 from garden.sync import garden_import
 from garden.walk import garden_walk
 from tests.factories import garden_write

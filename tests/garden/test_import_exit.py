@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from garden.formats.pdf.reading import NO_TEXT_LAYER
 from garden.management.commands.import_garden import EXIT_FAILED, EXIT_REFUSED, FILES_FAILED
 from garden.models import Article, Sync
-from garden.pdfs import NO_TEXT_LAYER
 from garden.walk import LINK_OUTSIDE
 from tests.factories import garden_write, login
 from tests.garden.pdfmaker import SCANNED, pdf_write

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from garden import logseq
+from garden.formats import logseq
 from garden.golden import golden_load
 from garden.models import Answer, Article, ArticleRevision, Chunk, Link
 from garden.syntax import heading_words

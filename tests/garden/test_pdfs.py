@@ -11,10 +11,10 @@ import pytest
 from django.core.management import CommandError, call_command
 from pypdf import PageObject
 
-from garden import pdf_text, pdfs
-from garden.answering import question_ask
-from garden.models import Answer, Article, Chunk
-from garden.pdfs import (
+from garden.answering.asking import question_ask
+from garden.formats.pdf import reading as pdfs
+from garden.formats.pdf import text_layer as pdf_text
+from garden.formats.pdf.reading import (
     NO_TEXT_LAYER,
     PDF_BROKEN,
     PDF_ENCRYPTED,
@@ -22,6 +22,7 @@ from garden.pdfs import (
     PDF_TOO_MANY_PAGES,
     PDF_TOO_SLOW,
 )
+from garden.models import Answer, Article, Chunk
 from garden.sync import garden_import
 from garden.walk import SkipKind
 from tests.factories import garden_write

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
+from garden.answering.retrieval import retrieve
 from garden.models import Article, ArticleRevision, Generator, Topic
-from garden.retrieval import retrieve
 from garden.sync import garden_import
 from tests.factories import garden_write
 from tests.garden.test_gardens import PNG

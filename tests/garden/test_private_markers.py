@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from garden.formats.markdown import ArticleFileError, parse_article_text
 from garden.models import Article, Chunk
-from garden.notes import ArticleFileError, parse_article_text
 from tests.factories import garden_write
 
 BODY = "ZEPHYRCODE the gate code is 4471.\n"

@@ -16,8 +16,8 @@ from django.test import Client
 from claimcheck.terms import ClaimStatus, JudgeMode
 from dashboard.asking import ask
 from evaluation.models import GoldenQuestion, RunStatus, VerifyRun, VerifyRunItem
+from garden.answering.retrieval import retrieve
 from garden.models import Answer, Article, Sync
-from garden.retrieval import retrieve
 from garden.services import revision_create
 from garden.sync import garden_import
 from tests.factories import answer_for, garden_write, login

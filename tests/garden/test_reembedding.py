@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from garden import embeddings
-from garden.embeddings import EmbeddingBackend
 from garden.models import Article, ArticleRevision, Chunk
 from garden.services import embedding_input
 from garden.sync import garden_import, reembedding
 from garden.sync.embedding import encode
+from providers import embeddings
+from providers.embeddings import EmbeddingBackend
 from tests.factories import garden_write
 
 pytestmark = pytest.mark.django_db

@@ -6,14 +6,14 @@ import json
 import pytest
 from django.core.management import call_command
 
-from garden import embeddings
-from garden.answering import question_ask
+from garden.answering.asking import question_ask
+from garden.answering.phrases import everyday_words, names_asked, words
+from garden.answering.retrieval import Thresholds, matched_topics, retrieve
+from garden.answering.retrieval_report import measure, observe
+from garden.answering.synthesis.extractive import STOP_WORDS
 from garden.golden import golden_load
 from garden.models import Article, ArticleRevision, Chunk, Generator, RetrievalCalibration, Topic, names_keep
-from garden.phrases import everyday_words, names_asked, words
-from garden.retrieval import Thresholds, matched_topics, retrieve
-from garden.retrieval_report import measure, observe
-from garden.synthesis.extractive import STOP_WORDS
+from providers import embeddings
 
 pytestmark = pytest.mark.django_db
 

@@ -13,9 +13,9 @@ import pytest
 from django.core.management import call_command
 
 from config.database import current_database_url
-from garden import embeddings
 from garden.models import Article, ArticleRevision, Chunk, Link, Topic
 from garden.sync import SYNC_LOCK, ImportReport, garden_import, garden_sync_configured, garden_watch
+from providers import embeddings
 from tests.factories import answer_for, garden_write
 
 pytestmark = pytest.mark.django_db

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from garden.answering.retrieval import retrieve
 from garden.models import Article
-from garden.retrieval import retrieve
 from garden.sync import garden_import
 from tests.factories import answer_for, garden_write
 from tests.garden.test_private_stays_private import client_as

@@ -1,8 +1,8 @@
-"""The engine's answer check on the garden's own refusal (garden.answering needs Django, so this test lives here;
+"""The engine's answer check on the garden's own refusal (garden.answering.asking needs Django, so this test lives here;
 the rest of the answer check's tests are in tests/claimcheck/test_answer_check.py)."""
 
 from claimcheck.answer_check import answer_check
-from garden.answering import REFUSAL_TEXT
+from garden.answering.asking import REFUSAL_TEXT
 from tests.claimcheck.test_answer_check import TUNNEL
 
 

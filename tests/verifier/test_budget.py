@@ -15,10 +15,10 @@ from django.utils.html import escape
 
 from claimcheck.panel import BUDGET_SPENT
 from claimcheck.terms import JudgeMode
-from garden.answering import question_ask
-from garden.claude_api import DEFAULT_PRICES, cost_usd
+from garden.answering.asking import question_ask
+from garden.answering.synthesis import BUDGET_SPENT as BUDGET_SPENT_ANSWER
 from garden.models import Answer, Generator
-from garden.synthesis import BUDGET_SPENT as BUDGET_SPENT_ANSWER
+from providers.claude import DEFAULT_PRICES, cost_usd
 from tests.factories import STATION_QUOTE, login, page_text, verified_by_claude, verify_station_answer
 from tests.fakes.messages_api import FakeMessagesAPI, reply_text, status
 from verifier.budget import DailyBudget, spent_today

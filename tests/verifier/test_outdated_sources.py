@@ -9,10 +9,10 @@ from claimcheck.claims import split_claims
 from claimcheck.judges.claude import TOOL_NAME
 from claimcheck.judges.local import judge_claims
 from claimcheck.terms import ClaimStatus
-from garden import embeddings
 from garden.chunking import chunk_spans
 from garden.models import Article, Chunk
 from garden.services import NewRevision, embedding_input, revisions_write
+from providers import embeddings
 from tests.factories import answer_for
 from tests.fakes.messages_api import reply_tool
 from verifier.models import Verification

@@ -12,8 +12,8 @@ from claimcheck.terms import ClaimStatus
 from dashboard.asking import ask
 from dashboard.shapes import answer_shape, shape_json, verdict_shape
 from garden import selectors
-from garden.answering import QuestionError
-from garden.synthesis import BUDGET_SPENT
+from garden.answering.asking import QuestionError
+from garden.answering.synthesis import BUDGET_SPENT
 from verifier.models import Verification
 from verifier.selectors import verification_for_answer
 

@@ -15,7 +15,6 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from garden import embeddings
 from garden.sync import (
     FanOutError,
     ImportReport,
@@ -25,6 +24,7 @@ from garden.sync import (
     garden_watch,
     workers_find,
 )
+from providers import embeddings
 
 EXIT_FAILED = 1
 EXIT_REFUSED = 3  # not 2, which is a command line the parser could not read

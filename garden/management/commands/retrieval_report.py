@@ -10,12 +10,12 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 from django.test import override_settings
 
-from garden.embeddings import EmbeddingBackend, embedder
+from garden.answering.retrieval import Thresholds, calibration_in_force
+from garden.answering.retrieval_report import calibrate as calibrate_thresholds
+from garden.answering.retrieval_report import calibration_store, held_out, measure, observe
 from garden.golden import DEFAULT_FILE, golden_load
-from garden.retrieval import Thresholds, calibration_in_force
-from garden.retrieval_report import calibrate as calibrate_thresholds
-from garden.retrieval_report import calibration_store, held_out, measure, observe
 from garden.sync.reembedding import chunks_reembed
+from providers.embeddings import EmbeddingBackend, embedder
 
 STORED = (
     "Stored for {embedder}: vector {vector}, text {text}; the refusal gate uses them from now on. On questions "

@@ -1,0 +1,138 @@
+"""The flow of one question: pre-flight, retrieval, the refusal gate, synthesis, and storing it all."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import transaction
+
+from garden.answering.preflight import preflight
+from garden.answering.retrieval import RetrievalResult, retrieve
+from garden.answering.synthesis import SourceText, Synthesis, synthesize
+from garden.errors import UserFacingError
+from garden.models import Answer, AnswerSource, Chunk, Generator, Question, Retrieval, RetrievedArticle
+from garden.text import storable
+from providers.timing import phase
+
+EMPTY_QUESTION = "Please type a question."
+QUESTION_TOO_LONG = "Questions are limited to {limit:,} characters; yours has {length:,}. Please shorten it."
+REFUSAL_TEXT = (
+    "I don't have material on this in the garden, so I can't answer it. "
+    "Try rephrasing with the words the articles would use, or browse the articles."
+)
+REFUSAL_REASON = "No topic, article or theme in the garden matched the question."
+
+
+class QuestionError(UserFacingError):
+    """A question that cannot be asked (empty or too long)."""
+
+
+def question_clean(text: str | None) -> str:
+    """The question with surrounding space removed; raises QuestionError when empty or too long.
+
+    The length is checked first (surrounding space aside): nothing else may run over an over-long question.
+    """
+    text = (text or "").strip()
+    limit = settings.QUESTION_MAX_CHARS
+    if len(text) > limit:
+        raise QuestionError(QUESTION_TOO_LONG.format(limit=limit, length=len(text)))
+    text = storable(text).strip()
+    if not text:
+        raise QuestionError(EMPTY_QUESTION)
+    return text
+
+
+@phase("database")
+def _sources(result: RetrievalResult) -> list[tuple[int, Chunk, float]]:
+    chunks = Chunk.objects.select_related("article").in_bulk([hit.chunk_id for hit in result.sources])
+    return [(number, chunks[hit.chunk_id], hit.score) for number, hit in enumerate(result.sources, start=1)]
+
+
+def question_ask(
+    *,
+    text: str | None,
+    user: AbstractBaseUser | AnonymousUser | None = None,
+    anonymous: bool = False,
+    on_stored: Callable[[Answer], object] | None = None,
+    claude_slot: AbstractContextManager[object] | None = None,
+) -> Answer:
+    """Answer a question from the garden and store the question, its retrieval and its answer.
+
+    When retrieval finds no topic, article or theme the canned refusal is stored and no model is called.
+    A synthesis failure is stored on the answer (`error`) with a message for the reader; it never raises.
+    `anonymous`: asked by a visitor who is not signed in, whose answer (and its check) spends only their own
+    Claude allowance, none by default (`ANONYMOUS_CLAUDE_DAILY_USD`).
+    `on_stored(answer)` runs in the transaction that stores the answer, so what it writes is stored with it.
+    `claude_slot` is held while Claude writes the answer; what it raises (none free) comes out of here, with
+    nothing stored.
+    Call this outside any transaction: synthesis books Claude's call with the daily budget, whose ledger
+    lock and booking must be committed at once, not held for the length of the call.
+    """
+    text = question_clean(text)
+    began = time.perf_counter()
+    check = preflight(text)
+    result = retrieve(text)
+    sources = [] if result.empty else _sources(result)
+    if result.empty:
+        synthesis = Synthesis(REFUSAL_TEXT, Generator.REFUSAL)
+    else:
+        synthesis = synthesize(
+            text,
+            [SourceText(number, chunk.cited_as, chunk.text) for number, chunk, _ in sources],
+            result.vector,
+            claude_slot,
+            anonymous=anonymous,
+        )
+    total_ms = round((time.perf_counter() - began) * 1000)
+
+    with phase("database"), transaction.atomic():
+        question = Question.objects.create(
+            text=text,
+            asked_by_id=user.pk if user is not None and user.is_authenticated else None,
+            anonymous=anonymous,
+            preflight_domain=check.domain,
+            preflight_risk=check.risk,
+            preflight_suggestion=check.suggestion,
+        )
+        retrieval = Retrieval.objects.create(
+            question=question,
+            refused=result.empty,
+            refusal_reason=REFUSAL_REASON if result.empty else "",
+            latency_ms=result.latency_ms,
+        )
+        retrieval.topics.set(result.topic_ids)
+        retrieval.themes.set(result.theme_ids)
+        RetrievedArticle.objects.bulk_create(
+            RetrievedArticle(
+                retrieval=retrieval,
+                article_id=hit.article_id,
+                rank=rank,
+                score=hit.score,
+                vector_score=hit.vector_score,
+                text_score=hit.text_score,
+            )
+            for rank, hit in enumerate(result.articles, start=1)
+        )
+        answer = Answer.objects.create(
+            question=question,
+            text=synthesis.text,
+            generator=synthesis.generator,
+            model=synthesis.model,
+            error=synthesis.error,
+            input_tokens=synthesis.input_tokens,
+            output_tokens=synthesis.output_tokens,
+            cost_usd=synthesis.cost_usd,
+            latency_ms=total_ms,
+            budget_held=synthesis.budget_held,
+        )
+        AnswerSource.objects.bulk_create(
+            AnswerSource(answer=answer, number=number, chunk=chunk, score=score)
+            for number, chunk, score in sources
+        )
+        if on_stored is not None:
+            on_stored(answer)
+    return answer

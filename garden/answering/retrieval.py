@@ -1,0 +1,318 @@
+"""Hybrid retrieval: pgvector cosine over chunk embeddings, PostgreSQL full-text search, topic and theme signals.
+
+Nearest-neighbour search always returns something, so a vector hit only counts above its calibrated threshold;
+a full-text hit likewise. The refusal gate (`garden.answering.asking`) refuses when topics, articles and themes are all
+empty.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from django.conf import settings
+from django.db import connection
+from django.db.models import Value
+
+from garden.answering.phrases import everyday_words, names_asked
+from garden.answering.synthesis.extractive import STOP_WORDS
+from garden.models import Article, RetrievalCalibration, Theme, Topic
+from providers import embeddings
+from providers.timing import phase
+
+CANDIDATES = 40
+SOURCES_PER_ARTICLE = 3
+TEXT_WEIGHT = 0.5
+TOPIC_BOOST = 0.05
+_LEXEME = re.compile(r"[\w.-]+")
+TOPIC, THEME = 0, 1  # which of the two a row of `matched_topics_and_themes` is
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    vector: float
+    text: float
+
+    @classmethod
+    def from_settings(cls) -> Thresholds:
+        return cls(vector=settings.RETRIEVAL_VECTOR_THRESHOLD, text=settings.RETRIEVAL_TEXT_THRESHOLD)
+
+    @classmethod
+    def in_force(cls) -> Thresholds:
+        """What the gate uses: the garden's calibration for the embedder that runs now, else the settings'."""
+        calibration = calibration_in_force()
+        if calibration is None:
+            return cls.from_settings()
+        return cls(vector=calibration.vector_threshold, text=calibration.text_threshold)
+
+
+def calibration_in_force() -> RetrievalCalibration | None:
+    """The latest calibration of this garden made with the embedder that runs now (`retrieval_report
+    --calibrate`); None when there is none and the settings' thresholds hold."""
+    return RetrievalCalibration.objects.filter(embedded_by=embeddings.embedder()).order_by("-id").first()
+
+
+@dataclass(frozen=True)
+class ChunkHit:
+    chunk_id: int
+    article_id: int
+    vector_score: float
+    text_score: float
+
+    @property
+    def score(self) -> float:
+        return self.vector_score + TEXT_WEIGHT * self.text_score
+
+    def counts(self, thresholds: Thresholds) -> bool:
+        """Whether this hit is strong enough to let the question past the refusal gate."""
+        return self.vector_score >= thresholds.vector or self.text_score >= thresholds.text
+
+
+@dataclass(frozen=True)
+class ArticleHit:
+    article_id: int
+    score: float
+    vector_score: float
+    text_score: float
+
+
+@dataclass
+class RetrievalResult:
+    topic_ids: list[int] = field(default_factory=list)
+    theme_ids: list[int] = field(default_factory=list)
+    articles: list[ArticleHit] = field(default_factory=list)
+    sources: list[ChunkHit] = field(default_factory=list)
+    latency_ms: int = 0
+    vector: npt.NDArray[np.float32] | None = None  # the question's embedding, which synthesis reuses
+
+    @property
+    def empty(self) -> bool:
+        """True when the refusal gate must refuse: no topic, no article and no theme."""
+        return not (self.topic_ids or self.articles or self.theme_ids)
+
+
+def question_names(question: str) -> list[str]:
+    """The stretches of the question a topic or theme name may match in (`garden.answering.phrases.names_asked`): one
+    everyday word is not enough unless the question is about it."""
+    return names_asked(question, stop_words=STOP_WORDS, everyday=everyday_words())
+
+
+def matched_topics(question: str, names: Sequence[str] | None = None) -> list[int]:
+    """Live topics whose title or any alias appears in the question as whole words, in one of its `names`
+    (default `question_names`)."""
+    return matched_topics_and_themes(question, names)[TOPIC]
+
+
+def matched_themes(question: str, names: Sequence[str] | None = None) -> list[int]:
+    """Live themes any of whose keywords appears in the question as whole words, in one of its `names`
+    (default `question_names`)."""
+    return matched_topics_and_themes(question, names)[THEME]
+
+
+def matched_topics_and_themes(
+    question: str, names: Sequence[str] | None = None
+) -> tuple[list[int], list[int]]:
+    """The ids of the live topics and of the live themes named in the question, each by title, in one round
+    trip: what `retrieve` needs of both."""
+    names = question_names(question) if names is None else names
+    rows = [
+        model.objects.live_named_in(question, names)
+        .annotate(kind=Value(kind))
+        .values_list("kind", "id", "title")
+        .order_by()
+        for kind, model in ((TOPIC, Topic), (THEME, Theme))
+    ]
+    found: tuple[list[int], list[int]] = ([], [])
+    for kind, pk, _ in rows[0].union(rows[1], all=True).order_by("kind", "title"):  # each by title, as apart
+        found[kind].append(pk)
+    return found
+
+
+def question_lexemes(question: str) -> list[str]:
+    """The question's distinct search lexemes, stemmed and without stop words, as PostgreSQL sees them."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT tsvector_to_array(to_tsvector('english', %s))", [question])
+        row = cursor.fetchone()
+    return [lexeme for lexeme in (row[0] if row else []) if _LEXEME.fullmatch(lexeme)]
+
+
+_VECTOR_SEARCH = (
+    "SET LOCAL hnsw.ef_search = %s; "
+    "SELECT id, article_id FROM garden_chunk WHERE is_current ORDER BY embedding <=> %s::vector LIMIT %s"
+)
+_TEXT_SEARCH = (
+    "SELECT c.id FROM garden_chunk c, to_tsquery('simple', %s) q "
+    "WHERE c.is_current AND c.search_vector @@ q ORDER BY ts_rank_cd(c.search_vector, q) DESC LIMIT %s"
+)
+
+
+def _vector_params(vector: npt.NDArray[np.float32], limit: int, ef_search: int | None) -> list[Any]:
+    breadth = max(settings.RETRIEVAL_EF_SEARCH if ef_search is None else ef_search, limit)
+    return [breadth, _literal(vector), limit]
+
+
+def _text_query(lexemes: Sequence[str]) -> str:
+    return " & ".join(f"'{lexeme}'" for lexeme in lexemes)
+
+
+def vector_candidates(
+    vector: npt.NDArray[np.float32], limit: int = CANDIDATES, *, ef_search: int | None = None
+) -> list[tuple[int, int]]:
+    """(chunk id, article id) of the nearest current chunks, nearest first, through the HNSW index.
+
+    `ef_search` (default `RETRIEVAL_EF_SEARCH`, never below `limit`) is the index's search breadth. The
+    similarities are left to `chunk_scores`: computing them here would read every result's vector again from
+    its TOAST table.
+    """
+    with connection.cursor() as cursor:
+        # One round trip instead of four (BEGIN, SET LOCAL, SELECT, COMMIT): PostgreSQL runs a query string of
+        # several statements as one transaction, so SET LOCAL holds for this SELECT (inside an atomic block,
+        # until that block's transaction ends, as any SET LOCAL does).
+        cursor.execute(_VECTOR_SEARCH, _vector_params(vector, limit, ef_search))
+        cursor.nextset()
+        return [(int(chunk_id), int(article_id)) for chunk_id, article_id in cursor.fetchall()]
+
+
+def chunk_candidates(vector: npt.NDArray[np.float32], lexemes: Sequence[str]) -> list[int]:
+    """The ids of `vector_candidates` then of the chunks that hold every lexeme (best `ts_rank_cd` first, through
+    the GIN index), each once, in one round trip."""
+    if not lexemes:
+        return list(dict.fromkeys(chunk_id for chunk_id, _ in vector_candidates(vector)))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"{_VECTOR_SEARCH}; {_TEXT_SEARCH}",
+            [*_vector_params(vector, CANDIDATES, None), _text_query(lexemes), CANDIDATES],
+        )
+        cursor.nextset()
+        nearest = [int(row[0]) for row in cursor.fetchall()]
+        cursor.nextset()
+        return list(dict.fromkeys([*nearest, *(int(row[0]) for row in cursor.fetchall())]))
+
+
+def chunk_scores(
+    chunk_ids: Sequence[int], vector: npt.NDArray[np.float32], lexemes: Sequence[str]
+) -> list[ChunkHit]:
+    """Both scores of the given chunks: cosine similarity, and the share of the question's lexemes present.
+
+    Coverage rather than a rank: a chunk sharing one common word with an unrelated question scores low.
+    """
+    if not chunk_ids:
+        return []
+    matched = " + ".join(["(search_vector @@ to_tsquery('simple', %s))::int"] * len(lexemes)) or "0"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, article_id, 1 - (embedding <=> %s::vector), ({matched})::float / %s "
+            "FROM garden_chunk WHERE id = ANY(%s)",
+            [_literal(vector), *(f"'{lexeme}'" for lexeme in lexemes), max(len(lexemes), 1), list(chunk_ids)],
+        )
+        return [ChunkHit(int(a), int(b), float(c), float(d)) for a, b, c, d in cursor.fetchall()]
+
+
+def _literal(vector: npt.NDArray[np.float32]) -> str:
+    return "[" + ",".join(f"{x:.7f}" for x in vector.tolist()) + "]"
+
+
+def live_hits(hits: Sequence[ChunkHit]) -> list[ChunkHit]:
+    """The hits in live articles (`ArticleQuerySet.live`), in their order. `Chunk.is_current` already leaves
+    out what is withheld or retired; this holds the rule itself, so no way of writing a chunk can let a
+    withheld note's text through (an edit in the admin once did)."""
+    if not hits:
+        return []
+    live = set(
+        Article.objects.live().filter(pk__in={h.article_id for h in hits}).values_list("pk", flat=True)
+    )
+    return [hit for hit in hits if hit.article_id in live]
+
+
+@dataclass
+class Candidates:
+    """Everything retrieval found for a question before thresholds are applied."""
+
+    topic_ids: list[int]
+    theme_ids: list[int]
+    hits: list[ChunkHit]
+    topic_article_ids: set[int]
+    vector: npt.NDArray[np.float32]
+
+
+def gather(question: str, vector: npt.NDArray[np.float32] | None = None) -> Candidates:
+    """Topics, themes and candidate chunks (vector and full-text), each with both scores, best first."""
+    if vector is None:
+        vector = embeddings.embed_one(question)
+    names = question_names(question)
+    topic_ids, theme_ids = matched_topics_and_themes(question, names)
+    lexemes = question_lexemes(question)
+    hits = live_hits(chunk_scores(chunk_candidates(vector, lexemes), vector, lexemes))
+    topic_article_ids = (
+        set(Article.objects.live().filter(topics__in=topic_ids).values_list("id", flat=True))
+        if topic_ids
+        else set()
+    )
+    ranked = sorted(
+        hits, key=lambda h: h.score + TOPIC_BOOST * (h.article_id in topic_article_ids), reverse=True
+    )
+    return Candidates(topic_ids, theme_ids, ranked, topic_article_ids, vector)
+
+
+def select(
+    candidates: Candidates, thresholds: Thresholds, *, max_articles: int, max_sources: int
+) -> RetrievalResult:
+    """Apply the thresholds: the counted articles (best first) and the chunks to give synthesis as sources."""
+    result = RetrievalResult(topic_ids=candidates.topic_ids, theme_ids=candidates.theme_ids)
+    best: dict[int, ChunkHit] = {}
+    for hit in candidates.hits:
+        if hit.counts(thresholds) and hit.article_id not in best:
+            best[hit.article_id] = hit
+    result.articles = [
+        ArticleHit(a, h.score, h.vector_score, h.text_score) for a, h in list(best.items())[:max_articles]
+    ]
+    # Sources come from counted articles; when only topics matched, from the articles of those topics.
+    allowed = {a.article_id for a in result.articles} or candidates.topic_article_ids
+    per_article: dict[int, int] = {}
+    for hit in candidates.hits:
+        if len(result.sources) >= max_sources:
+            break
+        if hit.article_id in allowed and per_article.get(hit.article_id, 0) < SOURCES_PER_ARTICLE:
+            per_article[hit.article_id] = per_article.get(hit.article_id, 0) + 1
+            result.sources.append(hit)
+    return result
+
+
+@phase("retrieval")
+def retrieve(
+    question: str,
+    *,
+    vector: npt.NDArray[np.float32] | None = None,
+    thresholds: Thresholds | None = None,
+) -> RetrievalResult:
+    """Topics, themes, counted articles (best first) and the chunks to give synthesis as numbered sources."""
+    began = time.perf_counter()
+    candidates = gather(question, vector)
+    result = select(
+        candidates,
+        thresholds or Thresholds.in_force(),
+        max_articles=settings.RETRIEVAL_MAX_ARTICLES,
+        max_sources=settings.RETRIEVAL_MAX_SOURCES,
+    )
+    if not result.sources and candidates.topic_article_ids:
+        result.sources = _topic_sources(
+            candidates.topic_article_ids, candidates.vector, settings.RETRIEVAL_MAX_SOURCES
+        )
+    result.vector = candidates.vector
+    result.latency_ms = round((time.perf_counter() - began) * 1000)
+    return result
+
+
+def _topic_sources(article_ids: set[int], vector: npt.NDArray[np.float32], limit: int) -> list[ChunkHit]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT id, article_id, 1 - (embedding <=> %s::vector) AS s FROM garden_chunk "
+            "WHERE is_current AND article_id = ANY(%s) ORDER BY s DESC LIMIT %s",
+            [_literal(vector), list(article_ids), limit],
+        )
+        return [ChunkHit(int(a), int(b), float(c), 0.0) for a, b, c in cursor.fetchall()]

@@ -1,0 +1,142 @@
+"""Measuring retrieval and the refusal gate on the golden set, and calibrating the hit thresholds.
+
+recall@5: the share of a question's expected articles among the first five counted articles, averaged over
+in-scope questions. The gate is judged by the share of out-of-scope questions it refuses (the recall of its
+refusals), the share of its refusals that were out of scope (their precision) and the share of in-scope
+questions it answers. `calibration_store` keeps calibrated thresholds where the gate reads them.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from garden.answering.retrieval import Candidates, Thresholds, gather, select
+from garden.golden import GoldenEntry
+from garden.models import Article, Chunk, RetrievalCalibration
+from providers import embeddings
+
+RECALL_AT = 5
+# What a calibration is judged by, on the golden set and on held-out halves of it.
+HEADLINE = ("out_of_scope_refused", "in_scope_answered", "refusal_precision", "recall_at_5")
+
+
+@dataclass(frozen=True)
+class Observed:
+    question: GoldenEntry
+    candidates: Candidates
+
+
+def observe(questions: Sequence[GoldenEntry]) -> list[Observed]:
+    """Gather candidates for every question once; thresholds are applied afterwards, as often as needed."""
+    vectors = embeddings.embed([q.question for q in questions])
+    return [Observed(q, gather(q.question, vector)) for q, vector in zip(questions, vectors, strict=True)]
+
+
+def measure(observed: Sequence[Observed], thresholds: Thresholds) -> dict[str, Any]:
+    results = [
+        select(item.candidates, thresholds, max_articles=RECALL_AT, max_sources=8) for item in observed
+    ]
+    counted = {a.article_id for result in results for a in result.articles[:RECALL_AT]}
+    slugs = dict(Article.objects.filter(pk__in=counted).values_list("id", "slug"))
+    recalls: list[float] = []
+    refused_out = refused_in = total_out = total_in = 0
+    per_category: dict[str, dict[str, list[float]]] = defaultdict(lambda: {"recall": [], "refused": []})
+    for item, result in zip(observed, results, strict=True):
+        refused = result.empty
+        category = per_category[item.question.category]
+        category["refused"].append(float(refused))
+        if item.question.in_scope:
+            total_in += 1
+            refused_in += refused
+            expected = set(item.question.expected_articles)
+            if expected:
+                found = {slugs.get(a.article_id) for a in result.articles[:RECALL_AT]}
+                recall = len(expected & found) / len(expected)
+                recalls.append(recall)
+                category["recall"].append(recall)
+        else:
+            total_out += 1
+            refused_out += refused
+    return {
+        "thresholds": {"vector": round(thresholds.vector, 3), "text": round(thresholds.text, 3)},
+        "questions": len(observed),
+        "recall_at_5": round(float(np.mean(recalls)), 3) if recalls else None,
+        "out_of_scope_refused": round(refused_out / total_out, 3) if total_out else None,
+        "in_scope_wrongly_refused": round(refused_in / total_in, 3) if total_in else None,
+        "in_scope_answered": round(1 - refused_in / total_in, 3) if total_in else None,
+        "refusal_precision": round(refused_out / (refused_out + refused_in), 3)
+        if refused_out + refused_in
+        else None,
+        "per_category": {
+            name: {
+                "questions": len(values["refused"]),
+                "recall_at_5": round(float(np.mean(values["recall"])), 3) if values["recall"] else None,
+                "refused": round(float(np.mean(values["refused"])), 3),
+            }
+            for name, values in sorted(per_category.items())
+        },
+    }
+
+
+def calibrate(observed: Sequence[Observed]) -> Thresholds:
+    """The thresholds that refuse no in-scope question, refuse the most out-of-scope ones, then recall best.
+
+    Among equally good settings the one in the middle of the widest such range is taken, for a safety margin.
+    """
+    best_key: tuple[float, ...] | None = None
+    best: list[Thresholds] = []
+    for vector in np.arange(0.20, 0.70, 0.01):
+        for text in np.arange(0.30, 1.05, 0.05):
+            thresholds = Thresholds(vector=round(float(vector), 2), text=round(float(text), 2))
+            figures = measure(observed, thresholds)
+            key = (
+                -(figures["in_scope_wrongly_refused"] or 0.0),
+                figures["out_of_scope_refused"] or 0.0,
+                figures["recall_at_5"] or 0.0,
+            )
+            if best_key is None or key > best_key:
+                best_key, best = key, [thresholds]
+            elif key == best_key:
+                best.append(thresholds)
+    vectors = sorted({t.vector for t in best})
+    texts = sorted({t.text for t in best})
+    middle = Thresholds(vector=vectors[len(vectors) // 2], text=texts[len(texts) // 2])
+    return middle if middle in best else best[len(best) // 2]
+
+
+def held_out(observed: Sequence[Observed]) -> dict[str, Any]:
+    """What calibration may be expected to do on questions it was not fitted on: the golden set cut in two
+    by a hash of each question's id, thresholds fitted on each half and measured on the other, the two
+    halves' figures averaged (in-scope and out-of-scope questions are few: the fitted half's own figures
+    flatter it)."""
+    halves: list[list[Observed]] = [[], []]
+    for item in observed:
+        halves[zlib.crc32(item.question.id.encode()) % 2].append(item)
+    figures = [measure(halves[1 - n], calibrate(halves[n])) for n in (0, 1) if halves[0] and halves[1]]
+    return {
+        key: round(float(np.mean(values)), 3)
+        if (values := [f[key] for f in figures if f[key] is not None])
+        else None
+        for key in HEADLINE
+    }
+
+
+def calibration_store(
+    thresholds: Thresholds, *, golden: str, figures: dict[str, Any], expected: dict[str, Any]
+) -> RetrievalCalibration:
+    """Keep calibrated thresholds where the gate reads them, for the embedder that runs now, with the figures
+    they had on the golden set (`figures`) and those expected on questions they were not fitted on."""
+    return RetrievalCalibration.objects.create(
+        vector_threshold=thresholds.vector,
+        text_threshold=thresholds.text,
+        embedded_by=embeddings.embedder(),
+        golden=golden,
+        chunks=Chunk.objects.filter(is_current=True).count(),
+        expected={"golden_set": {key: figures[key] for key in HEADLINE}, "held_out": expected},
+    )

@@ -1,0 +1,90 @@
+"""Answer synthesis from numbered sources: Claude when an API key is set, else the local extractive synthesiser.
+
+Claude's answers are booked against the daily budget the judge spends from too (`settings.ANSWER_BUDGET`):
+when what is left cannot cover the most an answer can cost, the extractive synthesiser writes it instead, and
+the answer says so (`budget_held`). An anonymous visitor's answer is booked within their own allowance
+(`ANONYMOUS_CLAUDE_DAILY_USD`), and with none it is written by the extractive synthesiser without asking Claude.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from decimal import Decimal
+
+import numpy as np
+import numpy.typing as npt
+from django.conf import settings
+from django.utils.module_loading import import_string
+
+from providers.claude import Budget, claude_config
+from providers.timing import phase
+
+BUDGET_SPENT = (
+    "Today's budget for Claude is spent; this answer was composed from the garden's sentences by the local "
+    "synthesiser."
+)
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """Source `[number]` as the synthesiser sees it."""
+
+    number: int
+    title: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Synthesis:
+    text: str
+    generator: str
+    model: str = ""
+    error: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: Decimal = Decimal(0)
+    latency_ms: int = 0
+    budget_held: bool = False  # the daily budget could not cover Claude: the extractive synthesiser wrote it
+
+
+class BudgetSpent(Exception):
+    """What is left of today's budget cannot cover the call: it was not made."""
+
+
+def answer_budget(*, anonymous: bool = False) -> Budget | None:
+    """The budget Claude's answers are booked against, as `config` wires it (`ANSWER_BUDGET`: a dotted path to
+    a function that returns one for an `anonymous` visitor's question or not); None when none is configured: no
+    limit."""
+    path = settings.ANSWER_BUDGET
+    return import_string(path)(anonymous=anonymous) if path else None
+
+
+@phase("synthesis")
+def synthesize(
+    question: str,
+    sources: Sequence[SourceText],
+    question_vector: npt.NDArray[np.float32] | None = None,
+    claude_slot: AbstractContextManager[object] | None = None,
+    *,
+    anonymous: bool = False,
+) -> Synthesis:
+    """Answer `question` from `sources`, citing them as [n]. Never raises for an API failure: see `error`.
+    `question_vector` is the question's embedding when retrieval has made it already; `claude_slot` is held
+    while Claude writes the answer (whatever it raises, e.g. that none is free, goes to the caller);
+    `anonymous`: asked by a visitor who is not signed in."""
+    from garden.answering.synthesis import claude, extractive
+
+    config = claude_config()
+    if anonymous and settings.ANONYMOUS_CLAUDE_DAILY_USD <= 0:
+        config = None  # strangers get no share of the Claude budget unless the operator gives them one
+    if config is not None:
+        try:
+            with claude_slot if claude_slot is not None else nullcontext():
+                return claude.synthesize(question, sources, config, budget=answer_budget(anonymous=anonymous))
+        except BudgetSpent:
+            written = extractive.synthesize(question, sources, question_vector)
+            return dataclasses.replace(written, budget_held=True)
+    return extractive.synthesize(question, sources, question_vector)

@@ -1,0 +1,137 @@
+"""The local extractive synthesiser: the answer is the source sentences that best answer the question.
+
+Sentences are copied verbatim (bullet markers aside) and each carries the `[n]` of its source, so every claim
+can be checked against its passage. No model is called beyond the local embedding model.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from claimcheck.text import STOP_WORDS as SHARED_STOP_WORDS
+from claimcheck.text import word_set
+from garden.answering.synthesis import SourceText, Synthesis
+from garden.chunking import sentence_spans
+from garden.models import Generator
+from garden.syntax import LINK, WIKILINK
+from providers import embeddings
+
+MAX_SENTENCES = 3
+MIN_SCORE = 0.25
+LEXICAL_WEIGHT = 0.35
+NOTHING_DIRECT = (
+    "The garden has articles near this question, but no passage in them answers it directly. "
+    "The retrieved sources are listed below."
+)
+# The kind of answer a question asks for, and how to tell a sentence that gives one: a year for "when", a
+# measure for "how long", a figure for "how many", a price for "how much".
+_ANSWER_KINDS = (
+    (r"\b(?:when|what year|which year|what date|since when)\b", r"\b(?:1[5-9]\d\d|20\d\d)\b"),
+    (
+        r"\bhow (?:long|tall|high|wide|far|deep|heavy|big|fast|steep)\b|\b(?:length|height|speed|weight)\b",
+        r"\d\s?(?:m|km|ft|mph|tonnes?|metres?|meters?|miles?|yards?|feet|psi)\b",
+    ),
+    (r"\bhow many\b", r"\d"),
+    (r"\bhow much\b|\b(?:cost|price|fare)s?\b", r"[£$€]\s?\d"),
+    (r"\bhow old\b|\bage\b", r"\d"),
+)
+ANSWER_KIND_WEIGHT = 0.2
+_BULLET = re.compile(r"^(?:[-*+]\s+|\d+[.)]\s+|#+\s+|>\s*)")
+_CONTENT_WORD = re.compile(r"[a-z0-9£$][a-z0-9.,£$%-]*[a-z0-9%]|[a-z0-9]")
+# Function words that a question and a sentence share without sharing a subject: the shared stop words of
+# claimcheck.text and a few more. Smaller than the critics' and the answer check's lists on purpose (and apart from
+# the local judge's, an input to its fitted parameters): these lists were tuned separately, and growing this one
+# would change which sentences the extractive answers choose.
+STOP_WORDS = SHARED_STOP_WORDS | word_set("every many much no not one whose")
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    number: int
+    text: str
+    position: int
+    title: str  # of the article it comes from, which a short sentence ("Total length 196 m.") is about
+
+
+def plain(markdown: str) -> str:
+    """A sentence without Markdown markup: wikilinks become their label, emphasis and code marks go."""
+    text = WIKILINK.sub(lambda m: (m["label"] or m["target"]).strip(), markdown)
+    text = LINK.sub(r"\1", text)
+    return re.sub(r"(\*\*|__|\*|`)(.+?)\1", r"\2", text)
+
+
+def content_words(text: str) -> set[str]:
+    return {w.strip(".,") for w in _CONTENT_WORD.findall(text.lower())} - STOP_WORDS
+
+
+def _candidates(sources: Sequence[SourceText]) -> list[_Candidate]:
+    found = []
+    for source in sources:
+        for position, span in enumerate(sentence_spans(source.text)):
+            sentence = plain(_BULLET.sub("", span.of(source.text)).strip())
+            # Headings, table rows, fragments of lists ("a 1:48 scale model ...;") make poor sentences.
+            fragment = not sentence[:1].isupper() and not sentence[:1].isdigit()
+            # A short sentence counts when it carries a figure ("Total length 196 m.").
+            short = len(sentence) < (12 if any(c.isdigit() for c in sentence) else 25)
+            if source.text[span.start] == "#" or short or "|" in sentence or fragment:
+                continue
+            if sentence.endswith((";", ":", ",")):
+                continue
+            found.append(_Candidate(source.number, sentence, position, source.title))
+    return found
+
+
+def _gives_kind(question: str, candidates: Sequence[_Candidate]) -> npt.NDArray[np.float64]:
+    """1 for each candidate that gives the kind of answer the question asks for, else 0."""
+    wanted = [
+        re.compile(answer) for asked, answer in _ANSWER_KINDS if re.search(asked, question, re.IGNORECASE)
+    ]
+    return np.array([float(any(p.search(c.text) for p in wanted)) for c in candidates])
+
+
+def _with_citation(sentence: str, number: int) -> str:
+    sentence = sentence.rstrip()
+    end = sentence[-1] if sentence[-1] in ".!?" else "."
+    body = sentence[:-1] if sentence[-1] in ".!?" else sentence
+    return f"{body} [{number}]{end}"
+
+
+def synthesize(
+    question: str, sources: Sequence[SourceText], question_vector: npt.NDArray[np.float32] | None = None
+) -> Synthesis:
+    began = time.perf_counter()
+    candidates = _candidates(sources)
+    if not candidates:
+        return Synthesis(
+            NOTHING_DIRECT, Generator.EXTRACTIVE, latency_ms=round((time.perf_counter() - began) * 1000)
+        )
+    vectors = np.vstack(
+        [
+            embeddings.embed_one(question) if question_vector is None else question_vector,
+            embeddings.embed_cached([f"{c.title}: {c.text}" for c in candidates]),
+        ]
+    )
+    semantic = vectors[1:] @ vectors[0]
+    asked = content_words(question)
+    lexical = np.array(
+        [len(asked & content_words(f"{c.title} {c.text}")) / max(len(asked), 1) for c in candidates]
+    )
+    scores = semantic + LEXICAL_WEIGHT * lexical + ANSWER_KIND_WEIGHT * _gives_kind(question, candidates)
+    chosen: list[int] = []
+    for index in np.argsort(-scores):
+        if scores[index] < MIN_SCORE or len(chosen) == MAX_SENTENCES:
+            break
+        if any(float(vectors[1 + index] @ vectors[1 + other]) > 0.9 for other in chosen):
+            continue
+        chosen.append(int(index))
+    if not chosen:
+        text = NOTHING_DIRECT
+    else:
+        text = " ".join(_with_citation(candidates[i].text, candidates[i].number) for i in chosen)
+    return Synthesis(text, Generator.EXTRACTIVE, latency_ms=round((time.perf_counter() - began) * 1000))

@@ -1,0 +1,533 @@
+"""Parsing one note: a Markdown file as people keep them (Obsidian, Foam, MkDocs, a Logseq graph or a plain
+folder), read into a `ParsedArticle` or refused with an `ArticleFileError` that says why.
+
+Front matter is optional. A note's title is its front matter `title`, else its first `# ` heading (its words,
+without link or emphasis marks), else its file name; its slug comes from its path in the garden, so notes of one
+name in two folders are two articles. A page of a Logseq graph is read as Logseq shows it (`garden.formats.logseq`): its
+title from `title::` or its file name, its slug from its title. Parsing is pure: it touches no database.
+Which files of a garden are notes is `garden.walk`'s to say; the marks a note is written with (links, embeds,
+headings, code) are read by `garden.syntax`; `garden.sync.garden_import` writes what this module reads, and
+`garden.sync.links` resolves the links it finds.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import re
+import stat
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import yaml
+
+from garden.formats import logseq
+from garden.formats.gardening import editor_markup_removed, page_properties
+from garden.syntax import (
+    ATTACHMENTS,
+    HEADING_1,
+    IMAGE_EMBED,
+    MARKDOWN_LINK,
+    WIKILINK,
+    heading_words,
+    link_unwrapped,
+    slugify,
+    without_code,
+    written_key,
+)
+from garden.text import storable
+from garden.walk import CANNOT_READ, NOT_A_FILE
+
+# Front matter or page properties (any case) that keep a note out, with the value that does: `private: true`,
+# `public:: false`. A value that is no yes or no (`private: later`) keeps it out too: its writer meant something.
+PRIVATE_FLAGS = {"private": True, "draft": True, "publish": False, "published": False, "public": False}
+FLAG_WORDS = {
+    "true": True,
+    "yes": True,
+    "on": True,
+    "1": True,
+    "false": False,
+    "no": False,
+    "off": False,
+    "0": False,
+}
+SLUG_MAX_CHARS = 200  # Article.slug's column; a longer slug is cut and told apart by a hash of the whole
+NOTE_TOO_LARGE = "is {size}; notes are limited to {limit} (GARDEN_NOTE_MAX_BYTES)"
+NOT_TEXT = "is not text: it holds NUL bytes (a binary file named .md?)"
+NOT_UTF8 = "not valid UTF-8 text (byte {start})"
+YAML_BROKEN = "front matter is not valid YAML{where}"
+YAML_TOO_DEEP = "front matter is nested too deeply to read"
+YAML_BROKEN_PRIVATE = (
+    "front matter is not valid YAML{where}, and it marks the note private ({marker}); the note is withheld "
+    "until the front matter is fixed"
+)
+FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n?---[ \t]*(?:\n|\Z)", re.DOTALL)
+# Hugo's TOML front matter, between `+++` lines.
+TOML_FRONT_MATTER = re.compile(r"\A\+\+\+[ \t]*\n(.*?)\n?\+\+\+[ \t]*(?:\n|\Z)", re.DOTALL)
+TOML_BROKEN = "front matter is not valid TOML ({error})"
+TOML_BROKEN_PRIVATE = (
+    "front matter is not valid TOML ({error}), and it marks the note private ({marker}); the note is withheld "
+    "until the front matter is fixed"
+)
+# `#tag` and nested `#a/b`, not a heading, a URL fragment or a number (`#1` is no tag in Obsidian either).
+INLINE_TAG = re.compile(r"(?<![\w#&/(\[])#([\w/-]*[^\W\d_][\w/-]*)")
+# Files a `[[link]]` names that are articles of their own: the garden reads a PDF as a note
+# (garden.formats.pdf.reading).
+ARTICLE_FILES = (".pdf",)
+DATE_FIELDS = ("date", "updated", "modified", "last_modified", "created")
+
+
+class ArticleFileError(Exception):
+    """A file that cannot be imported; the message says why, in words an editor can act on. `marked_private`:
+    what could be read of it says the note is private."""
+
+    def __init__(self, message: str, *, marked_private: bool = False) -> None:
+        super().__init__(message)
+        self.marked_private = marked_private
+
+
+@dataclass(frozen=True)
+class WrittenLink:
+    """A link as the note writes it: `[[target|text]]` (wiki) or `[text](target.md)` (markdown)."""
+
+    target: str  # as written, without its `#heading` or `#^block`
+    text: str
+    markdown: bool = False
+
+    @property
+    def key(self) -> str:
+        """How the page finds this link again: case and `.md` do not matter, `%20` is a space."""
+        return written_key(self.target)
+
+
+@dataclass(frozen=True, slots=True)  # a garden holds one a note while it imports: no __dict__ each
+class ParsedArticle:
+    slug: str
+    title: str
+    topics: tuple[str, ...]
+    themes: tuple[str, ...]
+    date: datetime.date | None
+    body: str
+    path: str
+    content_hash: str
+    links: tuple[WrittenLink, ...] = ()
+    aliases: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    relative_path: str = ""  # within the garden, without `.md`: "Sync/Security and privacy"
+    private: bool = False  # its front matter or page properties keep it out of the garden (see PRIVATE_FLAGS)
+    anchors: dict[str, int] = field(default_factory=dict)  # block id -> offset in body, for `[[Note#^id]]`
+    images: tuple[tuple[str, bool], ...] = ()  # (image as written, whether a path from the note) it shows
+    pages: tuple[
+        int, ...
+    ] = ()  # a PDF's pages: where each starts in body (garden.formats.pdf.reading); none for a note
+    names: tuple[str, ...] = ()  # other names a `[[link]]` may give it: a Logseq page's title
+    blocks: dict[str, logseq.Block] = field(default_factory=dict)  # Logseq blocks others may reference, by id
+    # Its body depends on other notes (Logseq block references were resolved in it), and where the notes live
+    # whose words it holds now.
+    resolved: bool = False
+    shows: tuple[str, ...] = ()
+    folder_is_theme: bool = True  # its top folder is a theme; Logseq's `pages/` and `journals/` are not
+
+
+def _names(meta: dict[str, Any], *keys: str) -> tuple[str, ...]:
+    """A field that is a list of names, or one string of them separated by commas."""
+    names: list[str] = []
+    for key in keys:
+        value = meta.get(key)
+        if value is None:
+            continue
+        if isinstance(value, str):
+            value = value.split(",")
+        if not isinstance(value, list) or not all(isinstance(item, str | int | float) for item in value):
+            raise ArticleFileError(f"front matter field '{key}' must be a list of names")
+        names += [str(item).strip() for item in value if str(item).strip()]
+    return tuple(dict.fromkeys(names))
+
+
+def _string_list(meta: dict[str, Any], key: str) -> tuple[str, ...]:
+    return tuple(slug for slug in map(slugify, _names(meta, key)) if slug)
+
+
+def _as_date(value: object) -> datetime.date | None:
+    """A date from YAML: a date, a datetime, an ISO string (a time after it is ignored) or epoch milliseconds
+    (Dendron). None when it is none of these."""
+    if isinstance(value, datetime.datetime):
+        return value.date()
+    if isinstance(value, datetime.date):
+        return value
+    if isinstance(value, int) and value > 10**11:
+        return datetime.datetime.fromtimestamp(value / 1000, tz=datetime.UTC).date()
+    if not isinstance(value, str | int | float):
+        return None  # a list or a mapping is no date (and YAML aliases can make one too large to print)
+    text = link_unwrapped(str(value))  # a link to a journal page: `[[2025-02-22 Sat]]`
+    try:
+        return datetime.date.fromisoformat(text[:10])
+    except ValueError:
+        return None
+
+
+def _date(meta: dict[str, Any], fallback: datetime.date | None) -> datetime.date | None:
+    """The note's date: front matter `date`, else `updated` (or `modified`), else `created`, else `fallback`
+    (the file's modification time). A `date` that is not a date is an error; the others are only hints."""
+    for key in DATE_FIELDS:
+        value = meta.get(key)
+        if value is None:
+            continue
+        date = _as_date(value)
+        if date is not None:
+            return date
+        if key == "date":
+            shown = repr(value) if isinstance(value, str | int | float) else f"a {type(value).__name__}"
+            raise ArticleFileError(f"front matter field 'date' is not an ISO date (YYYY-MM-DD): {shown}")
+    return fallback
+
+
+def _flag(value: object) -> bool | None:
+    """A YAML boolean, 1 or 0, or yes/no/true/false/on/off in any case; None for anything else."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | str):
+        return FLAG_WORDS.get(str(value).strip().lower())
+    return None
+
+
+def private_marker(meta: dict[Any, Any]) -> str | None:
+    """The field that keeps the note out (`Private: 1`), or None when none does."""
+    for key, value in meta.items():
+        wanted = PRIVATE_FLAGS.get(str(key).strip().lower())
+        if wanted is None:
+            continue
+        flag = _flag(value)
+        if flag is None or flag is wanted:
+            shown = value if isinstance(value, bool | int | str) else type(value).__name__
+            return f"{key}: {shown}"
+    return None
+
+
+def _marker_written(front_matter: str, separator: str = ":") -> str | None:
+    """A marker that the front matter's text shows, read line by line as `key: value` (`key = value` in TOML)
+    where YAML cannot read it (`title: Pay review: 2025` above `private: true`)."""
+    fields: dict[str, str] = {}
+    for line in front_matter.split("\n"):
+        key, colon, value = line.partition(separator)
+        if colon and key.strip().lower() in PRIVATE_FLAGS:
+            fields[key.strip()] = value.split(" #")[0].strip().strip("'\"")
+    return private_marker(fields)
+
+
+def _written_title(meta: dict[str, Any]) -> str | None:
+    title = meta.get("title")
+    if title is not None and not isinstance(title, str | int | float):
+        raise ArticleFileError("front matter field 'title' must be text")
+    return str(title).strip() if title is not None and str(title).strip() else None
+
+
+def _title(meta: dict[str, Any], prose: str, file_name: str) -> str:
+    written = _written_title(meta)
+    if written is not None:
+        return written
+    heading = HEADING_1.search(prose)
+    return heading_words(heading.group(1)) if heading else file_name
+
+
+def _tags(meta: dict[str, Any], prose: str) -> tuple[str, ...]:
+    written = [tag.lstrip("#") for tag in _names(meta, "tags", "tag")]
+    written += INLINE_TAG.findall(prose)
+    return tuple(dict.fromkeys(tag.strip("/").lower() for tag in written if tag.strip("/")))
+
+
+def _links(prose: str) -> tuple[WrittenLink, ...]:
+    links = [
+        WrittenLink(match["target"].strip(), (match["label"] or match["target"]).strip())
+        for match in WIKILINK.finditer(prose)
+        if match["target"].strip()
+        and (
+            not ATTACHMENTS.search(match["target"].strip())
+            or match["target"].strip().lower().endswith(ARTICLE_FILES)
+        )
+    ]
+    links += [
+        WrittenLink(target, text.strip() or target, markdown=True)
+        for text, target, _ in MARKDOWN_LINK.findall(prose)
+        if "://" not in target
+    ]
+    return tuple(links)
+
+
+def written_links(text: str) -> tuple[WrittenLink, ...]:
+    """The links a note's text writes, outside its code."""
+    return _links(without_code(text))
+
+
+def article_slug(written: str, place: str) -> str:
+    """The slug of the note at `place` (its path in the garden) whose slug is written as `written`: never empty
+    (a name of emoji or punctuation only is `note-` and a hash of its place) and never longer than its column."""
+    slug = slugify(written)
+    if not slug:
+        return f"note-{hashlib.sha256(place.encode()).hexdigest()[:8]}"
+    if len(slug) > SLUG_MAX_CHARS:
+        return f"{slug[: SLUG_MAX_CHARS - 9].rstrip('-')}-{hashlib.sha256(slug.encode()).hexdigest()[:8]}"
+    return slug
+
+
+def _toml_front_matter(match: re.Match[str]) -> dict[str, Any]:
+    try:
+        return tomllib.loads(match.group(1))
+    except tomllib.TOMLDecodeError as error:
+        marker = _marker_written(match.group(1), "=")
+        if marker is not None:
+            raise ArticleFileError(
+                TOML_BROKEN_PRIVATE.format(error=error, marker=marker), marked_private=True
+            ) from None
+        raise ArticleFileError(TOML_BROKEN.format(error=error)) from None
+    except RecursionError:
+        marked = _marker_written(match.group(1), "=") is not None
+        raise ArticleFileError(YAML_TOO_DEEP, marked_private=marked) from None
+
+
+def _front_matter(raw: str) -> tuple[dict[str, Any], str]:
+    """The note's front matter (YAML between `---` lines, or Hugo's TOML between `+++` lines) and the text
+    after it."""
+    toml = TOML_FRONT_MATTER.match(raw)
+    if toml:
+        return _fields_storable(_toml_front_matter(toml)), raw[toml.end() :]
+    match = FRONT_MATTER.match(raw)
+    if not match:
+        return {}, raw
+    try:
+        loaded = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        marker = _marker_written(match.group(1))
+        if marker is not None:
+            raise ArticleFileError(
+                YAML_BROKEN_PRIVATE.format(where=where, marker=marker), marked_private=True
+            ) from None
+        raise ArticleFileError(YAML_BROKEN.format(where=where)) from None
+    except RecursionError:  # PyYAML composes nested lists and mappings recursively
+        marked = _marker_written(match.group(1)) is not None
+        raise ArticleFileError(YAML_TOO_DEEP, marked_private=marked) from None
+    if loaded is not None and not isinstance(loaded, dict):
+        raise ArticleFileError(
+            "front matter must be a mapping of fields (title, tags, ...)",
+            marked_private=_marker_written(match.group(1)) is not None,
+        )
+    return _fields_storable(loaded or {}), raw[match.end() :]
+
+
+def _fields_storable(meta: dict[Any, Any]) -> dict[Any, Any]:
+    """The fields with text PostgreSQL can store: an escape such as YAML's "\\0" writes a NUL, which the
+    database refuses, and the whole sync with it (a title goes into the garden's topics)."""
+
+    def storable_value(value: Any) -> Any:
+        if isinstance(value, str):
+            return storable(value)
+        if isinstance(value, list | tuple):
+            return [storable(item) if isinstance(item, str) else item for item in value]
+        return value
+
+    return {storable(k) if isinstance(k, str) else k: storable_value(v) for k, v in meta.items()}
+
+
+def note_text(raw: str) -> str:
+    """A note's text as it is read and hashed: Unix line ends, no byte-order mark."""
+    return raw.replace("\r\n", "\n").lstrip("\ufeff")
+
+
+def content_hash(raw: str) -> str:
+    """What tells one text of a note from another (`ArticleRevision.content_hash`; the rule for every kind of
+    revision is in `garden.services`). Never changed: every note imported before would be imported again."""
+    return hashlib.sha256(note_text(raw).encode()).hexdigest()
+
+
+def parse_article_text(
+    raw: str,
+    *,
+    path: str,
+    slug: str,
+    relative_path: str = "",
+    modified: datetime.date | None = None,
+    graph: logseq.Graph | None = None,
+) -> ParsedArticle:
+    """Parse one note's text. Raises ArticleFileError with the reason when it cannot be imported.
+
+    `slug` is used unless the front matter names one; `relative_path` is the note's place in the garden
+    ("Sync/Security and privacy"), whose last part is the title of a note with no other; `modified` is the
+    file's modification date, its date when the front matter gives none. A note is private when its front
+    matter or its page properties say so (PRIVATE_FLAGS). In a Logseq `graph`, the note is a page or journal
+    read as Logseq shows it (see `_logseq_read`).
+    """
+    if "\x00" in raw:
+        raise ArticleFileError(NOT_TEXT)
+    raw = note_text(raw)
+    meta, body = _front_matter(raw)
+    properties, body = page_properties(body)
+    place = relative_path or slug
+    page = _logseq_read(graph, meta, properties, body, place) if graph is not None else None
+    if page is not None:
+        slug, body = page.title, page.body
+        properties = {**properties, **page.properties}
+    if private_marker(meta) or private_marker(properties) or (page is not None and page.hidden):
+        return ParsedArticle(
+            slug=article_slug(slug, place),
+            title="",
+            topics=(),
+            themes=(),
+            date=None,
+            body="",
+            path=path,
+            content_hash="",
+            relative_path=relative_path,
+            private=True,
+        )
+    meta = {**properties, **meta}
+    body, anchors = editor_markup_removed(body)
+    if page is not None and not re.search(r"\w", body):
+        # A page of properties alone is a page: its description, else its title (with its links, below).
+        body, anchors = page.description or page.title, {}
+    if not body.strip():
+        raise ArticleFileError("the article has no body")
+    written_slug = meta.get("slug") or slug
+    if not isinstance(written_slug, str | int | float):
+        raise ArticleFileError("front matter field 'slug' must be text")
+    file_name = PurePosixPath(relative_path).name if relative_path else PurePosixPath(path).stem
+    prose = without_code(body)  # the body, its code blanked out: titles, tags and links are read from prose
+    return ParsedArticle(
+        slug=article_slug(str(written_slug), place),
+        title=page.title if page is not None else _title(meta, prose, file_name),
+        topics=_string_list(meta, "topics"),
+        themes=_string_list(meta, "themes"),
+        date=page.date if page is not None and page.date else _date(meta, modified),
+        body=body,
+        path=path,
+        content_hash=content_hash(raw),
+        links=_links(prose + (page.linked if page is not None else "")),
+        aliases=_names(meta, "aliases", "alias"),
+        tags=_tags(meta, prose),
+        relative_path=relative_path,
+        anchors=anchors,
+        images=tuple(
+            dict.fromkeys(
+                (match["target"], False) if match["target"] else (match["path"], True)
+                for match in IMAGE_EMBED.finditer(prose)
+            )
+        ),
+        names=(page.title,) if page is not None else (),
+        blocks=page.blocks if page is not None else {},
+        folder_is_theme=page is None,
+    )
+
+
+@dataclass(frozen=True)
+class _LogseqPage:
+    title: str
+    body: str  # without block properties, its description first
+    properties: dict[str, Any]  # page properties as this module reads them (lists of names, dates)
+    description: str
+    date: datetime.date | None  # a journal's
+    linked: str  # `[[links]]` its properties make (tags, type), to be read as its links
+    blocks: dict[str, logseq.Block]
+    hidden: bool
+
+
+def _logseq_read(
+    graph: logseq.Graph, meta: dict[str, Any], properties: dict[str, Any], body: str, place: str
+) -> _LogseqPage:
+    """A Logseq page: its title is `title::` (or front matter's), else its file name in the graph's format,
+    a journal's its date in the graph's title format; `alias::`, `tags::` and `type::` are lists of names
+    (`[[a]], b`), `type::` kept as tags; `description::` is the page's first text; date properties in the
+    graph's date format are dates; block properties are no text."""
+    journal = graph.journal_date(place)
+    written = [meta.get("title"), properties.get("title")]
+    title = next(
+        (str(t).strip() for t in written if isinstance(t, str | int | float) and str(t).strip()), None
+    )
+    title = title or graph.title_of(place)
+    read: dict[str, Any] = {}
+    for key in ("alias", "aliases"):
+        if isinstance(properties.get(key), str):
+            read[key] = list(logseq.properties_listed(properties[key]))
+    tags = [
+        name
+        for key in ("tags", "tag", "type")
+        if isinstance(properties.get(key), str)
+        for name in logseq.properties_listed(properties[key])
+    ]
+    if tags:
+        read["tags"], read["tag"] = tags, None
+    for key in DATE_FIELDS:
+        value = properties.get(key)
+        if isinstance(value, str):
+            # A property, not front matter: one that is no date in any format the graph uses is left out.
+            read[key] = graph.date_value(value)
+    description = str(properties.get("description") or "").strip()
+    linked = " ".join(
+        str(properties[key]) for key in ("tags", "tag", "type") if isinstance(properties.get(key), str)
+    )
+    blocks = logseq.page_blocks(body)
+    text = logseq.logseq_body(body)
+    if description:
+        text = f"{description}\n\n{text}"
+    return _LogseqPage(
+        title=title,
+        body=text,
+        properties=read,
+        description=description,
+        date=journal,
+        linked=f"\n{linked}" if "[[" in linked else "",
+        blocks=blocks,
+        hidden=graph.hides(place),
+    )
+
+
+def size_shown(size: int) -> str:
+    """A file's size as a failure message shows it: "2.4 MB", or "1,200 bytes" below a tenth of a megabyte."""
+    return f"{size / 1_000_000:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
+
+
+def parse_article_file(
+    path: Path,
+    root: Path | None = None,
+    *,
+    max_bytes: int | None = None,
+    graph: logseq.Graph | None = None,
+) -> ParsedArticle:
+    """Parse the note at `path`; its slug is its path below `root` (the garden's folder), so that
+    `Sync/Security and privacy.md` and `Publish/Security and privacy.md` are two articles. A note larger than
+    `max_bytes` is not read: its size is known (stat) before any of it is."""
+    try:
+        status = path.stat()
+        if not stat.S_ISREG(status.st_mode):
+            raise ArticleFileError(
+                NOT_A_FILE.format(kind="folder" if stat.S_ISDIR(status.st_mode) else "special file")
+            )
+        if max_bytes is not None and status.st_size > max_bytes:
+            raise ArticleFileError(
+                NOTE_TOO_LARGE.format(size=size_shown(status.st_size), limit=size_shown(max_bytes))
+            )
+        with path.open("rb") as note:
+            data = note.read() if max_bytes is None else note.read(max_bytes + 1)
+        if max_bytes is not None and len(data) > max_bytes:  # it grew since its size was read
+            raise ArticleFileError(
+                NOTE_TOO_LARGE.format(size=f"over {size_shown(max_bytes)}", limit=size_shown(max_bytes))
+            )
+        raw = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ArticleFileError(NOT_UTF8.format(start=error.start)) from None
+    except OSError as error:
+        raise ArticleFileError(CANNOT_READ.format(error=error.strerror or error)) from None
+    modified = datetime.datetime.fromtimestamp(status.st_mtime, tz=datetime.UTC).date()
+    inside = root is not None and root != path and path.is_relative_to(root)
+    relative = path.relative_to(root) if root is not None and inside else Path(path.name)
+    relative_path = relative.with_suffix("").as_posix()
+    return parse_article_text(
+        raw,
+        path=str(path),
+        slug=relative_path,
+        relative_path=relative_path,
+        modified=modified,
+        graph=graph if inside else None,
+    )

@@ -1,0 +1,177 @@
+"""`call_claude`: one request through the official `anthropic` SDK, as a `ClaudeReply` or a `ClaudeError`.
+
+Written against anthropic 2.x, which speaks API version 2026-10-21 and sends the key as
+`Authorization: Bearer`. Retries are the SDK's own, bounded by `retries.RetryWaitLimit`; the reply is read by
+`replies.read_reply`. Every SDK failure becomes a `ClaudeError` of one kind, and the API key never appears in
+one or in this module's logs.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from functools import lru_cache
+from typing import Any
+
+import anthropic
+
+from providers.claude.config import ClaudeConfig
+from providers.claude.errors import ClaudeError, ClaudeErrorKind
+from providers.claude.replies import ClaudeReply, read_reply
+from providers.claude.retries import RetryWaitLimit, ServerWaitTooLong
+
+logger = logging.getLogger(__name__)
+
+DETAIL_LIMIT = 600
+_REDACTED = "[redacted]"
+_KEY_PATTERNS = (
+    re.compile(r"sk-ant-[A-Za-z0-9_\-]{6,}"),
+    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9_\-.~+/=]{6,}"),
+)
+
+
+def call_claude(
+    config: ClaudeConfig,
+    *,
+    model: str,
+    system: str,
+    messages: list[dict[str, Any]],
+    max_tokens: int,
+    tools: list[dict[str, Any]] | None = None,
+    tool_choice: dict[str, Any] | None = None,
+) -> ClaudeReply:
+    """Send one Messages API request and return the reply, or raise `ClaudeError`.
+
+    No sampling parameter (temperature, top_p, top_k) is sent: API version 2026-10-21, the one anthropic 2.x
+    speaks, answers 400 to any of them, even at its default value.
+
+    Raises `ClaudeError` with kind "refused" for a refusal, and "malformed" for a reply that is not a
+    readable message, or that lacks the tool call a forcing `tool_choice` asked for.
+    """
+    kwargs: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": messages}
+    if system:
+        kwargs["system"] = system
+    if tools is not None:
+        kwargs["tools"] = tools
+    if tool_choice is not None:
+        kwargs["tool_choice"] = tool_choice
+
+    client = _client(
+        config.api_key,
+        config.base_url,
+        config.timeout_seconds,
+        config.max_retries,
+        config.max_retry_wait_seconds,
+    )
+    started = time.monotonic()
+    outcome: object
+    try:
+        outcome = client.messages.create(**kwargs)
+    except _SDK_FAILURES as exc:
+        outcome = _to_claude_error(exc, config)
+    latency_ms = round((time.monotonic() - started) * 1000)
+    try:
+        if isinstance(outcome, ClaudeError):
+            # Raised outside the `except` so it has no __context__: the SDK's exception holds the
+            # request, and with it the Authorization header.
+            raise outcome
+        reply = read_reply(
+            outcome, requested_model=model, tool_choice=tool_choice, config=config, latency_ms=latency_ms
+        )
+    except ClaudeError as err:
+        err.detail = _redact(err.detail, config.api_key)
+        logger.warning(
+            "Claude call to %s failed after %d ms (%s): %s", model, latency_ms, err.kind, err.detail
+        )
+        raise
+    logger.info(
+        "Claude %s replied in %d ms: %d input + %d output tokens, $%s, stop_reason=%s",
+        reply.model,
+        reply.latency_ms,
+        reply.input_tokens,
+        reply.output_tokens,
+        reply.cost_usd,
+        reply.stop_reason,
+    )
+    return reply
+
+
+@lru_cache(maxsize=16)
+def _client(
+    api_key: str,
+    base_url: str | None,
+    timeout_seconds: float,
+    max_retries: int,
+    max_retry_wait_seconds: float,
+) -> anthropic.Anthropic:
+    return anthropic.Anthropic(
+        api_key=api_key,
+        base_url=base_url,
+        timeout=timeout_seconds,
+        max_retries=max_retries,
+        middleware=[RetryWaitLimit(max_retries, max_retry_wait_seconds)],
+    )
+
+
+def _kind_for_status(status_code: int) -> ClaudeErrorKind:
+    if status_code == 429:
+        return "rate_limited"
+    if status_code in (401, 403):
+        return "auth"
+    if status_code == 408:
+        return "timeout"
+    if 400 <= status_code < 500:
+        return "bad_request"
+    return "server_error"
+
+
+_SDK_FAILURES = (anthropic.AnthropicError, ServerWaitTooLong, json.JSONDecodeError, UnicodeDecodeError)
+
+
+def _to_claude_error(exc: Exception, config: ClaudeConfig) -> ClaudeError:
+    attempts = config.max_retries + 1
+    if isinstance(exc, ServerWaitTooLong):
+        return ClaudeError(
+            _kind_for_status(exc.status_code),
+            f"HTTP {exc.status_code}; the server asked to wait {exc.wait_seconds:.1f} s before retrying, "
+            f"more than the {config.max_retry_wait_seconds:g} s allowed, so no retry was made: {exc.body}",
+            exc.status_code,
+            exc.request_id,
+        )
+    if isinstance(exc, anthropic.APITimeoutError):
+        return ClaudeError(
+            "timeout", f"No reply within {config.timeout_seconds:g} s, on each of {attempts} attempt(s)."
+        )
+    if isinstance(exc, anthropic.APIConnectionError):
+        cause = exc.__cause__
+        reason = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
+        return ClaudeError("connection", f"Could not connect after {attempts} attempt(s): {reason}")
+    if isinstance(exc, anthropic.APIResponseValidationError):
+        return ClaudeError(
+            "malformed", f"HTTP {exc.status_code}: {exc.message} Body: {exc.body!r}", exc.status_code
+        )
+    if isinstance(exc, anthropic.APIStatusError):
+        explanation = exc.api_message or (exc.body if isinstance(exc.body, str) else None) or str(exc)
+        error_type = f" {exc.type}" if exc.type else ""
+        return ClaudeError(
+            _kind_for_status(exc.status_code),
+            f"HTTP {exc.status_code}{error_type} after {attempts} attempt(s): {explanation}",
+            exc.status_code,
+            exc.request_id,
+        )
+    if isinstance(exc, json.JSONDecodeError | UnicodeDecodeError):
+        return ClaudeError("malformed", f"The 200 reply body is not valid JSON: {exc}", 200)
+    if isinstance(exc, anthropic.CredentialsError):
+        return ClaudeError("auth", f"{type(exc).__name__}: {exc}")
+    return ClaudeError("server_error", f"{type(exc).__name__}: {exc}")
+
+
+def _redact(text: str, api_key: str) -> str:
+    """`text` without the API key or anything shaped like a key, cut to `DETAIL_LIMIT` characters."""
+    if api_key.strip():
+        text = text.replace(api_key, _REDACTED)
+    for pattern in _KEY_PATTERNS:
+        text = pattern.sub(lambda match: f"{match.group(1) if match.groups() else ''}{_REDACTED}", text)
+    return text if len(text) <= DETAIL_LIMIT else text[: DETAIL_LIMIT - 1] + "…"
