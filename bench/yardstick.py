@@ -19,7 +19,7 @@ from typing import Any
 from django.db import connection
 
 from bench.timing import timed
-from garden import embeddings
+from providers import embeddings
 
 
 class Yardstick(StrEnum):

@@ -32,7 +32,7 @@ def ask(
     the API gives it) asks on the anonymous visitors' Claude allowance; no `user` is the command line.
     `claude_slot` is held while Claude writes the answer (a web request's: `dashboard.claude_slots.claude_slot()`).
 
-    Raises `garden.answering.QuestionError` for an empty or over-long question, and what `claude_slot` raises.
+    Raises `garden.answering.asking.QuestionError` for an empty or over-long question, and what `claude_slot` raises.
     """
     anonymous = user is not None and not user.is_authenticated
     return question_ask(
