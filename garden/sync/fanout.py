@@ -32,8 +32,9 @@ from providers import embeddings
 if TYPE_CHECKING:
     from celery.result import AsyncResult
 
-# Workers answer a roll call in milliseconds; a solo-pool worker busy with a task does not answer at all.
-REPLY_SECONDS = 2.0
+# Workers answer a roll call in milliseconds, on a busy machine in seconds (2 s was once too few for a worker just
+# started beside a test run); a solo-pool worker busy with a task does not answer at all.
+REPLY_SECONDS = 5.0
 # Batches in flight per worker process: one running and one waiting, so no process idles while the coordinator
 # writes, and a verification queued meanwhile waits behind at most one batch per process.
 BATCHES_PER_PROCESS = 2
