@@ -5,8 +5,24 @@ from __future__ import annotations
 from typing import Any
 
 from claimcheck.quote_gate import quote_passed
+from garden.models import Chunk
 from verifier.checking import Checked
 from verifier.health import SYNC_REFUSED, SYNC_REFUSED_UNNAMED, Health
+
+
+def check_sources(chunks: list[Chunk]) -> list[dict[str, Any]]:
+    """The passages a text was checked against, numbered as its claims' `source_index` (`POST /api/check`)."""
+    return [
+        {
+            "number": n,
+            "article": c.article.slug,
+            "title": c.article.title,
+            "page": c.page,
+            "cited_as": c.cited_as,
+            "url": c.get_absolute_url(),
+        }
+        for n, c in enumerate(chunks, start=1)
+    ]
 
 
 def checked_payload(
