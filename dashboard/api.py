@@ -212,6 +212,7 @@ class CheckOut(Schema):
     delta_score: float
     judge_available: bool
     disclosure: str | None
+    compact: str = Field(description="The compact line, e.g. [Hall: ⚠ · 78/100 · 2 judges · 3 flags].")
     claims: list[CheckedClaimOut]
     sources: list[CheckSourceOut]
 
