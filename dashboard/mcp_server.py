@@ -179,6 +179,10 @@ class GardenTools:
         for source in payload["sources"]:
             if "url" in source:
                 source["url"] = site_address(source["url"])
+        for claim in payload["claims"]:  # beside its source's number, where an agent reads it
+            number = claim["source_index"]
+            cited = payload["sources"][number - 1] if number and number <= len(payload["sources"]) else {}
+            claim["source_address"] = cited.get("url")
         return payload
 
     def _verdict_or_wait(self, answer: Answer) -> dict[str, Any]:
@@ -293,7 +297,7 @@ def mcp_server(user: User | AnonymousUser) -> MCPServer:
         `sources` given. Returns the `verdict` (grounded, mixed, hallucinating), `risk_score`, `risk_label`
         and `claims`, each with its `status` (verified, inferred, unverified, outdated, misattributed,
         contradicted), the supporting `quote`, its `source_index` into `sources` (each with its title and
-        url) and `confidence`. As `POST /api/check` returns it."""
+        url), `source_address` and `confidence`; and the `compact` line. As `POST /api/check` returns it."""
         return tools.check(text, sources)
 
     @server.resource(
