@@ -48,6 +48,9 @@ CHECK_NOT_ALLOWED = (
     "Fact-checking is for readers (ANONYMOUS_CAN_CHECK is off): run the MCP server as a reader, "
     "`python manage.py mcp --as USERNAME`."
 )
+ROLE_NOT_ALLOWED = (
+    "The user {username!r} may not {what}: that is for readers (and above); give them the reader role."
+)
 ARTICLE_NOT_FOUND = (
     "No article the garden shows has this {by}: {value!r}. `search` finds articles by their text."
 )
@@ -136,7 +139,7 @@ class GardenTools:
 
     def ask(self, question: str) -> dict[str, Any]:
         if not may_ask(self.request):
-            raise ToolError(ASK_NOT_ALLOWED)
+            raise ToolError(self._not_allowed(ASK_NOT_ALLOWED, "ask"))
         try:
             with spending_for(request_spender(self.request)):
                 answer = answer_ask(question, self.user, claude_slot())
@@ -153,7 +156,7 @@ class GardenTools:
 
     def verdict(self, answer_id: str) -> dict[str, Any]:
         if not may_ask(self.request):
-            raise ToolError(ASK_NOT_ALLOWED)
+            raise ToolError(self._not_allowed(ASK_NOT_ALLOWED, "ask"))
         answer = _answer(answer_id)
         if not Answer.objects.readable().filter(pk=answer.pk).exists():
             raise ToolError(selectors.ANSWER_WITHHELD)
@@ -161,7 +164,7 @@ class GardenTools:
 
     def check(self, text: str, sources: list[str] | None = None) -> dict[str, Any]:
         if not may_check(self.request):
-            raise ToolError(CHECK_NOT_ALLOWED)
+            raise ToolError(self._not_allowed(CHECK_NOT_ALLOWED, "check text"))
         mode = check_mode(self.request)
         try:
             with spending_for(request_spender(self.request)):
@@ -184,6 +187,12 @@ class GardenTools:
             cited = payload["sources"][number - 1] if number and number <= len(payload["sources"]) else {}
             claim["source_address"] = cited.get("url")
         return payload
+
+    def _not_allowed(self, visitor_message: str, what: str) -> str:
+        """Why the user may not: a visitor is told to run the server as a reader; a user, that the role is missing."""
+        if self.user.is_authenticated:
+            return ROLE_NOT_ALLOWED.format(username=self.user.get_username(), what=what)
+        return visitor_message
 
     def _verdict_or_wait(self, answer: Answer) -> dict[str, Any]:
         shape = verdict_shape(
