@@ -18,6 +18,14 @@ class Scored:
     risk_label: RiskLabel
 
 
+def compact_line(*, risk_label: str, risk_score: int, judges: int, local_only: bool, flags: int) -> str:
+    """The compact line, e.g. `[Hall: ⚠ · 78/100 · 2 judges · 3 flags]`, or `... · local judge · ...` when the
+    local judge's verdict is the one shown."""
+    judged = "local judge" if local_only and judges else f"{judges} judge{'s' * (judges != 1)}"
+    flagged = f"{flags} flag{'s' if flags != 1 else ''}"
+    return f"[Hall: {risk_label} · {risk_score}/100 · {judged} · {flagged}]"
+
+
 def verdict_of(statuses: Sequence[str]) -> Verdict:
     """grounded: over 80% verified and none contradicted; hallucinating: half or more not supported, or any
     contradicted."""

@@ -47,7 +47,8 @@ EMBEDDED_POSTGRES_SHARED_BUFFERS = os.environ.get("EMBEDDED_POSTGRES_SHARED_BUFF
 
 
 def log(message: str) -> None:
-    print(f"[devstack] {message}", flush=True)
+    # On stderr: the command `exec` runs owns stdout (an MCP server over stdio speaks its protocol there).
+    print(f"[devstack] {message}", file=sys.stderr, flush=True)
 
 
 def port_answers(host: str, port: int, timeout: float = 0.5) -> bool:

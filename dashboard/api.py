@@ -20,7 +20,7 @@ from dashboard.asking import ask
 from dashboard.bearer import BearerRefused, bearer_authenticate, request_spender
 from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
 from dashboard.permissions import check_mode, may_ask, may_check, may_see_rejected_quotes
-from dashboard.presenters import checked_payload, health_payload
+from dashboard.presenters import check_sources, checked_payload, health_payload
 from dashboard.ratelimit import RATE_LIMITED, rate_limited
 from dashboard.shapes import CITED_AS, AnswerOut, VerdictOut, answer_shape, verdict_shape
 from garden import selectors
@@ -212,6 +212,7 @@ class CheckOut(Schema):
     delta_score: float
     judge_available: bool
     disclosure: str | None
+    compact: str = Field(description="The compact line, e.g. [Hall: ⚠ · 78/100 · 2 judges · 3 flags].")
     claims: list[CheckedClaimOut]
     sources: list[CheckSourceOut]
 
@@ -330,18 +331,8 @@ def api_check(request: HttpRequest, payload: CheckIn, response: HttpResponse) ->
         return Status(400, {"error": error.message})
     except ClaudeBusy:
         return _claude_busy(response)
-    sources = [
-        {
-            "number": n,
-            "article": c.article.slug,
-            "title": c.article.title,
-            "page": c.page,
-            "cited_as": c.cited_as,
-            "url": c.get_absolute_url(),
-        }
-        for n, c in enumerate(chunks, start=1)
-    ]
-    return Status(200, checked_payload(checked, sources, rejected_quotes=may_see_rejected_quotes(request)))
+    out = checked_payload(checked, check_sources(chunks), rejected_quotes=may_see_rejected_quotes(request))
+    return Status(200, out)
 
 
 @api.get("/health", response={200: HealthOut, 503: HealthOut}, summary="Whether answers are being verified")

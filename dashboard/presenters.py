@@ -5,8 +5,25 @@ from __future__ import annotations
 from typing import Any
 
 from claimcheck.quote_gate import quote_passed
+from claimcheck.verdict import compact_line
+from garden.models import Chunk
 from verifier.checking import Checked
 from verifier.health import SYNC_REFUSED, SYNC_REFUSED_UNNAMED, Health
+
+
+def check_sources(chunks: list[Chunk]) -> list[dict[str, Any]]:
+    """The passages a text was checked against, numbered as its claims' `source_index` (`POST /api/check`)."""
+    return [
+        {
+            "number": n,
+            "article": c.article.slug,
+            "title": c.article.title,
+            "page": c.page,
+            "cited_as": c.cited_as,
+            "url": c.get_absolute_url(),
+        }
+        for n, c in enumerate(chunks, start=1)
+    ]
 
 
 def checked_payload(
@@ -23,6 +40,13 @@ def checked_payload(
         "delta_score": scored.delta_score,
         "judge_available": checked.judge_available,
         "disclosure": checked.outcome.disclosure or None,
+        "compact": compact_line(
+            risk_label=scored.risk_label,
+            risk_score=scored.risk_score,
+            judges=len(checked.outcome.judges),
+            local_only=checked.outcome.local_only,
+            flags=sum(len(vote.flags) for vote in checked.outcome.finals),
+        ),
         "claims": [
             {
                 "text": claim.text,

@@ -30,6 +30,11 @@ from verifier.sources import chunk_context
 
 EMPTY_TEXT = "Please give some text to check."
 TEXT_TOO_LONG = "Text to check is limited to {limit:,} characters; this has {length:,}."
+# Sources given with a text instead of the garden's: as many as retrieval would give at most, and then some.
+SOURCES_MAX = 20
+SOURCES_COUNT = "Give between 1 and {limit} sources to check against, or none to check against the garden."
+SOURCE_EMPTY = "Source {number} is empty."
+SOURCE_TOO_LONG = "A source is limited to {limit:,} characters; source {number} has {length:,}."
 
 
 class CheckError(UserFacingError):
@@ -120,8 +125,44 @@ def garden_check(
         Source(index=number, text=chunk.text, context=chunk_context(chunk))
         for number, chunk in enumerate(chunks, start=1)
     ]
+    return _checked_in_slot(text, sources, mode, claude_slot), chunks
+
+
+def sources_check(
+    text: str | None,
+    sources: Sequence[str],
+    *,
+    mode: JudgeMode | None = None,
+    claude_slot: AbstractContextManager[object] | None = None,
+) -> Checked:
+    """Fact-check any text against the given `sources` instead of the garden (numbered from 1, in order), as
+    `garden_check` does. Raises CheckError for an empty or over-long text, for none or too many sources, and for
+    a source that is empty or longer than CHECK_MAX_CHARS."""
+    text = check_text_clean(text)
+    if not sources or len(sources) > SOURCES_MAX:
+        raise CheckError(SOURCES_COUNT.format(limit=SOURCES_MAX))
+    limit = settings.CHECK_MAX_CHARS
+    given = []
+    for number, source in enumerate(sources, start=1):
+        if len(source) > limit:
+            raise CheckError(SOURCE_TOO_LONG.format(number=number, limit=limit, length=len(source)))
+        cleaned = storable(source).strip()
+        if not cleaned:
+            raise CheckError(SOURCE_EMPTY.format(number=number))
+        given.append(Source(index=number, text=cleaned))
+    judge_parameters_use()
+    return _checked_in_slot(text, given, mode, claude_slot)
+
+
+def _checked_in_slot(
+    text: str,
+    sources: Sequence[Source],
+    mode: JudgeMode | None,
+    claude_slot: AbstractContextManager[object] | None,
+) -> Checked:
+    """`text_check` for a fact-check, holding `claude_slot` while a panel with Claude judges."""
     with_claude = (
         mode or JudgeMode(settings.VERIFIER_MODE)
     ) != JudgeMode.LOCAL and claude_client() is not None
     with claude_slot if claude_slot is not None and with_claude else nullcontext():
-        return text_check(text, sources, purpose=SpendPurpose.CHECK, mode=mode), chunks
+        return text_check(text, sources, purpose=SpendPurpose.CHECK, mode=mode)

@@ -10,6 +10,7 @@ from django.db import models
 from django.utils import timezone
 
 from claimcheck.terms import ClaimStatus, JudgeMode, JurorRole, Severity, Verdict, choices
+from claimcheck.verdict import compact_line
 from garden.models import Answer, Chunk
 
 
@@ -128,13 +129,13 @@ class Verification(models.Model):
         local judge's verdict is the one shown."""
         if not self.finished or self.risk_score is None:
             return ""
-        judges = (
-            "local judge"
-            if self.local_only and self.judges
-            else f"{self.judges} judge{'s' * (self.judges != 1)}"
+        return compact_line(
+            risk_label=self.risk_label,
+            risk_score=self.risk_score,
+            judges=self.judges,
+            local_only=self.local_only,
+            flags=self.flags,
         )
-        flags = f"{self.flags} flag{'s' if self.flags != 1 else ''}"
-        return f"[Hall: {self.risk_label} · {self.risk_score}/100 · {judges} · {flags}]"
 
 
 class SpendPurpose(models.TextChoices):

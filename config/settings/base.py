@@ -36,6 +36,8 @@ DEBUG = env.bool("DEBUG", default=False)
 SECRET_KEY = env("SECRET_KEY", default="insecure-local-development-key-do-not-use-in-production")
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+# The site's own address (https://wiki.example.org), for links given outside a page: the MCP server's addresses.
+SITE_URL = env("SITE_URL", default="").rstrip("/")
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -141,6 +141,7 @@ def test_anonymous_fact_checks_when_allowed_use_the_local_judge_only(client, cla
     claude.set_default(verified_by_claude(STATION_QUOTE))
     anonymous = client.post("/api/check", {"text": STATION_QUOTE}, "application/json")
     assert anonymous.status_code == 200 and anonymous.json()["claims"]
+    assert " · local judge · " in anonymous.json()["compact"]  # and its compact line says so
     assert claude.request_count == 0 and not JudgeSpend.objects.exists()
 
     client_for(client, READER)

@@ -1,0 +1,339 @@
+"""The MCP server: the garden's tools for an agent (Claude Code, Claude Desktop), acting as one user.
+
+`python manage.py mcp [--as USERNAME]` runs it over stdio. Each tool is a thin function over the services the
+pages and the API use, with the same permission functions (`dashboard.permissions`), the one visibility rule
+(`Article.objects.readable`) and the one Claude ledger, booked to the user (`spending_for`). The tools are plain
+functions: the SDK runs each on a worker thread, where the ORM may be called as in a request.
+
+A failure the agent can act on (not allowed, too long, not found, Claude busy) is a tool error with its message;
+a refusal is an answer, as on the page: `refused` is true and no model was called.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from functools import wraps
+from typing import Annotated, Any, TypeVar
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser, User
+from django.db import close_old_connections
+from django.http import HttpRequest
+from django.urls import Resolver404, resolve
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from pydantic import Field
+
+from dashboard.asking import ask as answer_ask
+from dashboard.bearer import request_spender
+from dashboard.claude_slots import CLAUDE_BUSY, ClaudeBusy, claude_slot
+from dashboard.permissions import check_mode, may_ask, may_check, may_see_rejected_quotes
+from dashboard.presenters import check_sources, checked_payload
+from dashboard.shapes import answer_shape, shape_json, verdict_shape
+from garden import selectors
+from garden.answering.asking import QuestionError, question_clean
+from garden.answering.retrieval import retrieve
+from garden.models import Answer, Article, Chunk
+from verifier.budget import spending_for
+from verifier.checking import SOURCES_MAX, CheckError, garden_check, sources_check
+from verifier.selectors import verification_for_answer
+
+ASK_NOT_ALLOWED = (
+    "Asking is for readers on this site (ANONYMOUS_CAN_ASK is off): run the MCP server as a reader, "
+    "`python manage.py mcp --as USERNAME`."
+)
+CHECK_NOT_ALLOWED = (
+    "Fact-checking is for readers (ANONYMOUS_CAN_CHECK is off): run the MCP server as a reader, "
+    "`python manage.py mcp --as USERNAME`."
+)
+ROLE_NOT_ALLOWED = (
+    "The user {username!r} may not {what}: that is for readers (and above); give them the reader role."
+)
+ARTICLE_NOT_FOUND = (
+    "No article the garden shows has this {by}: {value!r}. `search` finds articles by their text."
+)
+ARTICLE_WHICH = "Give the article's `title` or its `address` (as `search` returns it)."
+ANSWER_NOT_FOUND = "No answer with this id: give the `answer_id` that `ask` returned."
+VERDICT_WAIT = (
+    "The verdict is being checked (a worker judges each claim, usually within a minute): call `verdict` with "
+    "answer_id {answer_id!r} until its status is done."
+)
+NOTHING_TO_CHECK = "Nothing to check: the answer is a refusal or has no claims."
+
+INSTRUCTIONS = (
+    "Groundwork answers only from its garden of notes and checks each claim of an answer against them. "
+    "`search` finds passages, `read_article` reads an article, `ask` answers a question with numbered sources "
+    "(or refuses at no cost when the garden has nothing on it) and `verdict` gives its claim-by-claim check; "
+    "`check` fact-checks a text you wrote, claim by claim. Addresses are the site's pages."
+)
+
+Tool = TypeVar("Tool", bound=Callable[..., Any])
+
+
+def site_address(path: str) -> str:
+    """A page's address: under SITE_URL when the setting gives one, else its path."""
+    return f"{settings.SITE_URL}{path}"
+
+
+def _django_call(tool: Tool) -> Tool:
+    """Around each call, what Django does around a request: a connection that broke or outlived CONN_MAX_AGE is
+    closed, and opened again when next needed."""
+
+    @wraps(tool)
+    def called(*args: Any, **kwargs: Any) -> Any:
+        close_old_connections()
+        try:
+            return tool(*args, **kwargs)
+        finally:
+            close_old_connections()
+
+    return called  # type: ignore[return-value]
+
+
+class GardenTools:
+    """The tools, for one user (anonymous: a visitor, with the anonymous settings)."""
+
+    def __init__(self, user: User | AnonymousUser) -> None:
+        self.request = HttpRequest()  # what the permission functions read: its user, and no token
+        self.request.user = user
+
+    @property
+    def user(self) -> User | AnonymousUser:
+        return self.request.user
+
+    def search(self, query: str) -> dict[str, Any]:
+        try:
+            query = question_clean(query)
+        except QuestionError as error:
+            raise ToolError(error.message) from None
+        found = retrieve(query)
+        chunks = Chunk.objects.select_related("article").in_bulk([hit.chunk_id for hit in found.sources])
+        passages = [
+            _passage(chunks[hit.chunk_id], hit.score) for hit in found.sources if hit.chunk_id in chunks
+        ]
+        return {"query": query, "found": bool(passages), "passages": passages}
+
+    def read_article(self, title: str = "", address: str = "") -> dict[str, Any]:
+        if address.strip():
+            article = selectors.article_get(_address_slug(address.strip()) or "")
+            if article is None:
+                raise ToolError(ARTICLE_NOT_FOUND.format(by="address", value=address))
+        elif title.strip():
+            found = Article.objects.live().filter(title__iexact=title.strip()).first()
+            article = selectors.article_get(found.slug) if found else None
+            if article is None:
+                raise ToolError(ARTICLE_NOT_FOUND.format(by="title", value=title))
+        else:
+            raise ToolError(ARTICLE_WHICH)
+        revision = selectors.article_revision(article, None)
+        if revision is None:
+            raise ToolError(ARTICLE_NOT_FOUND.format(by="title", value=article.title))
+        return {
+            "title": article.title,
+            "address": site_address(article.get_absolute_url()),
+            "updated": revision.date.isoformat() if revision.date else None,
+            "text": revision.body,
+        }
+
+    def ask(self, question: str) -> dict[str, Any]:
+        if not may_ask(self.request):
+            raise ToolError(self._not_allowed(ASK_NOT_ALLOWED, "ask"))
+        try:
+            with spending_for(request_spender(self.request)):
+                answer = answer_ask(question, self.user, claude_slot())
+        except QuestionError as error:
+            raise ToolError(error.message) from None
+        except ClaudeBusy:
+            raise ToolError(CLAUDE_BUSY) from None
+        loaded = selectors.answer_get(answer.public_id)
+        if loaded is None or loaded.withheld:
+            raise ToolError(selectors.ANSWER_WITHHELD)
+        payload = shape_json(answer_shape(loaded))
+        payload["verdict"] = self._verdict_or_wait(loaded)
+        return payload
+
+    def verdict(self, answer_id: str) -> dict[str, Any]:
+        if not may_ask(self.request):
+            raise ToolError(self._not_allowed(ASK_NOT_ALLOWED, "ask"))
+        answer = _answer(answer_id)
+        if not Answer.objects.readable().filter(pk=answer.pk).exists():
+            raise ToolError(selectors.ANSWER_WITHHELD)
+        return self._verdict_or_wait(answer)
+
+    def check(self, text: str, sources: list[str] | None = None) -> dict[str, Any]:
+        if not may_check(self.request):
+            raise ToolError(self._not_allowed(CHECK_NOT_ALLOWED, "check text"))
+        mode = check_mode(self.request)
+        try:
+            with spending_for(request_spender(self.request)):
+                if sources is None:
+                    checked, chunks = garden_check(text, mode=mode, claude_slot=claude_slot())
+                    given = check_sources(chunks)
+                else:
+                    checked = sources_check(text, sources, mode=mode, claude_slot=claude_slot())
+                    given = [{"number": n, "given": True} for n in range(1, len(sources) + 1)]
+        except CheckError as error:
+            raise ToolError(error.message) from None
+        except ClaudeBusy:
+            raise ToolError(CLAUDE_BUSY) from None
+        payload = checked_payload(checked, given, rejected_quotes=may_see_rejected_quotes(self.request))
+        for source in payload["sources"]:
+            if "url" in source:
+                source["url"] = site_address(source["url"])
+        for claim in payload["claims"]:  # beside its source's number, where an agent reads it
+            number = claim["source_index"]
+            cited = payload["sources"][number - 1] if number and number <= len(payload["sources"]) else {}
+            claim["source_address"] = cited.get("url")
+        return payload
+
+    def _not_allowed(self, visitor_message: str, what: str) -> str:
+        """Why the user may not: a visitor is told to run the server as a reader; a user, that the role is missing."""
+        if self.user.is_authenticated:
+            return ROLE_NOT_ALLOWED.format(username=self.user.get_username(), what=what)
+        return visitor_message
+
+    def _verdict_or_wait(self, answer: Answer) -> dict[str, Any]:
+        shape = verdict_shape(
+            verification_for_answer(answer), rejected_quotes=may_see_rejected_quotes(self.request)
+        )
+        verdict = shape_json(shape)
+        if shape.status is None:
+            verdict["wait"] = NOTHING_TO_CHECK
+        elif not shape.finished:
+            verdict["wait"] = VERDICT_WAIT.format(answer_id=str(answer.public_id))
+        return verdict
+
+
+def _passage(chunk: Chunk, score: float) -> dict[str, Any]:
+    return {
+        "title": chunk.article.title,
+        "cited_as": chunk.cited_as,
+        "address": site_address(chunk.article.get_absolute_url()),
+        "passage_address": site_address(chunk.get_absolute_url()),
+        "page": chunk.page,
+        "score": round(score, 4),
+        "text": chunk.text,
+    }
+
+
+def _address_slug(given: str) -> str | None:
+    """The slug of the article page an address names (with or without SITE_URL, a revision or an anchor)."""
+    path = urlsplit(given).path or "/"
+    try:
+        match = resolve(path if path.endswith("/") else f"{path}/")
+    except Resolver404:
+        return None
+    return match.kwargs.get("slug") if match.view_name == "dashboard:article" else None
+
+
+def _answer(answer_id: str) -> Answer:
+    try:
+        public_id = uuid.UUID(answer_id.strip())
+    except ValueError:
+        raise ToolError(ANSWER_NOT_FOUND) from None
+    answer = Answer.objects.filter(public_id=public_id).first()
+    if answer is None:
+        raise ToolError(ANSWER_NOT_FOUND)
+    return answer
+
+
+Query = Annotated[
+    str, Field(description=f"What to look for, in words, up to {settings.QUESTION_MAX_CHARS:,} characters.")
+]
+Question = Annotated[
+    str, Field(description=f"The question, up to {settings.QUESTION_MAX_CHARS:,} characters.")
+]
+Text = Annotated[str, Field(description=f"The text to check, up to {settings.CHECK_MAX_CHARS:,} characters.")]
+Sources = Annotated[
+    list[str] | None,
+    Field(
+        description=f"Optional: up to {SOURCES_MAX} source texts to check against instead of the garden "
+        "(numbered from 1 in this order, as the claims' source_index)."
+    ),
+]
+AnswerId = Annotated[str, Field(description="The `answer_id` that `ask` returned.")]
+Title = Annotated[str, Field(description="The article's title, as `search` gives it (any case).")]
+Address = Annotated[str, Field(description="Or the article's address (its page), as `search` gives it.")]
+
+
+def mcp_server(user: User | AnonymousUser) -> MCPServer:
+    """The MCP server whose tools and resources act as `user`."""
+    tools = GardenTools(user)
+    server: MCPServer = MCPServer(name="groundwork", title="Groundwork", instructions=INSTRUCTIONS)
+
+    @server.tool(title="Search the garden")
+    @_django_call
+    def search(query: Query) -> dict[str, Any]:
+        """Find the garden's passages for a query, with the retrieval that `ask` uses (no model is called).
+        Returns `found` and `passages`, best first: each with its article's `title`, `cited_as`, `address`
+        (the article's page), `passage_address`, `page` (of a PDF; null for a note), `score` and `text`.
+        None when the garden has nothing on it."""
+        return tools.search(query)
+
+    @server.tool(title="Read an article")
+    @_django_call
+    def read_article(title: Title = "", address: Address = "") -> dict[str, Any]:
+        """Read one article of the garden, by its title or its address. Returns its `title`, `address`,
+        `updated` (the date of its current text, if known) and `text` (its current Markdown). An article the
+        garden does not show (private or withheld) is not found."""
+        return tools.read_article(title, address)
+
+    @server.tool(title="Ask the garden")
+    @_django_call
+    def ask(question: Question) -> dict[str, Any]:
+        """Ask the garden a question, as the site's ask page does. Returns the `answer` citing `[n]`, its
+        `citations` (number, title, cited_as, page, passage, url), `answer_id`, `usage` (tokens, cost) and
+        `verdict`: the claim-by-claim check when done, else `wait` says to call `verdict`. When the garden has
+        nothing on the question, `refused` is true, `refusal_reason` says why and no model was called (zero
+        tokens)."""
+        return tools.ask(question)
+
+    @server.tool(title="An answer's verdict")
+    @_django_call
+    def verdict(answer_id: AnswerId) -> dict[str, Any]:
+        """The check of an answer `ask` gave: `status` (pending, running, done, error), and when done the
+        `verdict` (grounded, mixed, hallucinating), `risk_score`, `compact` line and `claims`, each with its
+        `status` (verified, inferred, unverified, outdated, misattributed, contradicted), `quote`,
+        `source_index` and `confidence`. While pending, `wait` says to call again."""
+        return tools.verdict(answer_id)
+
+    @server.tool(title="Fact-check a text")
+    @_django_call
+    def check(text: Text, sources: Sources = None) -> dict[str, Any]:
+        """Fact-check a text (e.g. a draft you wrote) claim by claim against the garden, or against the
+        `sources` given. Returns the `verdict` (grounded, mixed, hallucinating), `risk_score`, `risk_label`
+        and `claims`, each with its `status` (verified, inferred, unverified, outdated, misattributed,
+        contradicted), the supporting `quote`, its `source_index` into `sources` (each with its title and
+        url), `source_address` and `confidence`; and the `compact` line. As `POST /api/check` returns it."""
+        return tools.check(text, sources)
+
+    @server.resource(
+        "groundwork://articles", name="articles", title="The garden's articles", mime_type="application/json"
+    )
+    @_django_call
+    def articles() -> list[dict[str, str]]:
+        """Every article the garden shows, by title: its title, address and resource URI."""
+        return [
+            {
+                "title": article.title,
+                "address": site_address(article.get_absolute_url()),
+                "uri": f"groundwork://articles/{article.slug}",
+            }
+            for article in selectors.article_list()
+        ]
+
+    @server.resource(
+        "groundwork://articles/{slug}", name="article", title="An article", mime_type="text/markdown"
+    )
+    @_django_call
+    def article(slug: str) -> str:
+        """An article's current text (Markdown), by its slug (from groundwork://articles)."""
+        found = selectors.article_get(slug)
+        revision = selectors.article_revision(found, None) if found else None
+        if found is None or revision is None:
+            raise ResourceNotFoundError(ARTICLE_NOT_FOUND.format(by="slug", value=slug))
+        return revision.body
+
+    return server
