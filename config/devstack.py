@@ -312,11 +312,10 @@ SLOWEST_SHOWN = 25  # the slowest tests `make test` prints, so a slow one is see
 
 
 def parallel_options(processes: int = TEST_PROCESSES) -> list[str]:
-    """pytest's options for the whole suite: tests dealt out one at a time to `processes` (`--dist loadgroup`,
-    so each process runs its share in the suite's order: the tests that empty the database, `transaction=True`,
-    after those that read the sample garden; tests marked with one `xdist_group` go to one process), and the
-    slowest ones printed."""
-    spread = ["-n", str(processes), "--dist", "loadgroup"] if processes > 1 else []
+    """pytest's options for the whole suite: tests dealt out one at a time to `processes` (`--dist load`, so
+    each process runs its share in the suite's order: the tests that empty the database, `transaction=True`,
+    after those that read the sample garden), and the slowest ones printed."""
+    spread = ["-n", str(processes), "--dist", "load"] if processes > 1 else []
     return [*spread, f"--durations={SLOWEST_SHOWN}"]
 
 

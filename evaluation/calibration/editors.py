@@ -33,6 +33,7 @@ from evaluation.calibration.features import (
     Item,
     ItemFeatures,
     claim_evidence,
+    computed_once,
     item_features,
     items_key,
     load_items,
@@ -126,17 +127,17 @@ def spread_baseline(
     """Leave-one-domain-out (with BEGIN) without the garden, and its bootstrap spread, as `make eval` prints
     them. They depend on the benchmarks only, so with `cache_dir` they are computed once (about a minute)."""
     cache_file = cache_dir / f"baseline-{items_key(items)}.json" if cache_dir else None
-    if cache_file and cache_file.exists():
-        stored: dict[str, Any] = json.loads(cache_file.read_text())
-        return stored
-    baseline = {
-        "leave_one_domain_out_plus_begin": leave_one_domain_out(items, features, with_begin=True),
-        "spread": leave_one_domain_out_spread(items, features)["mean_balanced_accuracy"],
-    }
-    if cache_file:
-        cache_file.parent.mkdir(parents=True, exist_ok=True)
-        cache_file.write_text(json.dumps(baseline))
-    return baseline
+    with computed_once(cache_file):
+        if cache_file and cache_file.exists():
+            stored: dict[str, Any] = json.loads(cache_file.read_text())
+            return stored
+        baseline = {
+            "leave_one_domain_out_plus_begin": leave_one_domain_out(items, features, with_begin=True),
+            "spread": leave_one_domain_out_spread(items, features)["mean_balanced_accuracy"],
+        }
+        if cache_file:
+            cache_file.write_text(json.dumps(baseline))
+        return baseline
 
 
 def _garden_leave_one_domain_out(

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,19 +122,35 @@ def item_features(items: Sequence[Item], cache_dir: Path | None = None) -> list[
     kept in a file keyed by the items and the feature names, to speed up repeated experiments.
     """
     cache_file = cache_dir / f"features-{items_key(items)}.npz" if cache_dir else None
-    if cache_file and cache_file.exists():
-        return _load(cache_file, len(items))
-    empty = ItemFeatures(np.zeros((0, len(FEATURE_NAMES))), ())
-    results: list[ItemFeatures] = [empty] * len(items)
-    for index in sorted(range(len(items)), key=lambda i: items[i].source):
-        item = items[index]
-        claims = [c.text for c in split_claims(item.text) if c.is_claim]
-        if claims:
-            evidence = claim_evidence(claims, item.source)
-            results[index] = ItemFeatures(np.stack([f for f, _ in evidence]), tuple(w for _, w in evidence))
-    if cache_file:
-        _save(cache_file, results)
-    return results
+    with computed_once(cache_file):
+        if cache_file and cache_file.exists():
+            return _load(cache_file, len(items))
+        empty = ItemFeatures(np.zeros((0, len(FEATURE_NAMES))), ())
+        results: list[ItemFeatures] = [empty] * len(items)
+        for index in sorted(range(len(items)), key=lambda i: items[i].source):
+            item = items[index]
+            claims = [c.text for c in split_claims(item.text) if c.is_claim]
+            if claims:
+                evidence = claim_evidence(claims, item.source)
+                results[index] = ItemFeatures(
+                    np.stack([f for f, _ in evidence]), tuple(w for _, w in evidence)
+                )
+        if cache_file:
+            _save(cache_file, results)
+        return results
+
+
+@contextlib.contextmanager
+def computed_once(cache_file: Path | None) -> Iterator[None]:
+    """Held while a cache file is looked for and, when missing, computed and written: another process that wants
+    the same file (a second retraining, a parallel test) waits, then reads it, rather than computing it again."""
+    if cache_file is None:
+        yield
+        return
+    cache_file.parent.mkdir(parents=True, exist_ok=True)
+    with cache_file.with_name(cache_file.name + ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        yield
 
 
 def _save(path: Path, results: Sequence[ItemFeatures]) -> None:

@@ -46,9 +46,6 @@ needs_benchmarks = pytest.mark.skipif(
     not (EVAL_DIR / "summedits_dev.jsonl").exists(),
     reason=f"the benchmark data is not at {EVAL_DIR}: set JUDGE_EVAL_DIR to the folder of summedits_dev.jsonl",
 )
-# The judge's features of every benchmark item take minutes to compute, once: the retraining tests run in one
-# test process (`--dist loadgroup`), the second one reading the first one's cache.
-one_process = pytest.mark.xdist_group("benchmark-features")
 # The judge's systematic mistake: one adjective rephrased by a synonym trips its edit rule (a novel word in an
 # otherwise well-matched claim), and the claim is called unverified with novel content.
 SYNONYMS = {"original": "first", "main": "principal", "first": "earliest", "only": "sole", "small": "little"}
@@ -162,7 +159,6 @@ def test_operators_see_versions_and_may_roll_back_others_may_not(client: Client)
 
 @pytest.mark.slow
 @needs_benchmarks
-@one_process
 def test_retraining_with_editors_fixes_the_synonym_mistake_on_held_out_reviews(
     django_capture_on_commit_callbacks: pytest.FixtureRequest,
 ) -> None:
@@ -200,7 +196,6 @@ def test_retraining_with_editors_fixes_the_synonym_mistake_on_held_out_reviews(
 
 @pytest.mark.slow
 @needs_benchmarks
-@one_process
 def test_retraining_is_refused_when_agreement_with_editors_does_not_rise(
     django_capture_on_commit_callbacks: pytest.FixtureRequest,
 ) -> None:
