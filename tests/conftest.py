@@ -34,9 +34,9 @@ def _transactional(item: pytest.Item) -> bool:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """After pytest-django's order (the tests that empty the database after those that read the sample garden),
-    the slow tests first within each part: spread over the test processes from the start, the longest do not
-    run last while the other processes wait (the bench's smoke run, about a sixth of the suite's time, had no
-    database mark and so came last)."""
+    the slow tests first within each part, so the longest do not all come last (the bench's smoke run has no
+    database mark, which put it at the very end). `--dist load` still hands each process a run of consecutive
+    tests at the start, so a slow test can begin minutes in."""
     items.sort(key=lambda item: (_transactional(item), item.get_closest_marker("slow") is None))
 
 

@@ -2,35 +2,17 @@
 client cannot forge, and still limited when the shared cache is away."""
 
 import logging
-import time
-from types import SimpleNamespace
 
 import pytest
 from django.contrib.auth.models import Group, User
-from django.core.cache import cache, caches
 from django.core.cache.backends.base import BaseCache
 from django.test import RequestFactory
 
-from dashboard import ratelimit
 from dashboard.ratelimit import RATE_LIMITED, client_ip
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_counts")]
 
 QUESTION = "When did Ashcombe station reopen?"
-
-
-@pytest.fixture(autouse=True)
-def fresh_counts(monkeypatch):
-    monkeypatch.setattr(ratelimit, "_shared_down_until", 0.0)
-    # One counting window for the whole test: django-ratelimit's windows end at fixed times, and a test slowed by
-    # a loaded machine could otherwise cross one's end and find its counts started afresh.
-    now = time.time()
-    monkeypatch.setattr("django_ratelimit.core.time", SimpleNamespace(time=lambda: now))
-    cache.clear()
-    caches["ratelimit"].clear()
-    yield
-    cache.clear()
-    caches["ratelimit"].clear()
 
 
 def check(client, text="The viaduct has arches.", **extra):

@@ -5,21 +5,17 @@ revoked, and never leaves the token in a log line."""
 import datetime
 import logging
 import re
-import time
 from decimal import Decimal
-from types import SimpleNamespace
 from typing import cast
 
 import pytest
 from django.contrib.auth.models import Group, User
-from django.core.cache import cache, caches
 from django.test import Client
 from django.utils import timezone
 from django.utils.html import escape
 from django.views.debug import ExceptionReporter, get_exception_reporter_class
 
 from config.scrubbing import ScrubbingFormatter
-from dashboard import ratelimit
 from dashboard.api import CSRF_FAILED
 from dashboard.bearer import TOKEN_MALFORMED, TOKEN_REFUSED
 from dashboard.ratelimit import RATE_LIMITED
@@ -31,23 +27,10 @@ from verifier.models import ApiToken, JudgeSpend, SpendPurpose
 from verifier.roles import OPERATOR, READER
 from verifier.tokens import TOKEN_NAME_EMPTY, TOKEN_NAME_TOO_LONG, token_create
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_counts")]
 
 QUESTION = "When did Ashcombe station reopen?"
 CHECKED = "Ashcombe station reopened in 1990."
-
-
-@pytest.fixture(autouse=True)
-def fresh_counts(monkeypatch):
-    """Rate-limit counts start at zero, in one counting window for the whole test."""
-    monkeypatch.setattr(ratelimit, "_shared_down_until", 0.0)
-    now = time.time()
-    monkeypatch.setattr("django_ratelimit.core.time", SimpleNamespace(time=lambda: now))
-    cache.clear()
-    caches["ratelimit"].clear()
-    yield
-    cache.clear()
-    caches["ratelimit"].clear()
 
 
 def user_of(role: str | None, name: str | None = None) -> User:

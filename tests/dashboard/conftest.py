@@ -1,0 +1,27 @@
+"""Fixtures of the pages' and the API's tests."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from types import SimpleNamespace
+
+import pytest
+from django.core.cache import cache, caches
+
+from dashboard import ratelimit
+
+
+@pytest.fixture
+def fresh_counts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Rate-limit counts start at zero, in one counting window for the whole test: django-ratelimit's windows
+    end at fixed times, and a test slowed by a loaded machine could otherwise cross one's end and find its counts
+    started afresh."""
+    monkeypatch.setattr(ratelimit, "_shared_down_until", 0.0)
+    now = time.time()
+    monkeypatch.setattr("django_ratelimit.core.time", SimpleNamespace(time=lambda: now))
+    cache.clear()
+    caches["ratelimit"].clear()
+    yield
+    cache.clear()
+    caches["ratelimit"].clear()
