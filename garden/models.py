@@ -162,6 +162,22 @@ class RetrievalCalibration(models.Model):
         return f"vector {self.vector_threshold}, text {self.text_threshold} ({self.embedded_by})"
 
 
+class Audience(models.Model):
+    """A group of accounts a part of the garden is for (`hr`, `board`, `clients-acme`): a note written for
+    audiences is read only by their members (and operators). Members are kept by operators (the admin,
+    `manage.py audiences`) and filled from the sign-in provider's groups claim."""
+
+    name = models.SlugField(max_length=100, unique=True, allow_unicode=True)
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="audiences", blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
 # Who may see a withheld article's text (in the admin): operators, who are told why it is withheld and fix it.
 VIEW_WITHHELD = "garden.view_withheld_article"
 
