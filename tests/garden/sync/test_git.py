@@ -1,0 +1,229 @@
+"""A git repository as a garden, with real `git` against bare repositories made here: the head is imported,
+a push is synced by the commits' difference, a rename keeps its article, and the accidents (a force-push, a
+broken URL, a non-repository, a mass deletion) change nothing by accident and say why, with no credential."""
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from garden.models import Article, Sync
+from garden.sync import git
+from garden.sync.git import GitGarden, git_garden_import, scrubbed
+from garden.sync.importing import MASS_RETIRE
+from tests.garden.test_sync import note
+
+pytestmark = pytest.mark.django_db
+
+AUTHOR = {
+    "GIT_AUTHOR_NAME": "Ada Beekeeper",
+    "GIT_AUTHOR_EMAIL": "ada@example.org",
+    "GIT_COMMITTER_NAME": "Ada Beekeeper",
+    "GIT_COMMITTER_EMAIL": "ada@example.org",
+}
+
+
+class Repo:
+    """A bare repository (the remote) and a working clone that commits and pushes to it."""
+
+    def __init__(self, root: Path) -> None:
+        self.remote = root / "remote.git"
+        self.work = root / "work"
+        self.run("init", "--bare", "--quiet", "--initial-branch=main", str(self.remote), cwd=root)
+        self.run("init", "--quiet", "--initial-branch=main", str(self.work), cwd=root)
+        self.run("remote", "add", "origin", str(self.remote))
+
+    def run(self, *args: str, cwd: Path | None = None) -> str:
+        return subprocess.run(
+            ["git", *args],
+            cwd=cwd or self.work,
+            env={**os.environ, **AUTHOR},
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+
+    def commit(self, message: str, files: dict[str, str | None], *, push: str = "push") -> str:
+        for name, text in files.items():
+            path = self.work / name
+            if text is None:
+                self.run("rm", "--quiet", name)
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+            self.run("add", name)
+        self.run("commit", "--quiet", "-m", message)
+        if push == "push":
+            self.run("push", "--quiet", "origin", "main")
+        elif push == "force":
+            self.run("push", "--quiet", "--force", "origin", "main")
+        return self.run("rev-parse", "HEAD")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(tmp_path)
+
+
+@pytest.fixture
+def clones(tmp_path: Path, settings) -> Path:
+    settings.GARDEN_GIT_DIR = str(tmp_path / "clones")
+    return tmp_path / "clones"
+
+
+GARDEN = {
+    "Hives/Bramble.md": note("Bramble", 2015),
+    "Hives/Clover.md": note("Clover", 2018) + "\n\nSee [[Bramble]].",
+    "Orchard.md": "The orchard has 146 trees. The [[Bramble]] hive is at its north end.",
+}
+
+
+def url(repo: Repo) -> str:
+    return f"file://{repo.remote}"
+
+
+def live(repo: Repo) -> int:
+    """How many of the git garden's articles readers see."""
+    tree = GitGarden.of(url(repo), "main").tree.resolve()
+    return Article.objects.filter(garden=str(tree), retired_at__isnull=True).count()
+
+
+def test_the_branch_head_is_imported_and_each_revision_records_its_commit(repo, clones):
+    head = repo.commit("Three notes", GARDEN)
+    report = git_garden_import(url(repo), "main")
+    assert (report.created, report.refused, report.failures) == (3, [], [])
+    bramble = Article.objects.get(path="Hives/Bramble")
+    revision = bramble.current_revision
+    assert revision.commit == head
+    assert revision.commit_author == "Ada Beekeeper <ada@example.org>"
+    assert revision.commit_time is not None
+    sync = Sync.objects.latest()
+    assert (sync.folders, sync.commit) == ([url(repo)], head)
+    assert clones.is_dir()
+
+
+def test_a_push_is_synced_by_what_changed_between_the_two_commits(repo, clones):
+    first = repo.commit("Three notes", GARDEN)
+    git_garden_import(url(repo), "main")
+    second = repo.commit("Clover requeened", {"Hives/Clover.md": note("Clover", 2018, colour="blue")})
+    report = git_garden_import(url(repo), "main")
+    assert (report.created, report.revised, report.unchanged) == (0, 1, 2)
+    clover = Article.objects.get(path="Hives/Clover")
+    assert clover.current_revision.commit == second
+    assert clover.revisions.get(superseded=True).commit == first
+    assert Article.objects.get(path="Orchard").current_revision.commit == first  # unchanged: its commit stays
+
+
+def test_a_sync_with_no_new_commit_imports_nothing(repo, clones):
+    head = repo.commit("Three notes", GARDEN)
+    git_garden_import(url(repo), "main")
+    report = git_garden_import(url(repo), "main")
+    assert (report.created, report.revised, report.refused) == (0, 0, [])
+    assert report.notices == [(url(repo), git.UNCHANGED.format(head=head[:12]))]
+
+
+def test_a_note_git_sees_renamed_keeps_its_article_even_when_edited(repo, clones):
+    repo.commit("Three notes", GARDEN)
+    git_garden_import(url(repo), "main")
+    bramble = Article.objects.get(path="Hives/Bramble")
+    repo.run("mv", "Hives/Bramble.md", "Hives/Bramble hive.md")
+    edited = GARDEN["Hives/Bramble.md"].replace("eleven frames", "twelve frames")
+    repo.commit("Bramble renamed and a frame added", {"Hives/Bramble hive.md": edited})
+    report = git_garden_import(url(repo), "main")
+    assert (report.moved, report.retired, report.created, report.revised) == (1, 0, 0, 1)
+    moved = Article.objects.get(pk=bramble.pk)
+    assert moved.path == "Hives/Bramble hive"
+    assert moved.retired_at is None
+    assert moved.revisions.count() == 2
+    assert "twelve frames" in moved.current_revision.body
+
+
+def test_a_deleted_note_is_retired_with_its_history(repo, clones):
+    repo.commit("Three notes", GARDEN)
+    git_garden_import(url(repo), "main")
+    repo.commit("Orchard note gone", {"Orchard.md": None})
+    report = git_garden_import(url(repo), "main")
+    assert report.retired == 1
+    orchard = Article.objects.get(path="Orchard")
+    assert orchard.retired_at is not None
+    assert orchard.revisions.count() == 1
+
+
+def test_a_force_push_imports_the_new_head_whole_and_says_so(repo, clones):
+    repo.commit("Three notes", GARDEN)
+    before = repo.commit("Clover requeened", {"Hives/Clover.md": note("Clover", 2018, colour="blue")})
+    git_garden_import(url(repo), "main")
+    repo.run("reset", "--quiet", "--hard", "HEAD~1")
+    head = repo.commit(
+        "Clover requeened green", {"Hives/Clover.md": note("Clover", 2018, colour="green")}, push="force"
+    )
+    report = git_garden_import(url(repo), "main")
+    assert report.refused == []
+    assert (url(repo), git.HISTORY_REWRITTEN.format(before=before[:12], head=head[:12])) in report.notices
+    assert "marked green" in Article.objects.get(path="Hives/Clover").current_revision.body
+    assert Sync.objects.latest().commit == head
+
+
+def test_a_fetch_that_fails_changes_nothing_says_why_and_shows_no_credential(repo, clones, tmp_path):
+    repo.commit("Three notes", GARDEN)
+    git_garden_import(url(repo), "main")
+    secret = "ghp_s3cretTOKENvalue"
+    broken = f"https://ada:{secret}@127.0.0.1:9/notes.git"  # nothing listens on port 9
+    report = git_garden_import(broken, "main")
+    assert len(report.refused) == 1
+    message = report.refused[0][1]
+    assert "could not be fetched" in message
+    assert secret not in message and secret not in str(report.refused)
+    sync = Sync.objects.latest()
+    assert secret not in sync.refused and secret not in str(sync.folders)
+    assert sync.refused == message
+    assert live(repo) == 3
+    assert not any(secret in str(path) for path in clones.rglob("*"))
+    for config in clones.rglob("config"):
+        assert secret not in config.read_text()
+
+
+def test_a_folder_that_is_not_a_repository_is_refused_and_said(repo, clones, tmp_path):
+    (tmp_path / "plain").mkdir()
+    report = git_garden_import(f"file://{tmp_path / 'plain'}", "main")
+    ((_, message),) = report.refused
+    assert "could not be fetched" in message
+    assert "not appear to be a git repository" in message or "not a git repository" in message
+    assert Sync.objects.latest().refused == message
+
+
+def test_a_branch_that_is_not_there_is_refused(repo, clones):
+    repo.commit("Three notes", GARDEN)
+    report = git_garden_import(url(repo), "drafts")
+    ((_, message),) = report.refused
+    assert "branch drafts" in message and "could not be fetched" in message
+
+
+def test_a_commit_that_removes_most_of_the_garden_is_refused_until_a_later_commit(repo, clones):
+    first = repo.commit("Three notes", GARDEN)
+    git_garden_import(url(repo), "main")
+    repo.commit("Oops", {"Hives/Bramble.md": None, "Hives/Clover.md": None})
+    report = git_garden_import(url(repo), "main")
+    ((_, message),) = report.refused
+    assert MASS_RETIRE.format(missing=2, count=3) in message
+    assert live(repo) == 3
+    sync = Sync.objects.latest()
+    assert (sync.refused, sync.commit) == (message, "")
+    assert git.last_imported(GitGarden.of(url(repo), "main")) == first
+    again = git_garden_import(url(repo), "main")  # refused again: the commit was never imported
+    assert again.refused
+    repo.commit(
+        "Restored",
+        {"Hives/Bramble.md": GARDEN["Hives/Bramble.md"], "Hives/Clover.md": GARDEN["Hives/Clover.md"]},
+    )
+    assert git_garden_import(url(repo), "main").refused == []
+
+
+def test_credentials_are_scrubbed_from_any_text():
+    token_url = "https://x-access-token:ghp_abcdef123456@github.com/me/notes.git"
+    text = f"fatal: unable to access '{token_url}/': The requested URL returned error: 403 (ghp_abcdef123456)"
+    clean = scrubbed(text, token_url)
+    assert "ghp_abcdef123456" not in clean and "x-access-token" not in clean
+    assert "https://***@github.com/me/notes.git" in clean
+    assert scrubbed("https://tok3nvalue@host/repo", "https://tok3nvalue@host/repo") == "https://***@host/repo"
