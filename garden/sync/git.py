@@ -15,6 +15,7 @@ imported whole from its new head, and the sync says so. A credential in the URL 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import subprocess
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 from django.utils import timezone
 
 from garden.formats.pdf.reading import is_pdf, pdf_place
@@ -46,6 +48,8 @@ HISTORY_REWRITTEN = (
 COMMIT_REFUSED = " (commit {head}; the next sync tries it again)"
 UNCHANGED = "{head} was imported already: nothing changed"
 HIDDEN = "***"
+SYNC_FAILED = "the git garden could not be synced; the next fetch tries again"
+logger = logging.getLogger(__name__)
 _USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]+@")
 
 
@@ -307,4 +311,8 @@ def git_garden_watch(
 
     stopping = stop or threading.Event()
     while not stopping.wait(every):
-        on_report(git_garden_import(url, branch, **options))
+        try:
+            on_report(git_garden_import(url, branch, **options))
+        except Exception:  # a bug or an outage in one sync must not end the watch
+            logger.exception(SYNC_FAILED)
+            connection.close_if_unusable_or_obsolete()

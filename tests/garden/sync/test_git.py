@@ -4,13 +4,16 @@ broken URL, a non-repository, a mass deletion) change nothing by accident and sa
 
 import os
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
+from django.core.management import CommandError, call_command
 
+from garden.management.commands.import_garden import EXIT_REFUSED
 from garden.models import Article, Sync
-from garden.sync import git
-from garden.sync.git import GitGarden, git_garden_import, scrubbed
+from garden.sync import garden_sync_configured, git
+from garden.sync.git import GitGarden, git_garden_import, git_garden_watch, scrubbed
 from garden.sync.importing import MASS_RETIRE
 from tests.garden.test_sync import note
 
@@ -227,3 +230,39 @@ def test_credentials_are_scrubbed_from_any_text():
     assert "ghp_abcdef123456" not in clean and "x-access-token" not in clean
     assert "https://***@github.com/me/notes.git" in clean
     assert scrubbed("https://tok3nvalue@host/repo", "https://tok3nvalue@host/repo") == "https://***@host/repo"
+
+
+def test_the_command_imports_a_git_garden_and_refuses_a_broken_url_without_its_token(repo, clones, capsys):
+    repo.commit("Three notes", GARDEN)
+    call_command("import_garden", git=url(repo), branch="main", no_progress=True)
+    assert "Imported 3 new" in capsys.readouterr().out
+    with pytest.raises(CommandError) as refused:
+        call_command("import_garden", git="https://me:tok3nSECRET@127.0.0.1:9/x.git", no_progress=True)
+    assert refused.value.returncode == EXIT_REFUSED
+    assert "could not be fetched" in str(refused.value) and "tok3nSECRET" not in str(refused.value)
+    assert "tok3nSECRET" not in capsys.readouterr().err
+
+
+def test_watching_a_git_garden_fetches_each_interval_and_syncs_a_push(repo, clones):
+    repo.commit("Three notes", GARDEN)
+    git_garden_import(url(repo), "main")
+    repo.commit("Clover requeened", {"Hives/Clover.md": note("Clover", 2018, colour="blue")})
+    reports: list = []
+    stop = threading.Event()
+
+    def on_report(report):
+        reports.append(report)
+        if len(reports) == 2:
+            stop.set()
+
+    git_garden_watch(url(repo), "main", on_report, every=0.01, stop=stop)
+    assert [r.revised for r in reports] == [1, 0]
+    assert "marked blue" in Article.objects.get(path="Hives/Clover").current_revision.body
+
+
+def test_the_scheduled_sync_syncs_the_configured_git_garden(repo, clones, settings):
+    head = repo.commit("Three notes", GARDEN)
+    settings.GARDEN_PATH, settings.GARDEN_GIT_URL, settings.GARDEN_GIT_BRANCH = "", url(repo), "main"
+    report = garden_sync_configured()
+    assert report is not None and report.created == 3
+    assert Sync.objects.latest().commit == head
