@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from django.conf import settings
 from django.db import connection
@@ -169,7 +170,7 @@ class GitGarden:
 
     def commit(self, name: str) -> Commit:
         hash_, when, author = (
-            self._in_mirror("log", "-1", "--format=%H%x00%cI%x00%an <%ae>", name).strip().split("\0")
+            self._in_mirror("log", "-1", "--format=%H%x00%cI%x00%an", name).strip().split("\0")
         )
         return Commit(hash=hash_, time=datetime.fromisoformat(when), author=author)
 
@@ -294,6 +295,19 @@ def revisions_stamp(garden: GitGarden, head: Commit, since: datetime) -> int:
     return ArticleRevision.objects.filter(
         article__garden=str(garden.tree.resolve()), commit="", created_at__gte=since
     ).update(commit=head.hash, commit_time=head.time, commit_author=head.author)
+
+
+def commit_web_url(commit: str, source_path: str, garden: str) -> str:
+    """The web page of a note at a commit (GARDEN_GIT_WEB_URL, with `{commit}` and `{path}`), or "" when no
+    address is set or the revision came from no commit."""
+    template = settings.GARDEN_GIT_WEB_URL
+    if not template or not commit:
+        return ""
+    try:
+        path = Path(source_path).relative_to(garden).as_posix() if garden else Path(source_path).name
+    except ValueError:
+        path = Path(source_path).name
+    return template.replace("{commit}", quote(commit)).replace("{path}", quote(path))
 
 
 def git_garden_watch(

@@ -11,10 +11,11 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from garden.management.commands.import_garden import EXIT_REFUSED
-from garden.models import Article, Sync
+from garden.models import Article, ArticleRevision, Sync
 from garden.sync import garden_sync_configured, git
 from garden.sync.git import GitGarden, git_garden_import, git_garden_watch, scrubbed
 from garden.sync.importing import MASS_RETIRE
+from tests.factories import page_text, verification_with_claims
 from tests.garden.test_sync import note
 
 pytestmark = pytest.mark.django_db
@@ -99,7 +100,7 @@ def test_the_branch_head_is_imported_and_each_revision_records_its_commit(repo, 
     bramble = Article.objects.get(path="Hives/Bramble")
     revision = bramble.current_revision
     assert revision.commit == head
-    assert revision.commit_author == "Ada Beekeeper <ada@example.org>"
+    assert revision.commit_author == "Ada Beekeeper"
     assert revision.commit_time is not None
     sync = Sync.objects.latest()
     assert (sync.folders, sync.commit) == ([url(repo)], head)
@@ -266,3 +267,26 @@ def test_the_scheduled_sync_syncs_the_configured_git_garden(repo, clones, settin
     report = garden_sync_configured()
     assert report is not None and report.created == 3
     assert Sync.objects.latest().commit == head
+
+
+def test_an_article_page_shows_its_commit_and_links_to_it_when_a_web_address_is_set(
+    repo, clones, client, settings
+):
+    head = repo.commit("Three notes", GARDEN)
+    git_garden_import(url(repo), "main")
+    bramble = Article.objects.get(path="Hives/Bramble")
+    html = page_text(client.get(bramble.get_absolute_url()).content.decode())
+    assert f"From commit <code>{head[:12]}</code> by Ada Beekeeper" in html
+    settings.GARDEN_GIT_WEB_URL = "https://git.example.org/notes/src/{commit}/{path}"
+    html = client.get(bramble.get_absolute_url()).content.decode()
+    assert f'href="https://git.example.org/notes/src/{head}/Hives/Bramble.md"' in html
+
+
+def test_a_verdict_shows_the_commit_its_source_came_from(client):
+    verification = verification_with_claims(1)
+    claim = verification.claims.get()
+    ArticleRevision.objects.filter(pk=claim.chunk.revision_id).update(
+        commit="0123456789abcdef" * 2 + "01234567"
+    )
+    html = page_text(client.get(verification.answer.get_absolute_url()).content.decode())
+    assert "· commit <code>0123456789ab</code>" in html
