@@ -266,7 +266,7 @@ def git_garden_import(
         report = ImportReport(notices=[(garden.label, UNCHANGED.format(head=head.short))])
         report.unchanged = garden_articles(garden.tree.resolve()).count()
         report.sync_id = sync_record([Path(garden.label)], report).pk
-        Sync.objects.filter(pk=report.sync_id).update(commit=head.hash)
+        Sync.objects.filter(pk=report.sync_id or 0).update(commit=head.hash)
         return report
     renamed: dict[str, str] = {}
     rewritten = bool(before) and not garden.is_ancestor(before, head.hash)
@@ -281,12 +281,12 @@ def git_garden_import(
         (garden.label, message + COMMIT_REFUSED.format(head=head.short)) for _, message in report.refused
     ]
     revisions_stamp(garden, head, since=began)
-    Sync.objects.filter(pk=report.sync_id).update(
-        folders=[garden.label],
-        commit="" if report.refused else head.hash,
-        refused="\n".join(message for _, message in report.refused),
-        counts={**Sync.objects.get(pk=report.sync_id).counts, "rewritten": rewritten},
-    )
+    sync = Sync.objects.get(pk=report.sync_id or 0)
+    sync.folders = [garden.label]
+    sync.commit = "" if report.refused else head.hash
+    sync.refused = "\n".join(message for _, message in report.refused)
+    sync.counts = {**sync.counts, "rewritten": rewritten}
+    sync.save(update_fields=["folders", "commit", "refused", "counts"])
     return report
 
 

@@ -14,7 +14,7 @@ from garden.management.commands.import_garden import EXIT_REFUSED
 from garden.models import Article, ArticleRevision, Sync
 from garden.sync import garden_sync_configured, git
 from garden.sync.git import GitGarden, git_garden_import, git_garden_watch, scrubbed
-from garden.sync.importing import MASS_RETIRE
+from garden.sync.importing import MASS_RETIRE, ImportReport
 from tests.factories import page_text, verification_with_claims
 from tests.garden.test_sync import note
 
@@ -87,6 +87,12 @@ def url(repo: Repo) -> str:
     return f"file://{repo.remote}"
 
 
+def current(path: str) -> ArticleRevision:
+    revision = Article.objects.get(path=path).current_revision
+    assert revision is not None
+    return revision
+
+
 def live(repo: Repo) -> int:
     """How many of the git garden's articles readers see."""
     tree = GitGarden.of(url(repo), "main").tree.resolve()
@@ -97,8 +103,7 @@ def test_the_branch_head_is_imported_and_each_revision_records_its_commit(repo, 
     head = repo.commit("Three notes", GARDEN)
     report = git_garden_import(url(repo), "main")
     assert (report.created, report.refused, report.failures) == (3, [], [])
-    bramble = Article.objects.get(path="Hives/Bramble")
-    revision = bramble.current_revision
+    revision = current("Hives/Bramble")
     assert revision.commit == head
     assert revision.commit_author == "Ada Beekeeper"
     assert revision.commit_time is not None
@@ -114,9 +119,9 @@ def test_a_push_is_synced_by_what_changed_between_the_two_commits(repo, clones):
     report = git_garden_import(url(repo), "main")
     assert (report.created, report.revised, report.unchanged) == (0, 1, 2)
     clover = Article.objects.get(path="Hives/Clover")
-    assert clover.current_revision.commit == second
+    assert current("Hives/Clover").commit == second
     assert clover.revisions.get(superseded=True).commit == first
-    assert Article.objects.get(path="Orchard").current_revision.commit == first  # unchanged: its commit stays
+    assert current("Orchard").commit == first  # unchanged: its commit stays
 
 
 def test_a_sync_with_no_new_commit_imports_nothing(repo, clones):
@@ -140,7 +145,7 @@ def test_a_note_git_sees_renamed_keeps_its_article_even_when_edited(repo, clones
     assert moved.path == "Hives/Bramble hive"
     assert moved.retired_at is None
     assert moved.revisions.count() == 2
-    assert "twelve frames" in moved.current_revision.body
+    assert "twelve frames" in current("Hives/Bramble hive").body
 
 
 def test_a_deleted_note_is_retired_with_its_history(repo, clones):
@@ -165,7 +170,7 @@ def test_a_force_push_imports_the_new_head_whole_and_says_so(repo, clones):
     report = git_garden_import(url(repo), "main")
     assert report.refused == []
     assert (url(repo), git.HISTORY_REWRITTEN.format(before=before[:12], head=head[:12])) in report.notices
-    assert "marked green" in Article.objects.get(path="Hives/Clover").current_revision.body
+    assert "marked green" in current("Hives/Clover").body
     assert Sync.objects.latest().commit == head
 
 
@@ -248,7 +253,7 @@ def test_watching_a_git_garden_fetches_each_interval_and_syncs_a_push(repo, clon
     repo.commit("Three notes", GARDEN)
     git_garden_import(url(repo), "main")
     repo.commit("Clover requeened", {"Hives/Clover.md": note("Clover", 2018, colour="blue")})
-    reports: list = []
+    reports: list[ImportReport] = []
     stop = threading.Event()
 
     def on_report(report):
@@ -258,7 +263,7 @@ def test_watching_a_git_garden_fetches_each_interval_and_syncs_a_push(repo, clon
 
     git_garden_watch(url(repo), "main", on_report, every=0.01, stop=stop)
     assert [r.revised for r in reports] == [1, 0]
-    assert "marked blue" in Article.objects.get(path="Hives/Clover").current_revision.body
+    assert "marked blue" in current("Hives/Clover").body
 
 
 def test_the_scheduled_sync_syncs_the_configured_git_garden(repo, clones, settings):
@@ -285,6 +290,7 @@ def test_an_article_page_shows_its_commit_and_links_to_it_when_a_web_address_is_
 def test_a_verdict_shows_the_commit_its_source_came_from(client):
     verification = verification_with_claims(1)
     claim = verification.claims.get()
+    assert claim.chunk is not None
     ArticleRevision.objects.filter(pk=claim.chunk.revision_id).update(
         commit="0123456789abcdef" * 2 + "01234567"
     )
