@@ -8,7 +8,9 @@ import threading
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
+from django.test import Client
 
 from garden.management.commands.import_garden import EXIT_REFUSED
 from garden.models import Article, ArticleRevision, Sync
@@ -16,6 +18,7 @@ from garden.sync import garden_sync_configured, git
 from garden.sync.git import GitGarden, git_garden_import, git_garden_watch, scrubbed
 from garden.sync.importing import MASS_RETIRE, ImportReport
 from tests.factories import page_text, verification_with_claims
+from tests.garden.test_accidents import refusal_shown
 from tests.garden.test_sync import note
 
 pytestmark = pytest.mark.django_db
@@ -296,3 +299,24 @@ def test_a_verdict_shows_the_commit_its_source_came_from(client):
     )
     html = page_text(client.get(verification.answer.get_absolute_url()).content.decode())
     assert "· commit <code>0123456789ab</code>" in html
+
+
+def test_a_failed_fetch_is_on_the_logs_page_and_api_health_without_its_token(repo, clones):
+    repo.commit("Three notes", GARDEN)
+    git_garden_import(url(repo), "main")
+    secret = "glpat-S3cretTokenValue"
+    report = git_garden_import(f"https://oauth2:{secret}@127.0.0.1:9/notes.git", "main")
+    ((_, message),) = report.refused
+    refusal_shown(message)
+    operator = Client()
+    operator.force_login(User.objects.get(username="operator"))  # made by refusal_shown
+    for page in ("/api/health", "/operators/logs/"):
+        assert secret not in operator.get(page).content.decode()
+
+
+def test_a_mass_deletion_commit_is_on_the_logs_page_and_api_health(repo, clones):
+    repo.commit("Three notes", GARDEN)
+    git_garden_import(url(repo), "main")
+    repo.commit("Oops", {"Hives/Bramble.md": None, "Hives/Clover.md": None})
+    ((_, message),) = git_garden_import(url(repo), "main").refused
+    refusal_shown(message)
