@@ -42,6 +42,10 @@ FETCH_FAILED = (
     "{url} (branch {branch}) could not be fetched ({reason}), so the garden's {count} article(s) were left as "
     "they are; the next sync tries again."
 )
+CHECKOUT_FAILED = (
+    "commit {head} could not be checked out ({reason}), so the garden's {count} article(s) were left as they "
+    "are; the next sync tries again."
+)
 HISTORY_REWRITTEN = (
     "the branch's history was rewritten (force-pushed): {before} is no longer in it, so its head {head} was "
     "imported whole"
@@ -270,9 +274,19 @@ def git_garden_import(
         return report
     renamed: dict[str, str] = {}
     rewritten = bool(before) and not garden.is_ancestor(before, head.hash)
-    if before and not rewritten:
-        renamed = garden.renames(before, head.hash)
-    garden.checkout(head.hash)
+    try:
+        if before and not rewritten:
+            renamed = garden.renames(before, head.hash)
+        garden.checkout(head.hash)
+    except (
+        GitError
+    ) as error:  # a full disk, a clone damaged by hand: the tree the import would read is not there
+        report = ImportReport()
+        count = garden_articles(garden.tree.resolve()).count()
+        message = CHECKOUT_FAILED.format(head=head.short, reason=error, count=count)
+        report.refused.append((garden.label, message))
+        report.sync_id = sync_record([Path(garden.label)], report).pk
+        return report
     began = timezone.now()
     report = garden_import([garden.tree], allow_mass_retire=allow_mass_retire, renamed=renamed, **options)
     if rewritten:

@@ -32,6 +32,7 @@ EXIT_FAILED = 1
 EXIT_REFUSED = 3  # not 2, which is a command line the parser could not read
 FIRST_SYNC_FAILED = "The first sync failed (see above)."
 FILES_FAILED = "{count} file(s) could not be imported; the others were."
+NO_GIT_URL = "--git without a URL imports GARDEN_GIT_URL, which is not set."
 GIT_OR_PATHS = "Give folders to import, or --git URL, not both."
 WATCHING_GIT = "Fetching {url} (branch {branch}) every {every:.0f}s (Ctrl-C stops)."
 WATCHING_AFTER_FAILURE = "The first sync failed ({error}); watching anyway: the next change syncs again."
@@ -51,9 +52,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--git",
             metavar="URL",
-            default="",
+            nargs="?",
+            const="",
+            default=None,
             help="A git repository as the garden: its branch's head is imported, and each later import (or "
-            "--watch) fetches and imports what changed. A token may be in the URL; it is never shown.",
+            "--watch) fetches and imports what changed. A token may be in the URL; it is never shown. "
+            "--git alone imports GARDEN_GIT_URL (which keeps a token out of the process list).",
         )
         parser.add_argument(
             "--branch", default="", help="With --git: the branch to import (default GARDEN_GIT_BRANCH, main)."
@@ -111,11 +115,15 @@ class Command(BaseCommand):
         batch_timeout: float | None,
         allow_mass_retire: bool,
         history: list[Path],
-        git: str = "",
+        git: str | None = None,
         branch: str = "",
         interval: float | None = None,
         **options: Any,
     ) -> None:
+        if git == "":
+            git = settings.GARDEN_GIT_URL
+            if not git:
+                raise CommandError(NO_GIT_URL)
         if bool(git) == bool(paths):
             raise CommandError(GIT_OR_PATHS)
         pool: Workers | None = None

@@ -320,3 +320,13 @@ def test_a_mass_deletion_commit_is_on_the_logs_page_and_api_health(repo, clones)
     repo.commit("Oops", {"Hives/Bramble.md": None, "Hives/Clover.md": None})
     ((_, message),) = git_garden_import(url(repo), "main").refused
     refusal_shown(message)
+
+
+def test_git_alone_imports_the_configured_repository(repo, clones, settings, capsys):
+    repo.commit("Three notes", GARDEN)
+    settings.GARDEN_GIT_URL, settings.GARDEN_GIT_BRANCH = url(repo), "main"
+    call_command("import_garden", "--git", "--no-progress")
+    assert "Imported 3 new" in capsys.readouterr().out
+    settings.GARDEN_GIT_URL = ""
+    with pytest.raises(CommandError, match="GARDEN_GIT_URL, which is not set"):
+        call_command("import_garden", "--git", "--no-progress")
