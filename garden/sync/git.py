@@ -96,7 +96,7 @@ def garden_label(url: str) -> str:
 
 def _git(*args: str, cwd: Path | None = None, url: str = "", env: Mapping[str, str] | None = None) -> str:
     """Run git; its output, or GitError with the reason git gave (its last line of errors), scrubbed."""
-    command = args[0] if args[0] != "--git-dir" else args[2]
+    command = next((arg for arg in args if arg[0] != "-" and "/" not in arg and "=" not in arg), "git")
     environment = {
         **os.environ,
         "GIT_TERMINAL_PROMPT": "0",  # a missing credential fails at once instead of waiting for a keyboard
@@ -177,6 +177,29 @@ class GitGarden:
             self._in_mirror("log", "-1", "--format=%H%x00%cI%x00%an", name).strip().split("\0")
         )
         return Commit(hash=hash_, time=datetime.fromisoformat(when), author=author)
+
+    def last_commits(self, head: str, paths: set[str]) -> dict[str, Commit]:
+        """The last commit up to `head` that changed each of `paths` (those git's log names as given)."""
+        out = self._in_mirror(
+            "-c",
+            "core.quotePath=false",
+            "log",
+            "--no-renames",
+            "--format=%x01%H%x09%cI%x09%an",
+            "--name-only",
+            head,
+        )
+        found: dict[str, Commit] = {}
+        commit: Commit | None = None
+        for line in out.splitlines():
+            if line.startswith("\x01"):
+                hash_, when, author = line[1:].split("\t", 2)
+                commit = Commit(hash=hash_, time=datetime.fromisoformat(when), author=author)
+            elif line and commit is not None and line in paths and line not in found:
+                found[line] = commit
+                if len(found) == len(paths):
+                    break
+        return found
 
     def has_commit(self, hash_: str) -> bool:
         try:
@@ -305,10 +328,30 @@ def git_garden_import(
 
 
 def revisions_stamp(garden: GitGarden, head: Commit, since: datetime) -> int:
-    """Record on the revisions this sync wrote the commit they came from."""
-    return ArticleRevision.objects.filter(
-        article__garden=str(garden.tree.resolve()), commit="", created_at__gte=since
-    ).update(commit=head.hash, commit_time=head.time, commit_author=head.author)
+    """Record on the revisions this sync wrote the commit they came from: the last commit up to `head` that
+    changed the note's file (git's log), else `head` itself."""
+    root = garden.tree.resolve()
+    written = ArticleRevision.objects.filter(article__garden=str(root), commit="", created_at__gte=since)
+    places: dict[str, list[int]] = {}
+    for pk, source in written.values_list("pk", "source_path"):
+        try:
+            places.setdefault(Path(source).relative_to(root).as_posix(), []).append(pk)
+        except ValueError:
+            places.setdefault("", []).append(pk)
+    if not places:
+        return 0
+    try:
+        commits = garden.last_commits(head.hash, set(places))
+    except GitError:  # the log is a nicety: the revisions are stamped with the head they were imported at
+        commits = {}
+    by_commit: dict[Commit, list[int]] = {}
+    for place, pks in places.items():
+        by_commit.setdefault(commits.get(place, head), []).extend(pks)
+    for commit, pks in by_commit.items():
+        ArticleRevision.objects.filter(pk__in=pks).update(
+            commit=commit.hash, commit_time=commit.time, commit_author=commit.author
+        )
+    return sum(len(pks) for pks in places.values())
 
 
 def commit_web_url(commit: str, source_path: str, garden: str) -> str:

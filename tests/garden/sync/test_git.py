@@ -330,3 +330,11 @@ def test_git_alone_imports_the_configured_repository(repo, clones, settings, cap
     settings.GARDEN_GIT_URL = ""
     with pytest.raises(CommandError, match="GARDEN_GIT_URL, which is not set"):
         call_command("import_garden", "--git", "--no-progress")
+
+
+def test_a_revision_records_the_last_commit_that_changed_its_note_not_only_the_head(repo, clones):
+    first = repo.commit("Three notes", GARDEN)
+    head = repo.commit("Clover requeened", {"Hives/Clover.md": note("Clover", 2018, colour="blue")})
+    git_garden_import(url(repo), "main")
+    assert current("Hives/Bramble").commit == first
+    assert current("Hives/Clover").commit == head
