@@ -427,7 +427,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 [
                     *manage,
                     "import_garden",
-                    *([env["GARDEN_PATH"]] if env.get("GARDEN_PATH") else SAMPLE_GARDEN),
+                    *(
+                        [env["GARDEN_PATH"]]
+                        if env.get("GARDEN_PATH")
+                        else ["--git"]  # GARDEN_GIT_URL, read from the settings: no token in the process list
+                        if env.get("GARDEN_GIT_URL") or os.environ.get("GARDEN_GIT_URL")
+                        else SAMPLE_GARDEN
+                    ),
                 ],
             ]
             if _debug(env):

@@ -122,6 +122,7 @@ class PassageOut:
     url: str
     cited_as: str
     current: bool
+    commit: str = ""  # the git commit its revision came from (a git garden's), shortened; "" for a folder's
 
 
 # A sentence of the answer with its status; `votes` says why.
@@ -371,7 +372,12 @@ def _claim(claim: ClaimRow, *, rejected_quotes: bool) -> ClaimOut:
         votes=[_vote(vote, rejected_quotes=rejected_quotes) for vote in claim.votes.all()],
         id=claim.pk,
         is_claim=claim.is_claim,
-        passage=PassageOut(url=chunk.get_absolute_url(), cited_as=chunk.cited_as, current=chunk.is_current)
+        passage=PassageOut(
+            url=chunk.get_absolute_url(),
+            cited_as=chunk.cited_as,
+            current=chunk.is_current,
+            commit=chunk.revision.commit[:12],
+        )
         if chunk
         else None,
     )

@@ -302,6 +302,10 @@ class ArticleRevision(models.Model):
     superseded = models.BooleanField(default=False)
     superseded_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The commit of a git garden (`garden.sync.git`) this version's text was imported from; blank for a folder's.
+    commit = models.CharField(max_length=64, blank=True, help_text="The git commit this version came from.")
+    commit_time = models.DateTimeField(null=True, blank=True)
+    commit_author = models.CharField(max_length=None, blank=True)
 
     objects = RevisionQuerySet.as_manager()
 
@@ -448,6 +452,11 @@ class Sync(models.Model):
         default=list, blank=True, help_text="[path, reason] of each note not imported."
     )
     counts = models.JSONField(default=dict, blank=True, help_text="created, revised, retired, withheld, ...")
+    commit = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="The git commit a git garden's sync imported (blank when refused).",
+    )
 
     class Meta:
         ordering = ["-started_at", "-id"]

@@ -26,7 +26,7 @@ def verification_for_answer(answer: Answer) -> Verification | None:
     prefetch_related_objects(
         [answer],
         "verification__findings",
-        Prefetch("verification__claims", Claim.objects.select_related("chunk__article")),
+        Prefetch("verification__claims", Claim.objects.select_related("chunk__article", "chunk__revision")),
         Prefetch("verification__claims__votes", Vote.objects.order_by("id")),
     )
     return getattr(answer, "verification", None)

@@ -164,6 +164,16 @@ CELERY_BEAT_SCHEDULE = {
 # A garden folder kept in sync: `make run` imports it at start, then Celery beat syncs it every so often.
 GARDEN_PATH = env("GARDEN_PATH", default="")
 GARDEN_SYNC_EVERY_SECONDS = env.float("GARDEN_SYNC_EVERY_SECONDS", default=300.0)
+# A git repository as the garden (docs/gardens.md, "A git repository as a garden"): its branch's head is imported,
+# then each sync fetches and imports what changed. Credentials go in the URL (https://TOKEN@host/...) or come from
+# git's own means (GIT_ASKPASS, a credential helper, an SSH key); they never reach a log or an error message.
+GARDEN_GIT_URL = env("GARDEN_GIT_URL", default="")
+GARDEN_GIT_BRANCH = env("GARDEN_GIT_BRANCH", default="main")
+# Where the clones are kept (a volume in production): a bare clone and the checked-out tree the import reads.
+GARDEN_GIT_DIR = env("GARDEN_GIT_DIR", default=str(BASE_DIR / ".run" / "git"))
+# A web page of a file at a commit, for article pages' links: https://github.com/me/notes/blob/{commit}/{path}
+GARDEN_GIT_WEB_URL = env("GARDEN_GIT_WEB_URL", default="")
+GARDEN_GIT_TIMEOUT_SECONDS = env.float("GARDEN_GIT_TIMEOUT_SECONDS", default=300.0)
 # A larger note is skipped with its size, unread: one pasted log or dump must not hold up a sync (a note of
 # prose this size is already hundreds of passages to embed).
 GARDEN_NOTE_MAX_BYTES = env.int("GARDEN_NOTE_MAX_BYTES", default=2_000_000)
@@ -174,7 +184,7 @@ GARDEN_PDF_MAX_PAGES = env.int("GARDEN_PDF_MAX_PAGES", default=1000)
 # A PDF whose text takes longer to read fails: its reader (a child process) is stopped, so a crafted file cannot
 # hold up a sync. A text PDF reads far faster than this (docs/performance.md has the figures).
 GARDEN_PDF_MAX_SECONDS = env.float("GARDEN_PDF_MAX_SECONDS", default=60.0)
-if GARDEN_PATH:
+if GARDEN_PATH or GARDEN_GIT_URL:
     CELERY_BEAT_SCHEDULE["sync-garden"] = {
         "task": "garden.tasks.sync_garden",
         "schedule": GARDEN_SYNC_EVERY_SECONDS,

@@ -24,6 +24,7 @@ from dashboard.views.htmx import HtmxHttpRequest
 from garden import selectors
 from garden.answering.asking import QuestionError
 from garden.models import Answer, Article
+from garden.sync.git import commit_web_url
 from verifier.budget import spending_for
 from verifier.selectors import verification_for_answer
 
@@ -139,6 +140,7 @@ def article_page(request: HttpRequest, slug: str) -> HttpResponse:
             "revision": revision,
             "chunks": selectors.revision_chunks(revision),
             "revisions": article.revisions.all(),
+            "commit_url": commit_web_url(revision.commit, revision.source_path, article.garden),
             "backlinks": selectors.article_backlinks(article),
             "page": {
                 "links": selectors.article_links(article, revision),

@@ -8,7 +8,7 @@ import logging
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, partial
 from pathlib import Path
@@ -88,6 +88,7 @@ class ImportReport:
         default_factory=list
     )  # files read but not imported as such, and why
     refused: list[tuple[str, str]] = field(default_factory=list)  # folders left as they were, and why
+    sync_id: int | None = None  # the `Sync` row that records it
 
     @property
     def chunks_per_second(self) -> float:
@@ -393,6 +394,7 @@ def _folder_import(
     on_progress: Progress | None,
     allow_mass_retire: bool,
     history: bool,
+    renamed: Mapping[str, str],
 ) -> None:
     root = folder.resolve()
     is_garden = not folder.is_file()  # a folder, or one that should be there; a single note has no garden
@@ -455,7 +457,7 @@ def _folder_import(
         report.failures.append((str(folder), str(error)))
     report.withheld += withhold(withheld)
     if walk is not None:
-        report.moved += renames_follow(root, notes, roots)
+        report.moved += renames_follow(root, notes, roots, renamed)
     resolver = link_resolver(list(notes.values()))
     changed = notes_changed(list(notes.values()), history=history)
     report.unchanged += len(notes) - len(changed)
@@ -518,6 +520,7 @@ def garden_import(
     batch_timeout: float | None = None,
     allow_mass_retire: bool = False,
     history: Collection[Path] = (),
+    renamed: Mapping[str, str] | None = None,
 ) -> ImportReport:
     """Sync folders of Markdown notes and PDFs (or single ones) in order: new notes become articles, edited ones
     new revisions (re-embedding only the passages that changed), moved or renamed ones keep their article, and
@@ -542,6 +545,9 @@ def garden_import(
     With `workers` (see `garden.sync.fanout.workers_find`), the Celery workers encode the groups and this
     process writes them; ImportStopped when they cannot finish (a batch failed, or did not come back within
     `batch_timeout` seconds), after the groups already written.
+
+    `renamed` (a note's place -> the place it was renamed from, as git's rename detection tells it: see
+    `garden.sync.git`) follows renamed notes whose text changed too; a folder's are followed by their text.
     """
     report = ImportReport()
     began = time.perf_counter()
@@ -551,17 +557,24 @@ def garden_import(
     try:
         for folder in folders:
             _folder_import(
-                folder, report, embedder, on_start, on_progress, allow_mass_retire, history=folder in history
+                folder,
+                report,
+                embedder,
+                on_start,
+                on_progress,
+                allow_mass_retire,
+                history=folder in history,
+                renamed=renamed or {},
             )
     except FanOutError as error:
         report.seconds = time.perf_counter() - began
-        sync_record(folders, report)
+        report.sync_id = sync_record(folders, report).pk
         raise ImportStopped(str(error), report) from error
     report.reembedded, seconds = chunks_reembed(on_start, on_progress)
     report.embed_seconds += seconds
     report.red_links = Link.objects.filter(target__isnull=True, source__retired_at__isnull=True).count()
     report.seconds = time.perf_counter() - began
-    sync_record(folders, report)
+    report.sync_id = sync_record(folders, report).pk
     return report
 
 

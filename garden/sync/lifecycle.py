@@ -58,18 +58,34 @@ def garden_adopt(root: Path, present: Collection[str]) -> None:
     Article.objects.filter(slug__in=present).exclude(garden=str(root)).update(garden=str(root))
 
 
-def renames_follow(root: Path, notes: dict[str, ParsedArticle], roots: Collection[str] = ()) -> int:
-    """A note that moved or was renamed (its text unchanged) keeps its article, history and backlinks."""
+def renames_follow(
+    root: Path,
+    notes: dict[str, ParsedArticle],
+    roots: Collection[str] = (),
+    renamed: Mapping[str, str] | None = None,
+) -> int:
+    """A note that moved or was renamed (its text unchanged) keeps its article, history and backlinks; so does
+    one named in `renamed` (its place -> the place it was renamed from: git's rename detection), edited or not."""
     known = set(Article.objects.filter(slug__in=notes).values_list("slug", flat=True))
     arrivals = {p.content_hash: p for slug, p in notes.items() if slug not in known}
     if not arrivals:
         return 0
+    origins = {
+        before: arrival
+        for arrival in arrivals.values()
+        if (before := (renamed or {}).get(arrival.relative_path or "")) is not None
+    }
     moved = 0
     for article in garden_articles(root, roots).exclude(slug__in=notes):
         current = article.current_revision
-        arrival = arrivals.pop(current.content_hash, None) if current else None
-        if current is None or arrival is None:
+        arrival = origins.pop(article.path, None) if current else None
+        if arrival is not None:
+            arrivals.pop(arrival.content_hash, None)
+        elif current is not None:
+            arrival = arrivals.pop(current.content_hash, None)
+        if current is None or arrival is None or arrival.slug in known:
             continue
+        known.add(arrival.slug)
         with transaction.atomic():
             Link.objects.filter(target=article).update(target_slug=arrival.slug)
             article.slug, article.path = arrival.slug, arrival.relative_path

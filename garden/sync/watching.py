@@ -10,6 +10,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connection
 
+from garden.sync.git import git_garden_import
 from garden.sync.importing import ImportReport, garden_import
 
 logger = logging.getLogger(__name__)
@@ -54,8 +55,9 @@ SYNC_LOCK = 7402  # advisory lock: one scheduled sync at a time, whichever worke
 
 
 def garden_sync_configured() -> ImportReport | None:
-    """Sync the garden at GARDEN_PATH (Celery beat's schedule); None when none is set or a sync is running."""
-    if not settings.GARDEN_PATH:
+    """Sync the garden at GARDEN_PATH, or the git garden of GARDEN_GIT_URL (Celery beat's schedule); None when
+    none is set or a sync is running."""
+    if not settings.GARDEN_PATH and not settings.GARDEN_GIT_URL:
         return None
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_try_advisory_lock(%s)", [SYNC_LOCK])
@@ -63,7 +65,10 @@ def garden_sync_configured() -> ImportReport | None:
             logger.info("a garden sync is already running; this one steps aside")
             return None
         try:
-            report = garden_import([Path(settings.GARDEN_PATH)])
+            if settings.GARDEN_GIT_URL:
+                report = git_garden_import(settings.GARDEN_GIT_URL, settings.GARDEN_GIT_BRANCH)
+            else:
+                report = garden_import([Path(settings.GARDEN_PATH)])
         finally:
             cursor.execute("SELECT pg_advisory_unlock(%s)", [SYNC_LOCK])
     for folder, message in report.refused:

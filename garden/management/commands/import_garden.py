@@ -1,5 +1,5 @@
 """`python manage.py import_garden [--history FOLDER] PATH [PATH ...] [--workers]`: import folders of Markdown notes
-and PDFs, in order.
+and PDFs, in order; `import_garden --git URL [--branch B]`: a git repository's branch (`garden.sync.git`).
 
 Its exit status: 0 when every note was imported or left out on purpose (private, a link the garden's rules do not
 follow, a scanned PDF...: counted by kind in the summary); EXIT_FAILED when a note that should have been imported
@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
@@ -24,12 +25,16 @@ from garden.sync import (
     garden_watch,
     workers_find,
 )
+from garden.sync.git import garden_label, git_garden_import, git_garden_watch
 from providers import embeddings
 
 EXIT_FAILED = 1
 EXIT_REFUSED = 3  # not 2, which is a command line the parser could not read
 FIRST_SYNC_FAILED = "The first sync failed (see above)."
 FILES_FAILED = "{count} file(s) could not be imported; the others were."
+NO_GIT_URL = "--git without a URL imports GARDEN_GIT_URL, which is not set."
+GIT_OR_PATHS = "Give folders to import, or --git URL, not both."
+WATCHING_GIT = "Fetching {url} (branch {branch}) every {every:.0f}s (Ctrl-C stops)."
 WATCHING_AFTER_FAILURE = "The first sync failed ({error}); watching anyway: the next change syncs again."
 
 
@@ -42,7 +47,27 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "paths", nargs="+", type=Path, help="Folders (or single .md or .pdf files), imported in order."
+            "paths", nargs="*", type=Path, help="Folders (or single .md or .pdf files), imported in order."
+        )
+        parser.add_argument(
+            "--git",
+            metavar="URL",
+            nargs="?",
+            const="",
+            default=None,
+            help="A git repository as the garden: its branch's head is imported, and each later import (or "
+            "--watch) fetches and imports what changed. A token may be in the URL; it is never shown. "
+            "--git alone imports GARDEN_GIT_URL (which keeps a token out of the process list).",
+        )
+        parser.add_argument(
+            "--branch", default="", help="With --git: the branch to import (default GARDEN_GIT_BRANCH, main)."
+        )
+        parser.add_argument(
+            "--interval",
+            type=float,
+            default=None,
+            metavar="SECONDS",
+            help="With --git --watch: how often to fetch (default GARDEN_SYNC_EVERY_SECONDS).",
         )
         parser.add_argument(
             "--history",
@@ -90,8 +115,17 @@ class Command(BaseCommand):
         batch_timeout: float | None,
         allow_mass_retire: bool,
         history: list[Path],
+        git: str | None = None,
+        branch: str = "",
+        interval: float | None = None,
         **options: Any,
     ) -> None:
+        if git == "":
+            git = settings.GARDEN_GIT_URL
+            if not git:
+                raise CommandError(NO_GIT_URL)
+        if bool(git) == bool(paths):
+            raise CommandError(GIT_OR_PATHS)
         pool: Workers | None = None
         if workers:
             try:
@@ -122,15 +156,26 @@ class Command(BaseCommand):
 
         report: ImportReport | None = None
         try:
-            report = garden_import(
-                [*history, *paths],
-                history=history,
-                on_start=start,
-                on_progress=advance,
-                workers=pool,
-                batch_timeout=batch_timeout,
-                allow_mass_retire=allow_mass_retire,
-            )
+            if git:
+                report = git_garden_import(
+                    git,
+                    branch,
+                    on_start=start,
+                    on_progress=advance,
+                    workers=pool,
+                    batch_timeout=batch_timeout,
+                    allow_mass_retire=allow_mass_retire,
+                )
+            else:
+                report = garden_import(
+                    [*history, *paths],
+                    history=history,
+                    on_start=start,
+                    on_progress=advance,
+                    workers=pool,
+                    batch_timeout=batch_timeout,
+                    allow_mass_retire=allow_mass_retire,
+                )
         except ImportStopped as stopped:
             if bar is not None:
                 bar.close()
@@ -146,7 +191,15 @@ class Command(BaseCommand):
             bar.close()
         if report is not None:
             self.report(report)
-        if watch:
+        if watch and git:
+            every = interval if interval is not None else settings.GARDEN_SYNC_EVERY_SECONDS
+            branch = branch or settings.GARDEN_GIT_BRANCH
+            self.stdout.write(WATCHING_GIT.format(url=garden_label(git), branch=branch, every=every))
+            try:
+                git_garden_watch(git, branch, self.report, every=every)
+            except KeyboardInterrupt:
+                return
+        elif watch:
             self.stdout.write(f"Watching {', '.join(map(str, paths))} for changes (Ctrl-C stops).")
             try:
                 garden_watch(paths, self.report)
