@@ -13,7 +13,16 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from garden import services
-from garden.models import Answer, Article, ArticleRevision, Question, Theme, Topic
+from garden.models import Answer, Article, ArticleRevision, Audience, Question, Theme, Topic
+
+
+@admin.register(Audience)
+class AudienceAdmin(admin.ModelAdmin[Audience]):
+    """Operators keep who is in which audience here (or with `manage.py audiences`)."""
+
+    list_display = ["name", "created_at"]
+    search_fields = ["name", "members__username"]
+    filter_horizontal = ["members"]
 
 
 @admin.register(Topic)
