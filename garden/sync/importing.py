@@ -32,6 +32,7 @@ from garden.models import Article, ArticleRevision, Link, Sync
 from garden.sync.embedding import Embedded, Progress, groups_embedded
 from garden.sync.fanout import FanOutError, Workers, groups_embedded_on_workers
 from garden.sync.images import ImageFinder
+from garden.sync.indexing import vector_index_deferred
 from garden.sync.lifecycle import (
     PRIVATE,
     UNREADABLE,
@@ -493,8 +494,9 @@ def _folder_import(
     written = [p.slug for p in changed] if derives else []
     named_before = topics_of(Article.objects.filter(slug__in=written).values_list("pk", flat=True))
     chunks.clear()
+    to_write = sum(count for _, count in planned)
     if on_start:
-        on_start(sum(count for _, count in planned))
+        on_start(to_write)
     groups = _notes_in_flight(_groups(planned), load)
     del planned, changed
     if derives:
@@ -502,7 +504,8 @@ def _folder_import(
         groups = map(partial(_vocabulary_placed, derived=DerivedVocabulary()), groups)
     # With DEBUG on (make run), Django keeps the SQL of the sync's planning, lists of every note's slug in it.
     reset_queries()
-    _groups_write(groups, report, embedder, on_progress)
+    with vector_index_deferred(to_write):
+        _groups_write(groups, report, embedder, on_progress)
     if derives:  # a changed note's names, and those it no longer gives, are its topics' as its notes say now
         topics_rederive(Article.objects.filter(slug__in=written).values_list("pk", flat=True), named_before)
     red_links_resolve(resolver)
