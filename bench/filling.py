@@ -19,13 +19,13 @@ from bench.corpus import CACHE_FOLDER, Corpus, corpus_load, first_sentence
 from garden.answering.retrieval import CANDIDATES
 from garden.golden import GoldenEntry
 from garden.models import Article, ArticleRevision, Chunk
+from garden.sync.indexing import VECTOR_INDEX
 
 # The corpus is cached under .run/CACHE_FOLDER; its passages are stored in articles whose slugs start so.
 CORPUS_SLUG = "bench-corpus-"
 CORPUS_ROWS = {"article__slug__startswith": CORPUS_SLUG}
 # The corpus's first passages are held out: their first sentences are queries, the passages never chunks.
 CORPUS_QUERIES = 100
-HNSW_INDEX = "chunk_embedding_hnsw"
 
 
 def exact_top(matrix: npt.NDArray[np.float32], vector: npt.NDArray[np.float32]) -> npt.NDArray[np.intp]:
@@ -97,9 +97,9 @@ def fill_to(size: int, corpus: Corpus) -> float:
     articles = _corpus_articles(sorted({corpus.passages[row].title for row in rows}))
     # Building the HNSW index once over all rows is far faster than growing it row by row.
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_get_indexdef('chunk_embedding_hnsw'::regclass)")
+        cursor.execute("SELECT pg_get_indexdef(%s::regclass)", [VECTOR_INDEX])
         index_definition = cursor.fetchone()[0]
-        cursor.execute("DROP INDEX chunk_embedding_hnsw")
+        cursor.execute(f"DROP INDEX {VECTOR_INDEX}")
     batch: list[Chunk] = []
     for row in rows:
         passage = corpus.passages[row]

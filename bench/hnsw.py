@@ -15,11 +15,12 @@ from django.conf import settings
 from django.db import connection
 from pgvector.django import HnswIndex
 
-from bench.filling import HNSW_INDEX, corpus_for, corpus_queries, current_matrix, exact_top, fill_to
+from bench.filling import corpus_for, corpus_queries, current_matrix, exact_top, fill_to
 from bench.timing import median_of_runs, p95_range, percentiles, timed
 from garden.answering.retrieval import vector_candidates
 from garden.golden import GoldenEntry
 from garden.models import Chunk
+from garden.sync.indexing import VECTOR_INDEX, vector_index
 from providers import embeddings
 
 EF_SEARCHES = (40, 60, 80, 100, 150, 200, 300, 450, 600, 1000)
@@ -29,16 +30,10 @@ EF_SEARCHES = (40, 60, 80, 100, 150, 200, 300, 450, 600, 1000)
 HNSW_PAIRS = ((12, 800), (16, 200), (12, 400))
 
 
-def _configured_hnsw() -> HnswIndex:
-    index = next(index for index in Chunk._meta.indexes if index.name == HNSW_INDEX)
-    assert isinstance(index, HnswIndex)
-    return index
-
-
 def _rebuild_hnsw(index: HnswIndex) -> float:
     """Seconds to drop the chunk HNSW index and build `index` in its place over the current rows."""
     with connection.schema_editor() as editor:
-        editor.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX}")
+        editor.execute(f"DROP INDEX IF EXISTS {VECTOR_INDEX}")
         editor.execute("SET maintenance_work_mem = '1GB'")
         began = time.perf_counter()
         editor.add_index(Chunk, index)
@@ -101,7 +96,7 @@ def bench_hnsw(
     passages, queried as in `bench_retrieval`."""
     corpus = corpus_for(size)
     fill_build_seconds = fill_to(size, corpus)
-    configured = _configured_hnsw()
+    configured = vector_index()
     vectors = embeddings.embed(corpus_queries(questions, corpus))
     ids, matrix = current_matrix()
     similarities = -np.sort(-(vectors @ matrix.T), axis=1)
@@ -109,7 +104,7 @@ def bench_hnsw(
     configured_pair = (int(configured.m or 0), int(configured.ef_construction or 0))
     for m, ef_construction in pairs or [configured_pair]:
         index = HnswIndex(
-            name=HNSW_INDEX,
+            name=VECTOR_INDEX,
             fields=configured.fields,
             m=m,
             ef_construction=ef_construction,
@@ -152,7 +147,7 @@ def bench_hnsw(
 def _index_pair() -> tuple[int, int] | None:
     """The (m, ef_construction) the chunk HNSW index in place was built with."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_get_indexdef(%s::regclass)", [HNSW_INDEX])
+        cursor.execute("SELECT pg_get_indexdef(%s::regclass)", [VECTOR_INDEX])
         definition = str(cursor.fetchone()[0])
     found = re.search(r"m='?(\d+)'?, ef_construction='?(\d+)'?", definition)
     return (int(found[1]), int(found[2])) if found else None
@@ -161,7 +156,7 @@ def _index_pair() -> tuple[int, int] | None:
 def index_bytes() -> int:
     """On-disk size of the chunk HNSW index; what it needs in memory to be searched without disk reads."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_relation_size(%s::regclass)", [HNSW_INDEX])
+        cursor.execute("SELECT pg_relation_size(%s::regclass)", [VECTOR_INDEX])
         return int(cursor.fetchone()[0])
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from django.db import connection, transaction
+from pgvector.django import HnswIndex
 
 from garden.models import Chunk
 
@@ -29,8 +30,11 @@ DEFERRED_FROM_PASSAGES = 1000
 BUILD_MEMORY = "512MB"
 
 
-def _index() -> object:
-    return next(index for index in Chunk._meta.indexes if index.name == VECTOR_INDEX)
+def vector_index() -> HnswIndex:
+    """The passages' vector index as the model declares it (the migrations build the same)."""
+    index = next(index for index in Chunk._meta.indexes if index.name == VECTOR_INDEX)
+    assert isinstance(index, HnswIndex)
+    return index
 
 
 def vector_index_exists() -> bool:
@@ -39,19 +43,18 @@ def vector_index_exists() -> bool:
         return bool(cursor.fetchone()[0])
 
 
-def vector_index_ensure() -> bool:
-    """Build the index as the model declares it, if it is missing; whether it had to be built."""
+def vector_index_ensure() -> None:
+    """Build the index as the model declares it, if it is missing."""
     if vector_index_exists():
-        return False
+        return
     with transaction.atomic(), connection.schema_editor(atomic=False) as editor:
         editor.execute(f"SET LOCAL maintenance_work_mem = '{BUILD_MEMORY}'")
         # Inside a caller's transaction (a test's), the foreign keys checked at commit must be checked first:
         # PostgreSQL builds no index on a table with checks pending. Django declares them all deferred.
         editor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-        editor.execute(_index().create_sql(Chunk, editor))  # type: ignore[attr-defined]
+        editor.add_index(Chunk, vector_index())
         editor.execute("SET CONSTRAINTS ALL DEFERRED")
     log.info("Built the passages' vector index (%s).", VECTOR_INDEX)
-    return True
 
 
 def deferred(to_write: int, indexed: int) -> bool:
@@ -61,16 +64,16 @@ def deferred(to_write: int, indexed: int) -> bool:
 
 
 @contextmanager
-def vector_index_deferred(to_write: int) -> Iterator[bool]:
+def vector_index_deferred(to_write: int) -> Iterator[None]:
     """Around a sync's writes of `to_write` passages: without the index while they are written, if that is
-    faster (`deferred`), and with it again after, however the writes end. Yields whether it was deferred."""
+    faster (`deferred`), and with it again after, however the writes end."""
     vector_index_ensure()
     if not deferred(to_write, Chunk.objects.filter(is_current=True).count()):
-        yield False
+        yield
         return
     with connection.cursor() as cursor:
         cursor.execute(f"DROP INDEX IF EXISTS {VECTOR_INDEX}")
     try:
-        yield True
+        yield
     finally:
         vector_index_ensure()
