@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import statistics
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,6 @@ from bench.baseline import (
     baseline_load,
     regressions,
 )
-from bench.timing import timed
 from bench.yardstick import cpu_loop_seconds, ratios
 
 YARDSTICK = {"cpu_loop_seconds": 0.1, "encoder_seconds": 0.5, "round_trip_ms": 0.4, "machine": {"cpus": 2}}
@@ -84,8 +84,17 @@ def _workload(times: int) -> float:
     return 0.0
 
 
+def _cpu_milliseconds(times: int) -> float:
+    began = time.thread_time()
+    _workload(times)
+    return (time.thread_time() - began) * 1000
+
+
 def _measured(times: int, yardstick: dict[str, Any]) -> dict[str, Any]:
-    milliseconds = statistics.median(timed(_workload, times)[0] for _ in range(7))
+    # In CPU time: in wall time, beside the other test process on two cores, the same few milliseconds of work
+    # measured up to 2x apart within one run (a time slice given to a neighbour or not), and the doubled
+    # workload once came out under the margin. What the check is shown to catch is the code's own cost.
+    milliseconds = statistics.median(_cpu_milliseconds(times) for _ in range(7))
     report = {"yardstick": yardstick, "judge": {"six_claims_eight_chunks_median_ms": milliseconds}}
     report["ratios"] = ratios(report)
     return report
