@@ -91,18 +91,21 @@ async def _refuse(message: str, scope: Scope, send: Send) -> None:
     )
     client = scope.get("client") or ("unknown", 0)
     logger.info("MCP request from %s refused: token %s", client[0], reason)
-    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": UNAUTHORISED, "message": message}})
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": None, "error": {"code": UNAUTHORISED, "message": message}}
+    ).encode()
     await send(
         {
             "type": "http.response.start",
             "status": 401,
             "headers": [
                 (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
                 (b"www-authenticate", b'Bearer realm="mcp"'),
             ],
         }
     )
-    await send({"type": "http.response.body", "body": body.encode()})
+    await send({"type": "http.response.body", "body": body})
 
 
 def mcp_http_app(host: str) -> ASGIApp:
