@@ -2,10 +2,10 @@
 
 `python manage.py mcp [--as USERNAME]` runs it over stdio, as one user; `--http` serves it over streamable HTTP,
 each request acting as the user of its personal token (`dashboard.mcp_http`). Each tool is a thin function over
-the services the pages and the API use, with the same permission functions (`dashboard.permissions`), the same
-rate limits (`dashboard.ratelimit`), the one visibility rule (`Article.objects.readable`) and the one Claude
-ledger, booked to the user and their token (`spending_for`). The tools are plain functions: the SDK runs each on
-a worker thread, where the ORM may be called as in a request.
+the services the pages and the API use, with the same permission functions (`dashboard.permissions`), over HTTP
+the same rate limits (`dashboard.ratelimit`), the one visibility rule (`Article.objects.readable`) and the one
+Claude ledger, booked to the user and their token (`spending_for`). The tools are plain functions: the SDK runs
+each on a worker thread, where the ORM may be called as in a request.
 
 A failure the agent can act on (not allowed, too long, not found, Claude busy) is a tool error with its message;
 a refusal is an answer, as on the page: `refused` is true and no model was called.
@@ -29,7 +29,7 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from pydantic import Field
 
 from dashboard.asking import ask as answer_ask
-from dashboard.bearer import request_spender
+from dashboard.bearer import request_spender, request_token
 from dashboard.claude_slots import CLAUDE_BUSY, ClaudeBusy, claude_slot
 from dashboard.permissions import check_mode, may_ask, may_check, may_see_rejected_quotes
 from dashboard.presenters import check_sources, checked_payload
@@ -204,7 +204,10 @@ class GardenTools:
         return payload
 
     def _within_limit(self, tool: str) -> None:
-        """Count the call as the API counts its own (per token, else per address, and per user)."""
+        """Count a call over HTTP (it came with a token) as the API counts its own: per token and per user. On
+        stdio the server is a process its user started on the machine, held by the daily budget alone."""
+        if request_token(self.request) is None:
+            return
         if (wait := rate_limited(self.request, tool)) is not None:
             raise ToolError(TOO_MANY_CALLS.format(tool=tool, seconds=wait))
 
