@@ -31,6 +31,7 @@ from bench.hnsw import HNSW_PAIRS, bench_hnsw
 from bench.imports import DISTRIBUTED_NOTES, bench_distributed_import, bench_import, bench_large_garden
 from bench.judge import bench_judge
 from bench.logseq import GRAPH_PAGES, bench_logseq_import
+from bench.mcp import MCP_CALLS, bench_mcp
 from bench.memory import MEMORY_NOTE_COUNTS, bench_import_memory
 from bench.notes import NOTE_COUNTS, bench_notes
 from bench.retrieval import SIZES, bench_refusal, bench_retrieval
@@ -44,7 +45,7 @@ DESCRIPTION = (
     "Print benchmark medians as JSON (the embedding backends side by side, import, the peak memory of importing "
     "5,000 and 50,000 notes, an import fanned out to one and two Celery workers, query embedding, retrieval at "
     "1k/10k/100k chunks, the HNSW recall/latency curve over ef_search, refusal, retrieval and refusal at "
-    "50/5,000/50,000 notes, the judge, Verify-all)."
+    "50/5,000/50,000 notes, the judge, Verify-all, concurrent fact-checks over MCP's HTTP transport)."
 )
 
 
@@ -67,13 +68,14 @@ SECTIONS = [
     "notes",
     "judge",
     "verify_all",
+    "mcp",
 ]
 
 
 # The smallest sizes: CI's smoke run (tests/test_bench.py) and the stored baseline (`make bench-baseline`).
 SMALLEST_ARGS = shlex.split(
     "--runs 1 --sizes 1000 --notes 50 500 --garden-notes 20 --memory-notes 20 50 --distributed-notes 20 "
-    "--graph-pages 20 --backends onnx-int8"
+    "--graph-pages 20 --backends onnx-int8 --mcp-calls 4"
 )
 # Options of the run itself, not of what it measures.
 RUN_OPTIONS = ("smallest", "baseline", "write_baseline", "check_baseline")
@@ -181,6 +183,13 @@ def parser_build() -> argparse.ArgumentParser:
         "bench.hnsw.HNSW_PAIRS, not only the configured index (one index build at the largest size each).",
     )
     parser.add_argument(
+        "--mcp-calls",
+        type=int,
+        default=MCP_CALLS,
+        help="Agents, each with its own token, that call `check` on a 2,000-character text at once over MCP's "
+        "HTTP transport (mcp).",
+    )
+    parser.add_argument(
         "--only",
         nargs="+",
         choices=SECTIONS,
@@ -216,6 +225,7 @@ def report_measure(
     hnsw_sweep: list[tuple[int, int]] | None,
     only: list[str],
     backends: list[str],
+    mcp_calls: int = MCP_CALLS,
 ) -> dict[str, Any]:
     """Each section asked for, measured in a scratch database of its own that is dropped after."""
     questions = golden_load(DEFAULT_FILE)
@@ -266,6 +276,8 @@ def report_measure(
                 "two_workers": two,
                 "speedup_two_over_one": round(one["seconds"] / two["seconds"], 2) if two["seconds"] else None,
             }
+        if "mcp" in only:
+            report["mcp"] = bench_mcp(mcp_calls)
     finally:
         connection.creation.destroy_test_db(original, verbosity=0)
     return report

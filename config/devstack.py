@@ -354,9 +354,11 @@ def run_beside(steps: Sequence[Sequence[str]], main: Sequence[str], env: dict[st
 
 
 def serve(env: dict[str, str]) -> int:
-    """Serve the site with gunicorn and a Celery worker until Ctrl-C; stop both."""
+    """Serve the site with gunicorn, a Celery worker and the MCP server over HTTP (on MCP_PORT, default 8001,
+    for agents with a personal token) until Ctrl-C; stop all three."""
     host = os.environ.get("HOST", "127.0.0.1")
     port = os.environ.get("PORT", "8000")
+    mcp_port = os.environ.get("MCP_PORT", "8001")
     venv_bin = Path(python()).parent
     env = {**env, "DJANGO_SETTINGS_MODULE": env.get("DJANGO_SETTINGS_MODULE", "config.settings.local")}
     web = subprocess.Popen(
@@ -376,6 +378,12 @@ def serve(env: dict[str, str]) -> int:
         cwd=BASE_DIR,
         start_new_session=True,
     )
+    mcp = subprocess.Popen(
+        [python(), "manage.py", "mcp", "--http", "--host", host, "--port", mcp_port],
+        env=env,
+        cwd=BASE_DIR,
+        start_new_session=True,
+    )
     worker = CeleryWorker(beat=True, loglevel="INFO", concurrency=2, env=env, own_session=True)
     worker.start()
     stopping = False
@@ -387,16 +395,21 @@ def serve(env: dict[str, str]) -> int:
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
     wait_for_port(host, int(port), 60)
+    wait_for_port(host, int(mcp_port), 60)
     log(f"Groundwork is up: http://{host}:{port}/   (Ctrl-C stops everything)")
-    while not stopping and web.poll() is None and worker.running():
+    log(f"MCP for agents (a personal token): http://{host}:{mcp_port}/mcp   (docs/agents.md)")
+    children = (web, mcp)
+    while not stopping and all(child.poll() is None for child in children) and worker.running():
         time.sleep(0.5)
-    if web.poll() is None:
-        os.killpg(web.pid, signal.SIGTERM)
+    for child in children:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGTERM)
     worker.terminate()
-    try:
-        web.wait(20)
-    except subprocess.TimeoutExpired:
-        os.killpg(web.pid, signal.SIGKILL)
+    for child in children:
+        try:
+            child.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
     worker.stopped()
     return 0 if stopping else 1
 

@@ -1,9 +1,11 @@
 """The MCP server: the garden's tools for an agent (Claude Code, Claude Desktop), acting as one user.
 
-`python manage.py mcp [--as USERNAME]` runs it over stdio. Each tool is a thin function over the services the
-pages and the API use, with the same permission functions (`dashboard.permissions`), the one visibility rule
-(`Article.objects.readable`) and the one Claude ledger, booked to the user (`spending_for`). The tools are plain
-functions: the SDK runs each on a worker thread, where the ORM may be called as in a request.
+`python manage.py mcp [--as USERNAME]` runs it over stdio, as one user; `--http` serves it over streamable HTTP,
+each request acting as the user of its personal token (`dashboard.mcp_http`). Each tool is a thin function over
+the services the pages and the API use, with the same permission functions (`dashboard.permissions`), over HTTP
+the same rate limits (`dashboard.ratelimit`), the one visibility rule (`Article.objects.readable`) and the one
+Claude ledger, booked to the user and their token (`spending_for`). The tools are plain functions: the SDK runs
+each on a worker thread, where the ORM may be called as in a request.
 
 A failure the agent can act on (not allowed, too long, not found, Claude busy) is a tool error with its message;
 a refusal is an answer, as on the page: `refused` is true and no model was called.
@@ -27,17 +29,18 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from pydantic import Field
 
 from dashboard.asking import ask as answer_ask
-from dashboard.bearer import request_spender
+from dashboard.bearer import request_spender, request_token
 from dashboard.claude_slots import CLAUDE_BUSY, ClaudeBusy, claude_slot
 from dashboard.permissions import check_mode, may_ask, may_check, may_see_rejected_quotes
 from dashboard.presenters import check_sources, checked_payload
+from dashboard.ratelimit import RATE_LIMITED, rate_limited
 from dashboard.shapes import answer_shape, shape_json, verdict_shape
 from garden import selectors
 from garden.answering.asking import QuestionError, question_clean
 from garden.answering.retrieval import retrieve
 from garden.models import Answer, Article, Chunk
 from verifier.budget import spending_for
-from verifier.checking import SOURCES_MAX, CheckError, garden_check, sources_check
+from verifier.checking import SOURCES_MAX, CheckError, garden_check, path_citations_audit, sources_check
 from verifier.selectors import verification_for_answer
 
 ASK_NOT_ALLOWED = (
@@ -61,6 +64,7 @@ VERDICT_WAIT = (
     "answer_id {answer_id!r} until its status is done."
 )
 NOTHING_TO_CHECK = "Nothing to check: the answer is a refusal or has no claims."
+TOO_MANY_CALLS = RATE_LIMITED + " (Call `{tool}` again in {seconds} s.)"
 
 INSTRUCTIONS = (
     "Groundwork answers only from its garden of notes and checks each claim of an answer against them. "
@@ -70,6 +74,8 @@ INSTRUCTIONS = (
 )
 
 Tool = TypeVar("Tool", bound=Callable[..., Any])
+# The request a tool call acts for: its user (and, over HTTP, the token it came with and the client's address).
+Caller = Callable[[], HttpRequest]
 
 
 def site_address(path: str) -> str:
@@ -92,12 +98,18 @@ def _django_call(tool: Tool) -> Tool:
     return called  # type: ignore[return-value]
 
 
-class GardenTools:
-    """The tools, for one user (anonymous: a visitor, with the anonymous settings)."""
+def user_request(user: User | AnonymousUser) -> HttpRequest:
+    """What the permission functions read for a server run as `user` (stdio): its user, and no token."""
+    request = HttpRequest()
+    request.user = user
+    return request
 
-    def __init__(self, user: User | AnonymousUser) -> None:
-        self.request = HttpRequest()  # what the permission functions read: its user, and no token
-        self.request.user = user
+
+class GardenTools:
+    """The tools, for one request's user (anonymous: a visitor, with the anonymous settings)."""
+
+    def __init__(self, request: HttpRequest) -> None:
+        self.request = request
 
     @property
     def user(self) -> User | AnonymousUser:
@@ -140,6 +152,7 @@ class GardenTools:
     def ask(self, question: str) -> dict[str, Any]:
         if not may_ask(self.request):
             raise ToolError(self._not_allowed(ASK_NOT_ALLOWED, "ask"))
+        self._within_limit("ask")
         try:
             with spending_for(request_spender(self.request)):
                 answer = answer_ask(question, self.user, claude_slot())
@@ -165,6 +178,7 @@ class GardenTools:
     def check(self, text: str, sources: list[str] | None = None) -> dict[str, Any]:
         if not may_check(self.request):
             raise ToolError(self._not_allowed(CHECK_NOT_ALLOWED, "check text"))
+        self._within_limit("check")
         mode = check_mode(self.request)
         try:
             with spending_for(request_spender(self.request)):
@@ -186,7 +200,16 @@ class GardenTools:
             number = claim["source_index"]
             cited = payload["sources"][number - 1] if number and number <= len(payload["sources"]) else {}
             claim["source_address"] = cited.get("url")
+        payload["path_citations"] = path_citations_audit(text)
         return payload
+
+    def _within_limit(self, tool: str) -> None:
+        """Count a call over HTTP (it came with a token) as the API counts its own: per token and per user. On
+        stdio the server is a process its user started on the machine, held by the daily budget alone."""
+        if request_token(self.request) is None:
+            return
+        if (wait := rate_limited(self.request, tool)) is not None:
+            raise ToolError(TOO_MANY_CALLS.format(tool=tool, seconds=wait))
 
     def _not_allowed(self, visitor_message: str, what: str) -> str:
         """Why the user may not: a visitor is told to run the server as a reader; a user, that the role is missing."""
@@ -258,9 +281,12 @@ Title = Annotated[str, Field(description="The article's title, as `search` gives
 Address = Annotated[str, Field(description="Or the article's address (its page), as `search` gives it.")]
 
 
-def mcp_server(user: User | AnonymousUser) -> MCPServer:
-    """The MCP server whose tools and resources act as `user`."""
-    tools = GardenTools(user)
+def mcp_server(caller: Caller) -> MCPServer:
+    """The MCP server whose tools and resources act for the request `caller` returns at each call."""
+
+    def tools() -> GardenTools:
+        return GardenTools(caller())
+
     server: MCPServer = MCPServer(name="groundwork", title="Groundwork", instructions=INSTRUCTIONS)
 
     @server.tool(title="Search the garden")
@@ -270,7 +296,7 @@ def mcp_server(user: User | AnonymousUser) -> MCPServer:
         Returns `found` and `passages`, best first: each with its article's `title`, `cited_as`, `address`
         (the article's page), `passage_address`, `page` (of a PDF; null for a note), `score` and `text`.
         None when the garden has nothing on it."""
-        return tools.search(query)
+        return tools().search(query)
 
     @server.tool(title="Read an article")
     @_django_call
@@ -278,7 +304,7 @@ def mcp_server(user: User | AnonymousUser) -> MCPServer:
         """Read one article of the garden, by its title or its address. Returns its `title`, `address`,
         `updated` (the date of its current text, if known) and `text` (its current Markdown). An article the
         garden does not show (private or withheld) is not found."""
-        return tools.read_article(title, address)
+        return tools().read_article(title, address)
 
     @server.tool(title="Ask the garden")
     @_django_call
@@ -288,7 +314,7 @@ def mcp_server(user: User | AnonymousUser) -> MCPServer:
         `verdict`: the claim-by-claim check when done, else `wait` says to call `verdict`. When the garden has
         nothing on the question, `refused` is true, `refusal_reason` says why and no model was called (zero
         tokens)."""
-        return tools.ask(question)
+        return tools().ask(question)
 
     @server.tool(title="An answer's verdict")
     @_django_call
@@ -297,7 +323,7 @@ def mcp_server(user: User | AnonymousUser) -> MCPServer:
         `verdict` (grounded, mixed, hallucinating), `risk_score`, `compact` line and `claims`, each with its
         `status` (verified, inferred, unverified, outdated, misattributed, contradicted), `quote`,
         `source_index` and `confidence`. While pending, `wait` says to call again."""
-        return tools.verdict(answer_id)
+        return tools().verdict(answer_id)
 
     @server.tool(title="Fact-check a text")
     @_django_call
@@ -306,8 +332,11 @@ def mcp_server(user: User | AnonymousUser) -> MCPServer:
         `sources` given. Returns the `verdict` (grounded, mixed, hallucinating), `risk_score`, `risk_label`
         and `claims`, each with its `status` (verified, inferred, unverified, outdated, misattributed,
         contradicted), the supporting `quote`, its `source_index` into `sources` (each with its title and
-        url), `source_address` and `confidence`; and the `compact` line. As `POST /api/check` returns it."""
-        return tools.check(text, sources)
+        url), `source_address` and `confidence`; and the `compact` line, as `POST /api/check` returns it.
+        `path_citations`: each `path:line - description` citation in the text, audited against the source tree
+        the operator named (CRITIC_SOURCE_TREE) as an answer's are: `status` verified, corrected (with
+        `corrected_to`) or dropped, and the `reason` (e.g. line-missing, file-missing, no-source-tree)."""
+        return tools().check(text, sources)
 
     @server.resource(
         "groundwork://articles", name="articles", title="The garden's articles", mime_type="application/json"

@@ -224,6 +224,13 @@ def test_a_client_sent_forwarded_proto_is_trusted_only_when_a_proxy_is_named() -
     assert production_sees(PROXY_SSL_HEADER="X-Forwarded-Proto") == "True"
 
 
+def test_compose_serves_mcp_over_http_beside_the_web_and_as_privately() -> None:
+    for name in ("compose.yaml", "compose.external.yaml"):
+        mcp = yaml.safe_load((BASE_DIR / name).read_text())["services"]["mcp"]
+        assert mcp["command"][:4] == ["python", "manage.py", "mcp", "--http"], name
+        assert mcp["ports"] == ["${WEB_BIND:-127.0.0.1}:8001:8001"], name
+
+
 def test_compose_serves_the_web_to_this_host_only_unless_told_otherwise() -> None:
     for name in ("compose.yaml", "compose.external.yaml"):
         compose = yaml.safe_load((BASE_DIR / name).read_text())

@@ -9,10 +9,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 
 from claimcheck import claims as claim_splitter
+from claimcheck.critics.citation_gate.paths import audit_paths
 from claimcheck.judges.types import Source
 from claimcheck.panel import PanelConfig, PanelOutcome, run_panel
 from claimcheck.terms import JudgeMode
@@ -152,6 +155,15 @@ def sources_check(
         given.append(Source(index=number, text=cleaned))
     judge_parameters_use()
     return _checked_in_slot(text, given, mode, claude_slot)
+
+
+def path_citations_audit(text: str) -> list[dict[str, Any]]:
+    """The text's `path:line - description` citations, each audited by the citation gate against the source
+    tree the operator named (CRITIC_SOURCE_TREE), as an answer's are: verified, corrected or dropped, with the
+    reason (a line past the file's end is dropped as line-missing). No tree named: each is dropped, and no file
+    of the server is read for it."""
+    tree = settings.CRITIC_SOURCE_TREE
+    return [item.as_dict() for item in audit_paths(text, Path(tree) if tree else None)]
 
 
 def _checked_in_slot(

@@ -8,8 +8,11 @@ from types import SimpleNamespace
 
 import pytest
 from django.core.cache import cache, caches
+from django.core.management import call_command
 
 from dashboard import ratelimit
+from garden.models import Article
+from tests.conftest import SAMPLE_IMPORT
 
 
 @pytest.fixture
@@ -25,3 +28,11 @@ def fresh_counts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
     cache.clear()
     caches["ratelimit"].clear()
+
+
+@pytest.fixture
+def sample_garden() -> None:
+    """The sample garden, committed for a server in another process to read (an earlier transactional test may
+    have emptied the database)."""
+    if not Article.objects.filter(title="Cold Knap Tunnel").exists():
+        call_command("import_garden", *SAMPLE_IMPORT, "--no-progress", verbosity=0)

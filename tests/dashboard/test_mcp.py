@@ -17,7 +17,6 @@ import anyio
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import Group, User
-from django.core.management import call_command
 from django.utils import timezone
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
@@ -26,7 +25,6 @@ from config.database import current_database_url
 from dashboard.mcp_server import ASK_NOT_ALLOWED, CHECK_NOT_ALLOWED
 from garden.answering.asking import REFUSAL_REASON
 from garden.models import Article
-from tests.conftest import SAMPLE_IMPORT
 from verifier.roles import READER
 
 pytestmark = pytest.mark.slow
@@ -77,13 +75,6 @@ async def refused_with(client: Client, tool: str, **arguments: Any) -> str:
     text: str = result.content[0].text  # type: ignore[union-attr]
     assert "Traceback" not in text
     return text
-
-
-@pytest.fixture
-def sample_garden() -> None:
-    """The sample garden, committed for the server to read (an earlier transactional test may have emptied it)."""
-    if not Article.objects.filter(title=TUNNEL).exists():
-        call_command("import_garden", *SAMPLE_IMPORT, "--no-progress", verbosity=0)
 
 
 def reader(name: str = "agent-reader") -> User:

@@ -1,0 +1,50 @@
+"""The MCP tools in this process, for what needs settings a server in another process cannot be given: a call
+over HTTP counts against its token's rate limit, as the same call to the API does; one on stdio does not."""
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.test import RequestFactory
+from mcp.server.mcpserver.exceptions import ToolError
+
+from dashboard.bearer import bearer_authenticate
+from dashboard.mcp_server import TOO_MANY_CALLS, GardenTools, user_request
+from dashboard.ratelimit import RATE_LIMITED
+from verifier.roles import READER
+from verifier.tokens import token_create
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_counts")]
+
+CHECKED = "Cold Knap Tunnel is 402 m long."
+
+
+def tools_for_token(name: str) -> GardenTools:
+    """The tools as they run for an HTTP request with a new token of a new reader (from one address)."""
+    user = User.objects.create_user(name, password="x")
+    user.groups.add(Group.objects.get(name=READER))
+    raw = token_create(user_id=user.pk, name="agent")[1]
+    request = RequestFactory().post("/mcp", headers={"Authorization": f"Bearer {raw}"})
+    assert bearer_authenticate(request) is not None
+    return GardenTools(request)
+
+
+def test_an_agent_s_calls_are_limited_per_token_as_the_api_s_are(settings):
+    settings.RATE_LIMIT_PER_TOKEN = 2
+    settings.RATE_LIMIT_PER_IP = 1
+    first, neighbour = tools_for_token("agent-one"), tools_for_token("agent-two")
+    for _ in range(2):  # past the address's limit of one: a token counts on its own
+        assert first.check(CHECKED)["claims"]
+    with pytest.raises(ToolError) as over:
+        first.check(CHECKED)
+    message = str(over.value)
+    waited = TOO_MANY_CALLS.split("{seconds}")[0].format(tool="check")  # then the seconds to wait
+    assert message.startswith(RATE_LIMITED) and message.startswith(waited)
+    assert neighbour.check(CHECKED)["claims"]  # another token, the same address
+
+
+def test_an_agent_on_stdio_is_held_by_the_daily_budget_alone(settings):
+    settings.RATE_LIMIT_PER_USER = settings.RATE_LIMIT_PER_IP = 1
+    user = User.objects.create_user("stdio-agent", password="x")
+    user.groups.add(Group.objects.get(name=READER))
+    tools = GardenTools(user_request(user))  # as `manage.py mcp --as stdio-agent` runs them
+    for _ in range(2):
+        assert tools.check(CHECKED)["claims"]
