@@ -22,9 +22,10 @@ from django.utils import timezone
 
 from garden.models import Audience
 from verifier.models import SignInIdentity
-from verifier.roles import ROLES
+from verifier.roles import EDITOR, OPERATOR, ROLES
 
 USERNAME_MAX_CHARS = 150  # Django's User.username
+STAFF_ROLES = (EDITOR, OPERATOR)
 
 
 class PasswordBackend(ModelBackend):
@@ -119,6 +120,12 @@ def _memberships_set(identity: SignInIdentity, given: Memberships) -> None:
     for role in sorted(given.roles):
         group, _ = Group.objects.get_or_create(name=role)
         user.groups.add(group)
+    # Editors and operators work in the admin too, which asks for staff status: given with their role, and taken
+    # away with it when they hold neither any more (a staff flag an operator set by hand on a reader stays).
+    staff = user.groups.filter(name__in=STAFF_ROLES).exists()
+    if staff != user.is_staff and (staff or set(identity.roles_given) & set(STAFF_ROLES)):
+        user.is_staff = staff
+        user.save(update_fields=["is_staff"])
     identity.audiences_given = sorted(given.audiences)
     identity.roles_given = sorted(given.roles)
 
