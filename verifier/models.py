@@ -169,6 +169,34 @@ class ApiToken(models.Model):
         return f"{self.name} ({self.prefix}…)"
 
 
+class SignInIdentity(models.Model):
+    """An account as the team's OpenID Connect provider knows it: its issuer and subject (`sub`, which the
+    provider never gives to anyone else) name one user here for good, whatever their name or mail becomes.
+
+    `audiences_given` and `roles_given` are what the provider's groups claim gave at the last sign-in: the next
+    sign-in takes away those its claim no longer gives, and only those, so that a membership an operator gave by
+    hand (the admin, `manage.py audiences`) stays."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sign_in_identities"
+    )
+    issuer = models.CharField(max_length=255)
+    subject = models.CharField(max_length=255)
+    audiences_given = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    roles_given = ArrayField(models.CharField(max_length=20), default=list, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    signed_in_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["issuer", "subject"], name="one_user_per_issuer_subject")
+        ]
+        verbose_name_plural = "sign-in identities"
+
+    def __str__(self) -> str:
+        return f"{self.subject} at {self.issuer}"
+
+
 class JudgeSpend(models.Model):
     """What one Claude judgement, or one answer Claude wrote, cost: the ledger behind the daily budget
     (`verifier.budget`).

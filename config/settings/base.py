@@ -1,6 +1,7 @@
 """Settings shared by every environment; every value comes from the environment (django-environ)."""
 
 import datetime
+import urllib.parse
 from pathlib import Path
 
 import django_stubs_ext
@@ -107,9 +108,11 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 REDIS_URL = env("REDIS_URL", default="redis://127.0.0.1:6379/0")
 
 # django-axes counts failed logins (pages and admin) before Django's own backend checks the password.
+# Passwords go through verifier.identities.PasswordBackend (Django's ModelBackend, refusing every password when
+# LOCAL_ACCOUNTS is off); it also answers permission checks for every account, signed in either way.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "verifier.identities.PasswordBackend",
 ]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -361,3 +364,40 @@ ANONYMOUS_CAN_CHECK = env.bool("ANONYMOUS_CAN_CHECK", default=False)
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard:ask"
 LOGOUT_REDIRECT_URL = "dashboard:ask"
+
+# --- Sign-in with the team's account (OpenID Connect) ---------------------------------------------------------
+# Off while OIDC_ISSUER is empty. The issuer's /.well-known/openid-configuration gives every endpoint and its keys.
+OIDC_ISSUER = env("OIDC_ISSUER", default="").rstrip("/")
+OIDC_CLIENT_ID = env("OIDC_CLIENT_ID", default="")
+OIDC_CLIENT_SECRET = env("OIDC_CLIENT_SECRET", default="")
+OIDC_SCOPES = env.list("OIDC_SCOPES", default=["openid", "profile", "email"])
+OIDC_PROVIDER_NAME = env(
+    "OIDC_PROVIDER_NAME", default="your team's account"
+)  # the button reads "Sign in with ..."
+OIDC_GROUPS_CLAIM = env(
+    "OIDC_GROUPS_CLAIM", default="groups"
+)  # the ID token claim that lists the user's groups
+# The provider's groups to audiences (`hr-team=hr,board-members=board`) and to roles (`garden-editors=editor`).
+OIDC_GROUP_AUDIENCES = env.dict("OIDC_GROUP_AUDIENCES", default={})
+OIDC_GROUP_ROLES = env.dict("OIDC_GROUP_ROLES", default={})
+# The role of everyone who signs in there, whatever their groups (empty: only the roles OIDC_GROUP_ROLES gives).
+OIDC_DEFAULT_ROLE = env("OIDC_DEFAULT_ROLE", default="reader")
+# How long the site waits for the provider (discovery, keys, the token exchange) before saying it is down.
+OIDC_TIMEOUT_SECONDS = env.float("OIDC_TIMEOUT_SECONDS", default=10.0)
+# Usernames and passwords kept here. Off (with OIDC_ISSUER set): no password form, every password refused.
+LOCAL_ACCOUNTS = env.bool("LOCAL_ACCOUNTS", default=True)
+if OIDC_ISSUER and not (OIDC_CLIENT_ID and OIDC_CLIENT_SECRET):
+    raise ImproperlyConfigured("OIDC_ISSUER is set: set OIDC_CLIENT_ID and OIDC_CLIENT_SECRET too.")
+if not OIDC_ISSUER and not LOCAL_ACCOUNTS:
+    raise ImproperlyConfigured("LOCAL_ACCOUNTS is off and OIDC_ISSUER is empty: nobody could sign in.")
+_ROLES = ("reader", "editor", "operator")  # verifier.roles.ROLES (settings import no app)
+for _group, _role in {**OIDC_GROUP_ROLES, "OIDC_DEFAULT_ROLE": OIDC_DEFAULT_ROLE or "reader"}.items():
+    if _role not in _ROLES:
+        raise ImproperlyConfigured(
+            NOT_A_CHOICE.format(name=f"OIDC_GROUP_ROLES[{_group}]", value=_role, choices=", ".join(_ROLES))
+        )
+if OIDC_ISSUER:
+    # Signing out (a form posted here) ends in a redirect to the provider's end-session page, which browsers
+    # check against form-action.
+    _issuer = urllib.parse.urlsplit(OIDC_ISSUER)
+    CONTENT_SECURITY_POLICY["DIRECTIVES"]["form-action"].append(f"{_issuer.scheme}://{_issuer.netloc}")
