@@ -24,11 +24,16 @@ UNCHECKED = ("p95",)
 # Figures compared but not checked either, as they moved on unchanged code under the shared machine's load
 # (docs/performance.md#yardsticks, 2026-12-03: three runs at the smallest sizes, load average 1.4 to 7.8): the query
 # embedding's p50, tens of milliseconds timed at --runs 1, came out 3.1x and 4.2x slower than its baseline, and
-# logseq's reading (about 30 ms, timed once) 2.0x and 1.7x; every other checked figure stayed within 1.5x.
+# logseq's reading (about 30 ms, timed once) 2.0x and 1.7x; every other checked figure stayed within 1.5x. The
+# judge's wall-clock figures (torch on several threads) came out 2.0x and 2.1x slower in the smoke run of
+# tests/test_bench.py beside other tests: its CPU time (`*_cpu_ms`) is checked instead.
 UNCHECKED_FIGURES = (
     "query_embedding.*",
     "embedding_backends.*.query_embedding.*",
     "logseq_import.*_reading_seconds",
+    "judge.six_claims_eight_chunks_median_ms",
+    "judge.local_judge_claims_per_second",
+    "embedding_backends.*.judge_claims_per_second",
 )
 # The options that change what the figures measure: a baseline says nothing of a run with other sizes.
 SIZING = (
