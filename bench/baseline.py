@@ -4,6 +4,7 @@ run's ratios beside them, and the check that fails when one is worse than its ba
 from __future__ import annotations
 
 import datetime
+import fnmatch
 import json
 import subprocess
 from pathlib import Path
@@ -20,6 +21,20 @@ DEFAULT_MARGIN = 1.6
 # Tails are printed beside the baseline but not checked: at the smallest sizes a p95 is a handful of samples, and
 # one busy moment on a shared machine moves it more than any margin that would still catch a 2x loss.
 UNCHECKED = ("p95",)
+# Figures compared but not checked either, as they moved on unchanged code under the shared machine's load
+# (docs/performance.md#yardsticks, 2026-12-03: three runs at the smallest sizes, load average 1.4 to 7.8): the query
+# embedding's p50, tens of milliseconds timed at --runs 1, came out 3.1x and 4.2x slower than its baseline, and
+# logseq's reading (about 30 ms, timed once) 2.0x and 1.7x; every other checked figure stayed within 1.5x. The
+# judge's wall-clock figures (torch on several threads) came out 2.0x and 2.1x slower in the smoke run of
+# tests/test_bench.py beside other tests: its CPU time (`*_cpu_ms`) is checked instead.
+UNCHECKED_FIGURES = (
+    "query_embedding.*",
+    "embedding_backends.*.query_embedding.*",
+    "logseq_import.*_reading_seconds",
+    "judge.six_claims_eight_chunks_median_ms",
+    "judge.local_judge_claims_per_second",
+    "embedding_backends.*.judge_claims_per_second",
+)
 # The options that change what the figures measure: a baseline says nothing of a run with other sizes.
 SIZING = (
     "runs",
@@ -30,6 +45,7 @@ SIZING = (
     "graph_pages",
     "distributed_notes",
     "backends",
+    "verify_all_questions",
 )
 
 BASELINE_MISSING = "No baseline at {path}: `make bench-baseline` (or `python -m bench --smallest --write-baseline`) writes one."
@@ -121,7 +137,9 @@ def regressions(compared: dict[str, dict[str, Any]], margin: float) -> dict[str,
     return {
         figure: c["slower"]
         for figure, c in compared.items()
-        if c["slower"] > margin and not any(tail in figure.rsplit(".", 1)[-1] for tail in UNCHECKED)
+        if c["slower"] > margin
+        and not any(tail in figure.rsplit(".", 1)[-1] for tail in UNCHECKED)
+        and not any(fnmatch.fnmatchcase(figure, pattern) for pattern in UNCHECKED_FIGURES)
     }
 
 

@@ -35,8 +35,8 @@ from bench.mcp import MCP_CALLS, bench_mcp
 from bench.memory import MEMORY_NOTE_COUNTS, bench_import_memory
 from bench.notes import NOTE_COUNTS, bench_notes
 from bench.retrieval import SIZES, bench_refusal, bench_retrieval
-from bench.verify_all import bench_verify_all
-from bench.yardstick import ratios, yardstick_measure
+from bench.verify_all import bench_verify_all, golden_subset
+from bench.yardstick import SectionYardsticks, ratios, yardstick_measure
 from config.database import current_database_url
 from garden.golden import DEFAULT_FILE, GoldenEntry, golden_load
 from providers.embeddings import EmbeddingBackend
@@ -75,7 +75,7 @@ SECTIONS = [
 # The smallest sizes: CI's smoke run (tests/test_bench.py) and the stored baseline (`make bench-baseline`).
 SMALLEST_ARGS = shlex.split(
     "--runs 1 --sizes 1000 --notes 50 500 --garden-notes 20 --memory-notes 20 50 --distributed-notes 20 "
-    "--graph-pages 20 --backends onnx-int8 --mcp-calls 4"
+    "--graph-pages 20 --backends onnx-int8 --mcp-calls 4 --verify-all-questions 12"
 )
 # Options of the run itself, not of what it measures.
 RUN_OPTIONS = ("smallest", "baseline", "write_baseline", "check_baseline")
@@ -175,6 +175,12 @@ def parser_build() -> argparse.ArgumentParser:
         "when they do not yield to other processes on a shared machine.",
     )
     parser.add_argument(
+        "--verify-all-questions",
+        type=int,
+        metavar="N",
+        help="Verify-all only N questions of the golden set, taken from each category in turn (default: all).",
+    )
+    parser.add_argument(
         "--hnsw-sweep",
         nargs="*",
         type=_pair,
@@ -222,6 +228,7 @@ def report_measure(
     distributed_notes: int,
     verify_all: bool,
     verify_all_niceness: int | None,
+    verify_all_questions: int | None,
     hnsw_sweep: list[tuple[int, int]] | None,
     only: list[str],
     backends: list[str],
@@ -236,48 +243,67 @@ def report_measure(
     connection.settings_dict["TEST"]["NAME"] = f"{original}_bench"
     connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
     try:
-        # First, before the sections load the machine with work of their own.
+        # First, before the sections load the machine with work of their own; then again beside each section.
         report: dict[str, Any] = {"runs": runs, "yardstick": yardstick_measure()}
-        report["import"] = bench_import(SAMPLE, history=SAMPLE[:1])
+        beside = SectionYardsticks(report["yardstick"])
+        with beside.section("import"):
+            report["import"] = bench_import(SAMPLE, history=SAMPLE[:1])
         if "embedding_backends" in only:
-            report["embedding_backends"] = _backends(questions, runs, backends)
+            with beside.section("embedding_backends"):
+                report["embedding_backends"] = _backends(questions, runs, backends)
         if "large_garden" in only:
-            report["large_garden"] = bench_large_garden(garden_notes)
+            with beside.section("large_garden"):
+                report["large_garden"] = bench_large_garden(garden_notes)
         if "import_memory" in only:
-            report["import_memory"] = bench_import_memory(
-                current_database_url(), memory_notes, in_scope, runs
-            )
+            with beside.section("import_memory"):
+                report["import_memory"] = bench_import_memory(
+                    current_database_url(), memory_notes, in_scope, runs
+                )
         if "logseq_import" in only:
-            report["logseq_import"] = bench_logseq_import(graph_pages, runs)
+            with beside.section("logseq_import"):
+                report["logseq_import"] = bench_logseq_import(graph_pages, runs)
         if "distributed_import" in only:
-            report["distributed_import"] = bench_distributed_import(current_database_url(), distributed_notes)
+            with beside.section("distributed_import"):
+                report["distributed_import"] = bench_distributed_import(
+                    current_database_url(), distributed_notes
+                )
         if "query_embedding" in only:
-            report["query_embedding"] = bench_query_embedding([q.question for q in questions], runs)
+            with beside.section("query_embedding"):
+                report["query_embedding"] = bench_query_embedding([q.question for q in questions], runs)
         if "retrieval" in only:
-            report["retrieval"] = bench_retrieval(in_scope, runs, sizes)
+            with beside.section("retrieval"):
+                report["retrieval"] = bench_retrieval(in_scope, runs, sizes)
         if "hnsw" in only:
             pairs = None if hnsw_sweep is None else hnsw_sweep or HNSW_PAIRS
             # The sections after it time retrieval with the configured index.
             restore = bool({"refusal_decision", "notes"} & set(only))
-            report["hnsw"] = bench_hnsw(in_scope, runs, max(sizes), pairs, restore=restore)
+            with beside.section("hnsw"):
+                report["hnsw"] = bench_hnsw(in_scope, runs, max(sizes), pairs, restore=restore)
         if "refusal_decision" in only:
-            report["refusal_decision"] = bench_refusal(out_of_scope, runs)
+            with beside.section("refusal_decision"):
+                report["refusal_decision"] = bench_refusal(out_of_scope, runs)
         corpus_remove()  # the notes section grows the sample garden, not the corpus's
         if "notes" in only:
-            report["notes"] = bench_notes(in_scope, out_of_scope, runs, notes)
+            with beside.section("notes"):
+                report["notes"] = bench_notes(in_scope, out_of_scope, runs, notes)
         if "judge" in only:
-            report["judge"] = bench_judge(runs)
+            with beside.section("judge"):
+                report["judge"] = bench_judge(runs)
         if verify_all and "verify_all" in only:
             url = current_database_url()
-            one = bench_verify_all(url, 1, niceness=verify_all_niceness)
-            two = bench_verify_all(url, 2, niceness=verify_all_niceness)
+            golden = golden_subset(verify_all_questions)
+            with beside.section("verify_all"):
+                one = bench_verify_all(url, 1, niceness=verify_all_niceness, golden_file=golden)
+                two = bench_verify_all(url, 2, niceness=verify_all_niceness, golden_file=golden)
             report["verify_all"] = {
                 "one_worker": one,
                 "two_workers": two,
                 "speedup_two_over_one": round(one["seconds"] / two["seconds"], 2) if two["seconds"] else None,
             }
         if "mcp" in only:
-            report["mcp"] = bench_mcp(mcp_calls)
+            with beside.section("mcp"):
+                report["mcp"] = bench_mcp(mcp_calls)
+        report["yardstick"]["beside"] = beside.beside
     finally:
         connection.creation.destroy_test_db(original, verbosity=0)
     return report

@@ -5,18 +5,40 @@ from __future__ import annotations
 
 import os
 import statistics
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+import yaml
 from django.conf import settings
 from django.core.cache import cache
 
 from config.workers import CeleryWorker, WorkerNotReady, workers_running
 from evaluation.models import RunStatus, VerifyRun
 from evaluation.starting import verify_run_start
+from garden.golden import DEFAULT_FILE
 from garden.sync import FanOutError, workers_find
 from verifier.models import Verification
+
+
+def golden_subset(count: int | None, golden_file: Path = DEFAULT_FILE) -> Path:
+    """The golden set, or its first `count` questions taken from each category in turn (so a short run still
+    asks every kind: facts, outdated notes, out of scope...), written beside the scratch files of the run."""
+    if count is None:
+        return golden_file
+    entries = yaml.safe_load(golden_file.read_text(encoding="utf-8"))
+    by_category: dict[str, list[Any]] = {}
+    for entry in entries:
+        by_category.setdefault(entry["category"], []).append(entry)
+    chosen: list[Any] = []
+    while len(chosen) < min(count, len(entries)):
+        for members in by_category.values():
+            if members and len(chosen) < count:
+                chosen.append(members.pop(0))
+    path = Path(tempfile.gettempdir()) / f"groundwork-bench-golden-{count}-{os.getpid()}.yaml"
+    path.write_text(yaml.safe_dump(chosen, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return path
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -110,9 +132,13 @@ def run_phases(run: Any, seconds: float, workers: int) -> dict[str, Any]:
 
 
 def bench_verify_all(
-    database_url: str, concurrency: int, timeout: float = 900, niceness: int | None = None
+    database_url: str,
+    concurrency: int,
+    timeout: float = 900,
+    niceness: int | None = None,
+    golden_file: Path = DEFAULT_FILE,
 ) -> dict[str, Any]:
-    """Wall time of a Verify-all of the golden set on a real Celery worker with `concurrency` processes (at
+    """Wall time of a Verify-all of `golden_file` on a real Celery worker with `concurrency` processes (at
     `niceness`, else `WORKER_NICENESS`), where its time went (`run_phases`) and the CPU time its processes
     used: `cores_used` is that over the wall time, the cores the run had."""
     env = {**os.environ, "DATABASE_URL": database_url}
@@ -133,7 +159,7 @@ def bench_verify_all(
         load_before = os.getloadavg()[0]
         cpu_before = _cpu_seconds(worker.pid)
         began = time.perf_counter()
-        run = verify_run_start(label=f"bench {concurrency} worker(s)")
+        run = verify_run_start(label=f"bench {concurrency} worker(s)", golden_file=golden_file)
         deadline = began + timeout
         while VerifyRun.objects.get(pk=run.pk).status == RunStatus.RUNNING and time.perf_counter() < deadline:
             time.sleep(0.2)

@@ -1,5 +1,6 @@
-"""Yardsticks: references that do not depend on our code, measured at the start of each bench run, and every
-timed figure of the report divided by the one it depends on, so a slower machine and slower code read apart.
+"""Yardsticks: references that do not depend on our code, measured at the start of each bench run and again,
+lighter, between its sections, and every timed figure of the report divided by the one it depends on, measured
+beside it, so a slower machine (or a busier one, for the length of a section) and slower code read apart.
 
 A figure in yardstick units is a ratio: an import that takes 12 encoder runs takes 12 on a fast machine and on a
 slow one; when it takes 24, the code changed. docs/performance.md#yardsticks has the figures.
@@ -7,7 +8,9 @@ slow one; when it takes 24, the code changed. docs/performance.md#yardsticks has
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
+import math
 import os
 import platform
 import statistics
@@ -24,6 +27,9 @@ from providers import embeddings
 
 class Yardstick(StrEnum):
     CPU = "cpu"  # a fixed pure-Python loop: parsing, judging, planning
+    CPU_TIME = (
+        "cpu_time"  # the same loop's CPU time, not its wall time: for figures that are CPU time themselves
+    )
     ENCODER = "encoder"  # the configured encoder embedding fixed passages: imports, embeddings
     ROUND_TRIP = "round_trip"  # `SELECT 1` to PostgreSQL: retrieval and everything else bound by the database
 
@@ -33,6 +39,12 @@ CPU_LOOP_STEPS = 1_000_000
 CPU_LOOP_REPEATS = 5
 ENCODER_REPEATS = 3
 ROUND_TRIPS = 200
+# Beside each section, before and after it: the same references, lighter (about two seconds in all on the shared
+# 2-core machine), so that a neighbour who starts or stops in the middle of a run weighs on a figure and on the
+# yardstick it is divided by alike (docs/performance.md#yardsticks).
+BESIDE_CPU_REPEATS = 3
+BESIDE_ENCODER_REPEATS = 1
+BESIDE_ROUND_TRIPS = 100
 
 _SUBJECTS = [
     "The keeper",
@@ -86,9 +98,12 @@ PER: dict[str, Yardstick] = {
     "refusal_decision.*": Yardstick.ROUND_TRIP,
     "notes.sizes.*.hybrid_retrieval.*": Yardstick.ROUND_TRIP,
     "notes.sizes.*.refusal_decision.*": Yardstick.ROUND_TRIP,
+    "judge.six_claims_eight_chunks_*_cpu_ms": Yardstick.CPU_TIME,
     "judge.six_claims_eight_chunks_*": Yardstick.CPU,
     "judge.local_judge_claims_per_second": Yardstick.CPU,
     "verify_all.*.seconds": Yardstick.CPU,
+    # The CPU time the worker's processes used: what the code costs, whatever share of the cores it was given.
+    "verify_all.*.cpu_seconds": Yardstick.CPU_TIME,
 }
 
 
@@ -99,23 +114,33 @@ def _cpu_loop() -> int:
     return total
 
 
-def cpu_loop_seconds() -> float:
-    """Seconds the fixed loop takes (median of CPU_LOOP_REPEATS)."""
-    return statistics.median(timed(_cpu_loop)[0] / 1000 for _ in range(CPU_LOOP_REPEATS))
+def cpu_loop_seconds(repeats: int = CPU_LOOP_REPEATS) -> float:
+    """Seconds the fixed loop takes (median of `repeats`)."""
+    return statistics.median(timed(_cpu_loop)[0] / 1000 for _ in range(repeats))
 
 
-def encoder_seconds() -> float:
-    """Seconds the configured encoder takes to embed PASSAGES (median of ENCODER_REPEATS, model loaded first)."""
+def cpu_loop_cpu_seconds(repeats: int = CPU_LOOP_REPEATS) -> float:
+    """CPU seconds the fixed loop takes (median of `repeats`): what a busy machine's share of a core leaves out."""
+    samples = []
+    for _ in range(repeats):
+        began = time.thread_time()
+        _cpu_loop()
+        samples.append(time.thread_time() - began)
+    return statistics.median(samples)
+
+
+def encoder_seconds(repeats: int = ENCODER_REPEATS) -> float:
+    """Seconds the configured encoder takes to embed PASSAGES (median of `repeats`, model loaded first)."""
     embeddings.load()
     embeddings.embed(PASSAGES[:8])
-    return statistics.median(timed(embeddings.embed, PASSAGES)[0] / 1000 for _ in range(ENCODER_REPEATS))
+    return statistics.median(timed(embeddings.embed, PASSAGES)[0] / 1000 for _ in range(repeats))
 
 
-def round_trip_ms() -> float:
-    """Milliseconds of a `SELECT 1` to PostgreSQL and back (median of ROUND_TRIPS)."""
+def round_trip_ms(trips: int = ROUND_TRIPS) -> float:
+    """Milliseconds of a `SELECT 1` to PostgreSQL and back (median of `trips`)."""
     samples = []
     with connection.cursor() as cursor:
-        for _ in range(ROUND_TRIPS):
+        for _ in range(trips):
             began = time.perf_counter()
             cursor.execute("SELECT 1")
             cursor.fetchone()
@@ -136,11 +161,13 @@ def yardstick_measure(
     cpu: Callable[[], float] = cpu_loop_seconds,
     encoder: Callable[[], float] = encoder_seconds,
     round_trip: Callable[[], float] = round_trip_ms,
+    cpu_time: Callable[[], float] = cpu_loop_cpu_seconds,
 ) -> dict[str, Any]:
     """The report's "yardstick" section: each reference measured now, and the machine it ran on."""
     encoder_s = encoder()
     return {
         "cpu_loop_seconds": round(cpu(), 4),
+        "cpu_loop_cpu_seconds": round(cpu_time(), 4),
         "encoder": embeddings.embedder(),
         "encoder_passages": len(PASSAGES),
         "encoder_seconds": round(encoder_s, 4),
@@ -150,13 +177,52 @@ def yardstick_measure(
     }
 
 
-def yardstick_seconds(section: dict[str, Any]) -> dict[Yardstick, float]:
-    """Each yardstick's length in seconds, from a report's "yardstick" section."""
+def yardsticks_beside() -> dict[str, float]:
+    """The references again, lighter (BESIDE_*), as they stand between two sections."""
     return {
-        Yardstick.CPU: section["cpu_loop_seconds"],
-        Yardstick.ENCODER: section["encoder_seconds"],
-        Yardstick.ROUND_TRIP: section["round_trip_ms"] / 1000,
+        "cpu_loop_seconds": cpu_loop_seconds(BESIDE_CPU_REPEATS),
+        "cpu_loop_cpu_seconds": cpu_loop_cpu_seconds(BESIDE_CPU_REPEATS),
+        "encoder_seconds": encoder_seconds(BESIDE_ENCODER_REPEATS),
+        "round_trip_ms": round_trip_ms(BESIDE_ROUND_TRIPS),
     }
+
+
+class SectionYardsticks:
+    """The yardsticks beside each section: measured between sections (each measurement closes one section and
+    opens the next), a section's are the geometric mean of those before and after it. They go in the report's
+    "yardstick" section under "beside", by section, and `ratios` divides the section's figures by them."""
+
+    def __init__(self, first: dict[str, Any], measure: Callable[[], dict[str, float]] = yardsticks_beside):
+        self.measure = measure
+        self.last = {name: float(first[name]) for name in YARDSTICK_LENGTHS if name in first}
+        self.beside: dict[str, dict[str, float]] = {}
+
+    @contextlib.contextmanager
+    def section(self, name: str) -> Iterator[None]:
+        before = self.last
+        yield
+        self.last = after = self.measure()
+        self.beside[name] = {
+            length: round(math.sqrt(before[length] * after[length]), 5)
+            for length in after
+            if length in before
+        }
+
+
+# The lengths a "yardstick" section (or one section's beside it) holds, by name.
+YARDSTICK_LENGTHS = ("cpu_loop_seconds", "cpu_loop_cpu_seconds", "encoder_seconds", "round_trip_ms")
+
+
+def yardstick_seconds(section: dict[str, Any]) -> dict[Yardstick, float]:
+    """Each yardstick's length in seconds, from a report's "yardstick" section (or one section's beside it), of
+    those it holds: a report from before the CPU-time yardstick has none, and its figures divided by it no ratio."""
+    lengths = {
+        Yardstick.CPU: section.get("cpu_loop_seconds"),
+        Yardstick.CPU_TIME: section.get("cpu_loop_cpu_seconds"),
+        Yardstick.ENCODER: section.get("encoder_seconds"),
+        Yardstick.ROUND_TRIP: section["round_trip_ms"] / 1000 if "round_trip_ms" in section else None,
+    }
+    return {per: length for per, length in lengths.items() if length}
 
 
 def is_throughput(path: str) -> bool:
@@ -203,12 +269,18 @@ def _significant(number: float) -> float:
 
 def ratios(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Every timed figure of `report` in units of its yardstick: a time over the yardstick's time (how many
-    yardsticks it takes), a throughput times it (how many things one yardstick's time does)."""
-    lengths = yardstick_seconds(report["yardstick"])
+    yardsticks it takes), a throughput times it (how many things one yardstick's time does). A section's figures
+    are divided by the yardsticks measured beside it, when the report has them, else by those of its start."""
+    start = yardstick_seconds(report["yardstick"])
+    beside = {
+        name: {**start, **yardstick_seconds(lengths)}
+        for name, lengths in report["yardstick"].get("beside", {}).items()
+    }
     found: dict[str, dict[str, Any]] = {}
     for path, value in _leaves({k: v for k, v in report.items() if k != "yardstick"}):
         per = yardstick_for(path)
-        if per is None:
+        lengths = beside.get(path.split(".", 1)[0], start)
+        if per is None or per not in lengths:
             continue
         if is_throughput(path):
             ratio = value * lengths[per]

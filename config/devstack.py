@@ -312,10 +312,11 @@ SLOWEST_SHOWN = 25  # the slowest tests `make test` prints, so a slow one is see
 
 
 def parallel_options(processes: int = TEST_PROCESSES) -> list[str]:
-    """pytest's options for the whole suite: tests dealt out one at a time to `processes` (`--dist load`, so
-    each process runs its share in the suite's order: the tests that empty the database, `transaction=True`,
-    after those that read the sample garden), and the slowest ones printed."""
-    spread = ["-n", str(processes), "--dist", "load"] if processes > 1 else []
+    """pytest's options for the whole suite: tests dealt out a few at a time to `processes` (`--dist loadgroup`,
+    so each process runs its share in the suite's order: the tests that empty the database, `transaction=True`,
+    after those that read the sample garden; and the tests of one `xdist_group`, which build the same costly
+    thing, go to one process together rather than one waiting for another's), and the slowest ones printed."""
+    spread = ["-n", str(processes), "--dist", "loadgroup"] if processes > 1 else []
     return [*spread, f"--durations={SLOWEST_SHOWN}"]
 
 

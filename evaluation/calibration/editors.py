@@ -1,8 +1,8 @@
 """Retraining the local judge with its editors' decisions, and the two checks that decide whether to keep it.
 
 Each decided review is one training item: the claim against the passage it cites, labelled supported when the
-editor's correct status is verified or inferred. The reviews are split in two halves by a hash of the claim id
-(the same claim always falls on the same side): the judge is refitted on the benchmarks of `shared/eval` plus
+editor's correct status is verified or inferred. The reviews are split in two halves by a hash of the claim's text
+(the same claim always falls on the same side, whatever its id or the order it was reviewed in): the judge is refitted on the benchmarks of `shared/eval` plus
 the training half, and the new parameters are kept only if
 (a) leave-one-domain-out on SummEdits (fit on two domains and BEGIN, plus the garden half; score the third)
     does not fall below the same figure without the garden by more than the bootstrap spread `make eval`
@@ -85,9 +85,11 @@ class Retrained:
     report: dict[str, Any]
 
 
-def held_out(claim_id: int) -> bool:
-    """Whether a claim's review falls in the held-out half (a stable hash of its id, not the database order)."""
-    return hashlib.sha256(f"claim-{claim_id}".encode()).digest()[0] % 2 == 1
+def held_out(claim: str) -> bool:
+    """Whether a claim's review falls in the held-out half: a stable hash of its text, so neither its id (which
+    depends on how many claims the database held before) nor the order of the reviews moves it, and two claims
+    of the same words never fall on both sides."""
+    return hashlib.sha256(f"claim-{claim}".encode()).digest()[0] % 2 == 1
 
 
 def review_features(reviews: Sequence[EditorReview]) -> list[ItemFeatures]:
@@ -187,8 +189,8 @@ def retrain(
         raise ValueError(NO_BENCHMARKS.format(path=eval_dir.resolve()))
     features = item_features(items, cache_dir)
     garden = review_features(reviews)
-    train = [i for i, review in enumerate(reviews) if not held_out(review.claim_id)]
-    test = [i for i, review in enumerate(reviews) if held_out(review.claim_id)]
+    train = [i for i, review in enumerate(reviews) if not held_out(review.claim)]
+    test = [i for i, review in enumerate(reviews) if held_out(review.claim)]
     train_features, train_labels = [garden[i] for i in train], [reviews[i].supported for i in train]
     test_features, test_labels = [garden[i] for i in test], [reviews[i].supported for i in test]
 

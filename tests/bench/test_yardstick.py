@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.yardstick import PASSAGES, Yardstick, cpu_loop_seconds, ratios, yardstick_for, yardstick_measure
+from bench.yardstick import (
+    PASSAGES,
+    SectionYardsticks,
+    Yardstick,
+    cpu_loop_seconds,
+    ratios,
+    yardstick_for,
+    yardstick_measure,
+)
 
 
 def _report() -> dict[str, Any]:
@@ -73,3 +81,33 @@ def test_the_yardstick_section_names_the_machine() -> None:
 
 def test_the_cpu_loop_takes_a_measurable_time() -> None:
     assert 0.005 < cpu_loop_seconds() < 5
+
+
+def test_a_section_is_divided_by_the_yardsticks_measured_beside_it() -> None:
+    # A neighbour made the machine twice as slow for the judge's section only: its yardsticks beside it say so,
+    # and the judge's ratio is what it would have been on the quiet machine; the import's is untouched.
+    quiet = {
+        "cpu_loop_seconds": 0.1,
+        "cpu_loop_cpu_seconds": 0.1,
+        "encoder_seconds": 0.5,
+        "round_trip_ms": 0.4,
+    }
+    busy = {**quiet, "cpu_loop_seconds": 0.2}
+    marks = iter([quiet, busy, busy])
+    beside = SectionYardsticks(quiet, measure=lambda: next(marks))
+    with beside.section("import"):
+        pass
+    with beside.section("notes"):  # the neighbour starts
+        pass
+    with beside.section("judge"):
+        pass
+    report = _report()
+    report["judge"]["six_claims_eight_chunks_median_ms"] = 500.0  # twice as long, on the busy machine
+    report["yardstick"]["beside"] = beside.beside
+    assert beside.beside["judge"]["cpu_loop_seconds"] == 0.2
+    found = ratios(report)
+    assert found["judge.six_claims_eight_chunks_median_ms"]["ratio"] == 2.5
+    assert found["import.seconds"]["ratio"] == 12.0
+    # The CPU-time figures are divided by the loop's CPU time.
+    assert yardstick_for("verify_all.one_worker.cpu_seconds") is Yardstick.CPU_TIME
+    assert yardstick_for("judge.six_claims_eight_chunks_median_cpu_ms") is Yardstick.CPU_TIME
