@@ -312,6 +312,45 @@ def test_hidden_files_in_the_tree_are_never_read_so_their_words_cannot_be_probed
     )
 
 
+def test_path_citation_in_a_sentence_is_checked_for_the_code_it_names(tree: Path) -> None:
+    answer = (
+        "The gate is `refusal_gate` in garden/retrieval.py:12. "
+        "The cut-off `THRESHOLD` is set at `garden/retrieval.py:9`. "
+        "`cosine` is defined in garden/retrieval.py:16!"
+    )
+    items = items_of(answer, source_tree=tree)
+    assert [(item["reference"], item["status"], item.get("corrected_to")) for item in items] == [
+        ("garden/retrieval.py:12", "verified", None),
+        ("garden/retrieval.py:9", "corrected", {"path": "garden/retrieval.py", "line": 5}),
+        ("garden/retrieval.py:16", "dropped", None),
+    ]
+    assert [item["reason"] for item in items] == ["line-matches", "found-nearby", "nothing-nearby"]
+
+
+def test_line_drift_is_corrected_to_the_nearest_line_within_the_window_and_no_further(tree: Path) -> None:
+    near = "`refusal_gate` is at garden/retrieval.py:16."
+    far = "`import math` is at garden/retrieval.py:9."
+    assert items_of(near, source_tree=tree)[0]["corrected_to"] == {"path": "garden/retrieval.py", "line": 12}
+    assert citation_gate.LINE_RADIUS < 9 - 3
+    assert items_of(far, source_tree=tree)[0]["status"] == "dropped"
+
+
+def test_a_sentence_that_names_no_code_is_checked_for_its_file_and_line_alone(tree: Path) -> None:
+    answer = "The refusal gate lives in garden/retrieval.py:12. It used to be in garden/ranking.py:4."
+    items = items_of(answer, source_tree=tree)
+    assert [(item["status"], item["reason"]) for item in items] == [
+        ("verified", "nothing-to-check"),
+        ("dropped", "file-missing"),
+    ]
+
+
+def test_addresses_and_file_names_in_a_sentence_are_not_citations(tree: Path) -> None:
+    answer = (
+        "Connect to db.example.com:5432 or 127.0.0.1:6379, not api.local:8000; see retrieval.py for more."
+    )
+    assert items_of(answer, source_tree=tree) == []
+
+
 def test_path_citation_without_a_source_tree_is_dropped() -> None:
     [item] = items_of("It lives in `garden/retrieval.py:12 - the refusal gate`.")
     assert (item["status"], item["reason"]) == ("dropped", "no-source-tree")
