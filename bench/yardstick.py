@@ -88,6 +88,8 @@ PER: dict[str, Yardstick] = {
     "notes.sizes.*.refusal_decision.*": Yardstick.ROUND_TRIP,
     "judge.six_claims_eight_chunks_*": Yardstick.CPU,
     "judge.local_judge_claims_per_second": Yardstick.CPU,
+    "citations.audit_seconds": Yardstick.CPU,
+    "citations.citations_per_second": Yardstick.CPU,
     "verify_all.*.seconds": Yardstick.CPU,
 }
 

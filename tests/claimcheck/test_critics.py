@@ -335,6 +335,21 @@ def test_line_drift_is_corrected_to_the_nearest_line_within_the_window_and_no_fu
     assert items_of(far, source_tree=tree)[0]["status"] == "dropped"
 
 
+def test_a_name_in_a_sentence_must_be_on_the_line_verbatim_or_by_its_last_dotted_part(tree: Path) -> None:
+    answer = (
+        "`gate_refusal` is defined at garden/retrieval.py:12. "
+        "`retrieval.refusal_gate` is defined at garden/retrieval.py:12. "
+        "`math.cosine` is at garden/retrieval.py:8."
+    )
+    items = items_of(answer, source_tree=tree)
+    # "gate" and "refusal" are both on line 12, but not the name `gate_refusal`.
+    assert [(item["status"], item["reason"]) for item in items] == [
+        ("dropped", "nothing-nearby"),
+        ("verified", "line-matches"),
+        ("verified", "line-matches"),
+    ]
+
+
 def test_a_sentence_that_names_no_code_is_checked_for_its_file_and_line_alone(tree: Path) -> None:
     answer = "The refusal gate lives in garden/retrieval.py:12. It used to be in garden/ranking.py:4."
     items = items_of(answer, source_tree=tree)

@@ -60,6 +60,7 @@ _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 # snake_case and UPPER_CASE with an underscore, camelCase, PascalCase of two words or more.
 _IDENTIFIER = re.compile(r"(?<![\w.])(?:[A-Za-z]\w*_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*)(?![\w])")
 _TOKEN = re.compile(r"\S+")
+_NAME = re.compile(r"[\w.]+")
 
 
 # How much of what a citation says one line of the file holds, from 0 to 1.
@@ -125,21 +126,32 @@ def _is_path(text: str) -> bool:
 
 
 def _code_support(code: list[str]) -> LineSupport | None:
-    """The share of the named code on a line (each verbatim, or half its words and all its numbers there); None
-    when none is named."""
+    """The share of the named code on a line; None when none is named. A name (`LINE_RADIUS`, `Thresholds.in_force`)
+    must be there verbatim (a dotted one, or its last part): half of `CRITIC_SOURCE_TREE`'s words are in a comment about "the source tree". Code of
+    several words (`def score(statuses)`) may be there in part: half its words and all its numbers."""
     if not code:
         return None
-    wanted = [(span, content_words(span, code=True)) for span in code]
+    wanted = [(span, None if _NAME.fullmatch(span) else content_words(span, code=True)) for span in code]
 
     def support(text: str) -> float:
         words = content_words(text, code=True)
         found = sum(
-            span in text or (bool(of.words or of.numbers) and of.support(words) >= SUPPORT_THRESHOLD)
+            _name_on(span, text)
+            or (of is not None and bool(of.words or of.numbers) and of.support(words) >= SUPPORT_THRESHOLD)
             for span, of in wanted
         )
         return found / len(wanted)
 
     return support
+
+
+def _name_on(name: str, text: str) -> bool:
+    """Whether `text` holds `name`, or a dotted name's last part as a word of its own: `Thresholds.in_force`
+    is defined on the line `def in_force(cls)`."""
+    if name in text:
+        return True
+    last = name.rpartition(".")[2]
+    return last != name and bool(last) and re.search(rf"(?<![\w.]){re.escape(last)}(?!\w)", text) is not None
 
 
 def _audit_path(
