@@ -256,6 +256,24 @@ def test_path_citation_to_a_missing_file_or_unrelated_lines_is_dropped(tree: Pat
     assert all(item["fabricated"] for item in items)
 
 
+def test_the_message_names_each_path_corrected_to_its_line_and_each_dropped_with_why(tree: Path) -> None:
+    answer = (
+        "`refusal_gate` is at garden/retrieval.py:12. "
+        "`refusal_gate` is at garden/retrieval.py:15. "
+        "See `garden/ranking.py:3 - the ranker` and `garden/retrieval.py:400 - the refusal gate`."
+    )
+    result = citation_gate.CHECK(make_input(answer, source_tree=tree))
+    assert result.message == (
+        "4 citations: 1 verified at original location, 1 corrected, 2 dropped; 2 fabrications caught."
+        " Paths: garden/retrieval.py:15 is at line 12; garden/ranking.py:3 dropped (no such file);"
+        " garden/retrieval.py:400 dropped (past the file's end)."
+    )
+    many = "\n".join(f"- garden/gone{n}.py:1 - x" for n in range(7))
+    assert citation_gate.CHECK(make_input(many, source_tree=tree)).message.endswith(
+        "garden/gone4.py:1 dropped (no such file); and 2 more."
+    )
+
+
 def test_path_citation_outside_the_tree_is_dropped_without_reading_it(
     tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
