@@ -196,7 +196,9 @@ def citations_score(drafts: Sequence[Draft], audited: Sequence[list[dict[str, An
     labels = {}
     for label in LABELS:
         expected = sum(confusion[label].values())
-        got = sum(counts[label] for counts in confusion.values())
+        # A correction to another line than the labelled one is one the gate made all the same.
+        given = (label, CORRECTED_ELSEWHERE) if label == CORRECTED else (label,)
+        got = sum(counts[outcome] for counts in confusion.values() for outcome in given)
         right = confusion[label][label]
         labels[label] = {
             "expected": expected,

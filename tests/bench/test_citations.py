@@ -182,9 +182,9 @@ def test_a_correction_to_another_line_than_the_right_one_is_not_counted_right(
     report = bench_citations(1, data=_data(tmp_path / "c.jsonl", pinned, drafts), repository=repository)
     assert report["labels"]["corrected"] == {
         "expected": 1,
-        "got": 0,
+        "got": 1,
         "right": 0,
-        "precision": None,
+        "precision": 0.0,
         "recall": 0.0,
     }
     assert report["confusion"]["corrected"] == {"corrected elsewhere": 1}
