@@ -357,14 +357,16 @@ def test_a_name_in_a_sentence_must_be_on_the_line_verbatim_or_by_its_last_dotted
     answer = (
         "`gate_refusal` is defined at garden/retrieval.py:12. "
         "`retrieval.refusal_gate` is defined at garden/retrieval.py:12. "
-        "`math.cosine` is at garden/retrieval.py:8."
+        "`math.cosine` is at garden/retrieval.py:8. "
+        "`SHOLD` is at garden/retrieval.py:5."
     )
     items = items_of(answer, source_tree=tree)
-    # "gate" and "refusal" are both on line 12, but not the name `gate_refusal`.
+    # "gate" and "refusal" are both on line 12, but not the name `gate_refusal`; THRESHOLD is not SHOLD.
     assert [(item["status"], item["reason"]) for item in items] == [
         ("dropped", "nothing-nearby"),
         ("verified", "line-matches"),
         ("verified", "line-matches"),
+        ("dropped", "nothing-nearby"),
     ]
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Final
 
-from claimcheck.critics.base import content_words
+from claimcheck.critics.base import Words, content_words
 from claimcheck.critics.citation_gate.items import (
     CORRECTED,
     DROPPED,
@@ -126,32 +126,38 @@ def _is_path(text: str) -> bool:
 
 
 def _code_support(code: list[str]) -> LineSupport | None:
-    """The share of the named code on a line; None when none is named. A name (`LINE_RADIUS`, `Thresholds.in_force`)
-    must be there verbatim (a dotted one, or its last part): half of `CRITIC_SOURCE_TREE`'s words are in a comment about "the source tree". Code of
-    several words (`def score(statuses)`) may be there in part: half its words and all its numbers."""
+    """The share of the named code on a line; None when none is named.
+
+    A name (`LINE_RADIUS`, `Thresholds.in_force`) must be there as a word of its own (a dotted one, or its last
+    part): half of `CRITIC_SOURCE_TREE`'s words are in a comment about "the source tree" beside it. Code of
+    several words (`def score(statuses)`) may be there in part: half its words and all its numbers.
+    """
     if not code:
         return None
     wanted = [(span, None if _NAME.fullmatch(span) else content_words(span, code=True)) for span in code]
 
     def support(text: str) -> float:
         words = content_words(text, code=True)
-        found = sum(
-            _name_on(span, text)
-            or (of is not None and bool(of.words or of.numbers) and of.support(words) >= SUPPORT_THRESHOLD)
-            for span, of in wanted
-        )
-        return found / len(wanted)
+        return sum(_code_on(span, of, text, words) for span, of in wanted) / len(wanted)
 
     return support
 
 
-def _name_on(name: str, text: str) -> bool:
-    """Whether `text` holds `name`, or a dotted name's last part as a word of its own: `Thresholds.in_force`
-    is defined on the line `def in_force(cls)`."""
-    if name in text:
+def _code_on(span: str, span_words: Words | None, text: str, words: Words) -> bool:
+    """Whether a line holds one named piece of code: a name (no `span_words`) by `_name_on`, other code
+    verbatim or by half its words and all its numbers."""
+    if span_words is None:
+        return _name_on(span, text)
+    if span in text:
         return True
+    return bool(span_words.words or span_words.numbers) and span_words.support(words) >= SUPPORT_THRESHOLD
+
+
+def _name_on(name: str, text: str) -> bool:
+    """Whether `text` holds `name` as a word of its own (`LINE_RADIUS`, not `MAX_LINE_RADIUS`), or a dotted
+    name's last part: `Thresholds.in_force` is defined on the line `def in_force(cls)`."""
     last = name.rpartition(".")[2]
-    return last != name and bool(last) and re.search(rf"(?<![\w.]){re.escape(last)}(?!\w)", text) is not None
+    return any(re.search(rf"(?<!\w){re.escape(part)}(?!\w)", text) for part in {name, last} if part)
 
 
 def _audit_path(
