@@ -224,6 +224,11 @@ def test_the_shipped_set_is_large_a_third_made_up_and_its_labels_true_of_the_pin
     assert len(citation_set.commit) == 40
     assert 0.25 <= sum(c.fabricated for c in citations) / len(citations) <= 0.4
     assert {c.kind for c in citations if c.fabricated} == set(FABRICATED_KINDS)
+    known = subprocess.run(
+        ["git", "-C", str(REPOSITORY), "cat-file", "-e", f"{citation_set.commit}^{{commit}}"], check=False
+    )
+    if known.returncode:
+        pytest.fail(COMMIT_MISSING.format(commit=citation_set.commit, repository=REPOSITORY))
     lengths = {path: _lines_at(citation_set.commit, path) for path in citation_set.paths}
     for c in citations:
         length = lengths[c.path]
