@@ -35,7 +35,7 @@ CORRECTED_ELSEWHERE: Final = "corrected elsewhere"
 # The kinds of a `dropped` label: the three ways a citation is fabricated.
 FABRICATED_KINDS: Final = ("past-end", "missing-file", "wrong-line")
 KINDS: Final = {VERIFIED: ("right",), CORRECTED: ("drift",), DROPPED: FABRICATED_KINDS}
-# Passes over the whole set timed, at least: one pass takes a few milliseconds.
+# Passes over the whole set timed, at least: one pass is short, so one busy moment would move a single one.
 MIN_TIMED_PASSES: Final = 5
 
 COMMIT_MISSING: Final = (
