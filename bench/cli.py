@@ -25,6 +25,7 @@ from bench.baseline import (
     regressions,
     regressions_message,
 )
+from bench.citations import CitationsError, bench_citations
 from bench.embedding import bench_backends, bench_query_embedding
 from bench.filling import corpus_remove
 from bench.hnsw import HNSW_PAIRS, bench_hnsw
@@ -45,7 +46,8 @@ DESCRIPTION = (
     "Print benchmark medians as JSON (the embedding backends side by side, import, the peak memory of importing "
     "5,000 and 50,000 notes, an import fanned out to one and two Celery workers, query embedding, retrieval at "
     "1k/10k/100k chunks, the HNSW recall/latency curve over ef_search, refusal, retrieval and refusal at "
-    "50/5,000/50,000 notes, the judge, Verify-all, concurrent fact-checks over MCP's HTTP transport)."
+    "50/5,000/50,000 notes, the judge, the citation gate on drafts citing this repository, Verify-all, "
+    "concurrent fact-checks over MCP's HTTP transport)."
 )
 
 
@@ -67,6 +69,7 @@ SECTIONS = [
     "refusal_decision",
     "notes",
     "judge",
+    "citations",
     "verify_all",
     "mcp",
 ]
@@ -289,6 +292,9 @@ def report_measure(
         if "judge" in only:
             with beside.section("judge"):
                 report["judge"] = bench_judge(runs)
+        if "citations" in only:
+            with beside.section("citations"):
+                report["citations"] = bench_citations(runs)
         if verify_all and "verify_all" in only:
             url = current_database_url()
             golden = golden_subset(verify_all_questions)
@@ -319,7 +325,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         options = vars(parser.parse_args([*SMALLEST_ARGS, *argv]))
     path, margin = options["baseline"], options["check_baseline"]
     measuring = {name: value for name, value in options.items() if name not in RUN_OPTIONS}
-    report = report_measure(**measuring)
+    try:
+        report = report_measure(**measuring)
+    except CitationsError as error:
+        print(error, file=sys.stderr)
+        return 1
     report["ratios"] = ratios(report)
     problem = None
     try:

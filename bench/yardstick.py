@@ -101,6 +101,8 @@ PER: dict[str, Yardstick] = {
     "judge.six_claims_eight_chunks_*_cpu_ms": Yardstick.CPU_TIME,
     "judge.six_claims_eight_chunks_*": Yardstick.CPU,
     "judge.local_judge_claims_per_second": Yardstick.CPU,
+    "citations.audit_seconds": Yardstick.CPU,
+    "citations.citations_per_second": Yardstick.CPU,
     "verify_all.*.seconds": Yardstick.CPU,
     # The CPU time the worker's processes used: what the code costs, whatever share of the cores it was given.
     "verify_all.*.cpu_seconds": Yardstick.CPU_TIME,

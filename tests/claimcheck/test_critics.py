@@ -256,6 +256,24 @@ def test_path_citation_to_a_missing_file_or_unrelated_lines_is_dropped(tree: Pat
     assert all(item["fabricated"] for item in items)
 
 
+def test_the_message_names_each_path_corrected_to_its_line_and_each_dropped_with_why(tree: Path) -> None:
+    answer = (
+        "`refusal_gate` is at garden/retrieval.py:12. "
+        "`refusal_gate` is at garden/retrieval.py:15. "
+        "See `garden/ranking.py:3 - the ranker` and `garden/retrieval.py:400 - the refusal gate`."
+    )
+    result = citation_gate.CHECK(make_input(answer, source_tree=tree))
+    assert result.message == (
+        "4 citations: 1 verified at original location, 1 corrected, 2 dropped; 2 fabrications caught."
+        " Paths: garden/retrieval.py:15 is at line 12; garden/ranking.py:3 dropped (no such file);"
+        " garden/retrieval.py:400 dropped (past the file's end)."
+    )
+    many = "\n".join(f"- garden/gone{n}.py:1 - x" for n in range(7))
+    assert citation_gate.CHECK(make_input(many, source_tree=tree)).message.endswith(
+        "garden/gone4.py:1 dropped (no such file); and 2 more."
+    )
+
+
 def test_path_citation_outside_the_tree_is_dropped_without_reading_it(
     tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -310,6 +328,62 @@ def test_hidden_files_in_the_tree_are_never_read_so_their_words_cannot_be_probed
     assert (
         items_of("`garden/retrieval.py:12 - the refusal gate`", source_tree=tree)[0]["status"] == "verified"
     )
+
+
+def test_path_citation_in_a_sentence_is_checked_for_the_code_it_names(tree: Path) -> None:
+    answer = (
+        "The gate is `refusal_gate` in garden/retrieval.py:12. "
+        "The cut-off `THRESHOLD` is set at `garden/retrieval.py:9`. "
+        "`cosine` is defined in garden/retrieval.py:16!"
+    )
+    items = items_of(answer, source_tree=tree)
+    assert [(item["reference"], item["status"], item.get("corrected_to")) for item in items] == [
+        ("garden/retrieval.py:12", "verified", None),
+        ("garden/retrieval.py:9", "corrected", {"path": "garden/retrieval.py", "line": 5}),
+        ("garden/retrieval.py:16", "dropped", None),
+    ]
+    assert [item["reason"] for item in items] == ["line-matches", "found-nearby", "nothing-nearby"]
+
+
+def test_line_drift_is_corrected_to_the_nearest_line_within_the_window_and_no_further(tree: Path) -> None:
+    near = "`refusal_gate` is at garden/retrieval.py:16."
+    far = "`import math` is at garden/retrieval.py:9."
+    assert items_of(near, source_tree=tree)[0]["corrected_to"] == {"path": "garden/retrieval.py", "line": 12}
+    assert citation_gate.LINE_RADIUS < 9 - 3
+    assert items_of(far, source_tree=tree)[0]["status"] == "dropped"
+
+
+def test_a_name_in_a_sentence_must_be_on_the_line_verbatim_or_by_its_last_dotted_part(tree: Path) -> None:
+    answer = (
+        "`gate_refusal` is defined at garden/retrieval.py:12. "
+        "`retrieval.refusal_gate` is defined at garden/retrieval.py:12. "
+        "`math.cosine` is at garden/retrieval.py:8. "
+        "`SHOLD` is at garden/retrieval.py:5."
+    )
+    items = items_of(answer, source_tree=tree)
+    # "gate" and "refusal" are both on line 12, but not the name `gate_refusal`; THRESHOLD is not SHOLD.
+    assert [(item["status"], item["reason"]) for item in items] == [
+        ("dropped", "nothing-nearby"),
+        ("verified", "line-matches"),
+        ("verified", "line-matches"),
+        ("dropped", "nothing-nearby"),
+    ]
+
+
+def test_a_sentence_that_names_no_code_is_checked_for_its_file_and_line_alone(tree: Path) -> None:
+    answer = "The refusal gate lives in garden/retrieval.py:12. It used to be in garden/ranking.py:4."
+    items = items_of(answer, source_tree=tree)
+    assert [(item["status"], item["reason"]) for item in items] == [
+        ("verified", "nothing-to-check"),
+        ("dropped", "file-missing"),
+    ]
+
+
+def test_addresses_and_file_names_in_a_sentence_are_not_citations(tree: Path) -> None:
+    answer = (
+        "Connect to db.example.com:5432 or 127.0.0.1:6379, not api.local:8000; see retrieval.py for more."
+    )
+    assert items_of(answer, source_tree=tree) == []
 
 
 def test_path_citation_without_a_source_tree_is_dropped() -> None:

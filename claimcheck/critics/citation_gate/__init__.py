@@ -7,8 +7,9 @@ location), corrected or dropped (`items`):
   its content words found there and every number verbatim; another source or another place in the same
   article that does corrects the citation.
 - Quoted passages (`quotes`): found verbatim or fuzzily, numbers and negations intact, in any source.
-- `path:line - description` citations (`paths`) against `source_tree`: the file inside the tree, the line
-  there, and the description on that line or within a few lines of it.
+- `path:line` citations (`paths`) against `source_tree`: the file inside the tree, the line there, and what
+  the citation says (its description, or the code its sentence names) on that line or within a few lines of it.
+  The message names each one corrected (to its line) and dropped (why).
 
 The check passes when nothing is dropped. Pure Python: no Django.
 """
@@ -18,7 +19,19 @@ from __future__ import annotations
 from typing import Any, Final
 
 from claimcheck.critics.base import Critic, CriticInput, Finding, plural
-from claimcheck.critics.citation_gate.items import CORRECTED, DROPPED, SUPPORT_THRESHOLD, VERIFIED
+from claimcheck.critics.citation_gate.items import (
+    CORRECTED,
+    DROPPED,
+    FILE_MISSING,
+    FILE_UNREADABLE,
+    LINE_MISSING,
+    NO_SOURCE_TREE,
+    NOTHING_NEARBY,
+    OUTSIDE_TREE,
+    SUPPORT_THRESHOLD,
+    VERIFIED,
+    Item,
+)
 from claimcheck.critics.citation_gate.numbered import audit_numbered
 from claimcheck.critics.citation_gate.paths import LINE_RADIUS, audit_paths
 from claimcheck.critics.citation_gate.quotes import FUZZY_QUOTE_SCORE, MIN_QUOTE_CHARS, audit_quotes
@@ -40,6 +53,20 @@ SEVERITY: Final = Severity.WARN
 
 NOTHING_MESSAGE: Final = "The answer has no citations or quotes to audit."
 SUMMARY_MESSAGE: Final = "{total}: {verified} verified at original location, {corrected} corrected, {dropped} dropped; {fabrications} caught."
+# After the summary, what became of each `path:line` citation that was not verified where it points.
+PATH_FINDINGS: Final = " Paths: {findings}."
+PATH_CORRECTED: Final = "{cited} is at line {line}"
+PATH_DROPPED: Final = "{cited} dropped ({why})"
+PATH_MORE: Final = "and {count} more"
+MAX_PATH_FINDINGS: Final = 5  # an answer's message stays a line or two; `details["items"]` has them all
+DROP_REASONS: Final = {
+    FILE_MISSING: "no such file",
+    LINE_MISSING: "past the file's end",
+    NOTHING_NEARBY: "not on or near that line",
+    OUTSIDE_TREE: "outside the source tree",
+    NO_SOURCE_TREE: "no source tree to check against",
+    FILE_UNREADABLE: "the file cannot be read",
+}
 
 
 def audit_citations(critic_input: CriticInput) -> Finding:
@@ -71,8 +98,27 @@ def audit_citations(critic_input: CriticInput) -> Finding:
         corrected=counts[CORRECTED],
         dropped=counts[DROPPED],
         fabrications=plural(fabrications, "fabrication"),
-    )
+    ) + _path_findings(items)
     return Finding(passed=counts[DROPPED] == 0, message=message, details=details)
+
+
+def _path_findings(items: list[Item]) -> str:
+    """The `path:line` citations corrected (to which line) and dropped (why), for the message readers see."""
+    findings = []
+    for item in items:
+        if item.kind != "path" or item.status == VERIFIED:
+            continue
+        cited = item.reference.split(" - ", 1)[0]
+        if item.status == CORRECTED and item.corrected_to is not None:
+            findings.append(PATH_CORRECTED.format(cited=cited, line=item.corrected_to["line"]))
+        else:
+            findings.append(PATH_DROPPED.format(cited=cited, why=DROP_REASONS.get(item.reason, item.reason)))
+    if not findings:
+        return ""
+    if len(findings) > MAX_PATH_FINDINGS:
+        more = PATH_MORE.format(count=len(findings) - MAX_PATH_FINDINGS)
+        findings = [*findings[:MAX_PATH_FINDINGS], more]
+    return PATH_FINDINGS.format(findings="; ".join(findings))
 
 
 CHECK: Final = Critic(NAME, SEVERITY, audit_citations)
