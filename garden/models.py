@@ -20,8 +20,8 @@ from django.urls import reverse
 from pgvector.django import HnswIndex, VectorField
 
 from garden.answering.phrases import phrase_keys, question_phrases
+from garden.skips import skipped_words
 from garden.vocabulary import NAME_SLUG_LIMIT, NAME_TITLE_LIMIT
-from garden.walk import skipped_words
 from providers.embeddings import DIMENSIONS
 
 

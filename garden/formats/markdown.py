@@ -17,14 +17,16 @@ import hashlib
 import re
 import stat
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
+from django.conf import settings
 
-from garden.formats import logseq
 from garden.formats.gardening import editor_markup_removed, page_properties
+from garden.formats.protocol import ImportedTitle
 from garden.syntax import (
     ATTACHMENTS,
     HEADING_1,
@@ -123,7 +125,6 @@ class ParsedArticle:
         int, ...
     ] = ()  # a PDF's pages: where each starts in body (garden.formats.pdf.reading); none for a note
     names: tuple[str, ...] = ()  # other names a `[[link]]` may give it: a Logseq page's title
-    blocks: dict[str, logseq.Block] = field(default_factory=dict)  # Logseq blocks others may reference, by id
     # Its body depends on other notes (Logseq block references were resolved in it), and where the notes live
     # whose words it holds now.
     resolved: bool = False
@@ -350,15 +351,15 @@ def parse_article_text(
     slug: str,
     relative_path: str = "",
     modified: datetime.date | None = None,
-    graph: logseq.Graph | None = None,
+    rules: PageRules | None = None,
 ) -> ParsedArticle:
     """Parse one note's text. Raises ArticleFileError with the reason when it cannot be imported.
 
     `slug` is used unless the front matter names one; `relative_path` is the note's place in the garden
     ("Sync/Security and privacy"), whose last part is the title of a note with no other; `modified` is the
     file's modification date, its date when the front matter gives none. A note is private when its front
-    matter or its page properties say so (PRIVATE_FLAGS). In a Logseq `graph`, the note is a page or journal
-    read as Logseq shows it (see `_logseq_read`).
+    matter or its page properties say so (PRIVATE_FLAGS). With an editor's `rules`, the note is a page read as
+    the editor shows it (a Logseq graph's page or journal: `garden.formats.logseq.Graph.page_read`).
     """
     if "\x00" in raw:
         raise ArticleFileError(NOT_TEXT)
@@ -366,7 +367,7 @@ def parse_article_text(
     meta, body = _front_matter(raw)
     properties, body = page_properties(body)
     place = relative_path or slug
-    page = _logseq_read(graph, meta, properties, body, place) if graph is not None else None
+    page = rules.page_read(meta, properties, body, place) if rules is not None else None
     if page is not None:
         slug, body = page.title, page.body
         properties = {**properties, **page.properties}
@@ -416,71 +417,29 @@ def parse_article_text(
             )
         ),
         names=(page.title,) if page is not None else (),
-        blocks=page.blocks if page is not None else {},
         folder_is_theme=page is None,
     )
 
 
 @dataclass(frozen=True)
-class _LogseqPage:
+class EditorPage:
+    """A note as an editor with rules of its own shows it (a page of a Logseq graph: `PageRules`)."""
+
     title: str
-    body: str  # without block properties, its description first
-    properties: dict[str, Any]  # page properties as this module reads them (lists of names, dates)
+    body: str  # as the editor shows it, its description first
+    properties: dict[str, Any]  # its page properties as this module reads them (lists of names, dates)
     description: str
     date: datetime.date | None  # a journal's
     linked: str  # `[[links]]` its properties make (tags, type), to be read as its links
-    blocks: dict[str, logseq.Block]
-    hidden: bool
+    hidden: bool  # the editor leaves it out of the garden
 
 
-def _logseq_read(
-    graph: logseq.Graph, meta: dict[str, Any], properties: dict[str, Any], body: str, place: str
-) -> _LogseqPage:
-    """A Logseq page: its title is `title::` (or front matter's), else its file name in the graph's format,
-    a journal's its date in the graph's title format; `alias::`, `tags::` and `type::` are lists of names
-    (`[[a]], b`), `type::` kept as tags; `description::` is the page's first text; date properties in the
-    graph's date format are dates; block properties are no text."""
-    journal = graph.journal_date(place)
-    written = [meta.get("title"), properties.get("title")]
-    title = next(
-        (str(t).strip() for t in written if isinstance(t, str | int | float) and str(t).strip()), None
-    )
-    title = title or graph.title_of(place)
-    read: dict[str, Any] = {}
-    for key in ("alias", "aliases"):
-        if isinstance(properties.get(key), str):
-            read[key] = list(logseq.properties_listed(properties[key]))
-    tags = [
-        name
-        for key in ("tags", "tag", "type")
-        if isinstance(properties.get(key), str)
-        for name in logseq.properties_listed(properties[key])
-    ]
-    if tags:
-        read["tags"], read["tag"] = tags, None
-    for key in DATE_FIELDS:
-        value = properties.get(key)
-        if isinstance(value, str):
-            # A property, not front matter: one that is no date in any format the graph uses is left out.
-            read[key] = graph.date_value(value)
-    description = str(properties.get("description") or "").strip()
-    linked = " ".join(
-        str(properties[key]) for key in ("tags", "tag", "type") if isinstance(properties.get(key), str)
-    )
-    blocks = logseq.page_blocks(body)
-    text = logseq.logseq_body(body)
-    if description:
-        text = f"{description}\n\n{text}"
-    return _LogseqPage(
-        title=title,
-        body=text,
-        properties=read,
-        description=description,
-        date=journal,
-        linked=f"\n{linked}" if "[[" in linked else "",
-        blocks=blocks,
-        hidden=graph.hides(place),
-    )
+class PageRules(Protocol):
+    """How an editor with rules of its own reads a note's text into a page (`garden.formats.logseq.Graph`)."""
+
+    def page_read(
+        self, meta: dict[str, Any], properties: dict[str, Any], body: str, place: str
+    ) -> EditorPage: ...
 
 
 def size_shown(size: int) -> str:
@@ -493,7 +452,7 @@ def parse_article_file(
     root: Path | None = None,
     *,
     max_bytes: int | None = None,
-    graph: logseq.Graph | None = None,
+    rules: PageRules | None = None,
 ) -> ParsedArticle:
     """Parse the note at `path`; its slug is its path below `root` (the garden's folder), so that
     `Sync/Security and privacy.md` and `Publish/Security and privacy.md` are two articles. A note larger than
@@ -529,5 +488,57 @@ def parse_article_file(
         slug=relative_path,
         relative_path=relative_path,
         modified=modified,
-        graph=graph if inside else None,
+        rules=rules if inside else None,
     )
+
+
+# Hugo's page of a section (`content/posts/_index.md`): published like any page, though its name starts with '_'.
+HUGO_SECTION_PAGE = "_index.md"
+MARKDOWN_SUFFIX = ".md"
+
+
+class MarkdownContext:
+    """Markdown notes in a garden: each read on its own, so each may be read again to be written."""
+
+    def __init__(self) -> None:
+        self.notices: list[tuple[str, str]] = []
+
+    def owns(self, path: Path) -> bool:
+        return path.suffix.lower() == MARKDOWN_SUFFIX
+
+    def parse(self, path: Path, root: Path | None) -> ParsedArticle:
+        return parse_article_file(path, root=root, max_bytes=settings.GARDEN_NOTE_MAX_BYTES)
+
+    def slug_of(self, place: str) -> str:
+        return article_slug(place, place)
+
+    def rereadable(self, note: ParsedArticle) -> bool:
+        return True
+
+    def gathered(self, notes: Sequence[ParsedArticle]) -> list[ParsedArticle]:
+        return list(notes)
+
+
+class MarkdownFormat:
+    """Markdown notes, with the conventions of Obsidian, Foam, Dendron, MkDocs and Hugo (see this module)."""
+
+    name = "markdown"
+    suffixes = frozenset({MARKDOWN_SUFFIX})
+
+    def place_of(self, relative: PurePosixPath) -> str:
+        return relative.with_suffix("").as_posix()
+
+    def content_hash(self, data: bytes) -> str:
+        return content_hash(data.decode("utf-8", errors="replace"))
+
+    def private_place(self, relative: PurePosixPath) -> bool:
+        return False
+
+    def public_place(self, relative: PurePosixPath) -> bool:
+        return relative.name == HUGO_SECTION_PAGE
+
+    def opened(self, root: Path | None, imported: ImportedTitle | None) -> MarkdownContext:
+        return MarkdownContext()
+
+
+FORMAT = MarkdownFormat()
