@@ -15,10 +15,11 @@ from pathlib import Path, PurePath, PurePosixPath
 
 from garden.formats import logseq, markdown
 from garden.formats.markdown import ParsedArticle
+from garden.formats.org import reading as org
 from garden.formats.pdf import reading as pdf
 from garden.formats.protocol import FormatContext, GardenFormat, ImportedTitle
 
-FORMATS: tuple[GardenFormat, ...] = (logseq.FORMAT, pdf.FORMAT, markdown.FORMAT)
+FORMATS: tuple[GardenFormat, ...] = (logseq.FORMAT, pdf.FORMAT, markdown.FORMAT, org.FORMAT)
 # What reads a file no format owns (a single file named on the command line, whatever its suffix).
 FALLBACK: GardenFormat = markdown.FORMAT
 GARDEN_SUFFIXES = frozenset(suffix for garden_format in FORMATS for suffix in garden_format.suffixes)
