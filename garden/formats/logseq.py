@@ -608,7 +608,6 @@ def pages_resolved(
                 anchors=anchors,
                 content_hash=digest,
                 links=links,
-                resolved=True,
                 shows=tuple(sorted(shown)),
             )
         )

@@ -106,6 +106,10 @@ class WrittenLink:
 
 @dataclass(frozen=True, slots=True)  # a garden holds one a note while it imports: no __dict__ each
 class ParsedArticle:
+    """A note as a format read it: the one note type of every format (decision 0004). Each field is read by a
+    stage every format shares (writing, linking, chunking, topics); what only a format needs across a garden
+    stays in its context. The last four say what shape a note has, whichever format gives it that shape."""
+
     slug: str
     title: str
     topics: tuple[str, ...]
@@ -121,15 +125,15 @@ class ParsedArticle:
     private: bool = False  # its front matter or page properties keep it out of the garden (see PRIVATE_FLAGS)
     anchors: dict[str, int] = field(default_factory=dict)  # block id -> offset in body, for `[[Note#^id]]`
     images: tuple[tuple[str, bool], ...] = ()  # (image as written, whether a path from the note) it shows
-    pages: tuple[
-        int, ...
-    ] = ()  # a PDF's pages: where each starts in body (garden.formats.pdf.reading); none for a note
-    names: tuple[str, ...] = ()  # other names a `[[link]]` may give it: a Logseq page's title
-    # Its body depends on other notes (Logseq block references were resolved in it), and where the notes live
-    # whose words it holds now.
-    resolved: bool = False
+    # Where each page starts in body, for a paged note (a PDF): passages never run across two, and cite theirs.
+    pages: tuple[int, ...] = ()
+    # Other names a `[[link]]` and the topics give it than its file's: its title, where notes are named by
+    # title (a Logseq page, an org-roam note).
+    names: tuple[str, ...] = ()
+    # Where the notes live whose words its body holds (Logseq's block references): withheld with any of them.
     shows: tuple[str, ...] = ()
-    folder_is_theme: bool = True  # its top folder is a theme; Logseq's `pages/` and `journals/` are not
+    # Its top folder is a theme; a folder of the format's own (Logseq's `pages/`, `journals/`) is not.
+    folder_is_theme: bool = True
 
 
 def _names(meta: dict[str, Any], *keys: str) -> tuple[str, ...]:

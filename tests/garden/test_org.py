@@ -91,8 +91,12 @@ def test_id_file_and_name_links_resolve_to_their_notes(garden):
     assert "queens" in to_queens.written
     assert Link.objects.filter(source=care, target=article("daily/2025-04-12")).exists()  # [[file:daily/...]]
     assert Link.objects.filter(source=article("daily/2025-04-12"), target=queens).exists()
-    reading = article("Reading list")
-    assert set(Link.objects.filter(source=reading).values_list("target__path", flat=True)) == {"hive-care"}
+    reading = article("Reading list")  # a Markdown note: by title, by alias, by file name
+    assert set(Link.objects.filter(source=reading).values_list("target__path", flat=True)) == {
+        "hive-care",
+        "queens",
+    }
+    assert not Link.objects.filter(source=reading, target__isnull=True).exists()
     assert not Link.objects.filter(source=care, target__isnull=True).exists()  # no red links
 
 

@@ -3,9 +3,9 @@
 An Org file is read as the Markdown note it exports to (`garden.formats.org.markup`), with the front matter its
 keywords and file properties give: its title from `#+TITLE:` (else its first heading, else its file name), its
 tags from `#+FILETAGS:` and its headings' tags, its aliases from org-roam's `:ROAM_ALIASES:` (or `#+ROAM_ALIAS:`),
-its date from `#+DATE:` (else `:CREATED:` or the file's modification time). It is then read as every Markdown note
-is (`garden.formats.markdown.parse_article_text`), so links, tags, headings and passages are the garden's own; its
-`content_hash` is its Org text's.
+its date from `#+DATE:` (else `:CREATED:` or the file's modification time); a link may name it by its title, as
+org-roam's do. It is then read as every Markdown note is (`garden.formats.markdown.parse_article_text`), so
+links, tags, headings and passages are the garden's own; its `content_hash` is its Org text's.
 
 A note is private as a Markdown note is, in Org's words: `#+FILETAGS: :private:` or `:noexport:`, or a keyword or
 file property `PRIVATE: t`, `DRAFT: t`, `PUBLISH: nil`, `PUBLIC: nil` (or any of Markdown's yes and no, and
@@ -135,7 +135,9 @@ def parse_org_text(
     )
     if note.private:
         return note
-    return replace(note, content_hash=content_hash(raw))
+    # An org-roam note is named by its title (its file's name is often a timestamp): `[[Hive care]]` finds it.
+    names = (note.title,) if "title" in meta else ()
+    return replace(note, content_hash=content_hash(raw), names=names)
 
 
 def _file_read(path: Path, max_bytes: int | None) -> tuple[str, datetime.date]:
