@@ -209,7 +209,7 @@ class Article(models.Model):
 
     # Names of any length a file system allows (and a Logseq namespace makes longer) are kept whole: no column
     # that holds a title, name or path has a limit. A slug is cut to its column and told apart by a hash
-    # (`garden.formats.markdown.article_slug`).
+    # (`garden.formats.note.article_slug`).
     slug = models.SlugField(max_length=200, unique=True, allow_unicode=True)
     title = models.CharField(max_length=None)
     path = models.CharField(

@@ -33,12 +33,10 @@ from garden.formats.markdown import (
     DATE_FIELDS,
     MARKDOWN_SUFFIX,
     EditorPage,
-    ParsedArticle,
-    WrittenLink,
-    article_slug,
     parse_article_file,
     written_links,
 )
+from garden.formats.note import ParsedArticle, WrittenLink, article_slug
 from garden.formats.protocol import ImportedTitle
 from garden.syntax import link_unwrapped
 

@@ -18,7 +18,7 @@ import re
 import stat
 import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
@@ -26,6 +26,12 @@ import yaml
 from django.conf import settings
 
 from garden.formats.gardening import editor_markup_removed, page_properties
+
+# The note types are every format's (`garden.formats.note`); callers and tests import them from here too.
+from garden.formats.note import ArticleFileError as ArticleFileError
+from garden.formats.note import ParsedArticle as ParsedArticle
+from garden.formats.note import WrittenLink as WrittenLink
+from garden.formats.note import article_slug as article_slug
 from garden.formats.protocol import ImportedTitle
 from garden.syntax import (
     ATTACHMENTS,
@@ -37,7 +43,6 @@ from garden.syntax import (
     link_unwrapped,
     slugify,
     without_code,
-    written_key,
 )
 from garden.text import storable
 from garden.walk import CANNOT_READ, NOT_A_FILE
@@ -55,7 +60,6 @@ FLAG_WORDS = {
     "off": False,
     "0": False,
 }
-SLUG_MAX_CHARS = 200  # Article.slug's column; a longer slug is cut and told apart by a hash of the whole
 NOTE_TOO_LARGE = "is {size}; notes are limited to {limit} (GARDEN_NOTE_MAX_BYTES)"
 NOT_TEXT = "is not text: it holds NUL bytes (a binary file named .md?)"
 NOT_UTF8 = "not valid UTF-8 text (byte {start})"
@@ -79,61 +83,6 @@ INLINE_TAG = re.compile(r"(?<![\w#&/(\[])#([\w/-]*[^\W\d_][\w/-]*)")
 # (garden.formats.pdf.reading).
 ARTICLE_FILES = (".pdf",)
 DATE_FIELDS = ("date", "updated", "modified", "last_modified", "created")
-
-
-class ArticleFileError(Exception):
-    """A file that cannot be imported; the message says why, in words an editor can act on. `marked_private`:
-    what could be read of it says the note is private."""
-
-    def __init__(self, message: str, *, marked_private: bool = False) -> None:
-        super().__init__(message)
-        self.marked_private = marked_private
-
-
-@dataclass(frozen=True)
-class WrittenLink:
-    """A link as the note writes it: `[[target|text]]` (wiki) or `[text](target.md)` (markdown)."""
-
-    target: str  # as written, without its `#heading` or `#^block`
-    text: str
-    markdown: bool = False
-
-    @property
-    def key(self) -> str:
-        """How the page finds this link again: case and `.md` do not matter, `%20` is a space."""
-        return written_key(self.target)
-
-
-@dataclass(frozen=True, slots=True)  # a garden holds one a note while it imports: no __dict__ each
-class ParsedArticle:
-    """A note as a format read it: the one note type of every format (decision 0004). Each field is read by a
-    stage every format shares (writing, linking, chunking, topics); what only a format needs across a garden
-    stays in its context. The last four say what shape a note has, whichever format gives it that shape."""
-
-    slug: str
-    title: str
-    topics: tuple[str, ...]
-    themes: tuple[str, ...]
-    date: datetime.date | None
-    body: str
-    path: str
-    content_hash: str
-    links: tuple[WrittenLink, ...] = ()
-    aliases: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    relative_path: str = ""  # within the garden, without `.md`: "Sync/Security and privacy"
-    private: bool = False  # its front matter or page properties keep it out of the garden (see PRIVATE_FLAGS)
-    anchors: dict[str, int] = field(default_factory=dict)  # block id -> offset in body, for `[[Note#^id]]`
-    images: tuple[tuple[str, bool], ...] = ()  # (image as written, whether a path from the note) it shows
-    # Where each page starts in body, for a paged note (a PDF): passages never run across two, and cite theirs.
-    pages: tuple[int, ...] = ()
-    # Other names a `[[link]]` and the topics give it than its file's: its title, where notes are named by
-    # title (a Logseq page, an org-roam note).
-    names: tuple[str, ...] = ()
-    # Where the notes live whose words its body holds (Logseq's block references): withheld with any of them.
-    shows: tuple[str, ...] = ()
-    # Its top folder is a theme; a folder of the format's own (Logseq's `pages/`, `journals/`) is not.
-    folder_is_theme: bool = True
 
 
 def _names(meta: dict[str, Any], *keys: str) -> tuple[str, ...]:
@@ -264,17 +213,6 @@ def _links(prose: str) -> tuple[WrittenLink, ...]:
 def written_links(text: str) -> tuple[WrittenLink, ...]:
     """The links a note's text writes, outside its code."""
     return _links(without_code(text))
-
-
-def article_slug(written: str, place: str) -> str:
-    """The slug of the note at `place` (its path in the garden) whose slug is written as `written`: never empty
-    (a name of emoji or punctuation only is `note-` and a hash of its place) and never longer than its column."""
-    slug = slugify(written)
-    if not slug:
-        return f"note-{hashlib.sha256(place.encode()).hexdigest()[:8]}"
-    if len(slug) > SLUG_MAX_CHARS:
-        return f"{slug[: SLUG_MAX_CHARS - 9].rstrip('-')}-{hashlib.sha256(slug.encode()).hexdigest()[:8]}"
-    return slug
 
 
 def _toml_front_matter(match: re.Match[str]) -> dict[str, Any]:

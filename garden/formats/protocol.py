@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from garden.formats.markdown import ParsedArticle
+    from garden.formats.note import ParsedArticle
     from garden.skips import SkipKind
 
 # The title under which a text of this hash was imported for this slug, or None (the import asks the database):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath, PurePosixPath
 
 from garden.formats import logseq, markdown
-from garden.formats.markdown import ParsedArticle
+from garden.formats.note import ParsedArticle
 from garden.formats.org import reading as org
 from garden.formats.pdf import reading as pdf
 from garden.formats.protocol import FormatContext, GardenFormat, ImportedTitle

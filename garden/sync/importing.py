@@ -17,7 +17,7 @@ from typing import Any
 from django.db import DatabaseError, reset_queries, transaction
 
 from garden.chunking import chunk_spans
-from garden.formats.markdown import ArticleFileError, ParsedArticle
+from garden.formats.note import ArticleFileError, ParsedArticle
 from garden.formats.protocol import NoteLeftOut
 from garden.formats.registry import GARDEN_SUFFIXES, GardenFormats, formats_opened, place_of
 from garden.models import Article, ArticleRevision, Link, Sync

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from garden.formats.markdown import ParsedArticle
+from garden.formats.note import ParsedArticle
 from garden.formats.registry import file_hash, place_of
 from garden.models import Article, ArticleRevision, Chunk, Link
 from garden.sync.topic_names import topics_rederive

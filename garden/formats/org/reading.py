@@ -34,14 +34,12 @@ from garden.formats.markdown import (
     DATE_FIELDS,
     NOT_UTF8,
     NOTE_TOO_LARGE,
-    ArticleFileError,
-    ParsedArticle,
-    article_slug,
     content_hash,
     note_text,
     parse_article_text,
     size_shown,
 )
+from garden.formats.note import ArticleFileError, ParsedArticle, article_slug
 from garden.formats.org.markup import PRIVATE_TAGS, OrgDocument, org_document, tags_written
 from garden.formats.protocol import ImportedTitle
 from garden.walk import CANNOT_READ, NOT_A_FILE, garden_walk

@@ -23,7 +23,8 @@ from pathlib import Path, PurePosixPath
 
 from django.conf import settings
 
-from garden.formats.markdown import ArticleFileError, ParsedArticle, article_slug, size_shown
+from garden.formats.markdown import size_shown
+from garden.formats.note import ArticleFileError, ParsedArticle, article_slug
 from garden.formats.pdf import text_layer
 from garden.formats.protocol import ImportedTitle, NoteLeftOut
 from garden.skips import SkipKind
