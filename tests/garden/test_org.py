@@ -111,7 +111,7 @@ def test_what_org_keeps_out_of_an_export_reaches_no_reader(garden, client):
 
 def test_a_question_is_answered_from_an_org_note(garden, settings):
     settings.ANTHROPIC_API_KEY = ""  # the local synthesiser: no model call
-    answer = question_ask(text="How much fondant does each colony get in November?")
+    answer = question_ask(text="In hive care, how much fondant does each colony get in November?")
     assert not answer.refused
     assert "two kilograms" in answer.text
     assert {source.chunk.article.path for source in answer.sources.all()} >= {"hive-care"}
