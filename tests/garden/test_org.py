@@ -193,6 +193,15 @@ def test_org_markers_keep_a_subtree_out_and_only_that_subtree(heading: str) -> N
     assert "The gate is blue." in body and "## Open\n\nShown." in body
 
 
+def test_a_files_private_marker_counts_even_inside_a_subtree_left_out() -> None:
+    text = f"#+TITLE: Gate\nThe gate is blue.\n* Codes :noexport:\n#+FILETAGS: :private:\n{SECRET} 4471.\n"
+    assert parse_org_text(text, path="/g/x.org", place="x").private
+    shown = parse_org_text(
+        "The gate.\n* Codes :noexport:\n#+TITLE: Secret title\n", path="/g/x.org", place="x"
+    )
+    assert not shown.private and shown.title == "x"  # and a keyword there is never shown
+
+
 def test_a_note_with_no_title_is_titled_by_its_first_heading_then_its_file_name() -> None:
     heading = parse_org_text("* Frames and foundations\nWired frames.", path="/g/frames.org", place="frames")
     assert heading.title == "Frames and foundations" and heading.body.startswith("# Frames and foundations")

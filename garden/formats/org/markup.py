@@ -73,9 +73,10 @@ _ARTICLE_FILES = (".pdf",)  # files the garden reads as notes of their own, name
 
 @dataclass
 class OrgDocument:
-    keywords: dict[str, str] = field(
-        default_factory=dict
-    )  # lower-case key -> value (repeated: joined by a space)
+    # Lower-case key -> value (a key written twice: its values joined by a space).
+    keywords: dict[str, str] = field(default_factory=dict)
+    # Keywords written inside a subtree left out: never shown, but a file's privacy marker still counts there.
+    hidden_keywords: dict[str, str] = field(default_factory=dict)
     properties: dict[str, str] = field(default_factory=dict)  # the file's property drawer, lower-case keys
     tags: list[str] = field(default_factory=list)  # `#+FILETAGS:` and the kept headings' tags, as written
     heading_ids: dict[str, str] = field(default_factory=dict)  # a kept heading's `:ID:` -> its title's words
@@ -273,12 +274,9 @@ class _Converter:
                 index = self.block(index, block[1].lower(), block[2])
                 continue
             if keyword := _KEYWORD.match(line):
-                if self.dropped_below is None:
-                    key = keyword[1].lower()
-                    joined = (
-                        f"{document.keywords[key]} {keyword[2]}" if key in document.keywords else keyword[2]
-                    )
-                    document.keywords[key] = joined.strip()
+                kept = document.keywords if self.dropped_below is None else document.hidden_keywords
+                key = keyword[1].lower()
+                kept[key] = f"{kept[key]} {keyword[2]}".strip() if key in kept else keyword[2].strip()
                 index += 1
                 continue
             if drawer := self._drawer_at(index):

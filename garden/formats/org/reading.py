@@ -89,8 +89,9 @@ def _front_matter(document: OrgDocument) -> dict[str, Any]:
         written = _ISO_DATE.search(fields.get(key, ""))
         if written:
             meta[key] = written.group(0)
-    marked = private_marker(fields)
-    filetags = {tag.lower() for tag in tags_written(document.keywords.get("filetags", ""))}
+    marked = private_marker({**document.hidden_keywords, **fields})
+    written_tags = (document.keywords.get("filetags", ""), document.hidden_keywords.get("filetags", ""))
+    filetags = {tag.lower() for tags in written_tags for tag in tags_written(tags)}
     if marked or PRIVATE_TAGS & filetags:
         meta["private"] = True
     return meta
