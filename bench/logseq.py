@@ -11,9 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.imports import GENERATED_WORDS
-from garden.formats import logseq
-from garden.formats.gardening import editor_markup_removed
-from garden.formats.markdown import parse_article_file, written_links
+from garden.formats.registry import formats_opened
 from garden.models import Article
 from garden.sync import garden_import
 from garden.walk import article_files
@@ -70,12 +68,8 @@ def _read_seconds(folder: Path) -> float:
     """Reading a garden as an import does, without the database: its notes parsed, a graph's resolved."""
     began = time.perf_counter()
     root = folder.resolve()
-    graph = logseq.graph_of(root)
-    notes = [parse_article_file(path, root, graph=graph) for path in article_files(root)]
-    if graph is not None:
-        logseq.pages_resolved(
-            notes, body_words=lambda text: editor_markup_removed(text)[0], links_of=written_links
-        )
+    formats = formats_opened(root)
+    formats.gathered([formats.parse(path, root) for path in article_files(root)])
     return time.perf_counter() - began
 
 

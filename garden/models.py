@@ -20,8 +20,8 @@ from django.urls import reverse
 from pgvector.django import HnswIndex, VectorField
 
 from garden.answering.phrases import phrase_keys, question_phrases
+from garden.skips import skipped_words
 from garden.vocabulary import NAME_SLUG_LIMIT, NAME_TITLE_LIMIT
-from garden.walk import skipped_words
 from providers.embeddings import DIMENSIONS
 
 
@@ -209,7 +209,7 @@ class Article(models.Model):
 
     # Names of any length a file system allows (and a Logseq namespace makes longer) are kept whole: no column
     # that holds a title, name or path has a limit. A slug is cut to its column and told apart by a hash
-    # (`garden.formats.markdown.article_slug`).
+    # (`garden.formats.note.article_slug`).
     slug = models.SlugField(max_length=200, unique=True, allow_unicode=True)
     title = models.CharField(max_length=None)
     path = models.CharField(

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from garden.formats.markdown import ArticleFileError, ParsedArticle
+from garden.formats.note import ArticleFileError, ParsedArticle
 from garden.syntax import slugify
 
 GARDEN_FILE = "_garden.yaml"

@@ -1,34 +1,30 @@
 """What a garden folder holds: the files to import, the files private by their place, and the files that are not
 read, each with a reason an operator can act on.
 
-Private by place: files and folders whose name starts with '.' (`.obsidian/`, `.trash/`) or '_' (except Hugo's
-`_index.md`, a section's own page), the folders in
-PRIVATE_FOLDERS, Logseq's copies of pages (`logseq/bak/`, `logseq/version-files/`) and the paths the garden's
-`.gardenignore` matches (gitignore syntax). A symbolic link is followed only to a file inside the garden that is
+Private by place: files and folders whose name starts with '.' (`.obsidian/`, `.trash/`) or '_' (except the files
+a format publishes, as Hugo's `_index.md`, a section's own page), the folders in PRIVATE_FOLDERS, a format's own
+places (Logseq's copies of pages, `logseq/bak/`: `garden.formats.registry.private_place`) and the paths the
+garden's `.gardenignore` matches (gitignore syntax). A symbolic link is followed only to a file inside the garden that is
 not private by its own place; a link to a note the walk reaches anyway is not read twice. Nothing here raises
 for one file: whatever cannot be read is named in `skipped`.
 """
 
 from __future__ import annotations
 
-import itertools
 import os
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path, PurePosixPath
 
 import pathspec
 
+from garden.skips import SkipKind as SkipKind  # callers and tests import it from here too
 from garden.syntax import IMAGES
 
 IGNORE_FILE = ".gardenignore"  # gitignore syntax, at the garden's root
 # Folders that hold an editor's settings, deleted notes, templates or packages, never notes to publish.
 PRIVATE_FOLDERS = frozenset({"templates", "node_modules"})
-# Logseq's own copies of pages, in its `logseq/` folder: a copy saved before a page was made private would
-# publish what the page no longer does.
-LOGSEQ_COPIES = frozenset({"bak", "version-files"})
 # Version control's own folders: their files are history's objects, never notes by name, and can be many.
 NOT_WALKED = frozenset({".git", ".hg", ".svn"})
 
@@ -43,51 +39,6 @@ NAME_NOT_UTF8 = "its name is not valid UTF-8; rename it to import it"
 FOLDER_UNREADABLE = "the folder cannot be read ({error}); the notes in it are left out until it can"
 IGNORE_UNREADABLE = "cannot be read ({error}); every note is withheld as private until it can"
 CANNOT_READ = "cannot be read: {error}"
-# Hugo's page of a section (`content/posts/_index.md`): published like any page, though its name starts with '_'.
-HUGO_SECTION_PAGE = "_index.md"
-
-
-class SkipKind(StrEnum):
-    """Why a file was left out on purpose: an import counts these in its summary and still succeeds. A file
-    not read for any other reason (unreadable, a name that is not UTF-8) is a failure: it should have been
-    imported and could not be."""
-
-    PRIVATE = "private"  # in a private place (a dot- or underscore-name, a private folder, .gardenignore)
-    MARKED_PRIVATE = "marked private"  # read, and marked private, draft, unpublished or not public
-    LINK_OUTSIDE = "link outside the garden"
-    LINK_PRIVATE = "link into a private place"
-    LINK_DANGLING = "dangling link"
-    LINK_LOOP = "link loop"
-    LINK_SECOND_WAY = "second link to a note"
-    LINK_FOLDER = "link to a folder"
-    NOT_A_FILE = "special file"
-    SCANNED_PDF = "scanned PDF"
-    PDF_OVER_CAP = "PDF over the caps"
-
-
-# How a count of each kind reads: (one, many).
-SKIP_LABELS: dict[SkipKind, tuple[str, str]] = {
-    SkipKind.PRIVATE: ("in a private place", "in private places"),
-    SkipKind.MARKED_PRIVATE: ("marked private", "marked private"),
-    SkipKind.LINK_OUTSIDE: ("link outside the garden", "links outside the garden"),
-    SkipKind.LINK_PRIVATE: ("link into a private place", "links into private places"),
-    SkipKind.LINK_DANGLING: ("dangling link", "dangling links"),
-    SkipKind.LINK_LOOP: ("link loop", "link loops"),
-    SkipKind.LINK_SECOND_WAY: ("second link to a note", "second links to notes"),
-    SkipKind.LINK_FOLDER: ("link to a folder", "links to folders"),
-    SkipKind.NOT_A_FILE: ("special file", "special files"),
-    SkipKind.SCANNED_PDF: ("scanned PDF", "scanned PDFs"),
-    SkipKind.PDF_OVER_CAP: ("PDF over the caps", "PDFs over the caps"),
-}
-
-
-def skipped_words(counts: Iterable[tuple[str, int]]) -> str:
-    """Files left out on purpose, from (kind, count), most first: "6 in private places, 1 scanned PDF"."""
-    return ", ".join(
-        f"{count} {SKIP_LABELS[SkipKind(kind)][count != 1]}"
-        for kind, count in sorted(counts, key=lambda item: (-item[1], item[0]))
-        if count
-    )
 
 
 @dataclass(frozen=True)
@@ -119,6 +70,10 @@ class _Places:
     """The garden's rules of private places, applied to paths relative to its folder."""
 
     def __init__(self, folder: Path) -> None:
+        # The formats read files, and so import this module: they are asked their places once it is loaded.
+        from garden.formats import registry
+
+        self.formats = registry
         self.ignore_error: str | None = None
         lines: Iterable[str] = []
         try:
@@ -142,12 +97,12 @@ class _Places:
         if any(part.startswith(".") for part in parts):
             return True
         if any(part.startswith("_") for part in parts[:-1]) or (
-            parts[-1:] and parts[-1].startswith("_") and parts[-1] != HUGO_SECTION_PAGE
+            parts[-1:] and parts[-1].startswith("_") and not self.formats.public_place(relative)
         ):
             return True
         if any(part in PRIVATE_FOLDERS for part in folders):
             return True
-        if any(a == "logseq" and b in LOGSEQ_COPIES for a, b in itertools.pairwise(folders)):
+        if self.formats.private_place(relative):
             return True
         # A name that is not UTF-8 is matched as it is shown: some pattern engines (re2) take UTF-8 only.
         return self.ignored.match_file(shown(Path(relative)))
@@ -273,7 +228,7 @@ def garden_walk(folder: Path, suffixes: Iterable[str]) -> GardenWalk:
 
 
 def article_files(folder: Path) -> list[Path]:
-    """The notes of a garden folder (recursively): its Markdown files, less what is private by place."""
+    """The Markdown files of a garden folder (recursively), less what is private by place."""
     return garden_walk(folder, {".md"}).files
 
 

@@ -34,6 +34,7 @@ from garden.answering.preflight import preflight
 from garden.chunking import Span, chunk_spans
 from garden.formats.gardening import editor_markup_removed
 from garden.formats.markdown import ArticleFileError, parse_article_text
+from garden.formats.org.reading import parse_org_text
 from garden.models import Article, ArticleRevision, Chunk, Link
 from garden.syntax import citation_numbers, strip_citations
 from providers.embeddings import DIMENSIONS
@@ -115,11 +116,33 @@ def _imported(text: str) -> Any:
         return None  # refused with a reason is an answer too; the time is what counts
 
 
+def _imported_org(text: str) -> Any:
+    try:
+        return parse_org_text(text, path="adversarial.org", place="adversarial")
+    except ArticleFileError:
+        return None
+
+
+# Org's own openers, read by the Org format only: emphasis and verbatim marks that never close, blocks and
+# drawers that never end, headings, links.
+ORG_PIECES = {
+    "org emphasis openers": " *a",
+    "org italic openers": " /a",
+    "org verbatim openers": " =a",
+    "org block openers": "#+BEGIN_SRC\n",
+    "org drawer openers": ":a:\n",
+    "org headings": "* a\n",
+    "org link openers": "[[file:a",
+    "org keywords": "#+a: b\n",
+}
+
+
 ENTRY_POINTS: dict[str, Callable[[str], Any]] = {
     "pre-flight": preflight,
     "check text preparation": strip_citations,
     "citation numbers": citation_numbers,
     "note import": _imported,
+    "org note import": _imported_org,
     "editor markup": editor_markup_removed,
     "chunking": chunk_spans,
     "claim splitting": split_claims,
@@ -150,6 +173,13 @@ def test_every_text_entry_point_is_linear_in_adversarial_text(
     entry_point: Callable[[str], Any], piece: str
 ) -> None:
     units = _units(entry_point, _text(piece))
+    assert units < UNITS_ALLOWED, f"{units:.0f} units of a plain scan for 1 MB of {piece!r}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("piece", ORG_PIECES.values(), ids=ORG_PIECES.keys())
+def test_org_import_is_linear_in_adversarial_org_text(piece: str) -> None:
+    units = _units(_imported_org, _text(piece))
     assert units < UNITS_ALLOWED, f"{units:.0f} units of a plain scan for 1 MB of {piece!r}"
 
 

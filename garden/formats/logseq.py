@@ -14,20 +14,31 @@ from __future__ import annotations
 import calendar
 import datetime
 import hashlib
+import itertools
 import logging
 import re
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import unquote
 
-from garden.syntax import link_unwrapped
+from django.conf import settings
 
-if TYPE_CHECKING:
-    from garden.formats.markdown import ParsedArticle, WrittenLink
+from garden.formats import markdown
+from garden.formats.gardening import editor_markup_removed
+from garden.formats.markdown import (
+    DATE_FIELDS,
+    MARKDOWN_SUFFIX,
+    EditorPage,
+    parse_article_file,
+    written_links,
+)
+from garden.formats.note import ParsedArticle, WrittenLink, article_slug
+from garden.formats.protocol import ImportedTitle
+from garden.syntax import link_unwrapped
 
 logger = logging.getLogger(__name__)
 
@@ -269,6 +280,53 @@ class Graph:
         parts = PurePosixPath(relative_path).parts
         return len(parts) == 2 and parts[0] in STORAGE_FOLDERS
 
+    def page_read(
+        self, meta: dict[str, Any], properties: dict[str, Any], body: str, place: str
+    ) -> EditorPage:
+        """A Logseq page: its title is `title::` (or front matter's), else its file name in the graph's format,
+        a journal's its date in the graph's title format; `alias::`, `tags::` and `type::` are lists of names
+        (`[[a]], b`), `type::` kept as tags; `description::` is the page's first text; date properties in the
+        graph's date format are dates; block properties are no text."""
+        journal = self.journal_date(place)
+        written = [meta.get("title"), properties.get("title")]
+        title = next(
+            (str(t).strip() for t in written if isinstance(t, str | int | float) and str(t).strip()), None
+        )
+        title = title or self.title_of(place)
+        read: dict[str, Any] = {}
+        for key in ("alias", "aliases"):
+            if isinstance(properties.get(key), str):
+                read[key] = list(properties_listed(properties[key]))
+        tags = [
+            name
+            for key in ("tags", "tag", "type")
+            if isinstance(properties.get(key), str)
+            for name in properties_listed(properties[key])
+        ]
+        if tags:
+            read["tags"], read["tag"] = tags, None
+        for key in DATE_FIELDS:
+            value = properties.get(key)
+            if isinstance(value, str):
+                # A property, not front matter: one that is no date in any format the graph uses is left out.
+                read[key] = self.date_value(value)
+        description = str(properties.get("description") or "").strip()
+        linked = " ".join(
+            str(properties[key]) for key in ("tags", "tag", "type") if isinstance(properties.get(key), str)
+        )
+        text = logseq_body(body)
+        if description:
+            text = f"{description}\n\n{text}"
+        return EditorPage(
+            title=title,
+            body=text,
+            properties=read,
+            description=description,
+            date=journal,
+            linked=f"\n{linked}" if "[[" in linked else "",
+            hidden=self.hides(place),
+        )
+
     def hides(self, relative_path: str) -> bool:
         """Whether `:hidden` names the file at `relative_path` (without `.md`) or a folder it is in."""
         path = "/" + relative_path.lstrip("/")
@@ -477,13 +535,15 @@ class ResolvedGraph:
 def pages_resolved(
     notes: Sequence[ParsedArticle],
     *,
+    blocks: Mapping[str, dict[str, Block]],
     body_words: Callable[[str], str],
     links_of: Callable[[str], tuple[WrittenLink, ...]],
 ) -> ResolvedGraph:
     """The graph's pages as Logseq shows them: one page per title (the first by path; the others are
     reported once, with every path), and every block reference and macro resolved. A page whose text now
     holds words of other pages gets a content hash of what it shows, so an edit of a referenced block
-    reaches it on the next sync, and links to their pages. `body_words` cleans a block's text as a page body
+    reaches it on the next sync, and links to their pages. `blocks` are the pages' blocks others may reference,
+    by the place of their page (`page_blocks`); `body_words` cleans a block's text as a page body
     is cleaned; `links_of` reads the links of a text."""
     by_title: dict[str, list[ParsedArticle]] = defaultdict(list)
     for note in notes:
@@ -500,7 +560,7 @@ def pages_resolved(
     order = {id(note): i for i, note in enumerate(notes)}
     kept.sort(key=lambda note: order[id(note)])
     table: dict[str, tuple[Block, ParsedArticle]] = {
-        uuid: (block, note) for note in kept for uuid, block in note.blocks.items()
+        uuid: (block, note) for note in kept for uuid, block in blocks.get(note.relative_path, {}).items()
     }
 
     shown: set[str] = set()  # the places of the pages whose words the page being resolved shows
@@ -546,7 +606,6 @@ def pages_resolved(
                 anchors=anchors,
                 content_hash=digest,
                 links=links,
-                resolved=True,
                 shows=tuple(sorted(shown)),
             )
         )
@@ -592,3 +651,90 @@ def logseq_body(body: str) -> str:
         if not _BLOCK_FENCE.fullmatch(line):
             lines.append(line)
     return BLOCK_PROPERTY.sub("", "\n".join(lines))
+
+
+# Logseq's own copies of pages, in its `logseq/` folder: a copy saved before a page was made private would
+# publish what the page no longer does.
+LOGSEQ_COPIES = frozenset({"bak", "version-files"})
+
+
+class _PagesRead:
+    """A graph's rules for reading its pages (`Graph.page_read`), keeping the blocks of each page that others
+    may reference, by its place: they are the graph's to resolve, not the note's."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.blocks: dict[str, dict[str, Block]] = {}
+
+    def page_read(
+        self, meta: dict[str, Any], properties: dict[str, Any], body: str, place: str
+    ) -> EditorPage:
+        blocks = page_blocks(body)
+        if blocks:
+            self.blocks[place] = blocks
+        return self.graph.page_read(meta, properties, body, place)
+
+
+class LogseqContext:
+    """A Logseq graph for one sync, its `config.edn` read once; none when the garden is no graph. Its pages
+    hold each other's blocks, so they are resolved once all are read (`gathered`) and never read again."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.graph = graph_of(folder.resolve()) if folder is not None else None
+        self.pages = _PagesRead(self.graph) if self.graph is not None else None
+        self.notices: list[tuple[str, str]] = []
+        if folder is not None and self.graph is not None and self.graph.problem:
+            self.notices.append((str(folder / CONFIG), self.graph.problem))
+
+    def owns(self, path: Path) -> bool:
+        return self.graph is not None and path.suffix.lower() == MARKDOWN_SUFFIX
+
+    def parse(self, path: Path, root: Path | None) -> ParsedArticle:
+        max_bytes = settings.GARDEN_NOTE_MAX_BYTES
+        return parse_article_file(path, root=root, max_bytes=max_bytes, rules=self.pages)
+
+    def slug_of(self, place: str) -> str:
+        if self.graph is not None and self.graph.is_page(place):
+            return article_slug(self.graph.title_of(place), place)
+        return article_slug(place, place)
+
+    def rereadable(self, note: ParsedArticle) -> bool:
+        return False  # its text holds other pages' blocks
+
+    def gathered(self, notes: Sequence[ParsedArticle]) -> list[ParsedArticle]:
+        if self.pages is None:
+            return list(notes)
+        resolved = pages_resolved(
+            notes,
+            blocks=self.pages.blocks,
+            body_words=lambda text: editor_markup_removed(text)[0],
+            links_of=written_links,
+        )
+        self.notices += resolved.duplicates
+        return resolved.notes
+
+
+class LogseqFormat:
+    """Logseq graphs: a folder with `logseq/config.edn` (or `pages/` and `journals/`), read as Logseq shows it."""
+
+    name = "logseq"
+    suffixes = frozenset({MARKDOWN_SUFFIX})
+
+    def place_of(self, relative: PurePosixPath) -> str:
+        return markdown.FORMAT.place_of(relative)
+
+    def content_hash(self, data: bytes) -> str:
+        return markdown.FORMAT.content_hash(data)
+
+    def private_place(self, relative: PurePosixPath) -> bool:
+        folders = [part.lower() for part in relative.parts[:-1]]
+        return any(a == "logseq" and b in LOGSEQ_COPIES for a, b in itertools.pairwise(folders))
+
+    def public_place(self, relative: PurePosixPath) -> bool:
+        return False
+
+    def opened(self, root: Path | None, imported: ImportedTitle | None) -> LogseqContext:
+        return LogseqContext(root)
+
+
+FORMAT = LogseqFormat()

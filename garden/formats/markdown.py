@@ -17,14 +17,22 @@ import hashlib
 import re
 import stat
 import tomllib
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
+from django.conf import settings
 
-from garden.formats import logseq
 from garden.formats.gardening import editor_markup_removed, page_properties
+
+# The note types are every format's (`garden.formats.note`); callers and tests import them from here too.
+from garden.formats.note import ArticleFileError as ArticleFileError
+from garden.formats.note import ParsedArticle as ParsedArticle
+from garden.formats.note import WrittenLink as WrittenLink
+from garden.formats.note import article_slug as article_slug
+from garden.formats.protocol import ImportedTitle
 from garden.syntax import (
     ATTACHMENTS,
     HEADING_1,
@@ -35,7 +43,6 @@ from garden.syntax import (
     link_unwrapped,
     slugify,
     without_code,
-    written_key,
 )
 from garden.text import storable
 from garden.walk import CANNOT_READ, NOT_A_FILE
@@ -53,7 +60,6 @@ FLAG_WORDS = {
     "off": False,
     "0": False,
 }
-SLUG_MAX_CHARS = 200  # Article.slug's column; a longer slug is cut and told apart by a hash of the whole
 NOTE_TOO_LARGE = "is {size}; notes are limited to {limit} (GARDEN_NOTE_MAX_BYTES)"
 NOT_TEXT = "is not text: it holds NUL bytes (a binary file named .md?)"
 NOT_UTF8 = "not valid UTF-8 text (byte {start})"
@@ -77,58 +83,6 @@ INLINE_TAG = re.compile(r"(?<![\w#&/(\[])#([\w/-]*[^\W\d_][\w/-]*)")
 # (garden.formats.pdf.reading).
 ARTICLE_FILES = (".pdf",)
 DATE_FIELDS = ("date", "updated", "modified", "last_modified", "created")
-
-
-class ArticleFileError(Exception):
-    """A file that cannot be imported; the message says why, in words an editor can act on. `marked_private`:
-    what could be read of it says the note is private."""
-
-    def __init__(self, message: str, *, marked_private: bool = False) -> None:
-        super().__init__(message)
-        self.marked_private = marked_private
-
-
-@dataclass(frozen=True)
-class WrittenLink:
-    """A link as the note writes it: `[[target|text]]` (wiki) or `[text](target.md)` (markdown)."""
-
-    target: str  # as written, without its `#heading` or `#^block`
-    text: str
-    markdown: bool = False
-
-    @property
-    def key(self) -> str:
-        """How the page finds this link again: case and `.md` do not matter, `%20` is a space."""
-        return written_key(self.target)
-
-
-@dataclass(frozen=True, slots=True)  # a garden holds one a note while it imports: no __dict__ each
-class ParsedArticle:
-    slug: str
-    title: str
-    topics: tuple[str, ...]
-    themes: tuple[str, ...]
-    date: datetime.date | None
-    body: str
-    path: str
-    content_hash: str
-    links: tuple[WrittenLink, ...] = ()
-    aliases: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    relative_path: str = ""  # within the garden, without `.md`: "Sync/Security and privacy"
-    private: bool = False  # its front matter or page properties keep it out of the garden (see PRIVATE_FLAGS)
-    anchors: dict[str, int] = field(default_factory=dict)  # block id -> offset in body, for `[[Note#^id]]`
-    images: tuple[tuple[str, bool], ...] = ()  # (image as written, whether a path from the note) it shows
-    pages: tuple[
-        int, ...
-    ] = ()  # a PDF's pages: where each starts in body (garden.formats.pdf.reading); none for a note
-    names: tuple[str, ...] = ()  # other names a `[[link]]` may give it: a Logseq page's title
-    blocks: dict[str, logseq.Block] = field(default_factory=dict)  # Logseq blocks others may reference, by id
-    # Its body depends on other notes (Logseq block references were resolved in it), and where the notes live
-    # whose words it holds now.
-    resolved: bool = False
-    shows: tuple[str, ...] = ()
-    folder_is_theme: bool = True  # its top folder is a theme; Logseq's `pages/` and `journals/` are not
 
 
 def _names(meta: dict[str, Any], *keys: str) -> tuple[str, ...]:
@@ -261,17 +215,6 @@ def written_links(text: str) -> tuple[WrittenLink, ...]:
     return _links(without_code(text))
 
 
-def article_slug(written: str, place: str) -> str:
-    """The slug of the note at `place` (its path in the garden) whose slug is written as `written`: never empty
-    (a name of emoji or punctuation only is `note-` and a hash of its place) and never longer than its column."""
-    slug = slugify(written)
-    if not slug:
-        return f"note-{hashlib.sha256(place.encode()).hexdigest()[:8]}"
-    if len(slug) > SLUG_MAX_CHARS:
-        return f"{slug[: SLUG_MAX_CHARS - 9].rstrip('-')}-{hashlib.sha256(slug.encode()).hexdigest()[:8]}"
-    return slug
-
-
 def _toml_front_matter(match: re.Match[str]) -> dict[str, Any]:
     try:
         return tomllib.loads(match.group(1))
@@ -350,15 +293,15 @@ def parse_article_text(
     slug: str,
     relative_path: str = "",
     modified: datetime.date | None = None,
-    graph: logseq.Graph | None = None,
+    rules: PageRules | None = None,
 ) -> ParsedArticle:
     """Parse one note's text. Raises ArticleFileError with the reason when it cannot be imported.
 
     `slug` is used unless the front matter names one; `relative_path` is the note's place in the garden
     ("Sync/Security and privacy"), whose last part is the title of a note with no other; `modified` is the
     file's modification date, its date when the front matter gives none. A note is private when its front
-    matter or its page properties say so (PRIVATE_FLAGS). In a Logseq `graph`, the note is a page or journal
-    read as Logseq shows it (see `_logseq_read`).
+    matter or its page properties say so (PRIVATE_FLAGS). With an editor's `rules`, the note is a page read as
+    the editor shows it (a Logseq graph's page or journal: `garden.formats.logseq.Graph.page_read`).
     """
     if "\x00" in raw:
         raise ArticleFileError(NOT_TEXT)
@@ -366,7 +309,7 @@ def parse_article_text(
     meta, body = _front_matter(raw)
     properties, body = page_properties(body)
     place = relative_path or slug
-    page = _logseq_read(graph, meta, properties, body, place) if graph is not None else None
+    page = rules.page_read(meta, properties, body, place) if rules is not None else None
     if page is not None:
         slug, body = page.title, page.body
         properties = {**properties, **page.properties}
@@ -416,71 +359,29 @@ def parse_article_text(
             )
         ),
         names=(page.title,) if page is not None else (),
-        blocks=page.blocks if page is not None else {},
         folder_is_theme=page is None,
     )
 
 
 @dataclass(frozen=True)
-class _LogseqPage:
+class EditorPage:
+    """A note as an editor with rules of its own shows it (a page of a Logseq graph: `PageRules`)."""
+
     title: str
-    body: str  # without block properties, its description first
-    properties: dict[str, Any]  # page properties as this module reads them (lists of names, dates)
+    body: str  # as the editor shows it, its description first
+    properties: dict[str, Any]  # its page properties as this module reads them (lists of names, dates)
     description: str
     date: datetime.date | None  # a journal's
     linked: str  # `[[links]]` its properties make (tags, type), to be read as its links
-    blocks: dict[str, logseq.Block]
-    hidden: bool
+    hidden: bool  # the editor leaves it out of the garden
 
 
-def _logseq_read(
-    graph: logseq.Graph, meta: dict[str, Any], properties: dict[str, Any], body: str, place: str
-) -> _LogseqPage:
-    """A Logseq page: its title is `title::` (or front matter's), else its file name in the graph's format,
-    a journal's its date in the graph's title format; `alias::`, `tags::` and `type::` are lists of names
-    (`[[a]], b`), `type::` kept as tags; `description::` is the page's first text; date properties in the
-    graph's date format are dates; block properties are no text."""
-    journal = graph.journal_date(place)
-    written = [meta.get("title"), properties.get("title")]
-    title = next(
-        (str(t).strip() for t in written if isinstance(t, str | int | float) and str(t).strip()), None
-    )
-    title = title or graph.title_of(place)
-    read: dict[str, Any] = {}
-    for key in ("alias", "aliases"):
-        if isinstance(properties.get(key), str):
-            read[key] = list(logseq.properties_listed(properties[key]))
-    tags = [
-        name
-        for key in ("tags", "tag", "type")
-        if isinstance(properties.get(key), str)
-        for name in logseq.properties_listed(properties[key])
-    ]
-    if tags:
-        read["tags"], read["tag"] = tags, None
-    for key in DATE_FIELDS:
-        value = properties.get(key)
-        if isinstance(value, str):
-            # A property, not front matter: one that is no date in any format the graph uses is left out.
-            read[key] = graph.date_value(value)
-    description = str(properties.get("description") or "").strip()
-    linked = " ".join(
-        str(properties[key]) for key in ("tags", "tag", "type") if isinstance(properties.get(key), str)
-    )
-    blocks = logseq.page_blocks(body)
-    text = logseq.logseq_body(body)
-    if description:
-        text = f"{description}\n\n{text}"
-    return _LogseqPage(
-        title=title,
-        body=text,
-        properties=read,
-        description=description,
-        date=journal,
-        linked=f"\n{linked}" if "[[" in linked else "",
-        blocks=blocks,
-        hidden=graph.hides(place),
-    )
+class PageRules(Protocol):
+    """How an editor with rules of its own reads a note's text into a page (`garden.formats.logseq.Graph`)."""
+
+    def page_read(
+        self, meta: dict[str, Any], properties: dict[str, Any], body: str, place: str
+    ) -> EditorPage: ...
 
 
 def size_shown(size: int) -> str:
@@ -493,7 +394,7 @@ def parse_article_file(
     root: Path | None = None,
     *,
     max_bytes: int | None = None,
-    graph: logseq.Graph | None = None,
+    rules: PageRules | None = None,
 ) -> ParsedArticle:
     """Parse the note at `path`; its slug is its path below `root` (the garden's folder), so that
     `Sync/Security and privacy.md` and `Publish/Security and privacy.md` are two articles. A note larger than
@@ -529,5 +430,57 @@ def parse_article_file(
         slug=relative_path,
         relative_path=relative_path,
         modified=modified,
-        graph=graph if inside else None,
+        rules=rules if inside else None,
     )
+
+
+# Hugo's page of a section (`content/posts/_index.md`): published like any page, though its name starts with '_'.
+HUGO_SECTION_PAGE = "_index.md"
+MARKDOWN_SUFFIX = ".md"
+
+
+class MarkdownContext:
+    """Markdown notes in a garden: each read on its own, so each may be read again to be written."""
+
+    def __init__(self) -> None:
+        self.notices: list[tuple[str, str]] = []
+
+    def owns(self, path: Path) -> bool:
+        return path.suffix.lower() == MARKDOWN_SUFFIX
+
+    def parse(self, path: Path, root: Path | None) -> ParsedArticle:
+        return parse_article_file(path, root=root, max_bytes=settings.GARDEN_NOTE_MAX_BYTES)
+
+    def slug_of(self, place: str) -> str:
+        return article_slug(place, place)
+
+    def rereadable(self, note: ParsedArticle) -> bool:
+        return True
+
+    def gathered(self, notes: Sequence[ParsedArticle]) -> list[ParsedArticle]:
+        return list(notes)
+
+
+class MarkdownFormat:
+    """Markdown notes, with the conventions of Obsidian, Foam, Dendron, MkDocs and Hugo (see this module)."""
+
+    name = "markdown"
+    suffixes = frozenset({MARKDOWN_SUFFIX})
+
+    def place_of(self, relative: PurePosixPath) -> str:
+        return relative.with_suffix("").as_posix()
+
+    def content_hash(self, data: bytes) -> str:
+        return content_hash(data.decode("utf-8", errors="replace"))
+
+    def private_place(self, relative: PurePosixPath) -> bool:
+        return False
+
+    def public_place(self, relative: PurePosixPath) -> bool:
+        return relative.name == HUGO_SECTION_PAGE
+
+    def opened(self, root: Path | None, imported: ImportedTitle | None) -> MarkdownContext:
+        return MarkdownContext()
+
+
+FORMAT = MarkdownFormat()

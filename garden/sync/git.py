@@ -30,7 +30,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from garden.formats.pdf.reading import is_pdf, pdf_place
+from garden.formats.registry import is_note, place_of
 from garden.models import ArticleRevision, Sync
 from garden.sync.importing import ImportReport, garden_import, sync_record
 from garden.sync.lifecycle import garden_articles
@@ -252,12 +252,12 @@ class GitGarden:
 
 
 def _is_note(path: str) -> bool:
-    return path.lower().endswith(".md") or is_pdf(Path(path))
+    return is_note(path)
 
 
 def _place(path: str) -> str:
     """A note's place in its garden as `Article.path` records it (see `importing._place_of`)."""
-    return pdf_place(Path(path)) if is_pdf(Path(path)) else Path(path).with_suffix("").as_posix()
+    return place_of(Path(path))
 
 
 def last_imported(garden: GitGarden) -> str:

@@ -10,7 +10,7 @@ import posixpath
 from collections import defaultdict
 from pathlib import Path
 
-from garden.formats.markdown import ParsedArticle
+from garden.formats.note import ParsedArticle
 from garden.models import Image
 from garden.syntax import written_key
 from garden.walk import image_files

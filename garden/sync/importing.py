@@ -14,21 +14,14 @@ from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.db import DatabaseError, reset_queries, transaction
 
 from garden.chunking import chunk_spans
-from garden.formats import logseq
-from garden.formats.gardening import editor_markup_removed
-from garden.formats.markdown import (
-    ArticleFileError,
-    ParsedArticle,
-    article_slug,
-    parse_article_file,
-    written_links,
-)
-from garden.formats.pdf.reading import PdfLeftOut, is_pdf, parse_pdf_file, pdf_place
+from garden.formats.note import ArticleFileError, ParsedArticle
+from garden.formats.protocol import NoteLeftOut
+from garden.formats.registry import GARDEN_SUFFIXES, GardenFormats, formats_opened, place_of
 from garden.models import Article, ArticleRevision, Link, Sync
+from garden.skips import SkipKind, skipped_words
 from garden.sync.embedding import Embedded, Progress, groups_embedded
 from garden.sync.fanout import FanOutError, Workers, groups_embedded_on_workers
 from garden.sync.images import ImageFinder
@@ -60,7 +53,7 @@ from garden.sync.writing import (
     vocabulary_apply,
 )
 from garden.vocabulary import has_vocabulary_file, read_vocabulary, vocabulary_derived
-from garden.walk import SkipKind, garden_walk, shown, skipped_words
+from garden.walk import garden_walk, shown
 
 logger = logging.getLogger(__name__)
 
@@ -113,12 +106,12 @@ class ImportReport:
         return SKIPPED_SUMMARY.format(total=kinds.total(), counts=skipped_words(kinds.items()))
 
 
-GARDEN_FILES = frozenset({".md", ".pdf"})  # what a garden's walk reads: notes and PDFs
+GARDEN_FILES = GARDEN_SUFFIXES  # what a garden's walk reads: the files of every format
 GROUP_CHUNKS = 256  # chunks embedded, then written, at a time: an interrupted import loses at most one group
 # The groups with their vectors, in order: encoded in this process, or by the Celery workers.
 Embedder = Callable[[Iterable[Sequence[Pending]], Progress | None], Iterator[Embedded]]
 Spans = list[tuple[int, int]]  # where a note's passages start and end in its text
-# The anchors and blocks of every held note (`_held`): one empty mapping for all, as a held note is never written to.
+# The anchors of every held note (`_held`): one empty mapping for all, as a held note is never written to.
 _NOTHING: dict[str, Any] = {}
 IMPORT_STOPPED = "{reason} {stored} note(s) were stored before it stopped; run the import again to resume."
 NOTE_UNEXPECTED = "could not be read ({error}); this is a fault of the import, please report it"
@@ -160,7 +153,7 @@ def _notes_read(
     files: Sequence[Path],
     folder: Path,
     root: Path,
-    graph: logseq.Graph | None,
+    formats: GardenFormats,
     report: ImportReport,
     chunks: dict[str, int],
 ) -> tuple[dict[str, ParsedArticle], dict[str, tuple[str, str]]]:
@@ -169,7 +162,7 @@ def _notes_read(
     be neither shown nor mistaken for deleted ones. Notes whose names make one slug are told apart (see
     `slugs_apart`).
 
-    A note that can be read again (`_rereadable`) is held with only what the sync decides by before writing
+    A note that its format can read again (`GardenFormats.rereadable`) is held with only what the sync decides by before writing
     (`_held`): it is read again, whole, when its group is written (`_notes_in_flight`), so the import holds
     the text of the notes in flight, not the garden's. How many passages it has is kept in `chunks`, by path,
     when its text may be new (its hash is none of this garden's revisions'), to make the groups."""
@@ -178,17 +171,15 @@ def _notes_read(
     )
     parsed_notes: list[ParsedArticle] = []
     unread: dict[str, tuple[str, str]] = {}
-    if graph is not None and graph.problem:
-        report.notices.append((str(folder / logseq.CONFIG), graph.problem))
     for path in files:
         # Read at its place under the resolved folder: a link is read under its own name, never its target's.
         where = root / path.relative_to(folder) if folder.is_dir() else path.resolve()
         try:
-            parsed = _file_parse(where, root if folder.is_dir() else None, graph)
-        except PdfLeftOut as left_out:
+            parsed = formats.parse(where, root if folder.is_dir() else None)
+        except NoteLeftOut as left_out:
             report.skipped.append((str(path), left_out.kind, str(left_out)))
             unread[_place_of(path, folder)] = (
-                _slug_of(path, folder, graph),
+                _slug_of(path, folder, formats),
                 LEFT_OUT.format(reason=left_out),
             )
             continue
@@ -196,7 +187,7 @@ def _notes_read(
             error = _reading_failed(raised, path)
             report.failures.append((str(path), str(error)))
             unread[_place_of(path, folder)] = (
-                _slug_of(path, folder, graph),
+                _slug_of(path, folder, formats),
                 UNREADABLE.format(reason=error),
             )
             continue
@@ -204,32 +195,14 @@ def _notes_read(
             report.private += 1
             unread[parsed.relative_path or _place_of(path, folder)] = (parsed.slug, PRIVATE)
             continue
-        if _rereadable(parsed, graph):
+        if formats.rereadable(parsed):
             if parsed.content_hash not in known:
                 chunks[parsed.path] = len(_spans(parsed))
             parsed = _held(parsed)
         parsed_notes.append(parsed)
-    if graph is not None:
-        resolved = logseq.pages_resolved(
-            parsed_notes, body_words=lambda text: editor_markup_removed(text)[0], links_of=written_links
-        )
-        parsed_notes = resolved.notes
-        report.notices += resolved.duplicates
+    parsed_notes = formats.gathered(parsed_notes)
+    report.notices += formats.notices
     return {parsed.slug: parsed for parsed in slugs_apart(parsed_notes)}, unread
-
-
-def _file_parse(where: Path, root: Path | None, graph: logseq.Graph | None) -> ParsedArticle:
-    """The note or PDF at `where`, read under the caps of settings (a note of a Logseq graph as Logseq shows it)."""
-    if is_pdf(where):
-        return parse_pdf_file(
-            where,
-            root=root,
-            max_bytes=settings.GARDEN_PDF_MAX_BYTES,
-            max_pages=settings.GARDEN_PDF_MAX_PAGES,
-            max_seconds=settings.GARDEN_PDF_MAX_SECONDS,
-            imported=_imported_title,
-        )
-    return parse_article_file(where, root=root, max_bytes=settings.GARDEN_NOTE_MAX_BYTES, graph=graph)
 
 
 def _reading_failed(error: Exception, path: Path) -> ArticleFileError:
@@ -240,19 +213,11 @@ def _reading_failed(error: Exception, path: Path) -> ArticleFileError:
     return ArticleFileError(NOTE_UNEXPECTED.format(error=f"{type(error).__name__}: {error}"))
 
 
-def _rereadable(note: ParsedArticle, graph: logseq.Graph | None) -> bool:
-    """Whether the note's text may be dropped after the first reading and read again to be written: not a PDF
-    (each reading is a process of its own), nor a page of a Logseq graph (its text holds other pages' blocks)."""
-    return graph is None and not note.pages
-
-
 def _held(note: ParsedArticle) -> ParsedArticle:
     """What a sync holds of a note it reads again to write it: the names by which it finds and links it, its
     hash and the topics and themes its author gave it; not its text, nor what is read from it (title, tags,
     links, anchors, images: the topics and themes derived from them come after the reading again)."""
-    return replace(
-        note, body="", title="", tags=(), date=None, links=(), anchors=_NOTHING, images=(), blocks=_NOTHING
-    )
+    return replace(note, body="", title="", tags=(), date=None, links=(), anchors=_NOTHING, images=())
 
 
 def _spans(note: ParsedArticle) -> Spans:
@@ -260,27 +225,24 @@ def _spans(note: ParsedArticle) -> Spans:
 
 
 def _imported_title(slug: str, digest: str) -> str | None:
-    """The title under which a text of this hash was imported for this slug, or None: a PDF is read again only
-    when its bytes changed (reading one costs tens of milliseconds a page)."""
+    """The title under which a text of this hash was imported for this slug, or None: a format whose reading
+    is dear (a PDF's costs tens of milliseconds a page) reads again only what changed."""
     revisions = ArticleRevision.objects.filter(article__slug=slug, content_hash=digest)
     return revisions.values_list("title", flat=True).first()
 
 
 def _place_of(path: Path, folder: Path) -> str:
-    """Where a file's note lives in its garden, as its article records it (`Article.path`): without `.md`, a
-    PDF with its suffix (`pdf_place`)."""
+    """Where a file's note lives in its garden, as its article records it (`Article.path`: see
+    `garden.formats.registry.place_of`)."""
     relative = path.relative_to(folder) if folder.is_dir() else Path(path.name)
-    return pdf_place(relative) if is_pdf(path) else relative.with_suffix("").as_posix()
+    return place_of(relative)
 
 
-def _slug_of(path: Path, folder: Path, graph: logseq.Graph | None = None) -> str:
-    """The slug the place of a note that is not read (private by its place, or failed) gives it: a Logseq
-    page's, its title's in the graph's file name format. Its article is found by its place first
-    (`withheld_found`): this slug is for a note never imported there."""
-    place = _place_of(path, folder)
-    if graph is not None and not is_pdf(path) and graph.is_page(place):
-        return article_slug(graph.title_of(place), place)
-    return article_slug(place, place)
+def _slug_of(path: Path, folder: Path, formats: GardenFormats) -> str:
+    """The slug the place of a note that is not read (private by its place, or failed) gives it, as its format
+    says (a Logseq page's is its title's in the graph's file name format). Its article is found by its place
+    first (`withheld_found`): this slug is for a note never imported there."""
+    return formats.slug_of(path, _place_of(path, folder))
 
 
 def _folder_problem(folder: Path) -> tuple[str, str] | None:
@@ -358,12 +320,14 @@ def _notes_in_flight(
             yield loaded
 
 
-def _note_again(note: ParsedArticle, root: Path | None, report: ImportReport) -> ParsedArticle | None:
+def _note_again(
+    note: ParsedArticle, root: Path | None, formats: GardenFormats, report: ImportReport
+) -> ParsedArticle | None:
     """The note read again, whole, with what this import decided for it (its slug, the topics and themes its
     author gave it); None when it cannot be read now or turned private meanwhile (reported, or left to the
     next sync, which withholds it)."""
     try:
-        again = _file_parse(Path(note.path), root, None)
+        again = formats.parse(Path(note.path), root)
     except Exception as raised:  # as in `_notes_read`: one note's text never stops a sync
         report.failures.append((note.path, str(_reading_failed(raised, Path(note.path)))))
         return None
@@ -429,12 +393,14 @@ def _folder_import(
             else:
                 report.skipped.append((shown(path), kind, reason))
     chunks: dict[str, int] = {}
-    graph = logseq.graph_of(root) if folder.is_dir() else None  # config.edn read once a sync
-    notes, unread = _notes_read(files, folder, root, graph, report, chunks)
+    formats = formats_opened(folder, _imported_title)  # a Logseq graph's config.edn read once a sync
+    notes, unread = _notes_read(files, folder, root, formats, report, chunks)
     del files
     if walk is not None:
         walk = replace(walk, files=[])  # read: a path each is no longer needed while the notes are written
-        unread |= {_place_of(path, folder): (_slug_of(path, folder, graph), PRIVATE) for path in walk.private}
+        unread |= {
+            _place_of(path, folder): (_slug_of(path, folder, formats), PRIVATE) for path in walk.private
+        }
     withheld = withheld_found(root, unread, public=notes)
     del unread
     if walk is not None:
@@ -470,7 +436,7 @@ def _folder_import(
 
     def whole(note: ParsedArticle) -> ParsedArticle | None:
         """The note with its text: read again if it was held (`_held`)."""
-        return _note_again(note, reread_root, report) if _rereadable(note, graph) else note
+        return _note_again(note, reread_root, formats, report) if formats.rereadable(note) else note
 
     def load(note: ParsedArticle) -> Pending | None:
         if (read := whole(note)) is None:

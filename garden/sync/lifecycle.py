@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from garden.formats.markdown import ParsedArticle, content_hash
-from garden.formats.pdf.reading import is_pdf, pdf_hash
+from garden.formats.note import ParsedArticle
+from garden.formats.registry import file_hash, place_of
 from garden.models import Article, ArticleRevision, Chunk, Link
 from garden.sync.topic_names import topics_rederive
 
@@ -126,15 +126,16 @@ def hidden_away(
     gone = list(garden_articles(root, roots).exclude(slug__in=present).prefetch_related("revisions"))
     if not gone or not private_files:
         return {}  # the private files are read only when a note has gone from its place
-    # A PDF's article keeps its suffix in its path (`Papers/Hive study.pdf`), and its hash is of its bytes.
-    names = {(path.name if is_pdf(path) else path.stem).lower() for path in private_files}
+    # As its format places and hashes it: a PDF's article keeps its suffix in its path (`Papers/Hive
+    # study.pdf`), and its hash is of its bytes.
+    names = {PurePosixPath(place_of(Path(path.name))).name.lower() for path in private_files}
     hashes: set[str] = set()
     for path in private_files:
         try:
             data = path.read_bytes()
         except OSError:
             continue
-        hashes.add(pdf_hash(data) if is_pdf(path) else content_hash(data.decode("utf-8", errors="replace")))
+        hashes.add(file_hash(path, data))
     hidden: dict[str, str] = {}
     for article in gone:
         current = next((r for r in article.revisions.all() if not r.superseded), None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from garden.formats.markdown import ParsedArticle
+from garden.formats.note import ParsedArticle
 from garden.models import Article, Link
 from garden.sync.links import LinkResolver, Note, red_link_slug
 

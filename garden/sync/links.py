@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from garden.formats.markdown import WrittenLink, article_slug
+from garden.formats.note import WrittenLink, article_slug
 from garden.syntax import slugify, written_key
 
 

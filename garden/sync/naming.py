@@ -8,7 +8,7 @@ from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
-from garden.formats.markdown import SLUG_MAX_CHARS, ParsedArticle
+from garden.formats.note import SLUG_MAX_CHARS, ParsedArticle
 from garden.models import Article
 
 

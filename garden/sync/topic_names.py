@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from garden.formats.pdf.reading import is_pdf
+from garden.formats.registry import suffix_kept
 from garden.models import Article, Topic, names_keep
 from garden.syntax import slugify
 from garden.vocabulary import file_name, has_vocabulary_file, topics_named
@@ -71,7 +71,7 @@ def _names_given(article: Article, topic: Topic) -> list[tuple[str, list[str]]]:
     """The names `article` gives `topic`, as the import derived them. The article does not record its file's
     name as the import read it (a Logseq page is named by its title, not its file): the file name is kept
     when the topic has it, and is never added."""
-    name = file_name(article.path or article.slug, pdf=is_pdf(article.path))
+    name = file_name(article.path or article.slug, pdf=suffix_kept(article.path))
     names = [name] if name in topic.aliases else []
     return [
         (title, aliases)

@@ -10,6 +10,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connection
 
+from garden.formats.registry import is_note
 from garden.sync.git import git_garden_import
 from garden.sync.importing import ImportReport, garden_import
 
@@ -17,7 +18,7 @@ logger = logging.getLogger(__name__)
 
 
 def _garden_file(change: object, path: str) -> bool:
-    return path.lower().endswith((".md", ".pdf", ".gardenignore", "_garden.yaml"))
+    return is_note(path) or path.lower().endswith((".gardenignore", "_garden.yaml"))
 
 
 SYNC_FAILED = "the garden could not be synced; the watch goes on"

@@ -10,7 +10,7 @@ from typing import Any
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
-from garden.formats.markdown import ParsedArticle
+from garden.formats.note import ParsedArticle
 from garden.models import Article, ArticleRevision, Link, Theme, Topic, names_keep
 from garden.services import NewRevision, revisions_write
 from garden.sync.linking import ResolvedLink

@@ -63,6 +63,20 @@ def make_private_by_broken_front_matter(garden: Path) -> None:
     garden_write(garden, {"Pay review.md": broken})
 
 
+def make_private_by_org_filetags(garden: Path) -> None:
+    """The note rewritten in Org-mode (one place, `Pay review`), tagged private for the whole file."""
+    body = PRIVATE_NOTE.split("---\n", 2)[2]
+    (garden / "Pay review.md").unlink()
+    garden_write(garden, {"Pay review.org": f"#+TITLE: {SECRET_TITLE}\n#+FILETAGS: :private:\n\n{body}"})
+
+
+def make_private_by_org_property(garden: Path) -> None:
+    body = PRIVATE_NOTE.split("---\n", 2)[2]
+    (garden / "Pay review.md").unlink()
+    org = f":PROPERTIES:\n:ID: 4c2e\n:PUBLISH: nil\n:END:\n#+TITLE: {SECRET_TITLE}\n\n{body}"
+    garden_write(garden, {"Pay review.org": org})
+
+
 def make_unreadable(garden: Path) -> None:
     garden_write(garden, {"Pay review.md": PRIVATE_NOTE.encode() + b"\xff\xfe not UTF-8"})
 
@@ -73,6 +87,8 @@ WAYS: dict[str, Callable[[Path], None]] = {
     "dot-folder": make_private_by_dot_folder,
     "logseq-public-false": make_private_by_logseq_property,
     "broken-front-matter": make_private_by_broken_front_matter,
+    "org-filetags-private": make_private_by_org_filetags,
+    "org-publish-nil": make_private_by_org_property,
     "unreadable": make_unreadable,
 }
 
@@ -218,6 +234,7 @@ def test_a_note_made_private_shows_nothing_anywhere_until_public_again(garden, w
 
     (garden / ".gardenignore").unlink(missing_ok=True)
     shutil.rmtree(garden / ".private", ignore_errors=True)
+    (garden / "Pay review.org").unlink(missing_ok=True)
     (garden / "Pay review.md").write_bytes(original)
     garden_import([garden])
     assert not Article.objects.get(slug="pay-review").withheld

@@ -18,12 +18,17 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-from garden.formats.markdown import ArticleFileError, ParsedArticle, article_slug, size_shown
+from django.conf import settings
+
+from garden.formats.markdown import size_shown
+from garden.formats.note import ArticleFileError, ParsedArticle, article_slug
 from garden.formats.pdf import text_layer
-from garden.walk import CANNOT_READ, SkipKind
+from garden.formats.protocol import ImportedTitle, NoteLeftOut
+from garden.skips import SkipKind
+from garden.walk import CANNOT_READ
 
 PDF_SUFFIX = ".pdf"
 PAGE_BREAK = "\n\n"  # between two pages' text in the body: a paragraph break, so no sentence runs across
@@ -38,12 +43,8 @@ PDF_READER_FAILED = "could not be read: the reader stopped ({detail})"
 _PROJECT = Path(__file__).resolve().parent.parent  # where the reader's process imports `garden` from
 
 
-class PdfLeftOut(Exception):
+class PdfLeftOut(NoteLeftOut):
     """A PDF left out on purpose, by a rule of the garden: counted as skipped, with its kind and reason."""
-
-    def __init__(self, message: str, kind: SkipKind) -> None:
-        super().__init__(message)
-        self.kind = kind
 
 
 def is_pdf(path: Path | str) -> bool:
@@ -114,7 +115,7 @@ def parse_pdf_file(
     max_bytes: int,
     max_pages: int,
     max_seconds: float,
-    imported: Callable[[str, str], str | None] | None = None,
+    imported: ImportedTitle | None = None,
 ) -> ParsedArticle:
     """The PDF at `path` as an article; its slug is its place below `root`, suffix kept (see `pdf_place`).
     Its size is known (stat) before any of it is read, its page count before any page is.
@@ -177,3 +178,58 @@ def parse_pdf_file(
         relative_path=place,
         pages=tuple(starts),
     )
+
+
+class PdfContext:
+    """A garden's PDFs for one sync: each read in a process of its own, so never read twice in one."""
+
+    def __init__(self, imported: ImportedTitle | None) -> None:
+        self.imported = imported
+        self.notices: list[tuple[str, str]] = []
+
+    def owns(self, path: Path) -> bool:
+        return is_pdf(path)
+
+    def parse(self, path: Path, root: Path | None) -> ParsedArticle:
+        return parse_pdf_file(
+            path,
+            root=root,
+            max_bytes=settings.GARDEN_PDF_MAX_BYTES,
+            max_pages=settings.GARDEN_PDF_MAX_PAGES,
+            max_seconds=settings.GARDEN_PDF_MAX_SECONDS,
+            imported=self.imported,
+        )
+
+    def slug_of(self, place: str) -> str:
+        return article_slug(place, place)
+
+    def rereadable(self, note: ParsedArticle) -> bool:
+        return False  # a second reading would cost a second process
+
+    def gathered(self, notes: Sequence[ParsedArticle]) -> list[ParsedArticle]:
+        return list(notes)
+
+
+class PdfFormat:
+    """PDFs, by their text layer; private only by their place, as they have no front matter."""
+
+    name = "pdf"
+    suffixes = frozenset({PDF_SUFFIX})
+
+    def place_of(self, relative: PurePosixPath) -> str:
+        return pdf_place(Path(relative))
+
+    def content_hash(self, data: bytes) -> str:
+        return pdf_hash(data)
+
+    def private_place(self, relative: PurePosixPath) -> bool:
+        return False
+
+    def public_place(self, relative: PurePosixPath) -> bool:
+        return False
+
+    def opened(self, root: Path | None, imported: ImportedTitle | None) -> PdfContext:
+        return PdfContext(imported)
+
+
+FORMAT = PdfFormat()
