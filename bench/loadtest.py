@@ -188,9 +188,9 @@ BASELINE, BOUNDED, UNBOUNDED = "no Claude asks", "bounded", "unbounded"
 FAKE_ANSWER = "The garden's first source says so [1]."
 
 
-def configurations(slots: int) -> dict[str, int | None]:
-    """`WEB_CLAUDE_SLOTS` per configuration: the deployed bound `slots`, and every thread of a process."""
-    return {BASELINE: None, BOUNDED: slots, UNBOUNDED: WEB_THREADS}
+def configurations(slots: int, threads: int) -> dict[str, int | None]:
+    """`WEB_CLAUDE_SLOTS` per configuration: the bound `slots`, and every one of a process's `threads`."""
+    return {BASELINE: None, BOUNDED: slots, UNBOUNDED: threads}
 
 
 def slow_claude(delay: float) -> Any:
@@ -293,6 +293,7 @@ def claude_load_test(
     rounds: int,
     slots: int,
     web_workers: int,
+    web_threads: int,
     celery_workers: int,
     drain_seconds: float,
 ) -> tuple[dict[str, Any], str]:
@@ -310,10 +311,10 @@ def claude_load_test(
         }
         with _celery(env, celery_workers):
             for _ in range(rounds):
-                for name, bound in configurations(slots).items():
+                for name, bound in configurations(slots, web_threads).items():
                     phase_env = {**env, "WEB_CLAUDE_SLOTS": str(bound or slots)}
-                    with _serving(phase_env, web_workers) as base:
-                        warmed = _warm_up(base, work, web_workers * WEB_THREADS, ask=not answer_ids)
+                    with _serving(phase_env, web_workers, web_threads) as base:
+                        warmed = _warm_up(base, work, web_workers * web_threads, ask=not answer_ids)
                         polled = [*answer_ids[-50:], *warmed]  # answers to poll from the start
                         recorder = Recorder()
                         recorder.answer_ids.extend(polled)
@@ -336,7 +337,7 @@ def claude_load_test(
         "claude_delay_seconds": claude_delay,
         "seconds": seconds,
         "web_workers": web_workers,
-        "threads_per_worker": WEB_THREADS,
+        "threads_per_worker": web_threads,
         "configurations": dict(results),
         "answers": len(answer_ids),
         "verified": len(answer_ids) - len(unverified),
@@ -426,6 +427,9 @@ def parser_build() -> argparse.ArgumentParser:
     )
     parser.add_argument("--claude-readers", type=int, default=12, help="Of the readers, those asking Claude.")
     parser.add_argument("--slots", type=int, default=2, help="WEB_CLAUDE_SLOTS of the bounded configuration.")
+    parser.add_argument(
+        "--threads", type=int, default=WEB_THREADS, help="Threads of each web process (config/gunicorn.py's)."
+    )
     parser.add_argument("--rounds", type=int, default=1, help="Times each configuration runs, alternating.")
     parser.add_argument(
         "--smallest", action="store_true", help=f"A smoke run of the Claude configurations: {SMALLEST}."
@@ -502,7 +506,7 @@ def _celery(env: dict[str, str], concurrency: int) -> Iterator[None]:
 
 
 @contextmanager
-def _serving(env: dict[str, str], web_workers: int) -> Iterator[str]:
+def _serving(env: dict[str, str], web_workers: int, threads: int = WEB_THREADS) -> Iterator[str]:
     """gunicorn on a free port of 127.0.0.1 while the block runs; its base URL, once it answers."""
     LOGS.mkdir(exist_ok=True)
     port = free_port()
@@ -516,6 +520,8 @@ def _serving(env: dict[str, str], web_workers: int) -> Iterator[str]:
             f"127.0.0.1:{port}",
             "--workers",
             str(web_workers),
+            "--threads",
+            str(threads),
         ],
         env=env,
         stdout=(LOGS / "load-gunicorn.log").open("ab"),
@@ -571,8 +577,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.prepare:
         call_command("migrate", "--noinput", verbosity=0)
         sample = Path(settings.BASE_DIR) / "garden" / "sample"
+        # What the import says goes to stderr: stdout is the report alone, as JSON.
         call_command(
-            "import_garden", "--history", str(sample / "earlier"), str(sample / "articles"), "--no-progress"
+            "import_garden",
+            "--history",
+            str(sample / "earlier"),
+            str(sample / "articles"),
+            "--no-progress",
+            stdout=sys.stderr,
         )
     if not options.keep_cache:
         cache.clear()
@@ -586,6 +598,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             claude_delay=options.claude_delay,
             rounds=options.rounds,
             slots=options.slots,
+            web_threads=options.threads,
         )
     else:
         report, problem = load_test(**common, **sizes)
