@@ -7,6 +7,9 @@ endpoint as JSON, with where an ask's time went (from the server's `Server-Timin
 worker, pre-flight, embedding, retrieval, synthesis, database, queueing) and where its verification's went
 (waiting for a Celery worker, critic checks, judges). It fails when any request failed or any answer was left
 unverified.
+
+With `--claude-delay SECONDS` it measures instead whether readers who need no Claude wait behind slow Claude
+calls: see the section below and docs/performance.md ("Claude calls and web threads").
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from email.message import Message
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -42,6 +45,9 @@ from config.gunicorn import threads as WEB_THREADS
 from config.workers import CeleryWorker
 from garden.golden import golden_load
 from providers.timing import parse_header
+
+if TYPE_CHECKING:
+    from tests.fakes.messages_api import FakeMessagesAPI
 
 # The models are imported where they are used: `python -m bench.loadtest` runs this module before `main` sets
 # Django up.
@@ -67,6 +73,11 @@ class Recorder:
             self.latencies[endpoint].append(seconds * 1000)
             if failure:
                 self.failures[endpoint].append(failure)
+
+    def fail(self, endpoint: str, failure: str) -> None:
+        """A request that succeeded as HTTP but not as the run meant it (its latency is recorded already)."""
+        with self.lock:
+            self.failures[endpoint].append(failure)
 
     def record_phases(self, began: float, client_ms: float, server_timing: str) -> None:
         """An ask's phases as the server timed them, and the rest of what the reader waited (queued for a web
@@ -183,17 +194,17 @@ HEALTH = "GET /api/health"
 WITHOUT_CLAUDE = (REFUSAL, ARTICLE, VERDICT, HEALTH)
 NOT_REFUSED = "a question the garden should refuse was answered"
 NOT_CLAUDE = "answered by {generator}, not Claude"
-# What each configuration lets wait on Claude per web process; None: no Claude asks (the baseline).
 BASELINE, BOUNDED, UNBOUNDED = "no Claude asks", "bounded", "unbounded"
 FAKE_ANSWER = "The garden's first source says so [1]."
 
 
 def configurations(slots: int, threads: int) -> dict[str, int | None]:
-    """`WEB_CLAUDE_SLOTS` per configuration: the bound `slots`, and every one of a process's `threads`."""
+    """`WEB_CLAUDE_SLOTS` per configuration: the bound `slots`, every one of a process's `threads`, and None for
+    the baseline, which has no Claude asks."""
     return {BASELINE: None, BOUNDED: slots, UNBOUNDED: threads}
 
 
-def slow_claude(delay: float) -> Any:
+def slow_claude(delay: float) -> FakeMessagesAPI:
     """A local fake of the Messages API (tests/fakes) that answers every call after `delay` seconds, citing
     source 1: the server never reaches the real API."""
     from tests.fakes.messages_api import FakeMessagesAPI, reply_text
@@ -203,8 +214,8 @@ def slow_claude(delay: float) -> Any:
 
 @dataclass(frozen=True)
 class Work:
-    """What the readers ask and read: questions the garden answers (through Claude) and ones it refuses,
-    article pages, and answers whose verdicts to poll (those of the run so far go in the recorder)."""
+    """What the readers ask and read: questions the garden answers (through Claude), questions it refuses, and
+    article pages. The answers whose verdicts they poll are those of the run so far, in the recorder."""
 
     answerable: list[str]
     refused: list[str]
@@ -258,7 +269,7 @@ def _plain_reader(base: str, work: Work, stop_at: float, recorder: Recorder, see
                 recorder, REFUSAL, base, "POST", "/api/ask", {"question": rng.choice(work.refused)}
             )
             if body is not None and not body["refused"]:
-                recorder.record(REFUSAL, 0.0, NOT_REFUSED)
+                recorder.fail(REFUSAL, NOT_REFUSED)
         elif kind == ARTICLE:
             _request(recorder, ARTICLE, base, "GET", rng.choice(work.articles))
         elif kind == VERDICT and recorder.answer_ids:
