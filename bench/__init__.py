@@ -18,5 +18,9 @@ SETTINGS = "config.settings.local"
 
 def django_setup() -> None:
     """Django set up as `manage.py` sets it up, for the entry points that run outside it."""
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", SETTINGS)
+    # Importing `config` (the load test does, for its workers) fills in the Celery app's default, production;
+    # only settings this process was started with are kept.
+    from config.celery import SETTINGS_NAMED
+
+    os.environ["DJANGO_SETTINGS_MODULE"] = SETTINGS_NAMED or SETTINGS
     django.setup()

@@ -28,7 +28,7 @@ from claimcheck.critics.citation_gate import numbered, paths, quotes
 from claimcheck.judges.local import clauses, encoding, lexicon
 from claimcheck.judges.local import sources as judge_sources
 from dashboard.api import BODY_TOO_BIG
-from dashboard.markdown import EMBED_SHOWN_ABOVE, EMBED_TOO_LONG, QUOTE_DEPTH, render_markdown
+from dashboard.markdown import EMBED_NESTED, EMBED_SHOWN_ABOVE, EMBED_TOO_LONG, QUOTE_DEPTH, render_markdown
 from garden.answering.asking import QuestionError, question_clean
 from garden.answering.preflight import preflight
 from garden.chunking import Span, chunk_spans
@@ -373,6 +373,31 @@ def test_a_page_shows_each_embedded_note_once_and_all_of_them_within_its_budget(
     third = f'<a href="{notes[2].get_absolute_url()}">Part 2</a>'
     assert html.count(EMBED_TOO_LONG.format(link=third)) == len(range(2, EMBEDS, 3))
     assert len(response.content) < PAGE_BYTES + 2 * budget + EMBEDS * EMBED_LINK_BYTES
+
+
+@pytest.mark.django_db
+def test_the_thousand_embeds_of_an_embedded_note_are_links_one_level_down(
+    client: Any, django_assert_max_num_queries: Any
+) -> None:
+    inner = _note("Inner", "The inner note's own words.\n")
+    outer = _note(
+        "Outer",
+        "The outer note's words.\n\n" + "![[Inner]]\n\n" * EMBEDS,
+        passages="one",
+        links={"inner": inner},
+    )
+    page = _note("Embeds outer", "![[Outer]]\n", links={"outer": outer})
+    plain = _note("Plain", "Plain words.\n")
+    once = _note("Embeds plain", "![[Plain]]\n", links={"plain": plain})
+    with django_assert_max_num_queries(_queries(client, once)):  # the inner note is never loaded
+        response = client.get(page.get_absolute_url())
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert html.count("The outer note's words.") == 1
+    assert "inner note's own words" not in html
+    link = f'<a href="{inner.get_absolute_url()}">Inner</a>'
+    assert html.count(EMBED_NESTED.format(link=link)) == EMBEDS
+    assert len(response.content) < PAGE_BYTES + EMBEDS * EMBED_LINK_BYTES
 
 
 @pytest.mark.django_db

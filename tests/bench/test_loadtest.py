@@ -1,0 +1,110 @@
+"""The load test with a slow Claude (`python -m bench.loadtest --claude-delay`): what it reports, and a smoke run of
+every configuration against the real site at its smallest size (docs/performance.md gives the full run)."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+import pytest
+from django.conf import settings
+
+from bench.loadtest import (
+    ARTICLE,
+    BASELINE,
+    BOUNDED,
+    CLAUDE_ASK,
+    CLAUDE_BUSY,
+    FAKE_ANSWER,
+    HEALTH,
+    REFUSAL,
+    UNBOUNDED,
+    VERDICT,
+    Recorder,
+    slow_claude,
+    summary,
+)
+from config.database import current_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+
+
+def test_the_summary_pools_the_requests_without_claude_and_counts_the_busy_share() -> None:
+    recorder = Recorder()
+    for endpoint, seconds in [(REFUSAL, 0.1), (ARTICLE, 0.2), (VERDICT, 0.3), (HEALTH, 0.4)]:
+        recorder.record(endpoint, seconds)
+    for _ in range(3):
+        recorder.record(CLAUDE_ASK, 5.0)
+    recorder.record(CLAUDE_BUSY, 0.01)
+    figures = summary(recorder, elapsed=10.0)
+    assert figures["without Claude"] == {"requests": 4, "p50_ms": 250.0, "p95_ms": 400.0}
+    assert figures["Claude asks"] == {"answered": 3, "p50_ms": 5000.0, "p95_ms": 5000.0}
+    assert figures["busy (503) share"] == 0.25  # one ask of four was told Claude is busy
+    assert figures["endpoints"][CLAUDE_BUSY]["failed"] == 0  # a 503 with Retry-After is not a failure
+
+
+def test_the_slow_claude_answers_after_its_delay_citing_a_source() -> None:
+    import anthropic
+
+    with slow_claude(0.5) as claude:
+        client = anthropic.Anthropic(api_key="sk-ant-test-not-a-real-key-0000", base_url=claude.base_url)
+        began = time.monotonic()
+        message = client.messages.create(
+            model="claude-fake", max_tokens=10, messages=[{"role": "user", "content": "Anything?"}]
+        )
+        waited = time.monotonic() - began
+        assert claude.request_count == 1
+    assert waited >= 0.5
+    assert message.content[0].type == "text" and message.content[0].text == FAKE_ANSWER
+
+
+@pytest.fixture
+def scratch_database_url():
+    """A database of its own on the test server (the load test imports the sample garden into it), dropped
+    after."""
+    url = urlsplit(current_database_url())
+    name = f"{url.path.lstrip('/')}_load"
+    admin = urlunsplit(url._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        connection.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield urlunsplit(url._replace(path=f"/{name}"))
+    finally:
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.mark.slow
+def test_the_smallest_run_with_a_slow_claude_measures_every_configuration(scratch_database_url):
+    # As `make load` runs it: the development settings (Celery on Redis's database 0, apart from the test
+    # session's worker), in a scratch database.
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.local",
+        "DATABASE_URL": scratch_database_url,
+        "REDIS_URL": settings.REDIS_URL,
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.loadtest", "--prepare", "--smallest"],
+        cwd=BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]  # no request failed, every answer was verified
+    report = json.loads(done.stdout)
+    runs = {name: runs[0] for name, runs in report["configurations"].items()}
+    assert list(runs) == [BASELINE, BOUNDED, UNBOUNDED]
+    assert all(run["without Claude"]["requests"] > 0 for run in runs.values())
+    assert runs[BASELINE]["Claude asks"]["answered"] == 0
+    # Four readers ask Claude at once of one web process: two slots turn some away, four slots none.
+    assert runs[BOUNDED]["WEB_CLAUDE_SLOTS"] == 2 and runs[BOUNDED]["busy (503) share"] > 0
+    assert runs[UNBOUNDED]["WEB_CLAUDE_SLOTS"] == 4 and runs[UNBOUNDED]["busy (503) share"] == 0
+    assert runs[BOUNDED]["Claude asks"]["answered"] > 0 and runs[UNBOUNDED]["Claude asks"]["answered"] > 0
+    assert report["verified"] == report["answers"] > 0
