@@ -33,6 +33,11 @@ def reader(name: str) -> Client:
     return client
 
 
+def conversation_of(answer: Answer) -> Conversation:
+    assert answer.question.conversation is not None
+    return answer.question.conversation
+
+
 def api_ask(client: Client, question: str, conversation: str | None = None):
     body = {"question": question} | ({"conversation": conversation} if conversation else {})
     return client.post("/api/ask", body, content_type="application/json")
@@ -115,7 +120,7 @@ def test_the_conversation_page_shows_the_turns_in_order_with_what_a_follow_up_se
     assert "Searched for:" in page and f"{TUNNEL} {BUILT}" in page
     assert f'hx-get="/answers/{second.public_id}/verdict/"' in page  # each verdict fills in live
     assert 'name="conversation"' in page  # the box to ask the next
-    conversation_page = me.get(first.question.conversation.get_absolute_url()).content.decode()
+    conversation_page = me.get(conversation_of(first).get_absolute_url()).content.decode()
     assert BUILT in conversation_page and 'aria-current="true"' not in conversation_page
 
 
@@ -191,7 +196,7 @@ def test_a_claim_repeated_from_an_earlier_turn_is_judged_again_on_this_turns_sou
     settings.VERIFIER_MODE = "local"
     me = reader("me")
     first = Answer.objects.get(public_id=api_ask(me, TUNNEL).json()["answer_id"])
-    second_id = api_ask(me, "How much does life membership cost?", str(first.question.conversation.public_id))
+    second_id = api_ask(me, "How much does life membership cost?", str(conversation_of(first).public_id))
     second = Answer.objects.get(public_id=second_id.json()["answer_id"])
     assert second.question.search_rule == SearchRule.OWN_WORDS
     repeated = first.text  # turn 1's own answer, quoted verbatim from the tunnel's passages it cites
@@ -200,7 +205,9 @@ def test_a_claim_repeated_from_an_earlier_turn_is_judged_again_on_this_turns_sou
         answer.text = repeated
         answer.save(update_fields=["text"])
         Verification.objects.filter(answer=answer).delete()
-        verification_run(verification_id=verification_create(answer=answer).pk)
+        created = verification_create(answer=answer)
+        assert created is not None
+        verification_run(verification_id=created.pk)
 
     def statuses(answer):
         return [c.status for c in Verification.objects.get(answer=answer).claims.all() if c.is_claim]
@@ -213,9 +220,9 @@ def test_a_claim_repeated_from_an_earlier_turn_is_judged_again_on_this_turns_sou
 def test_the_conversation_shows_its_worst_label_at_the_top():
     me = reader("me")
     first = Answer.objects.get(public_id=api_ask(me, TUNNEL).json()["answer_id"])
-    conversation_id = str(first.question.conversation.public_id)
+    conversation_id = str(conversation_of(first).public_id)
     second = Answer.objects.get(public_id=api_ask(me, BUILT, conversation_id).json()["answer_id"])
-    url = first.question.conversation.get_absolute_url()
+    url = conversation_of(first).get_absolute_url()
     assert "no turn checked yet" in me.get(url).content.decode()
 
     Verification.objects.filter(answer=first).update(
