@@ -103,7 +103,6 @@ def _asked(request: HtmxHttpRequest, answer: Answer, *, follow_up: bool) -> Http
             "conversation": _conversation_out(request, conversation, [answer], labels_only=True),
             "form": _next_box(),
             "may_continue": True,
-            "oob": True,
         }
         return render(request, "dashboard/conversation.html#follow-up", context)
     return render(

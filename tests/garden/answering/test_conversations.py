@@ -1,9 +1,12 @@
 """Follow-ups in a conversation: retrieved with what came before, refused at zero cost when out of scope, each a
 turn of its own; with Claude, condensed by a call booked under its own purpose."""
 
+import json
 from decimal import Decimal
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 
 from garden.answering.asking import REFUSAL_REASON, REFUSAL_TEXT, question_ask
 from garden.answering.condensing import SYSTEM_PROMPT as CONDENSE_PROMPT
@@ -123,3 +126,29 @@ def test_when_condensing_fails_the_follow_up_carries_its_subject_offline(claude)
 
 def test_a_first_question_searches_its_own_words():
     assert followup_search(TUNNEL, []) == Search(TUNNEL)
+
+
+CASES = """
+- id: t
+  turns:
+    - {kind: first, question: "How long is Cold Knap Tunnel?", expected_articles: [cold-knap-tunnel]}
+    - {kind: pronoun, question: "When was it built?", expected_articles: [cold-knap-tunnel]}
+    - {kind: out_of_scope, question: "And what is the capital of France?", category: out_of_scope}
+"""
+
+
+def test_the_report_scores_follow_ups_beside_first_questions(tmp_path, small_golden):
+    cases = tmp_path / "conversations.yaml"
+    cases.write_text(CASES)
+    out = StringIO()
+    call_command("retrieval_report", "--golden", str(small_golden), "--conversations", str(cases), stdout=out)
+    figures = json.loads(out.getvalue())["conversations"]
+    assert figures["follow_ups"] == {
+        "in_scope": 1,
+        "right_source_in_top_5": 1.0,
+        "in_scope_refused": 0.0,
+        "out_of_scope": 1,
+        "out_of_scope_refused": 1.0,
+    }
+    assert figures["first_questions"]["in_scope"] == 3 and figures["first_questions"]["out_of_scope"] == 1
+    assert figures["missed"] == []
