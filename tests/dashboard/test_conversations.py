@@ -116,6 +116,7 @@ def test_the_conversation_page_shows_the_turns_in_order_with_what_a_follow_up_se
     assert page.index(TUNNEL) < page.index(BUILT)
     assert f'id="answer-{first.public_id}"' in page and f'id="answer-{second.public_id}"' in page
     assert 'class="turn highlighted"' in page and page.count('aria-current="true"') == 1
+    assert page.count("the answer you opened") == 1  # said in words, not by colour alone
     assert page.index('aria-current="true"') > page.index(f'id="answer-{first.public_id}"')
     assert "Searched for:" in page and f"{TUNNEL} {BUILT}" in page
     assert f'hx-get="/answers/{second.public_id}/verdict/"' in page  # each verdict fills in live
