@@ -16,7 +16,7 @@ from ninja.openapi.schema import OpenAPISchema
 from ninja.utils import check_csrf
 
 from claimcheck.terms import ClaimStatus, RiskLabel, Verdict
-from dashboard.asking import ask
+from dashboard.asking import ConversationNotFound, ask, conversation_owned
 from dashboard.bearer import BearerRefused, bearer_authenticate, request_spender
 from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
 from dashboard.permissions import check_mode, may_ask, may_check, may_see_rejected_quotes
@@ -140,6 +140,12 @@ class AskIn(Schema):
         description=f"The question, up to {settings.QUESTION_MAX_CHARS:,} characters.",
         json_schema_extra={"minLength": 1, "maxLength": settings.QUESTION_MAX_CHARS, "pattern": NOT_BLANK},
     )
+    conversation: str | None = Field(
+        None,
+        description="To ask a follow-up: the `conversation` an earlier answer returned. It must be the caller's "
+        "own (a visitor's: started in the same session); any other id is 404. Without it, a new conversation "
+        "starts.",
+    )
 
 
 class ErrorOut(Schema):
@@ -234,15 +240,20 @@ class CheckOut(Schema):
 def api_ask(
     request: HttpRequest, payload: AskIn, response: HttpResponse
 ) -> Status[AnswerOut | dict[str, str]]:
-    """Answers from the garden's articles (or refuses, at no cost, when it has nothing) and queues the check."""
+    """Answers from the garden's articles (or refuses, at no cost, when it has nothing) and queues the check.
+    With `conversation`, the question is a follow-up in it, retrieved with what came before; the answer
+    returns its `conversation` either way."""
     if not may_ask(request):
         return Status(403, {"error": ASK_FORBIDDEN})
     if (wait := rate_limited(request, "ask")) is not None:
         response["Retry-After"] = str(wait)
         return Status(429, {"error": RATE_LIMITED})
     try:
+        conversation = conversation_owned(payload.conversation, request.user, request.session)
         with spending_for(request_spender(request)):
-            answer = ask(payload.question, request.user, claude_slot())
+            answer = ask(payload.question, request.user, claude_slot(), conversation)
+    except ConversationNotFound as error:
+        return Status(404, {"error": error.message})
     except QuestionError as error:
         return Status(400, {"error": error.message})
     except ClaudeBusy:

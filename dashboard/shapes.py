@@ -17,7 +17,7 @@ from pydantic import Field, PlainSerializer, TypeAdapter
 
 from claimcheck.quote_gate import quote_passed
 from claimcheck.terms import ClaimStatus, JurorRole, RiskLabel, Severity, Verdict
-from garden.models import Answer, Chunk, Generator
+from garden.models import Answer, Chunk, Conversation, Generator, SearchRule
 from verifier.models import FINISHED, CriticFinding, Verification, VerificationStatus, Vote
 from verifier.models import Claim as ClaimRow
 from verifier.selectors import verdict_summary
@@ -221,6 +221,21 @@ class AnswerOut:
         str, Field(description="The answer's address: a random id, as in /answers/{answer_id}/.")
     ]
     question: str
+    conversation: Annotated[
+        str | None,
+        Field(
+            description="The conversation this answer is a turn of: pass it as `conversation` to POST /api/ask "
+            "to ask a follow-up in it."
+        ),
+    ]
+    turn: Annotated[int, Field(description="The answer's place in its conversation, from 1.")]
+    searched_for: Annotated[
+        str | None,
+        Field(
+            description="What retrieval searched for when it was not the question's own words: a follow-up "
+            "carries its conversation's subject, or Claude rewrote it as a standalone question."
+        ),
+    ]
     refused: bool
     refusal_reason: str | None
     answer: str
@@ -238,6 +253,7 @@ class AnswerOut:
     preflight: PreflightOut
     usage: UsageOut
     verification: VerificationOut
+    searched_how: Annotated[str, PAGE_ONLY]  # the search rule's label, e.g. "its own words with ..."
     topics_matched: Annotated[list[TopicOut], PAGE_ONLY]
     themes_hit: Annotated[list[str], PAGE_ONLY]  # their titles
     verdict: Annotated[VerdictOut | None, PAGE_ONLY]  # built only when asked for (`answer_shape`)
@@ -261,6 +277,10 @@ def answer_shape(answer: Answer, *, verdict: VerdictOut | None = None) -> Answer
         question_id=question.pk,
         answer_id=str(answer.public_id),
         question=question.text,
+        conversation=str(question.conversation.public_id) if question.conversation else None,
+        turn=question.turn,
+        searched_for=question.searched_for or None,
+        searched_how=_label(SearchRule, question.search_rule),
         refused=retrieval.refused,
         refusal_reason=retrieval.refusal_reason or None,
         answer=answer.text,
@@ -300,6 +320,53 @@ def answer_shape(answer: Answer, *, verdict: VerdictOut | None = None) -> Answer
         topics_matched=[TopicOut(title=t.title, url=t.get_absolute_url()) for t in retrieval.topics.all()],
         themes_hit=[theme.title for theme in retrieval.themes.all()],
         verdict=verdict,
+    )
+
+
+# A turn of a conversation on its page; `answer` None: withheld with a note it drew on (its text is not shown).
+@dataclass(frozen=True, kw_only=True)
+class TurnOut:
+    turn: int
+    answer: AnswerOut | None
+
+
+# How much a turn's label weighs in its conversation's: the worst turn's is shown at the top. A turn no judge could
+# check weighs more than a mixed one: nothing says how far to trust it.
+_LABEL_WEIGHT = {
+    RiskLabel.GROUNDED: 0,
+    RiskLabel.MIXED: 1,
+    RiskLabel.UNAVAILABLE: 2,
+    RiskLabel.HALLUCINATING: 3,
+}
+
+
+# A conversation on its page: its turns in order, and the worst label of those checked so far.
+@dataclass(frozen=True, kw_only=True)
+class ConversationOut:
+    conversation_id: str
+    url: str
+    turns: list[TurnOut]
+    risk_label: RiskLabel | None
+    checking: int  # turns whose check has not finished yet
+
+
+def worst_label(labels: list[RiskLabel]) -> RiskLabel | None:
+    """The label that trusts least among `labels` (⚠ over ? over ~ over ✓); None for none."""
+    return max(labels, key=_LABEL_WEIGHT.__getitem__, default=None)
+
+
+def conversation_shape(
+    conversation: Conversation, turns: list[TurnOut], checks: list[tuple[str, str]]
+) -> ConversationOut:
+    """The conversation with `turns`, labelled by the worst of `checks` (each turn's verification status and
+    risk label, as `verifier.selectors.conversation_labels` gives them)."""
+    labels = [RiskLabel(label) for status, label in checks if status in FINISHED and label]
+    return ConversationOut(
+        conversation_id=str(conversation.public_id),
+        url=conversation.get_absolute_url(),
+        turns=turns,
+        risk_label=worst_label(labels),
+        checking=sum(status not in FINISHED for status, _ in checks),
     )
 
 

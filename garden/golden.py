@@ -62,3 +62,42 @@ def golden_load(path: Path = DEFAULT_FILE) -> list[GoldenEntry]:
             )
         )
     return questions
+
+
+CONVERSATIONS_FILE = Path(__file__).resolve().parent / "sample" / "conversations.yaml"
+
+
+@dataclass(frozen=True)
+class GoldenConversation:
+    """One conversation of a golden conversations file: its turns, oldest first, each a `GoldenEntry` whose
+    `kind` says what the follow-up does ("pronoun", "ellipsis", "other_one", "change_of_subject", ...)."""
+
+    id: str
+    turns: tuple[GoldenEntry, ...]
+
+
+def conversations_load(path: Path = CONVERSATIONS_FILE) -> list[GoldenConversation]:
+    """Read a golden conversations file; raises ValueError naming the conversation or turn that is malformed.
+    A turn is in scope (category "single_fact") unless its category says otherwise."""
+    entries = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    conversations = []
+    for number, entry in enumerate(entries, start=1):
+        if not isinstance(entry, dict) or not isinstance(entry.get("turns"), list) or not entry["turns"]:
+            raise ValueError(f"{path}: conversation {number} needs a list of 'turns'")
+        name = str(entry.get("id") or number)
+        turns = []
+        for place, turn in enumerate(entry["turns"], start=1):
+            category = turn.get("category", "single_fact") if isinstance(turn, dict) else None
+            if not isinstance(turn, dict) or not turn.get("question") or category not in CATEGORIES:
+                raise ValueError(f"{path}: conversation {name}, turn {place} needs a 'question'")
+            turns.append(
+                GoldenEntry(
+                    id=f"{name}.{place}",
+                    category=category,
+                    question=str(turn["question"]),
+                    expected_articles=tuple(turn.get("expected_articles") or ()),
+                    kind=turn.get("kind"),
+                )
+            )
+        conversations.append(GoldenConversation(id=name, turns=tuple(turns)))
+    return conversations

@@ -477,10 +477,62 @@ class Risk(models.TextChoices):
     LOW = "LOW", "Low"
 
 
+class Conversation(models.Model):
+    """A thread of questions, each answered as one turn. A reader's question starts one or continues one they
+    own (an anonymous visitor's: one of this session's).
+
+    Its address uses `public_id`, a random UUID, as an answer's does: whoever has the link may read it, nobody
+    can guess another reader's, and only its owner may ask in it.
+    """
+
+    public_id = models.UUIDField(default=uuid.uuid4, db_default=RandomUUID(), unique=True, editable=False)
+    started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    anonymous = models.BooleanField(
+        default=False,
+        help_text="Started by a visitor who was not signed in: only their session continues it.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True, help_text="When its latest turn was asked.")
+
+    class Meta:
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return f"conversation {self.public_id}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("dashboard:conversation", args=[self.public_id])
+
+
+class SearchRule(models.TextChoices):
+    """How a question's search text was made (`garden.answering.followups`)."""
+
+    OWN_WORDS = "own_words", "its own words"
+    CARRIED = "carried", "its own words with the conversation's subject"
+    CONDENSED = "condensed", "a standalone question Claude wrote from the conversation"
+
+
 class Question(models.Model):
     """A question as asked, with the pre-flight classification shown beside its answer."""
 
     text = models.TextField()
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, null=True, blank=True, related_name="questions"
+    )
+    turn = models.PositiveIntegerField(
+        default=1, db_default=1, help_text="Its place in its conversation, from 1."
+    )
+    searched_for = models.TextField(
+        blank=True, default="", db_default="", help_text="What retrieval searched for (blank: its own text)."
+    )
+    search_rule = models.CharField(
+        max_length=20,
+        choices=SearchRule.choices,
+        default=SearchRule.OWN_WORDS,
+        db_default=SearchRule.OWN_WORDS,
+    )
     asked_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
     anonymous = models.BooleanField(
         default=False,

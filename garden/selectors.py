@@ -20,6 +20,7 @@ from garden.models import (
     Article,
     ArticleRevision,
     Chunk,
+    Conversation,
     Image,
     RetrievedArticle,
     Theme,
@@ -40,26 +41,34 @@ class Embedded:
     body: str | None  # None: too long for what the page has left to show (`article_embeds`)
 
 
-def answer_get(public_id: uuid.UUID) -> Answer | None:
-    """The answer at `public_id` (its address), with its question, retrieval, retrieved articles and numbered
-    sources loaded; of what retrieval found, only what a reader may see (`answer.withheld` says whether the
-    answer itself may be)."""
-    return (
-        Answer.objects.select_related("question__retrieval")
-        .prefetch_related(
-            Prefetch("sources", AnswerSource.objects.select_related("chunk__article", "chunk__revision")),
-            Prefetch(
-                "question__retrieval__articles",
-                RetrievedArticle.objects.select_related("article")
-                .filter(article__in=Article.objects.readable())
-                .order_by("rank"),
-            ),
-            Prefetch("question__retrieval__topics", Topic.objects.live()),
-            Prefetch("question__retrieval__themes", Theme.objects.live()),
-        )
-        .filter(public_id=public_id)
-        .first()
+def _answers_loaded() -> QuerySet[Answer]:
+    """Answers with their question, conversation, retrieval, retrieved articles and numbered sources loaded; of
+    what retrieval found, only what a reader may see (`answer.withheld` says whether the answer itself may be)."""
+    return Answer.objects.select_related("question__retrieval", "question__conversation").prefetch_related(
+        Prefetch("sources", AnswerSource.objects.select_related("chunk__article", "chunk__revision")),
+        Prefetch(
+            "question__retrieval__articles",
+            RetrievedArticle.objects.select_related("article")
+            .filter(article__in=Article.objects.readable())
+            .order_by("rank"),
+        ),
+        Prefetch("question__retrieval__topics", Topic.objects.live()),
+        Prefetch("question__retrieval__themes", Theme.objects.live()),
     )
+
+
+def answer_get(public_id: uuid.UUID) -> Answer | None:
+    """The answer at `public_id` (its address), loaded as `_answers_loaded` says."""
+    return _answers_loaded().filter(public_id=public_id).first()
+
+
+def conversation_get(public_id: uuid.UUID) -> Conversation | None:
+    return Conversation.objects.filter(public_id=public_id).first()
+
+
+def conversation_answers(conversation: Conversation) -> list[Answer]:
+    """The answers of the conversation's turns, in order, each loaded as `answer_get` loads one."""
+    return list(_answers_loaded().filter(question__conversation=conversation).order_by("question__turn"))
 
 
 def article_list() -> QuerySet[Article]:

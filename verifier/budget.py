@@ -183,3 +183,9 @@ def answer_budget(*, anonymous: bool = False) -> DailyBudget:
     """The budget answers written by Claude are booked against (`settings.ANSWER_BUDGET` names this), for an
     `anonymous` visitor's question or a signed-in reader's."""
     return DailyBudget(SpendPurpose.ANSWER, anonymous=anonymous)
+
+
+def condense_budget(*, anonymous: bool = False) -> DailyBudget:
+    """The budget the calls that condense a follow-up into a standalone question are booked against
+    (`settings.CONDENSE_BUDGET` names this): the same daily ledger, under a purpose of its own."""
+    return DailyBudget(SpendPurpose.CONDENSE, anonymous=anonymous)

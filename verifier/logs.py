@@ -31,7 +31,9 @@ class LogFilters:
 
 def answers_logged(filters: LogFilters = LogFilters()) -> QuerySet[Answer]:
     """Every answer, newest first, with its verification and failed critic checks loaded."""
-    answers = Answer.objects.select_related("question__retrieval", "verification").prefetch_related(
+    answers = Answer.objects.select_related(
+        "question__retrieval", "question__conversation", "verification"
+    ).prefetch_related(
         Prefetch(
             "verification__findings", CriticFinding.objects.filter(passed=False), to_attr="failed_checks"
         )

@@ -143,6 +143,7 @@ class SpendPurpose(models.TextChoices):
     VERIFICATION = "verification", "Verifying an answer"
     CHECK = "check", "Fact-checking text"
     BATCH = "batch", "Batch scoring"
+    CONDENSE = "condense", "Condensing follow-up questions"
 
 
 # A token's name is a label its owner reads in a list ("laptop", "Claude Desktop"), not a description.

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from django.db.models import Prefetch, prefetch_related_objects
 
 from claimcheck.terms import ClaimStatus
-from garden.models import Answer
+from garden.models import Answer, Conversation
 from verifier.models import Claim, Verification, Vote
 
 
@@ -30,6 +30,15 @@ def verification_for_answer(answer: Answer) -> Verification | None:
         Prefetch("verification__claims__votes", Vote.objects.order_by("id")),
     )
     return getattr(answer, "verification", None)
+
+
+def conversation_labels(conversation: Conversation) -> list[tuple[str, str]]:
+    """Each checked turn's verification status and risk label (blank until it has one), in one query."""
+    return list(
+        Verification.objects.filter(answer__question__conversation=conversation)
+        .order_by("answer__question__turn")
+        .values_list("status", "risk_label")
+    )
 
 
 def verdict_summary(verification: Verification) -> VerdictSummary:

@@ -238,6 +238,8 @@ CLAUDE_TIEBREAKER_MODEL = env("CLAUDE_TIEBREAKER_MODEL", default="claude-opus-5-
 CLAUDE_TIMEOUT_SECONDS = env.float("CLAUDE_TIMEOUT_SECONDS", default=30.0)
 CLAUDE_MAX_RETRIES = env.int("CLAUDE_MAX_RETRIES", default=2)
 CLAUDE_ANSWER_MAX_TOKENS = env.int("CLAUDE_ANSWER_MAX_TOKENS", default=700)
+# The model that rewrites a follow-up as a standalone question to search for: a short task, the juror's model.
+CLAUDE_CONDENSE_MODEL = env("CLAUDE_CONDENSE_MODEL", default="claude-haiku-5-5")
 # Threads of one web process that may wait on Claude at once (asks, readers' fact-checks); one more is told
 # Claude is busy (503). Half of gunicorn's 4 threads: the other two keep serving pages and verdict polls.
 WEB_CLAUDE_SLOTS = env.int("WEB_CLAUDE_SLOTS", default=2)
@@ -253,6 +255,8 @@ VERIFIER_DAILY_BUDGET_USD = env.float("VERIFIER_DAILY_BUDGET_USD", default=5.0)
 # Where the garden books Claude's answers: the verifier's ledger, handed over here because garden never imports
 # verifier (a function returning a `providers.claude.Budget`; empty: answers have no limit).
 ANSWER_BUDGET = "verifier.budget.answer_budget"
+# The same for the call that condenses a follow-up into a standalone question (booked under its own purpose).
+CONDENSE_BUDGET = "verifier.budget.condense_budget"
 # A claim where a juror is less sure than this goes to the tie-breaker.
 VERIFIER_ESCALATE_BELOW = env.float("VERIFIER_ESCALATE_BELOW", default=0.6)
 # Earlier passages of the cited articles the judges also read, to tell an outdated claim: as many as an answer

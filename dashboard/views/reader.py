@@ -1,4 +1,4 @@
-"""Reader pages: ask, the answer with its sources and verdict, articles and topics."""
+"""Reader pages: ask, the conversation and its answers with their sources and verdicts, articles and topics."""
 
 from __future__ import annotations
 
@@ -12,21 +12,35 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseClientRedirect
 
-from dashboard.asking import ask, asked_remember, questions_recent
+from dashboard.asking import (
+    CONVERSATION_NOT_FOUND,
+    ConversationNotFound,
+    ask,
+    asked_remember,
+    conversation_owned,
+    conversations_recent,
+)
 from dashboard.bearer import request_spender
 from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
 from dashboard.forms import AskForm
 from dashboard.markdown import EmbedBudget
 from dashboard.permissions import ask_required, may_see_rejected_quotes
 from dashboard.ratelimit import RATE_LIMITED, rate_limited
-from dashboard.shapes import AnswerOut, answer_shape, verdict_shape
+from dashboard.shapes import (
+    AnswerOut,
+    ConversationOut,
+    TurnOut,
+    answer_shape,
+    conversation_shape,
+    verdict_shape,
+)
 from dashboard.views.htmx import HtmxHttpRequest
 from garden import selectors
 from garden.answering.asking import QuestionError
-from garden.models import Answer, Article
+from garden.models import Answer, Article, Conversation
 from garden.sync.git import commit_web_url
 from verifier.budget import spending_for
-from verifier.selectors import verification_for_answer
+from verifier.selectors import conversation_labels, verification_for_answer
 
 # An image's bytes never change for its hash, but whether it may be shown does: once the only note showing it is
 # withheld it is a 404. So no shared cache keeps it (one would go on serving it to anyone), and the browser that
@@ -37,7 +51,8 @@ IMAGE_CACHING = "private, max-age=300"
 @ask_required
 @require_http_methods(["GET", "POST"])
 def ask_page(request: HtmxHttpRequest) -> HttpResponse:
-    """The question box. A POST answers at once; htmx swaps the answer in, without JavaScript we redirect."""
+    """The question box. A POST answers at once; htmx swaps the answer in, without JavaScript we redirect.
+    With `conversation` (the box under a conversation's turns) the question is a follow-up in it."""
     # The form draws the box and keeps what was typed; `ask` alone judges a question, as for the API.
     form = AskForm(request.POST or None)
     error = ""
@@ -45,8 +60,11 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
         return _too_many(request, wait)
     if request.method == "POST":
         try:
+            conversation = conversation_owned(request.POST.get("conversation"), request.user, request.session)
             with spending_for(request_spender(request)):
-                answer = ask(form["question"].value(), request.user, claude_slot())
+                answer = ask(form["question"].value(), request.user, claude_slot(), conversation)
+        except ConversationNotFound:
+            raise Http404(CONVERSATION_NOT_FOUND) from None
         except QuestionError as problem:
             error = problem.message
         except ClaudeBusy:
@@ -57,9 +75,7 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
             # Loaded again as readers see it: a source may have been withheld meanwhile (its page says so).
             loaded = selectors.answer_get(answer.public_id) if request.htmx else None
             if loaded is not None and not loaded.withheld:
-                response = render(
-                    request, "dashboard/answer.html#answer", {"answer": _shape(request, loaded)}
-                )
+                response = _asked(request, loaded, follow_up=conversation is not None)
                 response["HX-Push-Url"] = answer.get_absolute_url()
                 return response
             if request.htmx:  # a whole page to show, not a part to swap in
@@ -67,12 +83,36 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
             return redirect(answer)
         if request.htmx:
             return render(request, "dashboard/ask.html#ask-error", {"error": error}, status=422)
-    recent = questions_recent(request.user, request.session)
+    recent = conversations_recent(request.user, request.session)
     return render(
         request,
         "dashboard/ask.html",
         {"form": form, "error": error, "recent": recent},
         status=422 if error else 200,
+    )
+
+
+def _asked(request: HtmxHttpRequest, answer: Answer, *, follow_up: bool) -> HttpResponse:
+    """What htmx swaps in for a question just answered: a follow-up's turn, added under the turns before it
+    (with a fresh box and the conversation's label out of band); a first question's conversation, whole."""
+    conversation = answer.question.conversation
+    assert conversation is not None  # every question asked is stored in one
+    if follow_up:
+        context = {
+            "turn": TurnOut(turn=answer.question.turn, answer=_shape(request, answer)),
+            "conversation": _conversation_out(request, conversation, [answer], labels_only=True),
+            "form": _next_box(),
+            "may_continue": True,
+        }
+        return render(request, "dashboard/conversation.html#follow-up", context)
+    return render(
+        request,
+        "dashboard/conversation.html#conversation",
+        {
+            "conversation": _conversation_out(request, conversation, [answer]),
+            "form": _next_box(),
+            "may_continue": True,
+        },
     )
 
 
@@ -93,11 +133,72 @@ def _answer_or_404(public_id: uuid.UUID) -> Answer:
     return answer
 
 
+def _conversation_out(
+    request: HttpRequest, conversation: Conversation, answers: list[Answer], *, labels_only: bool = False
+) -> ConversationOut:
+    """The conversation as its page shows it: `answers` (its turns, loaded) each with its verdict, a withheld
+    one in its place without its text; its worst label from every turn's check. `labels_only`: the label
+    alone (for the header swapped beside a new turn)."""
+    turns = (
+        []
+        if labels_only
+        else [
+            TurnOut(turn=a.question.turn, answer=None if a.withheld else _shape(request, a)) for a in answers
+        ]
+    )
+    return conversation_shape(conversation, turns, conversation_labels(conversation))
+
+
+def _next_box() -> AskForm:
+    """The box to ask the next question in, its ids apart from the home page's box above it."""
+    return AskForm(auto_id="next_%s")
+
+
+def _may_continue(request: HttpRequest, conversation: Conversation) -> bool:
+    try:
+        conversation_owned(conversation.public_id, request.user, request.session)
+    except ConversationNotFound:
+        return False
+    return True
+
+
+def _conversation_render(
+    request: HtmxHttpRequest, conversation: Conversation, highlighted: str = ""
+) -> HttpResponse:
+    context = {
+        "conversation": _conversation_out(
+            request, conversation, selectors.conversation_answers(conversation)
+        ),
+        "highlighted": highlighted,
+        "form": _next_box(),
+        "may_continue": _may_continue(request, conversation),
+        "withheld": selectors.ANSWER_WITHHELD,
+    }
+    return render(request, "dashboard/conversation.html", context)
+
+
+@ask_required
+@require_GET
+def conversation_page(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
+    """The turns in order, each with its verdict filling in live, and (for its owner) a box to ask the next.
+    Whoever has the link may read it, as an answer's."""
+    conversation = selectors.conversation_get(public_id)
+    if conversation is None:
+        raise Http404(CONVERSATION_NOT_FOUND)
+    return _conversation_render(request, conversation)
+
+
 @ask_required
 @require_GET
 def answer_page(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
+    """An answer's address: its conversation, with this turn highlighted."""
     answer = _answer_or_404(public_id)
-    return render(request, "dashboard/answer.html", {"answer": _shape(request, answer), "form": AskForm()})
+    conversation = answer.question.conversation
+    if conversation is None:  # a question stored outside any conversation (none is, since conversations)
+        return render(
+            request, "dashboard/answer.html", {"answer": _shape(request, answer), "form": AskForm()}
+        )
+    return _conversation_render(request, conversation, highlighted=str(answer.public_id))
 
 
 @ask_required
@@ -107,8 +208,17 @@ def verdict_partial(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpRespo
     answer = _answer_or_404(public_id)
     if not request.htmx:
         return redirect(answer)
-    # Once the verdict is in, the answer text above it is swapped too, now with its claims highlighted.
-    return render(request, "dashboard/answer.html#verdict", {"answer": _shape(request, answer), "oob": True})
+    # Once the verdict is in, the answer text above it is swapped too, now with its claims highlighted, and the
+    # conversation's worst label at the top.
+    conversation = answer.question.conversation
+    context = {
+        "answer": _shape(request, answer),
+        "oob": True,
+        "conversation": _conversation_out(request, conversation, [], labels_only=True)
+        if conversation
+        else None,
+    }
+    return render(request, "dashboard/answer.html#verdict", context)
 
 
 def _page(request: HttpRequest, articles: QuerySet[Article]) -> Page[Article]:

@@ -10,11 +10,22 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 
+from garden.answering.conversations import conversation_retrieve
 from garden.answering.preflight import preflight
-from garden.answering.retrieval import RetrievalResult, retrieve
+from garden.answering.retrieval import RetrievalResult
 from garden.answering.synthesis import SourceText, Synthesis, synthesize
 from garden.errors import UserFacingError
-from garden.models import Answer, AnswerSource, Chunk, Generator, Question, Retrieval, RetrievedArticle
+from garden.models import (
+    Answer,
+    AnswerSource,
+    Chunk,
+    Conversation,
+    Generator,
+    Question,
+    Retrieval,
+    RetrievedArticle,
+    SearchRule,
+)
 from garden.text import storable
 from providers.timing import phase
 
@@ -59,6 +70,7 @@ def question_ask(
     anonymous: bool = False,
     on_stored: Callable[[Answer], object] | None = None,
     claude_slot: AbstractContextManager[object] | None = None,
+    conversation: Conversation | None = None,
 ) -> Answer:
     """Answer a question from the garden and store the question, its retrieval and its answer.
 
@@ -69,19 +81,22 @@ def question_ask(
     `on_stored(answer)` runs in the transaction that stores the answer, so what it writes is stored with it.
     `claude_slot` is held while Claude writes the answer; what it raises (none free) comes out of here, with
     nothing stored.
+    `conversation`: the thread this question continues (whoever calls checks that the asker owns it); None
+    starts a new one. A follow-up is retrieved with what came before (`garden.answering.conversations`).
     Call this outside any transaction: synthesis books Claude's call with the daily budget, whose ledger
     lock and booking must be committed at once, not held for the length of the call.
     """
     text = question_clean(text)
     began = time.perf_counter()
     check = preflight(text)
-    result = retrieve(text)
-    sources = [] if result.empty else _sources(result)
-    if result.empty:
+    retrieved = conversation_retrieve(text, conversation, anonymous=anonymous)
+    result, search = retrieved.result, retrieved.search
+    sources = [] if retrieved.refused else _sources(result)
+    if retrieved.refused:
         synthesis = Synthesis(REFUSAL_TEXT, Generator.REFUSAL)
     else:
         synthesis = synthesize(
-            text,
+            search.text if search.rule == SearchRule.CONDENSED else text,
             [SourceText(number, chunk.cited_as, chunk.text) for number, chunk, _ in sources],
             result.vector,
             claude_slot,
@@ -90,8 +105,13 @@ def question_ask(
     total_ms = round((time.perf_counter() - began) * 1000)
 
     with phase("database"), transaction.atomic():
+        conversation, turn = _next_turn(conversation, user, anonymous=anonymous)
         question = Question.objects.create(
             text=text,
+            conversation=conversation,
+            turn=turn,
+            searched_for=search.text if search.text != text else "",
+            search_rule=search.rule,
             asked_by_id=user.pk if user is not None and user.is_authenticated else None,
             anonymous=anonymous,
             preflight_domain=check.domain,
@@ -100,8 +120,8 @@ def question_ask(
         )
         retrieval = Retrieval.objects.create(
             question=question,
-            refused=result.empty,
-            refusal_reason=REFUSAL_REASON if result.empty else "",
+            refused=retrieved.refused,
+            refusal_reason=(retrieved.refusal_reason or REFUSAL_REASON) if retrieved.refused else "",
             latency_ms=result.latency_ms,
         )
         retrieval.topics.set(result.topic_ids)
@@ -136,3 +156,16 @@ def question_ask(
         if on_stored is not None:
             on_stored(answer)
     return answer
+
+
+def _next_turn(
+    conversation: Conversation | None, user: AbstractBaseUser | AnonymousUser | None, *, anonymous: bool
+) -> tuple[Conversation, int]:
+    """The conversation the question is stored in (a new one when None) and its place there. The row is locked
+    until the question is stored, so two questions asked at once in one conversation get a turn each."""
+    if conversation is None:
+        started_by = user.pk if user is not None and user.is_authenticated else None
+        return Conversation.objects.create(started_by_id=started_by, anonymous=anonymous), 1
+    locked = Conversation.objects.select_for_update().get(pk=conversation.pk)
+    locked.save(update_fields=["updated_at"])
+    return locked, Question.objects.filter(conversation=locked).count() + 1

@@ -111,8 +111,8 @@ def source_withheld_meanwhile(monkeypatch):
     from dashboard.asking import ask as real_ask
     from dashboard.views import reader as reader_views
 
-    def ask_then_withhold(question, user, claude_slot=None):
-        answer = real_ask(question, user, claude_slot)
+    def ask_then_withhold(question, user, claude_slot=None, conversation=None):
+        answer = real_ask(question, user, claude_slot, conversation)
         articles = {source.chunk.article for source in answer.sources.all()}
         for article in articles:
             article.withheld_at = timezone.now()

@@ -113,3 +113,31 @@ def test_an_editor_resolves_a_flagged_claim_and_an_operator_watches_verify_all(s
     screenshot(page, "operator-verify-all-report")
     assert violations == []
     page.close()
+
+
+def test_a_reader_asks_two_follow_ups_and_the_out_of_scope_one_is_refused(site, browser, celery_worker):
+    call_command("import_garden", *SAMPLE_IMPORT, "--no-progress")
+    page = browser.new_page(viewport={"width": WIDTHS["desktop"], "height": 900})
+    violations = csp_violations(page)
+    page.goto(f"{site}/")
+    page.fill("#id_question", "How long is Cold Knap Tunnel?")
+    page.click("form.ask button")
+    page.wait_for_selector("#turn-1 .answer-text a.cite", timeout=30_000)
+
+    page.fill("#next_question", "When was it built?")
+    page.click("form.follow-up button")
+    searched = page.wait_for_selector("#turn-2 .searched-for", timeout=30_000)
+    assert "How long is Cold Knap Tunnel? When was it built?" in searched.inner_text()
+    page.wait_for_selector("#turn-2 .answer-text a.cite", timeout=30_000)
+
+    page.fill("#next_question", "And what is the capital of France?")
+    page.click("form.follow-up button")
+    banner = page.wait_for_selector("#turn-3 .banner.refused", timeout=30_000)
+    assert "No model was called." in banner.inner_text()
+    assert page.locator("ol.turns > li").count() == 3
+    page.wait_for_selector("#turn-2 .verdict-line", timeout=90_000)  # each turn's verdict fills in
+    page.reload()  # the address pushed is the last answer's: the whole conversation, that turn highlighted
+    assert page.locator("ol.turns > li").count() == 3 and page.locator("#turn-3.highlighted").count() == 1
+    screenshot(page, "reader-conversation-desktop")
+    assert violations == []
+    page.close()

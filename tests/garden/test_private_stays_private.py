@@ -17,7 +17,8 @@ from claimcheck.terms import ClaimStatus, JudgeMode
 from dashboard.asking import ask
 from evaluation.models import GoldenQuestion, RunStatus, VerifyRun, VerifyRunItem
 from garden.answering.retrieval import retrieve
-from garden.models import Answer, Article, Sync
+from garden.models import Answer, Article, Conversation, Sync
+from garden.selectors import ANSWER_WITHHELD
 from garden.services import revision_create
 from garden.sync import garden_import
 from tests.factories import answer_for, garden_write, login
@@ -106,6 +107,8 @@ def published(garden: Path) -> dict[str, object]:
     article = Article.objects.get(slug="pay-review")
     chunk = article.chunks.get(is_current=True, text__contains=SECRET)
     answer = answer_for(f"Band {SECRET} gets a raise of eleven percent [1].", chunk)
+    answer.question.conversation = Conversation.objects.create()  # shown on its conversation's page too
+    answer.question.save(update_fields=["conversation"])
     verification = Verification.objects.create(
         answer=answer, status=VerificationStatus.DONE, mode=JudgeMode.LOCAL, judges=1
     )
@@ -174,6 +177,10 @@ def assert_nothing_shown(garden: Path, state: dict[str, object]) -> None:
 
     assert reader_sees(reader, answer.get_absolute_url())[0] == 404
     assert reader_sees(reader, f"{answer.get_absolute_url()}verdict/")[0] == 404
+    conversation = answer.question.conversation
+    assert conversation is not None
+    status, page = reader_sees(reader, conversation.get_absolute_url())  # the turn withheld, not its text
+    assert status == 200 and SECRET not in page and ANSWER_WITHHELD in page
     for path in [f"/api/answers/{answer.public_id}", f"/api/answers/{answer.public_id}/verdict"]:
         status, body = reader_sees(reader, path)
         assert status == 404 and SECRET not in body

@@ -1,4 +1,4 @@
-"""`python manage.py ask "QUESTION" [--json] [--wait]`: the whole flow from the command line."""
+"""`python manage.py ask "QUESTION" [--json] [--wait] [--conversation ID]`: the whole flow from the command line."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from claimcheck.terms import ClaimStatus
-from dashboard.asking import ask
+from dashboard.asking import ConversationNotFound, ask, conversation_owned
 from dashboard.shapes import answer_shape, shape_json, verdict_shape
 from garden import selectors
 from garden.answering.asking import QuestionError
@@ -26,13 +26,25 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", dest="as_json", help="Print the answer as JSON.")
         parser.add_argument("--wait", action="store_true", help="Wait for the verification to finish.")
         parser.add_argument("--timeout", type=float, default=120.0, help="Seconds --wait waits at most.")
+        parser.add_argument(
+            "--conversation",
+            help="Ask a follow-up in this conversation (the id an earlier answer printed); without it, a new "
+            "conversation starts.",
+        )
 
     def handle(
-        self, *args: Any, question: str, as_json: bool, wait: bool, timeout: float, **options: Any
+        self,
+        *args: Any,
+        question: str,
+        as_json: bool,
+        wait: bool,
+        timeout: float,
+        conversation: str | None = None,
+        **options: Any,
     ) -> None:
         try:
-            answer = ask(question)
-        except QuestionError as error:
+            answer = ask(question, conversation=conversation_owned(conversation, None))
+        except (QuestionError, ConversationNotFound) as error:
             raise CommandError(error.message) from None
         if wait:
             deadline = time.monotonic() + timeout
@@ -64,6 +76,8 @@ class Command(BaseCommand):
         self.stdout.write(
             f"[pre-flight: {preflight['domain']}, {preflight['risk']} risk] {preflight['suggestion']}"
         )
+        if payload["searched_for"]:
+            self.stdout.write(f"Searched for: {payload['searched_for']}")
         if payload["refused"]:
             self.stdout.write(f"RETRIEVAL REFUSED: {payload['refusal_reason']}")
         if payload["error"]:
@@ -82,6 +96,7 @@ class Command(BaseCommand):
                 self.stdout.write(f"[{citation['number']}] {citation['cited_as']} ({citation['article']})")
         verification = payload["verification"]
         self.stdout.write(f"\nverification: {verification['status'] or 'none'}")
+        self.stdout.write(f"conversation: {payload['conversation']} (turn {payload['turn']})")
         if verification.get("compact"):
             self._print_verdict(verification)
 

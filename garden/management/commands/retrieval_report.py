@@ -1,4 +1,5 @@
-"""`python manage.py retrieval_report [--golden FILE] [--calibrate]`: retrieval figures on the golden set."""
+"""`python manage.py retrieval_report [--golden FILE] [--calibrate] [--conversations [FILE]]`: retrieval figures on
+the golden set, and on golden conversations' follow-ups beside first questions."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 from django.test import override_settings
 
+from garden.answering.conversation_report import conversations_measure
 from garden.answering.retrieval import Thresholds, calibration_in_force
 from garden.answering.retrieval_report import calibrate as calibrate_thresholds
 from garden.answering.retrieval_report import calibration_store, held_out, measure, observe
-from garden.golden import DEFAULT_FILE, golden_load
+from garden.golden import CONVERSATIONS_FILE, DEFAULT_FILE, conversations_load, golden_load
 from garden.sync.reembedding import chunks_reembed
 from providers.embeddings import EmbeddingBackend, embedder
 
@@ -43,13 +45,29 @@ class Command(BaseCommand):
             help="Fit the thresholds to this garden's golden set and store them (the gate uses them at once).",
         )
         parser.add_argument(
+            "--conversations",
+            type=Path,
+            nargs="?",
+            const=CONVERSATIONS_FILE,
+            help="Also score the follow-ups of golden conversations (default: the sample garden's) beside the "
+            "golden set's first questions, with the thresholds in force.",
+        )
+        parser.add_argument(
             "--backend",
             choices=list(EmbeddingBackend),
             help="Measure as if the garden were embedded with this backend: its chunks are re-embedded and the "
             "questions embedded with it, in a transaction rolled back afterwards (nothing stored changes).",
         )
 
-    def handle(self, *args: Any, golden: Path, calibrate: bool, backend: str | None, **options: Any) -> None:
+    def handle(
+        self,
+        *args: Any,
+        golden: Path,
+        calibrate: bool,
+        backend: str | None,
+        conversations: Path | None = None,
+        **options: Any,
+    ) -> None:
         report: dict[str, Any] = {}
         fitted: tuple[Thresholds, dict[str, Any], dict[str, Any]] | None = None
         with transaction.atomic():
@@ -57,7 +75,8 @@ class Command(BaseCommand):
                 if backend:
                     report["backend"] = backend
                     report["reembedded_chunks"], _ = chunks_reembed()
-                observed = observe(golden_load(golden))
+                questions = golden_load(golden)
+                observed = observe(questions)
                 report["configured"] = measure(observed, Thresholds.from_settings())
                 if calibration_in_force() is not None:
                     report["in_force"] = measure(observed, Thresholds.in_force())
@@ -67,6 +86,10 @@ class Command(BaseCommand):
                     expected = held_out(observed)
                     report["calibrated"] = {**figures, "held_out": expected}
                     fitted = (thresholds, figures, expected)
+                if conversations is not None:
+                    report["conversations"] = conversations_measure(
+                        conversations_load(conversations), questions, Thresholds.in_force()
+                    )
             transaction.set_rollback(True)
         if fitted is not None:
             thresholds, figures, expected = fitted
