@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from garden.audience_marks import AUDIENCE_KEYS, audience_mark
 from garden.formats import logseq
 from garden.formats.gardening import editor_markup_removed, page_properties
 from garden.syntax import (
@@ -129,6 +130,9 @@ class ParsedArticle:
     resolved: bool = False
     shows: tuple[str, ...] = ()
     folder_is_theme: bool = True  # its top folder is a theme; Logseq's `pages/` and `journals/` are not
+    # The audiences it names (front matter, else page properties: `garden.audience_marks`); None when it names
+    # none, and a folder rule of the garden may (`garden.sync.access`).
+    audiences: tuple[str, ...] | None = None
 
 
 def _names(meta: dict[str, Any], *keys: str) -> tuple[str, ...]:
@@ -215,6 +219,18 @@ def _marker_written(front_matter: str, separator: str = ":") -> str | None:
         if colon and key.strip().lower() in PRIVATE_FLAGS:
             fields[key.strip()] = value.split(" #")[0].strip().strip("'\"")
     return private_marker(fields)
+
+
+def _audiences(meta: dict[Any, Any], properties: dict[Any, Any]) -> tuple[str, ...] | None:
+    """The audiences the front matter names, else the page properties (`audience::`); None when neither does.
+    One written wrongly fails closed: the note is not imported (and withheld), and the sync says why."""
+    for fields in (meta, properties):
+        if any(isinstance(key, str) and key.strip().lower() in AUDIENCE_KEYS for key in fields):
+            mark = audience_mark(fields)
+            if mark.error is not None:
+                raise ArticleFileError(mark.error)
+            return mark.names
+    return None
 
 
 def _written_title(meta: dict[str, Any]) -> str | None:
@@ -383,6 +399,7 @@ def parse_article_text(
             relative_path=relative_path,
             private=True,
         )
+    audiences = _audiences(meta, properties)
     meta = {**properties, **meta}
     body, anchors = editor_markup_removed(body)
     if page is not None and not re.search(r"\w", body):
@@ -418,6 +435,7 @@ def parse_article_text(
         names=(page.title,) if page is not None else (),
         blocks=page.blocks if page is not None else {},
         folder_is_theme=page is None,
+        audiences=audiences,
     )
 
 

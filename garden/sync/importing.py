@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, partial
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from django.conf import settings
@@ -29,6 +29,7 @@ from garden.formats.markdown import (
 )
 from garden.formats.pdf.reading import PdfLeftOut, is_pdf, parse_pdf_file, pdf_place
 from garden.models import Article, ArticleRevision, Link, Sync
+from garden.sync.access import NO_RULES, AccessRules, access_rules, audiences_placed, audiences_write
 from garden.sync.embedding import Embedded, Progress, groups_embedded
 from garden.sync.fanout import FanOutError, Workers, groups_embedded_on_workers
 from garden.sync.images import ImageFinder
@@ -163,6 +164,7 @@ def _notes_read(
     graph: logseq.Graph | None,
     report: ImportReport,
     chunks: dict[str, int],
+    access: AccessRules = NO_RULES,
 ) -> tuple[dict[str, ParsedArticle], dict[str, tuple[str, str]]]:
     """The notes by slug, and the notes present but withheld this time (private, or failed: a note that cannot
     be read fails closed), by place, with the slug their place gives and why (see `withheld_found`): they must
@@ -185,6 +187,8 @@ def _notes_read(
         where = root / path.relative_to(folder) if folder.is_dir() else path.resolve()
         try:
             parsed = _file_parse(where, root if folder.is_dir() else None, graph)
+            if not parsed.private:
+                parsed = audiences_placed(parsed, PurePosixPath(where.relative_to(root).as_posix()), access)
         except PdfLeftOut as left_out:
             report.skipped.append((str(path), left_out.kind, str(left_out)))
             unread[_place_of(path, folder)] = (
@@ -371,7 +375,12 @@ def _note_again(note: ParsedArticle, root: Path | None, report: ImportReport) ->
         return None
     # A text changed since the first reading keeps the first one's hash: the next sync sees the difference.
     return replace(
-        again, slug=note.slug, topics=note.topics, themes=note.themes, content_hash=note.content_hash
+        again,
+        slug=note.slug,
+        topics=note.topics,
+        themes=note.themes,
+        content_hash=note.content_hash,
+        audiences=note.audiences,
     )
 
 
@@ -430,7 +439,8 @@ def _folder_import(
                 report.skipped.append((shown(path), kind, reason))
     chunks: dict[str, int] = {}
     graph = logseq.graph_of(root) if folder.is_dir() else None  # config.edn read once a sync
-    notes, unread = _notes_read(files, folder, root, graph, report, chunks)
+    access = access_rules(root) if folder.is_dir() else NO_RULES
+    notes, unread = _notes_read(files, folder, root, graph, report, chunks, access)
     del files
     if walk is not None:
         walk = replace(walk, files=[])  # read: a path each is no longer needed while the notes are written
@@ -457,6 +467,7 @@ def _folder_import(
     except ArticleFileError as error:
         report.failures.append((str(folder), str(error)))
     report.withheld += withhold(withheld)
+    audiences_write(notes)
     if walk is not None:
         report.moved += renames_follow(root, notes, roots, renamed)
     resolver = link_resolver(list(notes.values()))
