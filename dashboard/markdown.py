@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from garden.selectors import Embedded
+from garden.selectors import NOTE_NOT_SHARED, Embedded
 from garden.syntax import (
     ATTACHMENTS,
     EMBED,
@@ -148,6 +148,8 @@ def _embed(match: re.Match[str], page: _Page) -> str:
     embedded = (page.embeds or {}).get(written_key(target))
     if embedded is None:
         return f'<p class="embed-missing">Embedded note not in the garden: {escape(target)}</p>'
+    if not embedded.shared:  # nothing of it, not even the name the embedding note gives it
+        return f'<p class="embed-missing">{escape(NOTE_NOT_SHARED)}</p>'
     title = escape(embedded.title) + (
         f" › {escape(heading)}" if heading and not heading.startswith("^") else ""
     )

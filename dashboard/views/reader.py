@@ -17,7 +17,7 @@ from dashboard.bearer import request_spender
 from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
 from dashboard.forms import AskForm
 from dashboard.markdown import EmbedBudget
-from dashboard.permissions import ask_required, may_see_rejected_quotes
+from dashboard.permissions import ask_required, may_see_rejected_quotes, request_reader
 from dashboard.ratelimit import RATE_LIMITED, rate_limited
 from dashboard.shapes import AnswerOut, answer_shape, verdict_shape
 from dashboard.views.htmx import HtmxHttpRequest
@@ -55,8 +55,9 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
             if not request.user.is_authenticated:
                 asked_remember(request.session, answer)
             # Loaded again as readers see it: a source may have been withheld meanwhile (its page says so).
-            loaded = selectors.answer_get(answer.public_id) if request.htmx else None
-            if loaded is not None and not loaded.withheld:
+            reader = request_reader(request)
+            loaded = selectors.answer_get(answer.public_id, reader) if request.htmx else None
+            if loaded is not None and selectors.answer_hidden_why(loaded, reader) is None:
                 response = render(
                     request, "dashboard/answer.html#answer", {"answer": _shape(request, loaded)}
                 )
@@ -84,19 +85,20 @@ def _shape(request: HttpRequest, answer: Answer) -> AnswerOut:
     return answer_shape(answer, verdict=verdict)
 
 
-def _answer_or_404(public_id: uuid.UUID) -> Answer:
-    answer = selectors.answer_get(public_id)
+def _answer_or_404(request: HttpRequest, public_id: uuid.UUID) -> Answer:
+    reader = request_reader(request)
+    answer = selectors.answer_get(public_id, reader)
     if answer is None:
         raise Http404("No such answer.")
-    if answer.withheld:
-        raise Http404(selectors.ANSWER_WITHHELD)
+    if (why := selectors.answer_hidden_why(answer, reader)) is not None:
+        raise Http404(why)  # the page says why, nothing more (templates/404.html)
     return answer
 
 
 @ask_required
 @require_GET
 def answer_page(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
-    answer = _answer_or_404(public_id)
+    answer = _answer_or_404(request, public_id)
     return render(request, "dashboard/answer.html", {"answer": _shape(request, answer), "form": AskForm()})
 
 
@@ -104,7 +106,7 @@ def answer_page(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
 @require_GET
 def verdict_partial(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
     """The verdict panel alone; it keeps polling itself until the verification has finished."""
-    answer = _answer_or_404(public_id)
+    answer = _answer_or_404(request, public_id)
     if not request.htmx:
         return redirect(answer)
     # Once the verdict is in, the answer text above it is swapped too, now with its claims highlighted.
@@ -119,17 +121,22 @@ def _page(request: HttpRequest, articles: QuerySet[Article]) -> Page[Article]:
 # The wiki itself is public: anyone may read articles and topics.
 @require_GET
 def article_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "dashboard/article_list.html", {"page": _page(request, selectors.article_list())})
+    return render(
+        request,
+        "dashboard/article_list.html",
+        {"page": _page(request, selectors.article_list(request_reader(request)))},
+    )
 
 
 @require_GET
 def article_page(request: HttpRequest, slug: str) -> HttpResponse:
-    article = selectors.article_get(slug)
+    reader = request_reader(request)
+    article = selectors.article_get(slug, reader)
     if article is None:
         raise Http404("No such article.")
     revision_param = request.GET.get("revision")
     revision_id = int(revision_param) if revision_param and revision_param.isdigit() else None
-    revision = selectors.article_revision(article, revision_id)
+    revision = selectors.article_revision(article, revision_id, reader)
     if revision is None:
         raise Http404("No such revision of this article.")
     return render(
@@ -141,10 +148,10 @@ def article_page(request: HttpRequest, slug: str) -> HttpResponse:
             "chunks": selectors.revision_chunks(revision),
             "revisions": article.revisions.all(),
             "commit_url": commit_web_url(revision.commit, revision.source_path, article.garden),
-            "backlinks": selectors.article_backlinks(article),
+            "backlinks": selectors.article_backlinks(article, reader),
             "page": {
-                "links": selectors.article_links(article, revision),
-                "embeds": selectors.article_embeds(revision),
+                "links": selectors.article_links(article, revision, reader=reader),
+                "embeds": selectors.article_embeds(revision, reader),
                 "images": selectors.revision_images(revision),
                 "embed_budget": EmbedBudget(),  # one for the page: its passages are rendered one by one
             },
@@ -155,7 +162,7 @@ def article_page(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def image(request: HttpRequest, sha256: str, name: str) -> HttpResponse:
     """An image a note shows, by its content's hash, while a revision a reader may see shows it."""
-    stored = selectors.image_get(sha256)
+    stored = selectors.image_get(sha256, request_reader(request))
     if stored is None:
         raise Http404("No such image.")
     response = HttpResponse(bytes(stored.data), content_type=stored.content_type)
@@ -165,10 +172,11 @@ def image(request: HttpRequest, sha256: str, name: str) -> HttpResponse:
 
 @require_GET
 def topic_page(request: HttpRequest, slug: str) -> HttpResponse:
-    topic = selectors.topic_get(slug)
+    reader = request_reader(request)
+    topic = selectors.topic_get(slug, reader)
     if topic is None:
         raise Http404("No such topic.")
-    articles = _page(request, topic.articles.live().order_by("title", "pk"))
+    articles = _page(request, topic.articles.live(reader).order_by("title", "pk"))
     return render(request, "dashboard/topic.html", {"topic": topic, "page": articles})
 
 

@@ -15,6 +15,7 @@ from garden.answering.retrieval import RetrievalResult, retrieve
 from garden.answering.synthesis import SourceText, Synthesis, synthesize
 from garden.errors import UserFacingError
 from garden.models import Answer, AnswerSource, Chunk, Generator, Question, Retrieval, RetrievedArticle
+from garden.readers import reader_of
 from garden.text import storable
 from providers.timing import phase
 
@@ -75,7 +76,9 @@ def question_ask(
     text = question_clean(text)
     began = time.perf_counter()
     check = preflight(text)
-    result = retrieve(text)
+    result = retrieve(
+        text, reader=reader_of(user)
+    )  # the asker's garden: another audience's notes are not in it
     sources = [] if result.empty else _sources(result)
     if result.empty:
         synthesis = Synthesis(REFUSAL_TEXT, Generator.REFUSAL)
