@@ -26,6 +26,7 @@ from dashboard.shapes import CITED_AS, AnswerOut, VerdictOut, answer_shape, verd
 from garden import selectors
 from garden.answering.asking import QuestionError
 from garden.models import Answer
+from garden.readers import ALL_AUDIENCES
 from verifier.budget import spending_for
 from verifier.checking import CheckError, garden_check
 from verifier.health import health_check
@@ -286,7 +287,7 @@ def api_verdict(request: HttpRequest, answer_id: str) -> Status[VerdictOut | dic
     answer = Answer.objects.filter(public_id=public_id).first() if public_id else None
     if answer is None:
         return Status(404, {"error": ANSWER_NOT_FOUND})
-    if not Answer.objects.readable().filter(pk=answer.pk).exists():
+    if not Answer.objects.readable(ALL_AUDIENCES).filter(pk=answer.pk).exists():  # from everyone
         return Status(404, {"error": selectors.ANSWER_WITHHELD})
     if not Answer.objects.readable(request_reader(request)).filter(pk=answer.pk).exists():
         return Status(404, {"error": selectors.ANSWER_NOT_SHARED})

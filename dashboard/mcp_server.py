@@ -36,7 +36,7 @@ from garden import selectors
 from garden.answering.asking import QuestionError, question_clean
 from garden.answering.retrieval import retrieve
 from garden.models import Answer, Article, Chunk
-from garden.readers import Reader
+from garden.readers import ALL_AUDIENCES, Reader
 from verifier.budget import spending_for
 from verifier.checking import SOURCES_MAX, CheckError, garden_check, sources_check
 from verifier.selectors import verification_for_answer
@@ -166,7 +166,7 @@ class GardenTools:
         if not may_ask(self.request):
             raise ToolError(self._not_allowed(ASK_NOT_ALLOWED, "ask"))
         answer = _answer(answer_id)
-        if not Answer.objects.readable().filter(pk=answer.pk).exists():
+        if not Answer.objects.readable(ALL_AUDIENCES).filter(pk=answer.pk).exists():  # from everyone
             raise ToolError(selectors.ANSWER_WITHHELD)
         if not Answer.objects.readable(self.reader).filter(pk=answer.pk).exists():
             raise ToolError(selectors.ANSWER_NOT_SHARED)

@@ -34,6 +34,9 @@ ANSWER_WITHHELD = "This answer is not shown: a note it drew on is no longer publ
 ANSWER_NOT_SHARED = "This answer is not shown: it drew on notes that are not shared with you."
 # What a page shows where it embeds a note of an audience the reader is not in: not its title, nor its text.
 NOTE_NOT_SHARED = "A note not shared with you."
+# Where `article_links` sends a link to such a note: the page shows NOTE_NOT_SHARED_LINK instead of its words.
+NOT_SHARED_LINK = "#not-shared"
+NOTE_NOT_SHARED_LINK = "a note not shared with you"
 
 
 @dataclass(frozen=True)
@@ -133,18 +136,19 @@ def article_links(
     article: Article, revision: ArticleRevision | None = None, *, reader: Reader
 ) -> dict[str, str | None]:
     """Each target the article's note writes (lower case, no .md) -> the URL of the article it resolved to,
-    or None for a red link (a note the garden does not have, or `reader` may not see). A link to a heading or block of a note
+    or None for a red link (a note the garden does not have, or withheld), or NOT_SHARED_LINK for a note of an
+    audience `reader` is not in (its page shows none of the words the link gives it). A link to a heading or block of a note
     (`[[Note#Heading]]`, `[[Note#^id]]` in `revision`) -> the passage that holds it: all of them in one query,
     however many the note writes."""
     links: dict[str, str | None] = {}
     targets: dict[str, Article] = {}
     for link in article.links_out.select_related("target"):
-        target = link.target
-        if target is not None and (target.withheld or not reader.may_read(target.audiences)):
-            target = None
+        target = link.target if link.target is not None and not link.target.withheld else None
+        if target is not None and not reader.may_read(target.audiences):
+            links.update(dict.fromkeys(link.written, NOT_SHARED_LINK))
+            continue
         for written in link.written:
-            # A note withheld, or not shared with the reader: a red link.
-            links[written] = target.get_absolute_url() if target else None
+            links[written] = target.get_absolute_url() if target else None  # a withheld note: a red link
             if target is not None:
                 targets[written] = target
     anchored: dict[int, dict[str, Article]] = {}  # target's pk -> its anchors as linked (lower case)
