@@ -19,13 +19,14 @@ from claimcheck.terms import ClaimStatus, RiskLabel, Verdict
 from dashboard.asking import ConversationNotFound, ask, conversation_owned
 from dashboard.bearer import BearerRefused, bearer_authenticate, request_spender
 from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
-from dashboard.permissions import check_mode, may_ask, may_check, may_see_rejected_quotes
+from dashboard.permissions import check_mode, may_ask, may_check, may_see_rejected_quotes, request_reader
 from dashboard.presenters import check_sources, checked_payload, health_payload
 from dashboard.ratelimit import RATE_LIMITED, rate_limited
 from dashboard.shapes import CITED_AS, AnswerOut, VerdictOut, answer_shape, verdict_shape
 from garden import selectors
 from garden.answering.asking import QuestionError
 from garden.models import Answer
+from garden.readers import ALL_AUDIENCES
 from verifier.budget import spending_for
 from verifier.checking import CheckError, garden_check
 from verifier.health import health_check
@@ -258,9 +259,12 @@ def api_ask(
         return Status(400, {"error": error.message})
     except ClaudeBusy:
         return _claude_busy(response)
-    loaded = selectors.answer_get(answer.public_id)
-    if loaded is None or loaded.withheld:  # a source was withheld between the answer and this read
+    loaded = selectors.answer_get(answer.public_id, request_reader(request))
+    if loaded is None:
         return Status(404, {"error": selectors.ANSWER_WITHHELD})
+    # A source was withheld between the answer and this read.
+    if (why := selectors.answer_hidden_why(loaded, request_reader(request))) is not None:
+        return Status(404, {"error": why})
     return Status(200, answer_shape(loaded))
 
 
@@ -273,11 +277,11 @@ def api_answer(request: HttpRequest, answer_id: str) -> Status[AnswerOut | dict[
     if not may_ask(request):
         return Status(403, {"error": ASK_FORBIDDEN})
     public_id = _public_id(answer_id)
-    answer = selectors.answer_get(public_id) if public_id else None
+    answer = selectors.answer_get(public_id, request_reader(request)) if public_id else None
     if answer is None:
         return Status(404, {"error": ANSWER_NOT_FOUND})
-    if answer.withheld:
-        return Status(404, {"error": selectors.ANSWER_WITHHELD})
+    if (why := selectors.answer_hidden_why(answer, request_reader(request))) is not None:
+        return Status(404, {"error": why})
     return Status(200, answer_shape(answer))
 
 
@@ -294,8 +298,10 @@ def api_verdict(request: HttpRequest, answer_id: str) -> Status[VerdictOut | dic
     answer = Answer.objects.filter(public_id=public_id).first() if public_id else None
     if answer is None:
         return Status(404, {"error": ANSWER_NOT_FOUND})
-    if not Answer.objects.readable().filter(pk=answer.pk).exists():
+    if not Answer.objects.readable(ALL_AUDIENCES).filter(pk=answer.pk).exists():  # from everyone
         return Status(404, {"error": selectors.ANSWER_WITHHELD})
+    if not Answer.objects.readable(request_reader(request)).filter(pk=answer.pk).exists():
+        return Status(404, {"error": selectors.ANSWER_NOT_SHARED})
     verdict = verdict_shape(verification_for_answer(answer), rejected_quotes=may_see_rejected_quotes(request))
     return Status(200, verdict)
 
@@ -337,7 +343,12 @@ def api_check(request: HttpRequest, payload: CheckIn, response: HttpResponse) ->
         return Status(429, {"error": RATE_LIMITED})
     try:
         with spending_for(request_spender(request)):
-            checked, chunks = garden_check(payload.text, mode=check_mode(request), claude_slot=claude_slot())
+            checked, chunks = garden_check(
+                payload.text,
+                mode=check_mode(request),
+                claude_slot=claude_slot(),
+                reader=request_reader(request),
+            )
     except CheckError as error:
         return Status(400, {"error": error.message})
     except ClaudeBusy:

@@ -17,6 +17,7 @@ from django.db.models import Count, QuerySet
 from garden.answering.asking import question_ask
 from garden.errors import UserFacingError
 from garden.models import Answer, Conversation, Question
+from garden.readers import reader_of
 from verifier.queueing import verification_request
 
 RECENT_LIMIT = 8
@@ -132,8 +133,10 @@ def conversations_recent(
 def questions_recent(user: AbstractBaseUser | AnonymousUser, session: SessionBase) -> QuerySet[Question]:
     """The reader's own recent questions with an answer a reader may see, newest first: a logged-in reader's,
     or the ones asked in this session by a visitor who is not logged in."""
-    # An answer withheld with a note it drew on is not listed either: its page would be a 404.
-    questions = Question.objects.select_related("answer").filter(answer__in=Answer.objects.readable())
+    # An answer withheld with a note it drew on, or drawn from notes no longer the reader's (they left an
+    # audience), is not listed either: its page would be a 404.
+    reader = reader_of(user)
+    questions = Question.objects.select_related("answer").filter(answer__in=Answer.objects.readable(reader))
     if user.is_authenticated:
         questions = questions.filter(asked_by_id=user.pk)
     else:

@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from garden.selectors import Embedded
+from garden.selectors import NOT_SHARED_LINK, NOTE_NOT_SHARED, NOTE_NOT_SHARED_LINK, Embedded
 from garden.syntax import (
     ATTACHMENTS,
     EMBED,
@@ -34,6 +34,9 @@ _MISSING = "#missing-note"
 _MISSING_LINK = re.compile(r'<a href="#missing-note"[^>]*>(.*?)</a>', re.DOTALL)
 # `> [!note] Title` (or `[!tip]-` folded, `[!info]+` foldable and open) and the quoted lines under it.
 CALLOUT = re.compile(r"^>[ \t]*\[!([\w-]+)\]([+-]?)[ \t]*(.*)\n?((?:>.*(?:\n|$))*)", re.MULTILINE)
+# A link to a note of an audience the reader is not in: none of the words the link gives that note.
+_NOT_SHARED_LINK = re.compile(rf'<a href="{NOT_SHARED_LINK}"[^>]*>(.*?)</a>', re.DOTALL)
+NOT_SHARED_SHOWN = f'<span class="red-link">{NOTE_NOT_SHARED_LINK} <small>(not shared)</small></span>'
 RED_LINK = (
     '<span class="red-link" title="No note of this name in the garden">\\1 <small>(missing)</small></span>'
 )
@@ -148,6 +151,8 @@ def _embed(match: re.Match[str], page: _Page) -> str:
     embedded = (page.embeds or {}).get(written_key(target))
     if embedded is None:
         return f'<p class="embed-missing">Embedded note not in the garden: {escape(target)}</p>'
+    if not embedded.shared:  # nothing of it, not even the name the embedding note gives it
+        return f'<p class="embed-missing">{escape(NOTE_NOT_SHARED)}</p>'
     title = escape(embedded.title) + (
         f" › {escape(heading)}" if heading and not heading.startswith("^") else ""
     )
@@ -332,5 +337,6 @@ def _render(text: str, page: _Page) -> str:
         link_rel="noopener noreferrer",
     )
     clean = _MISSING_LINK.sub(RED_LINK, clean)
+    clean = _NOT_SHARED_LINK.sub(NOT_SHARED_SHOWN, clean)
     # Each held block was built from sanitised parts; it goes back where its placeholder paragraph stands.
     return re.sub(rf"<p>{marker}(\d+)</p>", lambda m: held[int(m.group(1))], clean)

@@ -31,7 +31,7 @@ from pydantic import Field
 from dashboard.asking import ask as answer_ask
 from dashboard.bearer import request_spender, request_token
 from dashboard.claude_slots import CLAUDE_BUSY, ClaudeBusy, claude_slot
-from dashboard.permissions import check_mode, may_ask, may_check, may_see_rejected_quotes
+from dashboard.permissions import check_mode, may_ask, may_check, may_see_rejected_quotes, request_reader
 from dashboard.presenters import check_sources, checked_payload
 from dashboard.ratelimit import RATE_LIMITED, rate_limited
 from dashboard.shapes import answer_shape, shape_json, verdict_shape
@@ -39,6 +39,7 @@ from garden import selectors
 from garden.answering.asking import QuestionError, question_clean
 from garden.answering.retrieval import retrieve
 from garden.models import Answer, Article, Chunk
+from garden.readers import ALL_AUDIENCES, Reader
 from verifier.budget import spending_for
 from verifier.checking import SOURCES_MAX, CheckError, garden_check, path_citations_audit, sources_check
 from verifier.selectors import verification_for_answer
@@ -115,12 +116,17 @@ class GardenTools:
     def user(self) -> User | AnonymousUser:
         return self.request.user
 
+    @property
+    def reader(self) -> Reader:
+        """What the tools' user may read of the garden (a token sees what its owner sees)."""
+        return request_reader(self.request)
+
     def search(self, query: str) -> dict[str, Any]:
         try:
             query = question_clean(query)
         except QuestionError as error:
             raise ToolError(error.message) from None
-        found = retrieve(query)
+        found = retrieve(query, reader=self.reader)
         chunks = Chunk.objects.select_related("article").in_bulk([hit.chunk_id for hit in found.sources])
         passages = [
             _passage(chunks[hit.chunk_id], hit.score) for hit in found.sources if hit.chunk_id in chunks
@@ -129,17 +135,17 @@ class GardenTools:
 
     def read_article(self, title: str = "", address: str = "") -> dict[str, Any]:
         if address.strip():
-            article = selectors.article_get(_address_slug(address.strip()) or "")
+            article = selectors.article_get(_address_slug(address.strip()) or "", self.reader)
             if article is None:
                 raise ToolError(ARTICLE_NOT_FOUND.format(by="address", value=address))
         elif title.strip():
-            found = Article.objects.live().filter(title__iexact=title.strip()).first()
-            article = selectors.article_get(found.slug) if found else None
+            found = Article.objects.live(self.reader).filter(title__iexact=title.strip()).first()
+            article = selectors.article_get(found.slug, self.reader) if found else None
             if article is None:
                 raise ToolError(ARTICLE_NOT_FOUND.format(by="title", value=title))
         else:
             raise ToolError(ARTICLE_WHICH)
-        revision = selectors.article_revision(article, None)
+        revision = selectors.article_revision(article, None, self.reader)
         if revision is None:
             raise ToolError(ARTICLE_NOT_FOUND.format(by="title", value=article.title))
         return {
@@ -160,9 +166,11 @@ class GardenTools:
             raise ToolError(error.message) from None
         except ClaudeBusy:
             raise ToolError(CLAUDE_BUSY) from None
-        loaded = selectors.answer_get(answer.public_id)
-        if loaded is None or loaded.withheld:
+        loaded = selectors.answer_get(answer.public_id, self.reader)
+        if loaded is None:
             raise ToolError(selectors.ANSWER_WITHHELD)
+        if (why := selectors.answer_hidden_why(loaded, self.reader)) is not None:
+            raise ToolError(why)
         payload = shape_json(answer_shape(loaded))
         payload["verdict"] = self._verdict_or_wait(loaded)
         return payload
@@ -171,8 +179,10 @@ class GardenTools:
         if not may_ask(self.request):
             raise ToolError(self._not_allowed(ASK_NOT_ALLOWED, "ask"))
         answer = _answer(answer_id)
-        if not Answer.objects.readable().filter(pk=answer.pk).exists():
+        if not Answer.objects.readable(ALL_AUDIENCES).filter(pk=answer.pk).exists():  # from everyone
             raise ToolError(selectors.ANSWER_WITHHELD)
+        if not Answer.objects.readable(self.reader).filter(pk=answer.pk).exists():
+            raise ToolError(selectors.ANSWER_NOT_SHARED)
         return self._verdict_or_wait(answer)
 
     def check(self, text: str, sources: list[str] | None = None) -> dict[str, Any]:
@@ -183,7 +193,9 @@ class GardenTools:
         try:
             with spending_for(request_spender(self.request)):
                 if sources is None:
-                    checked, chunks = garden_check(text, mode=mode, claude_slot=claude_slot())
+                    checked, chunks = garden_check(
+                        text, mode=mode, claude_slot=claude_slot(), reader=self.reader
+                    )
                     given = check_sources(chunks)
                 else:
                     checked = sources_check(text, sources, mode=mode, claude_slot=claude_slot())
@@ -350,7 +362,7 @@ def mcp_server(caller: Caller) -> MCPServer:
                 "address": site_address(article.get_absolute_url()),
                 "uri": f"groundwork://articles/{article.slug}",
             }
-            for article in selectors.article_list()
+            for article in selectors.article_list(tools().reader)
         ]
 
     @server.resource(
@@ -359,8 +371,8 @@ def mcp_server(caller: Caller) -> MCPServer:
     @_django_call
     def article(slug: str) -> str:
         """An article's current text (Markdown), by its slug (from groundwork://articles)."""
-        found = selectors.article_get(slug)
-        revision = selectors.article_revision(found, None) if found else None
+        found = selectors.article_get(slug, tools().reader)
+        revision = selectors.article_revision(found, None, tools().reader) if found else None
         if found is None or revision is None:
             raise ResourceNotFoundError(ARTICLE_NOT_FOUND.format(by="slug", value=slug))
         return revision.body

@@ -12,9 +12,20 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 
 from claimcheck.terms import JudgeMode
+from garden.readers import Reader, reader_of
 from verifier.roles import ASK, REVIEW
 
 View = TypeVar("View", bound=Callable[..., HttpResponse])
+
+
+def request_reader(request: HttpRequest) -> Reader:
+    """Who reads this request (its account, a personal token's owner, or a visitor): what the one rule is
+    given on every page and API call. Read once a request."""
+    reader: Reader | None = getattr(request, "_garden_reader", None)
+    if reader is None:
+        reader = reader_of(request.user)
+        request._garden_reader = reader  # type: ignore[attr-defined]
+    return reader
 
 
 def may_ask(request: HttpRequest) -> bool:

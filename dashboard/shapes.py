@@ -327,7 +327,8 @@ def answer_shape(answer: Answer, *, verdict: VerdictOut | None = None) -> Answer
 @dataclass(frozen=True, kw_only=True)
 class TurnOut:
     turn: int
-    answer: AnswerOut | None
+    answer: AnswerOut | None  # None: not shown to this reader, for the reason `hidden` gives
+    hidden: str = ""
 
 
 # How much a turn's label weighs in its conversation's: the worst turn's is shown at the top. A turn no judge could

@@ -13,6 +13,7 @@ from claimcheck.terms import ClaimStatus
 from evaluation.models import VerifyRun
 from evaluation.report import report_shown
 from garden.models import Answer
+from garden.readers import ANONYMOUS, Reader
 from garden.selectors import ANSWER_WITHHELD
 from verifier.models import Claim, Verification
 
@@ -44,11 +45,11 @@ def spreadsheet_safe(value: object) -> object:
     return value
 
 
-def run_rows(run: VerifyRun) -> Iterable[dict[str, Any]]:
-    """One row per golden question of the run, for CSV and JSON export."""
+def run_rows(run: VerifyRun, reader: Reader = ANONYMOUS) -> Iterable[dict[str, Any]]:
+    """One row per golden question of the run, for CSV and JSON export, as `reader` may see it."""
     items = run.items.select_related("golden", "answer")
     answer_ids = [i.answer_id for i in items if i.answer_id]
-    readable = set(Answer.objects.readable().filter(pk__in=answer_ids).values_list("pk", flat=True))
+    readable = set(Answer.objects.readable(reader).filter(pk__in=answer_ids).values_list("pk", flat=True))
     verifications = {v.answer_id: v for v in Verification.objects.filter(answer_id__in=answer_ids)}
     counts: dict[int, Counter[str]] = defaultdict(Counter)
     for answer_id, status in Claim.objects.filter(
@@ -76,23 +77,25 @@ def run_rows(run: VerifyRun) -> Iterable[dict[str, Any]]:
         }
 
 
-def run_csv(run: VerifyRun) -> str:
+def run_csv(run: VerifyRun, reader: Reader = ANONYMOUS) -> str:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS)
     writer.writeheader()
-    writer.writerows({key: spreadsheet_safe(value) for key, value in row.items()} for row in run_rows(run))
+    writer.writerows(
+        {key: spreadsheet_safe(value) for key, value in row.items()} for row in run_rows(run, reader)
+    )
     return buffer.getvalue()
 
 
-def run_json(run: VerifyRun) -> str:
-    """The run, its report as it may be shown today (with the judges that ran) and its rows."""
-    report = report_shown(run)
+def run_json(run: VerifyRun, reader: Reader = ANONYMOUS) -> str:
+    """The run, its report as it may be shown today to `reader` (with the judges that ran) and its rows."""
+    report = report_shown(run, reader)
     payload = {
         "run": run.pk,
         "label": run.label,
         "status": run.status,
         "mode": run.mode,
         "report": report.as_dict() if report else {},
-        "items": list(run_rows(run)),
+        "items": list(run_rows(run, reader)),
     }
     return json.dumps(payload, indent=2)

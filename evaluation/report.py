@@ -20,6 +20,7 @@ from evaluation.models import RunItemStatus, VerifyRun
 from garden.answering.retrieval import Thresholds, calibration_in_force
 from garden.golden import OUT_OF_SCOPE
 from garden.models import Answer, Article
+from garden.readers import ANONYMOUS, Reader
 from garden.selectors import ANSWER_WITHHELD
 from verifier.models import Claim, Vote
 
@@ -307,15 +308,15 @@ def run_judges(run: VerifyRun) -> list[JudgeRan]:
     ]
 
 
-def report_shown(run: VerifyRun) -> RunReport | None:
-    """The run's stored report as it may be shown today: an answer whose sources have since been withheld
-    (made private) shows none of its text; a report stored before the judges were recorded names them from
+def report_shown(run: VerifyRun, reader: Reader = ANONYMOUS) -> RunReport | None:
+    """The run's stored report as it may be shown today to `reader`: an answer whose sources have since been
+    withheld (made private), or are of an audience not theirs, shows none of its text; a report stored before the judges were recorded names them from
     the votes. None while the run has no report."""
     report = stored_report(run)
     if report is None:
         return None
     ids = {entry.answer_id for entry in report.unverified_claims if entry.answer_id is not None}
-    readable = set(Answer.objects.readable().filter(pk__in=ids).values_list("pk", flat=True))
+    readable = set(Answer.objects.readable(reader).filter(pk__in=ids).values_list("pk", flat=True))
     return dataclasses.replace(
         report,
         unverified_claims=[

@@ -20,21 +20,25 @@ from django.urls import reverse
 from pgvector.django import HnswIndex, VectorField
 
 from garden.answering.phrases import phrase_keys, question_phrases
+from garden.readers import ANONYMOUS, Reader, reader_of
 from garden.skips import skipped_words
 from garden.vocabulary import NAME_SLUG_LIMIT, NAME_TITLE_LIMIT
 from providers.embeddings import DIMENSIONS
 
 
 class VocabularyQuerySet(models.QuerySet[Any]):
-    """Topics and themes a reader may see and a question may match: those with a live article. A topic whose
-    only notes were made private names nothing a reader may read (and its title may be the private note's)."""
+    """Topics and themes a reader may see and a question may match: those with a live article the reader may
+    read. A topic whose only notes were made private, or are for other audiences, names nothing this reader may
+    read (and its title may be such a note's)."""
 
-    def live(self) -> VocabularyQuerySet:
+    def live(self, reader: Reader = ANONYMOUS) -> VocabularyQuerySet:
         return self.filter(
-            Exists(Article.objects.live().filter(**{self.model.articles.field.name: OuterRef("pk")}))
+            Exists(Article.objects.live(reader).filter(**{self.model.articles.field.name: OuterRef("pk")}))
         )
 
-    def live_named_in(self, question: str, phrases: Sequence[str] | None = None) -> VocabularyQuerySet:
+    def live_named_in(
+        self, question: str, phrases: Sequence[str] | None = None, *, reader: Reader = ANONYMOUS
+    ) -> VocabularyQuerySet:
         """The live ones one of whose names stands in `question` as whole words: the question's possible names
         (`phrases`, else every stretch a name could be) are looked up in `Name` (a B-tree probe each), then
         only the few found are checked for a live article, so the cost follows the question, not the number
@@ -49,7 +53,7 @@ class VocabularyQuerySet(models.QuerySet[Any]):
             [question_phrases(question) if phrases is None else list(phrases)],
             output_field=models.BooleanField(),
         )
-        return self.live().filter(named)
+        return self.live(reader).filter(named)
 
 
 class Topic(models.Model):
@@ -185,23 +189,29 @@ VIEW_WITHHELD = "garden.view_withheld_article"
 class ArticleQuerySet(models.QuerySet["Article"]):
     """What a reader may see of the garden, decided here and nowhere else.
 
-    - `readable()`: articles none of whose text may be withheld: every page, revision, embed, backlink, answer,
-      quote and report showing garden text goes through it. A note is withheld when it was made private (a flag,
-      `.gardenignore`, a private folder) or can no longer be read or parsed: it fails closed until fixed.
-    - `live()`: readable and in the garden now: listed, linked to, matched as a topic and retrieved. A note that
-      left the garden (deleted) is retired: no longer live, while its history stays readable.
+    - `readable(reader)`: articles none of whose text may be withheld, written for the default audience or for
+      one of the reader's (`garden.readers.Reader`; operators read every audience's): every page, revision,
+      embed, backlink, answer, quote and report showing garden text goes through it with the reader at hand. A
+      note is withheld when it was made private (a flag, `.gardenignore`, a private folder) or can no longer be
+      read or parsed (its audience written wrongly included): it fails closed until fixed. With no reader, the
+      reader is a visitor who is not signed in (`ANONYMOUS`): a path not told who reads shows less, never more.
+    - `live(reader)`: readable and in the garden now: listed, linked to, matched as a topic and retrieved. A note
+      that left the garden (deleted) is retired: no longer live, while its history stays readable.
     - `shown_to(user)`: what `user` may see in the admin: the readable articles, and withheld ones too for those
       whose work is to know why (operators, `VIEW_WITHHELD`).
     """
 
-    def readable(self) -> ArticleQuerySet:
-        return self.filter(withheld_at__isnull=True)
+    def readable(self, reader: Reader = ANONYMOUS) -> ArticleQuerySet:
+        shown = self.filter(withheld_at__isnull=True)
+        if reader.reads_all:
+            return shown
+        return shown.filter(Q(audiences=[]) | Q(audiences__overlap=sorted(reader.audiences)))
 
     def shown_to(self, user: AbstractUser | AnonymousUser) -> ArticleQuerySet:
-        return self if user.has_perm(VIEW_WITHHELD) else self.readable()
+        return self if user.has_perm(VIEW_WITHHELD) else self.readable(reader_of(user))
 
-    def live(self) -> ArticleQuerySet:
-        return self.readable().filter(retired_at__isnull=True)
+    def live(self, reader: Reader = ANONYMOUS) -> ArticleQuerySet:
+        return self.readable(reader).filter(retired_at__isnull=True)
 
 
 class Article(models.Model):
@@ -239,12 +249,26 @@ class Article(models.Model):
         blank=True,
         help_text="The folder of the garden its note belongs to; empty for an article written in the admin.",
     )
+    audiences = ArrayField(
+        models.CharField(max_length=100),
+        default=list,
+        blank=True,
+        help_text="The audiences its note is for (front matter, Logseq property, .gardenaccess); none: "
+        "everyone the site lets in.",
+    )
 
     objects = ArticleQuerySet.as_manager()
 
     class Meta:
         ordering = ["title"]
-        permissions = [("view_withheld_article", "Can see the text of withheld articles")]
+        permissions = [
+            ("view_withheld_article", "Can see the text of withheld articles"),
+            ("read_every_audience", "Can read the notes of every audience"),
+        ]
+        indexes = [
+            # The notes not for everyone: retrieval leaves out those not for its reader, a small set to look up.
+            models.Index(fields=["id"], name="article_for_audiences", condition=~Q(audiences=[])),
+        ]
 
     def __str__(self) -> str:
         return self.title
@@ -267,14 +291,23 @@ def _withheld_places() -> ArraySubquery:
     return ArraySubquery(Article.objects.filter(withheld_at__isnull=False).values("path"))
 
 
+def _unreadable_places(reader: Reader) -> ArraySubquery:
+    """Where the notes live that `reader` may not read: withheld, or for audiences not theirs."""
+    unreadable = Article.objects.exclude(pk__in=Article.objects.readable(reader).values("pk"))
+    return ArraySubquery(unreadable.values("path"))
+
+
 class RevisionQuerySet(models.QuerySet["ArticleRevision"]):
-    def readable(self) -> RevisionQuerySet:
-        """Revisions of a readable article none of whose words are a withheld note's (see `shows`)."""
-        return self.filter(article__in=Article.objects.readable()).exclude(shows__overlap=_withheld_places())
+    def readable(self, reader: Reader = ANONYMOUS) -> RevisionQuerySet:
+        """Revisions of an article `reader` may read none of whose words are a note's they may not (see
+        `shows`)."""
+        return self.filter(article__in=Article.objects.readable(reader)).exclude(
+            shows__overlap=_unreadable_places(reader)
+        )
 
     def shown_to(self, user: AbstractUser | AnonymousUser) -> RevisionQuerySet:
         """What `user` may see in the admin: as `ArticleQuerySet.shown_to`."""
-        return self if user.has_perm(VIEW_WITHHELD) else self.readable()
+        return self if user.has_perm(VIEW_WITHHELD) else self.readable(reader_of(user))
 
 
 class ArticleRevision(models.Model):
@@ -590,17 +623,19 @@ class Generator(models.TextChoices):
 
 
 class AnswerQuerySet(models.QuerySet["Answer"]):
-    def readable(self) -> AnswerQuerySet:
-        """Answers a reader may see: none of their sources is in a withheld article, or holds words of one (an
-        answer quotes and paraphrases its sources, so it is withheld with them, and is back when they are)."""
-        return self.exclude(
-            Exists(
-                AnswerSource.objects.filter(answer=OuterRef("pk")).filter(
-                    Q(chunk__article__withheld_at__isnull=False)
-                    | Q(chunk__revision__shows__overlap=_withheld_places())
-                )
-            )
+    def readable(self, reader: Reader = ANONYMOUS) -> AnswerQuerySet:
+        """Answers `reader` may see: each of their sources is in an article the reader may read and holds no
+        words of one they may not (an answer quotes and paraphrases its sources, so it is withheld with them,
+        and is back when they are; an answer from another audience's notes is not this reader's)."""
+        unreadable = Q(chunk__article__withheld_at__isnull=False) | Q(
+            chunk__revision__shows__overlap=_withheld_places()
         )
+        if not reader.reads_all:
+            unreadable |= ~Q(chunk__article__audiences=[]) & ~Q(
+                chunk__article__audiences__overlap=sorted(reader.audiences)
+            )
+            unreadable |= Q(chunk__revision__shows__overlap=_unreadable_places(reader))
+        return self.exclude(Exists(AnswerSource.objects.filter(answer=OuterRef("pk")).filter(unreadable)))
 
 
 class Answer(models.Model):
@@ -648,6 +683,20 @@ class Answer(models.Model):
             return True
         places = {place for source in sources for place in source.chunk.revision.shows}
         return bool(places) and Article.objects.filter(withheld_at__isnull=False, path__in=places).exists()
+
+    def withheld_from(self, reader: Reader) -> bool:
+        """Whether `reader` may not see this answer: withheld from everyone, or a source of it is in a note for
+        audiences not theirs, or holds words of one (reads the prefetched sources, as `withheld`)."""
+        if self.withheld:
+            return True
+        sources = self.sources.all()
+        if not all(reader.may_read(source.chunk.article.audiences) for source in sources):
+            return True
+        places = {place for source in sources for place in source.chunk.revision.shows}
+        if not places or reader.reads_all:
+            return False
+        readable = Article.objects.readable(reader).values("pk")
+        return Article.objects.filter(path__in=places).exclude(pk__in=readable).exists()
 
     @property
     def refused(self) -> bool:

@@ -26,10 +26,18 @@ from garden.models import (
     Theme,
     Topic,
 )
+from garden.readers import ALL_AUDIENCES, Reader
 from garden.syntax import EMBED, WIKILINK, heading_offsets, written_key
 
 # What readers see in place of an answer, or a passage of it, whose sources include a withheld note.
 ANSWER_WITHHELD = "This answer is not shown: a note it drew on is no longer public in the garden."
+# What a reader sees in place of an answer drawn from notes of an audience they are not in: nothing more.
+ANSWER_NOT_SHARED = "This answer is not shown: it drew on notes that are not shared with you."
+# What a page shows where it embeds a note of an audience the reader is not in: not its title, nor its text.
+NOTE_NOT_SHARED = "A note not shared with you."
+# Where `article_links` sends a link to such a note: the page shows NOTE_NOT_SHARED_LINK instead of its words.
+NOT_SHARED_LINK = "#not-shared"
+NOTE_NOT_SHARED_LINK = "a note not shared with you"
 
 
 @dataclass(frozen=True)
@@ -39,64 +47,88 @@ class Embedded:
     title: str
     url: str
     body: str | None  # None: too long for what the page has left to show (`article_embeds`)
+    shared: bool = True  # False: a note of an audience the reader is not in (nothing else of it is here)
 
 
-def _answers_loaded() -> QuerySet[Answer]:
+NOT_SHARED = Embedded(title="", url="", body=None, shared=False)
+
+
+def _answers_loaded(reader: Reader) -> QuerySet[Answer]:
     """Answers with their question, conversation, retrieval, retrieved articles and numbered sources loaded; of
-    what retrieval found, only what a reader may see (`answer.withheld` says whether the answer itself may be)."""
+    what retrieval found, only what `reader` may see (`answer_hidden_why` says whether the answer itself may be)."""
     return Answer.objects.select_related("question__retrieval", "question__conversation").prefetch_related(
         Prefetch("sources", AnswerSource.objects.select_related("chunk__article", "chunk__revision")),
         Prefetch(
             "question__retrieval__articles",
             RetrievedArticle.objects.select_related("article")
-            .filter(article__in=Article.objects.readable())
+            .filter(article__in=Article.objects.readable(reader))
             .order_by("rank"),
         ),
-        Prefetch("question__retrieval__topics", Topic.objects.live()),
-        Prefetch("question__retrieval__themes", Theme.objects.live()),
+        Prefetch("question__retrieval__topics", Topic.objects.live(reader)),
+        Prefetch("question__retrieval__themes", Theme.objects.live(reader)),
     )
 
 
-def answer_get(public_id: uuid.UUID) -> Answer | None:
+def answer_get(public_id: uuid.UUID, reader: Reader) -> Answer | None:
     """The answer at `public_id` (its address), loaded as `_answers_loaded` says."""
-    return _answers_loaded().filter(public_id=public_id).first()
+    return _answers_loaded(reader).filter(public_id=public_id).first()
+
+
+def answer_hidden_why(answer: Answer, reader: Reader) -> str | None:
+    """Why `reader` may not see `answer` (loaded by `answer_get`), as they are told, or None when they may: a
+    note it drew on is withheld from everyone, or is of an audience not theirs (and nothing more is said)."""
+    if answer.withheld:
+        return ANSWER_WITHHELD
+    if answer.withheld_from(reader):
+        return ANSWER_NOT_SHARED
+    return None
 
 
 def conversation_get(public_id: uuid.UUID) -> Conversation | None:
     return Conversation.objects.filter(public_id=public_id).first()
 
 
-def conversation_answers(conversation: Conversation) -> list[Answer]:
-    """The answers of the conversation's turns, in order, each loaded as `answer_get` loads one."""
-    return list(_answers_loaded().filter(question__conversation=conversation).order_by("question__turn"))
+def conversation_answers(conversation: Conversation, reader: Reader) -> list[Answer]:
+    """The answers of the conversation's turns, in order, each loaded for `reader` as `answer_get` loads one."""
+    return list(
+        _answers_loaded(reader).filter(question__conversation=conversation).order_by("question__turn")
+    )
 
 
-def article_list() -> QuerySet[Article]:
-    """The live articles (readable, not retired), by title."""
+def article_list(reader: Reader) -> QuerySet[Article]:
+    """The articles live for `reader` (readable by them, not retired), by title."""
     return (
-        Article.objects.live()
-        .prefetch_related(Prefetch("topics", Topic.objects.live()))
+        Article.objects.live(reader)
+        .prefetch_related(Prefetch("topics", Topic.objects.live(reader)))
         .annotate(revision_count=Count("revisions"))
         .order_by("title", "pk")  # a whole order: pages neither repeat nor skip articles of one title
     )
 
 
-def article_get(slug: str) -> Article | None:
-    """The article at `slug` if a reader may see it (a withheld one is as if it did not exist)."""
-    return Article.objects.readable().prefetch_related("topics", "themes").filter(slug=slug).first()
+def article_get(slug: str, reader: Reader) -> Article | None:
+    """The article at `slug` if `reader` may see it (a withheld one, or one of an audience not theirs, is as
+    if it did not exist), with the topics and themes they may see."""
+    return (
+        Article.objects.readable(reader)
+        .prefetch_related(
+            Prefetch("topics", Topic.objects.live(reader)), Prefetch("themes", Theme.objects.live(reader))
+        )
+        .filter(slug=slug)
+        .first()
+    )
 
 
-def topic_get(slug: str) -> Topic | None:
-    """The topic at `slug` if it has a live article."""
-    return Topic.objects.live().filter(slug=slug).first()
+def topic_get(slug: str, reader: Reader) -> Topic | None:
+    """The topic at `slug` if it has an article live for `reader`."""
+    return Topic.objects.live(reader).filter(slug=slug).first()
 
 
-def article_revision(article: Article, revision_id: int | None) -> ArticleRevision | None:
+def article_revision(article: Article, revision_id: int | None, reader: Reader) -> ArticleRevision | None:
     """The requested revision of an article, or its current one; an older one that holds words of a note
-    withheld now is as if it did not exist."""
+    withheld now, or not the reader's, is as if it did not exist."""
     revisions = article.revisions.all()
     if revision_id is not None:
-        revisions = revisions.readable()
+        revisions = revisions.readable(reader)
     if revision_id is not None:
         return revisions.filter(pk=revision_id).first()
     return revisions.filter(superseded=False).first()
@@ -111,15 +143,21 @@ def revision_chunks(revision: ArticleRevision) -> QuerySet[Chunk]:
 ANCHORED_NOTES_MAX = 50
 
 
-def article_links(article: Article, revision: ArticleRevision | None = None) -> dict[str, str | None]:
+def article_links(
+    article: Article, revision: ArticleRevision | None = None, *, reader: Reader
+) -> dict[str, str | None]:
     """Each target the article's note writes (lower case, no .md) -> the URL of the article it resolved to,
-    or None for a red link (a note the garden does not have). A link to a heading or block of a note
+    or None for a red link (a note the garden does not have, or withheld), or NOT_SHARED_LINK for a note of an
+    audience `reader` is not in (its page shows none of the words the link gives it). A link to a heading or block of a note
     (`[[Note#Heading]]`, `[[Note#^id]]` in `revision`) -> the passage that holds it: all of them in one query,
     however many the note writes."""
     links: dict[str, str | None] = {}
     targets: dict[str, Article] = {}
     for link in article.links_out.select_related("target"):
         target = link.target if link.target is not None and not link.target.withheld else None
+        if target is not None and not reader.may_read(target.audiences):
+            links.update(dict.fromkeys(link.written, NOT_SHARED_LINK))
+            continue
         for written in link.written:
             links[written] = target.get_absolute_url() if target else None  # a withheld note: a red link
             if target is not None:
@@ -187,19 +225,25 @@ class _Passages:
         return passage.get_absolute_url()
 
 
-def article_embeds(revision: ArticleRevision) -> dict[str, Embedded]:
+def article_embeds(revision: ArticleRevision, reader: Reader) -> dict[str, Embedded]:
     """The notes this revision embeds (`![[Note]]`), by the target as written, with their current text: in order
     of their first embed, as long as their texts together fit `settings.EMBED_MAX_CHARS`; a note that does not
-    fit comes without its text (`body` None), and no more than that is read. Three queries however many."""
+    fit comes without its text (`body` None), and no more than that is read; a note of an audience `reader` is
+    not in is `NOT_SHARED`. Three queries however many."""
     keys = list(dict.fromkeys(written_key(match["target"]) for match in EMBED.finditer(revision.body)))
     if not keys:
         return {}
     by_key: dict[str, Article] = {}
-    links = revision.article.links_out.filter(written__overlap=keys, target__in=Article.objects.live())
+    not_shared: set[str] = set()
+    links = revision.article.links_out.filter(
+        written__overlap=keys, target__in=Article.objects.live(ALL_AUDIENCES)
+    )
     for link in links.select_related("target"):
         for key in set(keys).intersection(link.written):
-            if link.target is not None:
+            if link.target is not None and reader.may_read(link.target.audiences):
                 by_key[key] = link.target
+            elif link.target is not None:
+                not_shared.add(key)
     currents = {  # each embedded note's current revision, title and length: not its text yet
         article_id: (pk, title, length)
         for pk, article_id, title, length in ArticleRevision.objects.filter(
@@ -216,7 +260,7 @@ def article_embeds(revision: ArticleRevision) -> dict[str, Embedded]:
                 left -= length
                 fitting.add(pk)
     bodies = dict(ArticleRevision.objects.filter(pk__in=fitting).values_list("pk", "body")) if fitting else {}
-    embedded: dict[str, Embedded] = {}
+    embedded: dict[str, Embedded] = dict.fromkeys(not_shared, NOT_SHARED)
     for key, target in by_key.items():
         if target.pk in currents:
             pk, title, _ = currents[target.pk]
@@ -234,10 +278,10 @@ def revision_images(revision: ArticleRevision) -> dict[str, str]:
     }
 
 
-def image_get(sha256: str) -> Image | None:
-    """The image of this hash while a revision a reader may see shows it (`RevisionQuerySet.readable`): an image
-    only a withheld note shows is as if it did not exist."""
-    shown = ArticleRevision.objects.readable().filter(
+def image_get(sha256: str, reader: Reader) -> Image | None:
+    """The image of this hash while a revision `reader` may see shows it (`RevisionQuerySet.readable`): an
+    image only a withheld note, or notes not theirs, show is as if it did not exist."""
+    shown = ArticleRevision.objects.readable(reader).filter(
         RawSQL(
             "EXISTS (SELECT 1 FROM jsonb_each_text(images) AS shown WHERE shown.value = %s)",
             [sha256],
@@ -247,6 +291,6 @@ def image_get(sha256: str) -> Image | None:
     return Image.objects.filter(sha256=sha256).filter(Exists(shown)).first()
 
 
-def article_backlinks(article: Article) -> QuerySet[Article]:
-    """The live articles that link to `article` ("Linked from")."""
-    return Article.objects.live().filter(links_out__target=article).distinct().order_by("title")
+def article_backlinks(article: Article, reader: Reader) -> QuerySet[Article]:
+    """The articles live for `reader` that link to `article` ("Linked from")."""
+    return Article.objects.live(reader).filter(links_out__target=article).distinct().order_by("title")

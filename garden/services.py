@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from garden.chunking import chunk_spans, page_of
 from garden.models import Article, ArticleRevision, Chunk
+from garden.readers import ALL_AUDIENCES
 from providers import embeddings
 
 
@@ -76,7 +77,9 @@ def revisions_write(new: Sequence[NewRevision]) -> list[ArticleRevision]:
     (an edit in the admin) is current in its history, and its passages are retrieved once it is live again."""
     revisions_supersede([item.article.pk for item in new])
     live = set(
-        Article.objects.live().filter(pk__in=[item.article.pk for item in new]).values_list("pk", flat=True)
+        Article.objects.live(ALL_AUDIENCES)
+        .filter(pk__in=[item.article.pk for item in new])
+        .values_list("pk", flat=True)
     )
     revisions = ArticleRevision.objects.bulk_create(
         ArticleRevision(

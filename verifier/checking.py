@@ -23,6 +23,7 @@ from claimcheck.verdict import Scored, score
 from garden.answering.retrieval import retrieve
 from garden.errors import UserFacingError
 from garden.models import Chunk
+from garden.readers import ANONYMOUS, Reader
 from garden.syntax import strip_citations
 from garden.text import storable
 from verifier.budget import DailyBudget
@@ -113,13 +114,14 @@ def garden_check(
     *,
     mode: JudgeMode | None = None,
     claude_slot: AbstractContextManager[object] | None = None,
+    reader: Reader = ANONYMOUS,
 ) -> tuple[Checked, list[Chunk]]:
-    """Fact-check any text against the garden: retrieve passages for it, then judge its claims against them
-    (with the panel as configured, or in `mode`, e.g. `JudgeMode.LOCAL`). `claude_slot` is held while a panel
-    with Claude judges; what it raises (none free) comes out of here."""
+    """Fact-check any text against the part of the garden `reader` may read: retrieve passages for it, then
+    judge its claims against them (with the panel as configured, or in `mode`, e.g. `JudgeMode.LOCAL`).
+    `claude_slot` is held while a panel with Claude judges; what it raises (none free) comes out of here."""
     text = check_text_clean(text)
     judge_parameters_use()
-    found = retrieve(text)
+    found = retrieve(text, reader=reader)
     chunks_by_id = Chunk.objects.select_related("article", "revision").in_bulk(
         [hit.chunk_id for hit in found.sources]
     )

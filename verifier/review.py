@@ -12,6 +12,7 @@ from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, Que
 from claimcheck.terms import FLAGGED, ClaimStatus
 from garden.errors import UserFacingError
 from garden.models import Answer
+from garden.readers import ANONYMOUS, Reader
 from verifier.models import Claim, Decision, Review, VerificationStatus
 
 WRONG_NEEDS_STATUS = "Say what the correct status is when the judge was wrong."
@@ -32,14 +33,15 @@ class QueueFilters:
     reviewed: bool = False
 
 
-def claims_flagged(filters: QueueFilters = QueueFilters()) -> QuerySet[Claim]:
-    """Flagged claims of finished verifications, riskiest answer first, then the most severe status."""
+def claims_flagged(filters: QueueFilters = QueueFilters(), reader: Reader = ANONYMOUS) -> QuerySet[Claim]:
+    """Flagged claims of finished verifications of answers `reader` may see (an editor reviews their own
+    audiences' answers), riskiest answer first, then the most severe status."""
     claims = (
         Claim.objects.filter(
             is_claim=True,
             status__in=FLAGGED,
             verification__status=VerificationStatus.DONE,
-            verification__answer__in=Answer.objects.readable(),
+            verification__answer__in=Answer.objects.readable(reader),
         )
         .select_related("verification__answer__question", "chunk__article", "chunk__revision")
         .annotate(

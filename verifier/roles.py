@@ -8,6 +8,7 @@ from typing import Any
 from django.contrib.auth.models import Group, Permission
 
 from garden.models import VIEW_WITHHELD
+from garden.readers import READ_EVERY_AUDIENCE
 
 READER, EDITOR, OPERATOR = "reader", "editor", "operator"
 ROLES = (READER, EDITOR, OPERATOR)
@@ -32,7 +33,7 @@ _EDITOR = [
     "garden.view_theme",
     "garden.change_theme",
 ]
-_OPERATOR = [*_EDITOR, RUN_VERIFY_ALL, VIEW_LOGS, RETRAIN_JUDGE, VIEW_WITHHELD]
+_OPERATOR = [*_EDITOR, RUN_VERIFY_ALL, VIEW_LOGS, RETRAIN_JUDGE, VIEW_WITHHELD, READ_EVERY_AUDIENCE]
 PERMISSIONS = {READER: _READER, EDITOR: _EDITOR, OPERATOR: _OPERATOR}
 
 

@@ -13,6 +13,7 @@ from pgvector.django import CosineDistance
 from claimcheck.critics import SourcePassage
 from claimcheck.judges.types import Source
 from garden.models import Answer, AnswerSource, ArticleRevision, Chunk
+from garden.readers import ANONYMOUS, Reader, reader_of
 from garden.syntax import headings_above
 
 
@@ -40,16 +41,17 @@ def answer_sources(answer: Answer) -> tuple[list[Source], dict[int, Chunk]]:
         for s in given
     ]
     number = len(given)
-    for chunk in earlier_passages([s.chunk for s in given], settings.VERIFIER_EARLIER_PASSAGES):
+    asker = reader_of(answer.question.asked_by)  # a verification acts for the reader who asked
+    for chunk in earlier_passages([s.chunk for s in given], settings.VERIFIER_EARLIER_PASSAGES, asker):
         number += 1
         chunks[number] = chunk
         sources.append(Source(index=number, text=chunk.text, superseded=True, context=chunk_context(chunk)))
     return sources, chunks
 
 
-def earlier_passages(cited: Sequence[Chunk], limit: int) -> list[Chunk]:
-    """Up to `limit` passages of the cited chunks' articles that are no longer current, each wording once, a
-    reader may see (`RevisionQuerySet.readable`: not one holding a withheld note's words), nearest first to the
+def earlier_passages(cited: Sequence[Chunk], limit: int, reader: Reader = ANONYMOUS) -> list[Chunk]:
+    """Up to `limit` passages of the cited chunks' articles that are no longer current, each wording once,
+    `reader` may see (`RevisionQuerySet.readable`: not one holding words of a note withheld or not theirs), nearest first to the
     cited passage of their article, with its revision loaded.
 
     Nearest by embedding distance, not by position: an outdated claim is an earlier wording of what a cited
@@ -72,7 +74,7 @@ def earlier_passages(cited: Sequence[Chunk], limit: int) -> list[Chunk]:
             Chunk.objects.filter(
                 article_id=article_id,
                 revision__superseded=True,
-                revision__in=ArticleRevision.objects.readable(),
+                revision__in=ArticleRevision.objects.readable(reader),
             )
             .exclude(text__in=[chunk.text for chunk in mine])
             .exclude(Exists(current))

@@ -177,6 +177,9 @@ GARDEN_GIT_DIR = env("GARDEN_GIT_DIR", default=str(BASE_DIR / ".run" / "git"))
 # A web page of a file at a commit, for article pages' links: https://github.com/me/notes/blob/{commit}/{path}
 GARDEN_GIT_WEB_URL = env("GARDEN_GIT_WEB_URL", default="")
 GARDEN_GIT_TIMEOUT_SECONDS = env.float("GARDEN_GIT_TIMEOUT_SECONDS", default=300.0)
+# The audience a note naming none is for: everyone the site lets in. A note may name it (`audience: everyone`) to
+# be for everyone inside a folder that a .gardenaccess rule gives to some audiences (docs/gardens.md, "Audiences").
+GARDEN_DEFAULT_AUDIENCE = env("GARDEN_DEFAULT_AUDIENCE", default="everyone")
 # A larger note is skipped with its size, unread: one pasted log or dump must not hold up a sync (a note of
 # prose this size is already hundreds of passages to embed).
 GARDEN_NOTE_MAX_BYTES = env.int("GARDEN_NOTE_MAX_BYTES", default=2_000_000)

@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from claimcheck.terms import Severity, Verdict, choices
-from dashboard.permissions import role_required
+from dashboard.permissions import request_reader, role_required
 from dashboard.views.htmx import HtmxHttpRequest, query_date
 from evaluation.chart import runs_chart
 from evaluation.comparison import runs_compare
@@ -51,7 +51,7 @@ def run_page(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         "total": total,
         "percent": round(100 * done / total) if total else 100,
         "run_failed": RUN_FAILED,
-        "report": report_shown(run),
+        "report": report_shown(run, request_reader(request)),
     }
     if request.htmx and request.htmx.target == f"run-{run.pk}":
         return render(request, "dashboard/run.html#run", context)
@@ -77,9 +77,9 @@ def run_export(request: HtmxHttpRequest, run_id: int, fmt: str) -> HttpResponse:
         raise Http404("Exports are CSV or JSON.")
     run = get_object_or_404(VerifyRun, pk=run_id)
     if fmt == "csv":
-        response = HttpResponse(run_csv(run), content_type="text/csv; charset=utf-8")
+        response = HttpResponse(run_csv(run, request_reader(request)), content_type="text/csv; charset=utf-8")
     else:
-        response = HttpResponse(run_json(run), content_type="application/json")
+        response = HttpResponse(run_json(run, request_reader(request)), content_type="application/json")
     response["Content-Disposition"] = f'attachment; filename="verify-all-{run.pk}.{fmt}"'
     return response
 

@@ -24,7 +24,7 @@ from dashboard.bearer import request_spender
 from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
 from dashboard.forms import AskForm
 from dashboard.markdown import EmbedBudget
-from dashboard.permissions import ask_required, may_see_rejected_quotes
+from dashboard.permissions import ask_required, may_see_rejected_quotes, request_reader
 from dashboard.ratelimit import RATE_LIMITED, rate_limited
 from dashboard.shapes import (
     AnswerOut,
@@ -73,8 +73,9 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
             if not request.user.is_authenticated:
                 asked_remember(request.session, answer)
             # Loaded again as readers see it: a source may have been withheld meanwhile (its page says so).
-            loaded = selectors.answer_get(answer.public_id) if request.htmx else None
-            if loaded is not None and not loaded.withheld:
+            reader = request_reader(request)
+            loaded = selectors.answer_get(answer.public_id, reader) if request.htmx else None
+            if loaded is not None and selectors.answer_hidden_why(loaded, reader) is None:
                 response = _asked(request, loaded, follow_up=conversation is not None)
                 response["HX-Push-Url"] = answer.get_absolute_url()
                 return response
@@ -124,28 +125,28 @@ def _shape(request: HttpRequest, answer: Answer) -> AnswerOut:
     return answer_shape(answer, verdict=verdict)
 
 
-def _answer_or_404(public_id: uuid.UUID) -> Answer:
-    answer = selectors.answer_get(public_id)
+def _answer_or_404(request: HttpRequest, public_id: uuid.UUID) -> Answer:
+    reader = request_reader(request)
+    answer = selectors.answer_get(public_id, reader)
     if answer is None:
         raise Http404("No such answer.")
-    if answer.withheld:
-        raise Http404(selectors.ANSWER_WITHHELD)
+    if (why := selectors.answer_hidden_why(answer, reader)) is not None:
+        raise Http404(why)  # the page says why, nothing more (templates/404.html)
     return answer
 
 
 def _conversation_out(
     request: HttpRequest, conversation: Conversation, answers: list[Answer], *, labels_only: bool = False
 ) -> ConversationOut:
-    """The conversation as its page shows it: `answers` (its turns, loaded) each with its verdict, a withheld
-    one in its place without its text; its worst label from every turn's check. `labels_only`: the label
-    alone (for the header swapped beside a new turn)."""
-    turns = (
-        []
-        if labels_only
-        else [
-            TurnOut(turn=a.question.turn, answer=None if a.withheld else _shape(request, a)) for a in answers
-        ]
-    )
+    """The conversation as its page shows it: `answers` (its turns, loaded) each with its verdict; one this
+    reader may not see in its place without its text, saying why (`selectors.answer_hidden_why`); its worst
+    label from every turn's check. `labels_only`: the label alone (for the header swapped beside a new turn)."""
+    reader = request_reader(request)
+    turns = []
+    for answer in [] if labels_only else answers:
+        hidden = selectors.answer_hidden_why(answer, reader)
+        shown = None if hidden is not None else _shape(request, answer)
+        turns.append(TurnOut(turn=answer.question.turn, answer=shown, hidden=hidden or ""))
     return conversation_shape(conversation, turns, conversation_labels(conversation))
 
 
@@ -167,12 +168,11 @@ def _conversation_render(
 ) -> HttpResponse:
     context = {
         "conversation": _conversation_out(
-            request, conversation, selectors.conversation_answers(conversation)
+            request, conversation, selectors.conversation_answers(conversation, request_reader(request))
         ),
         "highlighted": highlighted,
         "form": _next_box(),
         "may_continue": _may_continue(request, conversation),
-        "withheld": selectors.ANSWER_WITHHELD,
     }
     return render(request, "dashboard/conversation.html", context)
 
@@ -192,7 +192,7 @@ def conversation_page(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpRes
 @require_GET
 def answer_page(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
     """An answer's address: its conversation, with this turn highlighted."""
-    answer = _answer_or_404(public_id)
+    answer = _answer_or_404(request, public_id)
     conversation = answer.question.conversation
     if conversation is None:  # a question stored outside any conversation (none is, since conversations)
         return render(
@@ -205,7 +205,7 @@ def answer_page(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
 @require_GET
 def verdict_partial(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
     """The verdict panel alone; it keeps polling itself until the verification has finished."""
-    answer = _answer_or_404(public_id)
+    answer = _answer_or_404(request, public_id)
     if not request.htmx:
         return redirect(answer)
     # Once the verdict is in, the answer text above it is swapped too, now with its claims highlighted, and the
@@ -229,17 +229,22 @@ def _page(request: HttpRequest, articles: QuerySet[Article]) -> Page[Article]:
 # The wiki itself is public: anyone may read articles and topics.
 @require_GET
 def article_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "dashboard/article_list.html", {"page": _page(request, selectors.article_list())})
+    return render(
+        request,
+        "dashboard/article_list.html",
+        {"page": _page(request, selectors.article_list(request_reader(request)))},
+    )
 
 
 @require_GET
 def article_page(request: HttpRequest, slug: str) -> HttpResponse:
-    article = selectors.article_get(slug)
+    reader = request_reader(request)
+    article = selectors.article_get(slug, reader)
     if article is None:
         raise Http404("No such article.")
     revision_param = request.GET.get("revision")
     revision_id = int(revision_param) if revision_param and revision_param.isdigit() else None
-    revision = selectors.article_revision(article, revision_id)
+    revision = selectors.article_revision(article, revision_id, reader)
     if revision is None:
         raise Http404("No such revision of this article.")
     return render(
@@ -251,10 +256,10 @@ def article_page(request: HttpRequest, slug: str) -> HttpResponse:
             "chunks": selectors.revision_chunks(revision),
             "revisions": article.revisions.all(),
             "commit_url": commit_web_url(revision.commit, revision.source_path, article.garden),
-            "backlinks": selectors.article_backlinks(article),
+            "backlinks": selectors.article_backlinks(article, reader),
             "page": {
-                "links": selectors.article_links(article, revision),
-                "embeds": selectors.article_embeds(revision),
+                "links": selectors.article_links(article, revision, reader=reader),
+                "embeds": selectors.article_embeds(revision, reader),
                 "images": selectors.revision_images(revision),
                 "embed_budget": EmbedBudget(),  # one for the page: its passages are rendered one by one
             },
@@ -265,7 +270,7 @@ def article_page(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def image(request: HttpRequest, sha256: str, name: str) -> HttpResponse:
     """An image a note shows, by its content's hash, while a revision a reader may see shows it."""
-    stored = selectors.image_get(sha256)
+    stored = selectors.image_get(sha256, request_reader(request))
     if stored is None:
         raise Http404("No such image.")
     response = HttpResponse(bytes(stored.data), content_type=stored.content_type)
@@ -275,10 +280,11 @@ def image(request: HttpRequest, sha256: str, name: str) -> HttpResponse:
 
 @require_GET
 def topic_page(request: HttpRequest, slug: str) -> HttpResponse:
-    topic = selectors.topic_get(slug)
+    reader = request_reader(request)
+    topic = selectors.topic_get(slug, reader)
     if topic is None:
         raise Http404("No such topic.")
-    articles = _page(request, topic.articles.live().order_by("title", "pk"))
+    articles = _page(request, topic.articles.live(reader).order_by("title", "pk"))
     return render(request, "dashboard/topic.html", {"topic": topic, "page": articles})
 
 

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from claimcheck.terms import FLAGGED, ClaimStatus, choices
-from dashboard.permissions import role_required
+from dashboard.permissions import request_reader, role_required
 from dashboard.views.htmx import HtmxHttpRequest, query_date, safe_next
 from garden.models import Answer, Topic
 from verifier.models import Claim
@@ -30,7 +30,8 @@ def queue_page(request: HtmxHttpRequest) -> HttpResponse:
         until=query_date(request.GET.get("until")),
         reviewed=request.GET.get("reviewed") == "1",
     )
-    claims = list(claims_flagged(filters)[:PAGE_SIZE])
+    reader = request_reader(request)
+    claims = list(claims_flagged(filters, reader)[:PAGE_SIZE])
     return render(
         request,
         "dashboard/review.html",
@@ -38,7 +39,7 @@ def queue_page(request: HtmxHttpRequest) -> HttpResponse:
             "claims": claims,
             "filters": filters,
             "statuses": FLAGGED,
-            "topics": Topic.objects.live(),
+            "topics": Topic.objects.live(reader),
             "all_statuses": choices(ClaimStatus),
             "agreement": agreement_rates(),
             "note_max_chars": settings.REVIEW_NOTE_MAX_CHARS,
@@ -53,7 +54,7 @@ def decide(request: HtmxHttpRequest, claim_id: int) -> HttpResponse:
     claim = get_object_or_404(
         Claim.objects.select_related("verification__answer__question", "chunk__article"),
         pk=claim_id,
-        verification__answer__in=Answer.objects.readable(),
+        verification__answer__in=Answer.objects.readable(request_reader(request)),
     )
     error = ""
     try:

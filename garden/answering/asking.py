@@ -26,6 +26,7 @@ from garden.models import (
     RetrievedArticle,
     SearchRule,
 )
+from garden.readers import reader_of
 from garden.text import storable
 from providers.timing import phase
 
@@ -89,7 +90,9 @@ def question_ask(
     text = question_clean(text)
     began = time.perf_counter()
     check = preflight(text)
-    retrieved = conversation_retrieve(text, conversation, anonymous=anonymous)
+    retrieved = conversation_retrieve(
+        text, conversation, reader_of(user), anonymous=anonymous
+    )  # the asker's garden: another audience's notes are not in it
     result, search = retrieved.result, retrieved.search
     sources = [] if retrieved.refused else _sources(result)
     if retrieved.refused:

@@ -13,6 +13,7 @@ from garden.answering.condensing import condenser
 from garden.answering.followups import NOT_COVERED, Search, Turn, followup_search, uncovered
 from garden.answering.retrieval import RetrievalResult, retrieve
 from garden.models import Conversation, Generator, Question, SearchRule
+from garden.readers import ANONYMOUS, Reader
 
 
 @dataclass
@@ -45,13 +46,14 @@ def conversation_turns(conversation: Conversation | None) -> list[Turn]:
 
 
 def conversation_retrieve(
-    text: str, conversation: Conversation | None, *, anonymous: bool = False
+    text: str, conversation: Conversation | None, reader: Reader = ANONYMOUS, *, anonymous: bool = False
 ) -> Retrieved:
-    """Retrieve for `text` asked as the next turn of `conversation` (None: a first question, on its own words).
+    """Retrieve for `text` asked as the next turn of `conversation` (None: a first question, on its own words)
+    from what `reader` may read.
     Claude condenses a follow-up with no subject of its own when it is configured (and, for an `anonymous`
     visitor, when visitors have a Claude allowance)."""
     turns = conversation_turns(conversation)
     search = followup_search(text, turns, condense=condenser(anonymous=anonymous)) if turns else Search(text)
-    result = retrieve(search.text)
+    result = retrieve(search.text, reader=reader)
     missing = uncovered(search, result)
     return Retrieved(search, result, NOT_COVERED.format(words=", ".join(missing)) if missing else "")

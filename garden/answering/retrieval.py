@@ -22,6 +22,7 @@ from django.db.models import Value
 from garden.answering.phrases import everyday_words, names_asked
 from garden.answering.synthesis.extractive import STOP_WORDS
 from garden.models import Article, RetrievalCalibration, Theme, Topic
+from garden.readers import ANONYMOUS, Reader
 from providers import embeddings
 from providers.timing import phase
 
@@ -102,26 +103,30 @@ def question_names(question: str) -> list[str]:
     return names_asked(question, stop_words=STOP_WORDS, everyday=everyday_words())
 
 
-def matched_topics(question: str, names: Sequence[str] | None = None) -> list[int]:
+def matched_topics(
+    question: str, names: Sequence[str] | None = None, *, reader: Reader = ANONYMOUS
+) -> list[int]:
     """Live topics whose title or any alias appears in the question as whole words, in one of its `names`
     (default `question_names`)."""
-    return matched_topics_and_themes(question, names)[TOPIC]
+    return matched_topics_and_themes(question, names, reader=reader)[TOPIC]
 
 
-def matched_themes(question: str, names: Sequence[str] | None = None) -> list[int]:
+def matched_themes(
+    question: str, names: Sequence[str] | None = None, *, reader: Reader = ANONYMOUS
+) -> list[int]:
     """Live themes any of whose keywords appears in the question as whole words, in one of its `names`
     (default `question_names`)."""
-    return matched_topics_and_themes(question, names)[THEME]
+    return matched_topics_and_themes(question, names, reader=reader)[THEME]
 
 
 def matched_topics_and_themes(
-    question: str, names: Sequence[str] | None = None
+    question: str, names: Sequence[str] | None = None, *, reader: Reader = ANONYMOUS
 ) -> tuple[list[int], list[int]]:
-    """The ids of the live topics and of the live themes named in the question, each by title, in one round
-    trip: what `retrieve` needs of both."""
+    """The ids of the topics and of the themes named in the question that have a live note `reader` may read,
+    each by title, in one round trip: what `retrieve` needs of both."""
     names = question_names(question) if names is None else names
     rows = [
-        model.objects.live_named_in(question, names)
+        model.objects.live_named_in(question, names, reader=reader)
         .annotate(kind=Value(kind))
         .values_list("kind", "id", "title")
         .order_by()
@@ -141,19 +146,43 @@ def question_lexemes(question: str) -> list[str]:
     return [lexeme for lexeme in (row[0] if row else []) if _LEXEME.fullmatch(lexeme)]
 
 
-_VECTOR_SEARCH = (
-    "SET LOCAL hnsw.ef_search = %s; "
-    "SELECT id, article_id FROM garden_chunk WHERE is_current ORDER BY embedding <=> %s::vector LIMIT %s"
-)
-_TEXT_SEARCH = (
-    "SELECT c.id FROM garden_chunk c, to_tsquery('simple', %s) q "
-    "WHERE c.is_current AND c.search_vector @@ q ORDER BY ts_rank_cd(c.search_vector, q) DESC LIMIT %s"
+# The reader's audiences, inside each search's own query: the passages of notes for other audiences are left
+# out as the index is read, not dropped from its results. The notes not for everyone are few and indexed
+# (`article_for_audiences`), so they are the ones looked up: one array, read once per query.
+_NOT_THEIRS = (
+    "AND NOT ({column} = ANY(ARRAY(SELECT id FROM garden_article "
+    "WHERE audiences <> '{{}}' AND NOT audiences && %s::varchar[]))) "
 )
 
 
-def _vector_params(vector: npt.NDArray[np.float32], limit: int, ef_search: int | None) -> list[Any]:
+def _audience_filter(reader: Reader, column: str = "article_id") -> tuple[str, list[Any]]:
+    """The clause (and its parameter) that keeps `reader`'s passages: none for a reader of every audience."""
+    if reader.reads_all:
+        return "", []
+    return _NOT_THEIRS.format(column=column), [sorted(reader.audiences)]
+
+
+def _vector_search(reader: Reader) -> str:
+    return (
+        "SET LOCAL hnsw.ef_search = %s; "
+        f"SELECT id, article_id FROM garden_chunk WHERE is_current {_audience_filter(reader)[0]}"
+        "ORDER BY embedding <=> %s::vector LIMIT %s"
+    )
+
+
+def _text_search(reader: Reader) -> str:
+    return (
+        "SELECT c.id FROM garden_chunk c, to_tsquery('simple', %s) q "
+        f"WHERE c.is_current AND c.search_vector @@ q {_audience_filter(reader, 'c.article_id')[0]}"
+        "ORDER BY ts_rank_cd(c.search_vector, q) DESC LIMIT %s"
+    )
+
+
+def _vector_params(
+    vector: npt.NDArray[np.float32], limit: int, ef_search: int | None, reader: Reader = ANONYMOUS
+) -> list[Any]:
     breadth = max(settings.RETRIEVAL_EF_SEARCH if ef_search is None else ef_search, limit)
-    return [breadth, _literal(vector), limit]
+    return [breadth, *_audience_filter(reader)[1], _literal(vector), limit]
 
 
 def _text_query(lexemes: Sequence[str]) -> str:
@@ -161,9 +190,14 @@ def _text_query(lexemes: Sequence[str]) -> str:
 
 
 def vector_candidates(
-    vector: npt.NDArray[np.float32], limit: int = CANDIDATES, *, ef_search: int | None = None
+    vector: npt.NDArray[np.float32],
+    limit: int = CANDIDATES,
+    *,
+    ef_search: int | None = None,
+    reader: Reader = ANONYMOUS,
 ) -> list[tuple[int, int]]:
-    """(chunk id, article id) of the nearest current chunks, nearest first, through the HNSW index.
+    """(chunk id, article id) of the nearest current chunks `reader` may read, nearest first, through the HNSW
+    index.
 
     `ef_search` (default `RETRIEVAL_EF_SEARCH`, never below `limit`) is the index's search breadth. The
     similarities are left to `chunk_scores`: computing them here would read every result's vector again from
@@ -173,20 +207,27 @@ def vector_candidates(
         # One round trip instead of four (BEGIN, SET LOCAL, SELECT, COMMIT): PostgreSQL runs a query string of
         # several statements as one transaction, so SET LOCAL holds for this SELECT (inside an atomic block,
         # until that block's transaction ends, as any SET LOCAL does).
-        cursor.execute(_VECTOR_SEARCH, _vector_params(vector, limit, ef_search))
+        cursor.execute(_vector_search(reader), _vector_params(vector, limit, ef_search, reader))
         cursor.nextset()
         return [(int(chunk_id), int(article_id)) for chunk_id, article_id in cursor.fetchall()]
 
 
-def chunk_candidates(vector: npt.NDArray[np.float32], lexemes: Sequence[str]) -> list[int]:
+def chunk_candidates(
+    vector: npt.NDArray[np.float32], lexemes: Sequence[str], *, reader: Reader = ANONYMOUS
+) -> list[int]:
     """The ids of `vector_candidates` then of the chunks that hold every lexeme (best `ts_rank_cd` first, through
-    the GIN index), each once, in one round trip."""
+    the GIN index), each once, in one round trip; only chunks `reader` may read."""
     if not lexemes:
-        return list(dict.fromkeys(chunk_id for chunk_id, _ in vector_candidates(vector)))
+        return list(dict.fromkeys(chunk_id for chunk_id, _ in vector_candidates(vector, reader=reader)))
     with connection.cursor() as cursor:
         cursor.execute(
-            f"{_VECTOR_SEARCH}; {_TEXT_SEARCH}",
-            [*_vector_params(vector, CANDIDATES, None), _text_query(lexemes), CANDIDATES],
+            f"{_vector_search(reader)}; {_text_search(reader)}",
+            [
+                *_vector_params(vector, CANDIDATES, None, reader),
+                _text_query(lexemes),
+                *_audience_filter(reader)[1],
+                CANDIDATES,
+            ],
         )
         cursor.nextset()
         nearest = [int(row[0]) for row in cursor.fetchall()]
@@ -217,14 +258,15 @@ def _literal(vector: npt.NDArray[np.float32]) -> str:
     return "[" + ",".join(f"{x:.7f}" for x in vector.tolist()) + "]"
 
 
-def live_hits(hits: Sequence[ChunkHit]) -> list[ChunkHit]:
-    """The hits in live articles (`ArticleQuerySet.live`), in their order. `Chunk.is_current` already leaves
-    out what is withheld or retired; this holds the rule itself, so no way of writing a chunk can let a
-    withheld note's text through (an edit in the admin once did)."""
+def live_hits(hits: Sequence[ChunkHit], reader: Reader = ANONYMOUS) -> list[ChunkHit]:
+    """The hits in articles live for `reader` (`ArticleQuerySet.live`), in their order. `Chunk.is_current`
+    and the searches' audience filter already leave out what is withheld, retired or not theirs; this holds
+    the rule itself, so no way of writing a chunk can let a withheld note's text through (an edit in the admin
+    once did)."""
     if not hits:
         return []
     live = set(
-        Article.objects.live().filter(pk__in={h.article_id for h in hits}).values_list("pk", flat=True)
+        Article.objects.live(reader).filter(pk__in={h.article_id for h in hits}).values_list("pk", flat=True)
     )
     return [hit for hit in hits if hit.article_id in live]
 
@@ -240,16 +282,19 @@ class Candidates:
     vector: npt.NDArray[np.float32]
 
 
-def gather(question: str, vector: npt.NDArray[np.float32] | None = None) -> Candidates:
-    """Topics, themes and candidate chunks (vector and full-text), each with both scores, best first."""
+def gather(
+    question: str, vector: npt.NDArray[np.float32] | None = None, *, reader: Reader = ANONYMOUS
+) -> Candidates:
+    """Topics, themes and candidate chunks (vector and full-text) `reader` may read, each with both scores,
+    best first."""
     if vector is None:
         vector = embeddings.embed_one(question)
     names = question_names(question)
-    topic_ids, theme_ids = matched_topics_and_themes(question, names)
+    topic_ids, theme_ids = matched_topics_and_themes(question, names, reader=reader)
     lexemes = question_lexemes(question)
-    hits = live_hits(chunk_scores(chunk_candidates(vector, lexemes), vector, lexemes))
+    hits = live_hits(chunk_scores(chunk_candidates(vector, lexemes, reader=reader), vector, lexemes), reader)
     topic_article_ids = (
-        set(Article.objects.live().filter(topics__in=topic_ids).values_list("id", flat=True))
+        set(Article.objects.live(reader).filter(topics__in=topic_ids).values_list("id", flat=True))
         if topic_ids
         else set()
     )
@@ -289,10 +334,12 @@ def retrieve(
     *,
     vector: npt.NDArray[np.float32] | None = None,
     thresholds: Thresholds | None = None,
+    reader: Reader = ANONYMOUS,
 ) -> RetrievalResult:
-    """Topics, themes, counted articles (best first) and the chunks to give synthesis as numbered sources."""
+    """Topics, themes, counted articles (best first) and the chunks to give synthesis as numbered sources, of
+    what `reader` may read: the refusal gate sees nothing of another audience's notes."""
     began = time.perf_counter()
-    candidates = gather(question, vector)
+    candidates = gather(question, vector, reader=reader)
     result = select(
         candidates,
         thresholds or Thresholds.in_force(),

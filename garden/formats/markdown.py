@@ -25,6 +25,7 @@ from typing import Any, Protocol
 import yaml
 from django.conf import settings
 
+from garden.audience_marks import AUDIENCE_KEYS, audience_mark
 from garden.formats.gardening import editor_markup_removed, page_properties
 
 # The note types are every format's (`garden.formats.note`); callers and tests import them from here too.
@@ -169,6 +170,18 @@ def _marker_written(front_matter: str, separator: str = ":") -> str | None:
         if colon and key.strip().lower() in PRIVATE_FLAGS:
             fields[key.strip()] = value.split(" #")[0].strip().strip("'\"")
     return private_marker(fields)
+
+
+def _audiences(meta: dict[Any, Any], properties: dict[Any, Any]) -> tuple[str, ...] | None:
+    """The audiences the front matter names, else the page properties (`audience::`); None when neither does.
+    One written wrongly fails closed: the note is not imported (and withheld), and the sync says why."""
+    for fields in (meta, properties):
+        if any(isinstance(key, str) and key.strip().lower() in AUDIENCE_KEYS for key in fields):
+            mark = audience_mark(fields)
+            if mark.error is not None:
+                raise ArticleFileError(mark.error)
+            return mark.names
+    return None
 
 
 def _written_title(meta: dict[str, Any]) -> str | None:
@@ -326,6 +339,7 @@ def parse_article_text(
             relative_path=relative_path,
             private=True,
         )
+    audiences = _audiences(meta, properties)
     meta = {**properties, **meta}
     body, anchors = editor_markup_removed(body)
     if page is not None and not re.search(r"\w", body):
@@ -360,6 +374,7 @@ def parse_article_text(
         ),
         names=(page.title,) if page is not None else (),
         folder_is_theme=page is None,
+        audiences=audiences,
     )
 
 

@@ -68,6 +68,9 @@ class ParsedArticle:
     shows: tuple[str, ...] = ()
     # Its top folder is a theme; a folder of the format's own (Logseq's `pages/`, `journals/`) is not.
     folder_is_theme: bool = True
+    # The audiences it names (front matter, else page properties: `garden.audience_marks`); None when it names
+    # none, and a folder rule of the garden may (`garden.sync.access`).
+    audiences: tuple[str, ...] | None = None
 
 
 def article_slug(written: str, place: str) -> str:

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, partial
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from django.db import DatabaseError, reset_queries, transaction
@@ -22,6 +22,7 @@ from garden.formats.protocol import NoteLeftOut
 from garden.formats.registry import GARDEN_SUFFIXES, GardenFormats, formats_opened, place_of
 from garden.models import Article, ArticleRevision, Link, Sync
 from garden.skips import SkipKind, skipped_words
+from garden.sync.access import NO_RULES, AccessRules, access_rules, audiences_placed, audiences_write
 from garden.sync.embedding import Embedded, Progress, groups_embedded
 from garden.sync.fanout import FanOutError, Workers, groups_embedded_on_workers
 from garden.sync.images import ImageFinder
@@ -156,6 +157,7 @@ def _notes_read(
     formats: GardenFormats,
     report: ImportReport,
     chunks: dict[str, int],
+    access: AccessRules = NO_RULES,
 ) -> tuple[dict[str, ParsedArticle], dict[str, tuple[str, str]]]:
     """The notes by slug, and the notes present but withheld this time (private, or failed: a note that cannot
     be read fails closed), by place, with the slug their place gives and why (see `withheld_found`): they must
@@ -176,6 +178,8 @@ def _notes_read(
         where = root / path.relative_to(folder) if folder.is_dir() else path.resolve()
         try:
             parsed = formats.parse(where, root if folder.is_dir() else None)
+            if not parsed.private:
+                parsed = audiences_placed(parsed, PurePosixPath(where.relative_to(root).as_posix()), access)
         except NoteLeftOut as left_out:
             report.skipped.append((str(path), left_out.kind, str(left_out)))
             unread[_place_of(path, folder)] = (
@@ -335,7 +339,12 @@ def _note_again(
         return None
     # A text changed since the first reading keeps the first one's hash: the next sync sees the difference.
     return replace(
-        again, slug=note.slug, topics=note.topics, themes=note.themes, content_hash=note.content_hash
+        again,
+        slug=note.slug,
+        topics=note.topics,
+        themes=note.themes,
+        content_hash=note.content_hash,
+        audiences=note.audiences,
     )
 
 
@@ -394,7 +403,8 @@ def _folder_import(
                 report.skipped.append((shown(path), kind, reason))
     chunks: dict[str, int] = {}
     formats = formats_opened(folder, _imported_title)  # a Logseq graph's config.edn read once a sync
-    notes, unread = _notes_read(files, folder, root, formats, report, chunks)
+    access = access_rules(root) if folder.is_dir() else NO_RULES
+    notes, unread = _notes_read(files, folder, root, formats, report, chunks, access)
     del files
     if walk is not None:
         walk = replace(walk, files=[])  # read: a path each is no longer needed while the notes are written
@@ -423,6 +433,7 @@ def _folder_import(
     except ArticleFileError as error:
         report.failures.append((str(folder), str(error)))
     report.withheld += withhold(withheld)
+    audiences_write(notes)
     if walk is not None:
         report.moved += renames_follow(root, notes, roots, renamed)
     resolver = link_resolver(list(notes.values()))

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from garden.formats.note import ParsedArticle
 from garden.models import Article, Link
+from garden.readers import ALL_AUDIENCES
 from garden.sync.links import LinkResolver, Note, red_link_slug
 
 RED_LINKS_READ = 2000  # red links read at a time
@@ -37,10 +38,12 @@ def links_resolve(parsed: ParsedArticle, resolver: LinkResolver) -> list[Resolve
 
 def link_resolver(parsed: list[ParsedArticle]) -> LinkResolver:
     """Every note a link may name: the garden's readable articles (a withheld one is a red link), with this
-    import's notes as they are now."""
+    import's notes as they are now. Of every audience: whether a reader sees a link is their page's to say."""
     notes = {
         slug: Note(slug, path or slug, tuple(aliases))
-        for slug, path, aliases in Article.objects.readable().values_list("slug", "path", "aliases")
+        for slug, path, aliases in Article.objects.readable(ALL_AUDIENCES).values_list(
+            "slug", "path", "aliases"
+        )
     }
     notes.update({p.slug: Note(p.slug, p.relative_path or p.slug, (*p.aliases, *p.names)) for p in parsed})
     return LinkResolver(notes.values())
@@ -54,6 +57,6 @@ def red_links_resolve(resolver: LinkResolver) -> None:
         note = next(filter(None, (resolver.wikilink(key) for key in written)), None)
         if note is None:
             continue
-        target = Article.objects.readable().filter(slug=note.slug).first()
+        target = Article.objects.readable(ALL_AUDIENCES).filter(slug=note.slug).first()
         if target is not None and not Link.objects.filter(source=source_id, target_slug=note.slug).exists():
             Link.objects.filter(pk=pk).update(target=target, target_slug=note.slug)

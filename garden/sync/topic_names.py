@@ -16,6 +16,7 @@ from pathlib import Path
 
 from garden.formats.registry import suffix_kept
 from garden.models import Article, Topic, names_keep
+from garden.readers import ALL_AUDIENCES
 from garden.syntax import slugify
 from garden.vocabulary import file_name, has_vocabulary_file, topics_named
 
@@ -46,7 +47,7 @@ def _batch_rederive(topic_ids: Sequence[int]) -> int:
     articles = Article.objects.only("title", "aliases", "tags", "path", "garden").in_bulk(
         {a for ids in members.values() for a in ids}
     )
-    live = set(Article.objects.live().filter(pk__in=articles).values_list("pk", flat=True))
+    live = set(Article.objects.live(ALL_AUDIENCES).filter(pk__in=articles).values_list("pk", flat=True))
     named_by_gardener = {
         g for g in {a.garden for a in articles.values()} if g and has_vocabulary_file(Path(g))
     }

@@ -156,12 +156,23 @@ def notes_write(group: Sequence[Pending], known: Known) -> int:
         article.path = item.parsed.relative_path
         article.aliases = list(item.parsed.aliases)
         article.tags = list(item.parsed.tags)
+        article.audiences = list(item.parsed.audiences or ())
         article.retired_at = None  # a note that left the garden and came back, edited
         article.withheld_at, article.withheld_reason = None, ""  # public and readable again
         article.updated_at = now
     Article.objects.bulk_update(
         stored.values(),
-        ["title", "path", "aliases", "tags", "retired_at", "withheld_at", "withheld_reason", "updated_at"],
+        [
+            "title",
+            "path",
+            "aliases",
+            "tags",
+            "audiences",
+            "retired_at",
+            "withheld_at",
+            "withheld_reason",
+            "updated_at",
+        ],
     )
     Article.objects.bulk_create([a for slug, a in articles.items() if slug not in stored])
     known.articles.update(

@@ -10,6 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from garden.models import Article, Chunk, Link
+from garden.readers import ANONYMOUS
 from garden.selectors import article_backlinks
 from tests.factories import garden_write
 
@@ -167,8 +168,8 @@ def test_pages_link_each_form_to_its_note_and_backlinks_list_every_linker(vault,
     assert f'href="{varroa.get_absolute_url()}"' in aside  # it links here too: "Linked from"
     html = client.get(article("Publish/Security and privacy").get_absolute_url()).content.decode()
     assert f'<a href="{article("Sync/Security and privacy").get_absolute_url()}"' in html
-    assert set(article_backlinks(varroa)) == {article("Bees/Hive calendar")}
-    assert set(article_backlinks(article("Bees/Swarm rules"))) == {varroa}
+    assert set(article_backlinks(varroa, ANONYMOUS)) == {article("Bees/Hive calendar")}
+    assert set(article_backlinks(article("Bees/Swarm rules"), ANONYMOUS)) == {varroa}
 
 
 def test_private_notes_reach_no_chunk_no_page_and_no_answer(tmp_path, client, capsys):

@@ -234,3 +234,17 @@ def test_org_files_are_what_a_gardens_walk_and_watch_read() -> None:
     assert registry.is_note("Notes/today.ORG")
     assert registry.place_of(Path("Notes/today.org")) == "Notes/today"
     assert ".org" in registry.GARDEN_SUFFIXES
+
+
+@pytest.mark.parametrize(
+    ("written", "audiences"),
+    [
+        ("#+AUDIENCE: hr\n", ("hr",)),
+        ("#+AUDIENCES: hr, board\n", ("board", "hr")),
+        (":PROPERTIES:\n:AUDIENCE: board\n:END:\n", ("board",)),
+        ("", None),
+    ],
+)
+def test_an_org_note_names_its_audiences_as_a_markdown_note_does(written: str, audiences: object) -> None:
+    note = parse_org_text(f"{written}#+TITLE: Pay scales\n\nThe pay bands.\n", path="/g/pay.org", place="pay")
+    assert note.audiences == audiences and not note.private

@@ -1,4 +1,6 @@
-"""`python manage.py ask "QUESTION" [--json] [--wait] [--conversation ID]`: the whole flow from the command line."""
+"""`python manage.py ask "QUESTION" [--json] [--wait] [--conversation ID] [--as USERNAME]`: the whole flow from
+the command line, as the anonymous reader (the default audience's notes) or as the account `--as` names (its
+audiences' too)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import json
 import time
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from claimcheck.terms import ClaimStatus
@@ -14,8 +17,11 @@ from dashboard.shapes import answer_shape, shape_json, verdict_shape
 from garden import selectors
 from garden.answering.asking import QuestionError
 from garden.answering.synthesis import BUDGET_SPENT
+from garden.readers import reader_of
 from verifier.models import Verification
 from verifier.selectors import verification_for_answer
+
+NO_SUCH_ACCOUNT = "No such account: {username}. Nothing was asked."
 
 
 class Command(BaseCommand):
@@ -31,6 +37,12 @@ class Command(BaseCommand):
             help="Ask a follow-up in this conversation (the id an earlier answer printed); without it, a new "
             "conversation starts.",
         )
+        parser.add_argument(
+            "--as",
+            dest="username",
+            default="",
+            help="Ask as this account: its audiences' notes are searched too (default: the anonymous reader).",
+        )
 
     def handle(
         self,
@@ -40,10 +52,14 @@ class Command(BaseCommand):
         wait: bool,
         timeout: float,
         conversation: str | None = None,
+        username: str = "",
         **options: Any,
     ) -> None:
+        user = get_user_model().objects.filter(username=username).first() if username else None
+        if username and user is None:
+            raise CommandError(NO_SUCH_ACCOUNT.format(username=username))
         try:
-            answer = ask(question, conversation=conversation_owned(conversation, None))
+            answer = ask(question, user, conversation=conversation_owned(conversation, None))
         except (QuestionError, ConversationNotFound) as error:
             raise CommandError(error.message) from None
         if wait:
@@ -53,7 +69,7 @@ class Command(BaseCommand):
                 if verification is None or verification.finished:
                     break
                 time.sleep(0.5)
-        loaded = selectors.answer_get(answer.public_id)
+        loaded = selectors.answer_get(answer.public_id, reader_of(user))
         assert loaded is not None
         payload = shape_json(answer_shape(loaded))
         if (

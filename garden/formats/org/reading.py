@@ -29,6 +29,7 @@ from typing import Any
 import yaml
 from django.conf import settings
 
+from garden.audience_marks import AUDIENCE_KEYS
 from garden.formats import markdown
 from garden.formats.markdown import (
     DATE_FIELDS,
@@ -89,6 +90,9 @@ def _front_matter(document: OrgDocument) -> dict[str, Any]:
         written = _ISO_DATE.search(fields.get(key, ""))
         if written:
             meta[key] = written.group(0)
+    for key in AUDIENCE_KEYS:  # `#+AUDIENCE: hr` or a file property, read as Markdown's `audience:` is
+        if key in fields:
+            meta[key] = fields[key]
     marked = private_marker({**document.hidden_keywords, **fields})
     written_tags = (document.keywords.get("filetags", ""), document.hidden_keywords.get("filetags", ""))
     filetags = {tag.lower() for tags in written_tags for tag in tags_written(tags)}
