@@ -28,6 +28,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from pydantic import Field
 
+from dashboard.asking import CONVERSATION_NOT_FOUND, ConversationNotFound, conversation_owned
 from dashboard.asking import ask as answer_ask
 from dashboard.bearer import request_spender, request_token
 from dashboard.claude_slots import CLAUDE_BUSY, ClaudeBusy, claude_slot
@@ -155,13 +156,17 @@ class GardenTools:
             "text": revision.body,
         }
 
-    def ask(self, question: str) -> dict[str, Any]:
+    def ask(self, question: str, conversation: str | None = None) -> dict[str, Any]:
         if not may_ask(self.request):
             raise ToolError(self._not_allowed(ASK_NOT_ALLOWED, "ask"))
         self._within_limit("ask")
         try:
+            # An agent continues its own account's conversations; a visitor has no session here to own one by.
+            thread = conversation_owned(conversation, self.user, getattr(self.request, "session", None))
             with spending_for(request_spender(self.request)):
-                answer = answer_ask(question, self.user, claude_slot())
+                answer = answer_ask(question, self.user, claude_slot(), thread)
+        except ConversationNotFound:
+            raise ToolError(CONVERSATION_NOT_FOUND) from None
         except QuestionError as error:
             raise ToolError(error.message) from None
         except ClaudeBusy:
@@ -289,6 +294,10 @@ Sources = Annotated[
     ),
 ]
 AnswerId = Annotated[str, Field(description="The `answer_id` that `ask` returned.")]
+ConversationId = Annotated[
+    str | None,
+    Field(description="Optional: to ask a follow-up, the `conversation` an earlier answer returned."),
+]
 Title = Annotated[str, Field(description="The article's title, as `search` gives it (any case).")]
 Address = Annotated[str, Field(description="Or the article's address (its page), as `search` gives it.")]
 
@@ -320,13 +329,14 @@ def mcp_server(caller: Caller) -> MCPServer:
 
     @server.tool(title="Ask the garden")
     @_django_call
-    def ask(question: Question) -> dict[str, Any]:
+    def ask(question: Question, conversation: ConversationId = None) -> dict[str, Any]:
         """Ask the garden a question, as the site's ask page does. Returns the `answer` citing `[n]`, its
         `citations` (number, title, cited_as, page, passage, url), `answer_id`, `usage` (tokens, cost) and
         `verdict`: the claim-by-claim check when done, else `wait` says to call `verdict`. When the garden has
         nothing on the question, `refused` is true, `refusal_reason` says why and no model was called (zero
-        tokens)."""
-        return tools().ask(question)
+        tokens). With `conversation` (the one an earlier answer returned, of the same account), the question
+        is a follow-up in it, searched with what came before; every answer returns its `conversation`."""
+        return tools().ask(question, conversation)
 
     @server.tool(title="An answer's verdict")
     @_django_call

@@ -6,6 +6,7 @@ from django.contrib.auth.models import Group, User
 from django.test import RequestFactory
 from mcp.server.mcpserver.exceptions import ToolError
 
+from dashboard.asking import CONVERSATION_NOT_FOUND
 from dashboard.bearer import bearer_authenticate
 from dashboard.mcp_server import TOO_MANY_CALLS, GardenTools, user_request
 from dashboard.ratelimit import RATE_LIMITED
@@ -48,3 +49,22 @@ def test_an_agent_on_stdio_is_held_by_the_daily_budget_alone(settings):
     tools = GardenTools(user_request(user))  # as `manage.py mcp --as stdio-agent` runs them
     for _ in range(2):
         assert tools.check(CHECKED)["claims"]
+
+
+def test_an_agent_asks_a_follow_up_in_its_own_conversation_and_never_in_another_s(sample_garden):
+    agent = User.objects.create_user("follow-up-agent", password="x")
+    agent.groups.add(Group.objects.get(name=READER))
+    tools = GardenTools(user_request(agent))
+    first = tools.ask("How long is Cold Knap Tunnel?")
+    follow_up = tools.ask("When was it built?", first["conversation"])
+    assert follow_up["conversation"] == first["conversation"] and follow_up["turn"] == 2
+    assert "Cold Knap Tunnel" in follow_up["searched_for"]  # searched with what came before
+    assert tools.ask("When was it built?")["conversation"] != first["conversation"]  # none given: a new one
+
+    other = User.objects.create_user("other-agent", password="x")
+    other.groups.add(Group.objects.get(name=READER))
+    with pytest.raises(ToolError) as refused:
+        GardenTools(user_request(other)).ask("And how wide is it?", first["conversation"])
+    assert str(refused.value) == CONVERSATION_NOT_FOUND
+    with pytest.raises(ToolError):
+        tools.ask("And how wide is it?", "not-a-conversation")
