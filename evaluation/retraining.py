@@ -38,7 +38,7 @@ NOT_ACTIVATABLE = "Only a kept version can be made active."
 RETRAIN_FAILED = "The retraining failed: {error}"
 NOT_QUEUED = "The retraining could not be queued (the task queue is unreachable); try again when it is back."
 ABANDONED = "No worker finished this retraining within its time limit; it was abandoned."
-# Longer than the retrain_judge task's hard time limit (960 s): a version running this long was lost.
+# Longer than the judge_retrain task's hard time limit (960 s): a version running this long was lost.
 ABANDONED_AFTER = datetime.timedelta(minutes=20)
 
 
@@ -92,10 +92,10 @@ def judge_retrain_start(*, user_id: int | None, queue: bool = True) -> JudgePara
 
 
 def _enqueue(version: JudgeParameters) -> None:
-    from evaluation.tasks import retrain_judge
+    from evaluation import tasks
 
     try:
-        retrain_judge.apply_async((version.pk,), retry=False)
+        tasks.judge_retrain.apply_async((version.pk,), retry=False)
     except Exception:
         # The broker is away: the version says so at once rather than look as if it were running.
         logger.warning("could not queue retraining v%s", version.version, exc_info=True)

@@ -33,7 +33,7 @@ def verify_golden_item(item_id: int) -> None:
     soft_time_limit=900,
     time_limit=960,
 )
-def retrain_judge(parameters_id: int) -> str:
+def judge_retrain(parameters_id: int) -> str:
     """Retrain the local judge with editors' reviews. Safe to run twice: a finished version is left alone."""
     version = retraining.judge_retrain(parameters_id=parameters_id)
     return version.status if version is not None else "skipped"

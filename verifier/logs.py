@@ -91,7 +91,7 @@ class SpendToday:
         return self.spent >= self.limit or self.held_local > 0 or self.written_locally > 0
 
 
-def spend_today() -> SpendToday:
+def spending_summary() -> SpendToday:
     today = Q(created_at__gte=today_start())
     held_local = Verification.objects.filter(
         today, budget_held=True, answer__question__anonymous=False

@@ -33,14 +33,14 @@ def verify_answer(self: Task[Any, Any], verification_id: int) -> str:
     return verification.status if verification is not None else "skipped"
 
 
-@shared_task
-def requeue_pending_verifications() -> int:
+@shared_task(name="verifier.tasks.requeue_pending_verifications")  # the name Celery beat's schedule gives
+def verifications_requeue() -> int:
     """Periodic (Celery beat): queue again what was left pending while the broker was away."""
     return queueing.verifications_requeue()
 
 
 @worker_ready.connect
-def requeue_pending(**kwargs: Any) -> None:
+def verifications_requeue_on_ready(**kwargs: Any) -> None:
     """A worker coming up queues again what was left pending, e.g. while the broker was away."""
     queueing.verifications_requeue()
 

@@ -18,7 +18,7 @@ from evaluation.report import report_shown
 from evaluation.running import RUN_FAILED, run_progress
 from evaluation.starting import RunNotQueued, verify_run_start
 from verifier.health import health_check
-from verifier.logs import LogFilters, alerts, answers_logged, spend_today
+from verifier.logs import LogFilters, alerts, answers_logged, spending_summary
 from verifier.models import JudgeParameters
 from verifier.roles import RETRAIN_JUDGE, RUN_VERIFY_ALL, VIEW_LOGS
 
@@ -103,7 +103,7 @@ def logs_page(request: HtmxHttpRequest) -> HttpResponse:
             "filters": filters,
             "alerts": alerts(),
             "health": health_check(),
-            "spend": spend_today(),
+            "spend": spending_summary(),
             "verdicts": choices(Verdict),
             "severities": choices(Severity),
             "judge_versions": JudgeParameters.objects.select_related("created_by")[:20],

@@ -16,9 +16,9 @@ from dashboard.asking import (
     CONVERSATION_NOT_FOUND,
     ConversationNotFound,
     ask,
-    asked_remember,
     conversation_owned,
     conversations_recent,
+    session_remember,
 )
 from dashboard.bearer import request_spender
 from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
@@ -71,7 +71,7 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
             return _claude_busy(request)
         else:
             if not request.user.is_authenticated:
-                asked_remember(request.session, answer)
+                session_remember(request.session, answer)
             # Loaded again as readers see it: a source may have been withheld meanwhile (its page says so).
             reader = request_reader(request)
             loaded = selectors.answer_get(answer.public_id, reader) if request.htmx else None

@@ -399,7 +399,7 @@ class PageRules(Protocol):
     ) -> EditorPage: ...
 
 
-def size_shown(size: int) -> str:
+def size_text(size: int) -> str:
     """A file's size as a failure message shows it: "2.4 MB", or "1,200 bytes" below a tenth of a megabyte."""
     return f"{size / 1_000_000:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
 
@@ -422,13 +422,13 @@ def parse_article_file(
             )
         if max_bytes is not None and status.st_size > max_bytes:
             raise ArticleFileError(
-                NOTE_TOO_LARGE.format(size=size_shown(status.st_size), limit=size_shown(max_bytes))
+                NOTE_TOO_LARGE.format(size=size_text(status.st_size), limit=size_text(max_bytes))
             )
         with path.open("rb") as note:
             data = note.read() if max_bytes is None else note.read(max_bytes + 1)
         if max_bytes is not None and len(data) > max_bytes:  # it grew since its size was read
             raise ArticleFileError(
-                NOTE_TOO_LARGE.format(size=f"over {size_shown(max_bytes)}", limit=size_shown(max_bytes))
+                NOTE_TOO_LARGE.format(size=f"over {size_text(max_bytes)}", limit=size_text(max_bytes))
             )
         raw = data.decode("utf-8")
     except UnicodeDecodeError as error:

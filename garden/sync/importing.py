@@ -30,10 +30,10 @@ from garden.sync.indexing import vector_index_deferred
 from garden.sync.lifecycle import (
     PRIVATE,
     UNREADABLE,
+    articles_made_private,
     garden_adopt,
     garden_articles,
     garden_roots,
-    hidden_away,
     missing_count,
     renames_follow,
     restore_returned,
@@ -42,7 +42,7 @@ from garden.sync.lifecycle import (
     withhold,
 )
 from garden.sync.linking import link_resolver, links_resolve, red_links_resolve
-from garden.sync.naming import slugs_apart, withheld_addresses_kept
+from garden.sync.naming import unique_slugs, withheld_addresses_kept
 from garden.sync.reembedding import chunks_reembed
 from garden.sync.topic_names import topics_of, topics_rederive
 from garden.sync.writing import (
@@ -162,7 +162,7 @@ def _notes_read(
     """The notes by slug, and the notes present but withheld this time (private, or failed: a note that cannot
     be read fails closed), by place, with the slug their place gives and why (see `withheld_found`): they must
     be neither shown nor mistaken for deleted ones. Notes whose names make one slug are told apart (see
-    `slugs_apart`).
+    `unique_slugs`).
 
     A note that its format can read again (`GardenFormats.rereadable`) is held with only what the sync decides by before writing
     (`_held`): it is read again, whole, when its group is written (`_notes_in_flight`), so the import holds
@@ -206,7 +206,7 @@ def _notes_read(
         parsed_notes.append(parsed)
     parsed_notes = formats.gathered(parsed_notes)
     report.notices += formats.notices
-    return {parsed.slug: parsed for parsed in slugs_apart(parsed_notes)}, unread
+    return {parsed.slug: parsed for parsed in unique_slugs(parsed_notes)}, unread
 
 
 def _reading_failed(error: Exception, path: Path) -> ArticleFileError:
@@ -415,7 +415,7 @@ def _folder_import(
     del unread
     if walk is not None:
         roots = garden_roots(root, notes)
-        withheld |= hidden_away(root, roots, set(notes) | set(withheld), walk.private)
+        withheld |= articles_made_private(root, roots, set(notes) | set(withheld), walk.private)
     notes, moved = withheld_addresses_kept(notes, withheld)
     report.notices += [
         (note.path, ADDRESS_WITHHELD.format(asked=asked, slug=note.slug)) for note, asked in moved

@@ -118,7 +118,7 @@ def withheld_found(
     return found
 
 
-def hidden_away(
+def articles_made_private(
     root: Path, roots: Collection[str], present: Collection[str], private_files: Collection[Path]
 ) -> dict[str, str]:
     """Articles whose note is gone from its place but now sits in a private place (moved into a dot-folder or

@@ -21,7 +21,7 @@ def _suffixed(slug: str, place: str, taken: set[str]) -> str:
     raise AssertionError("a sha256 digest names one path")
 
 
-def slugs_apart(notes: Sequence[ParsedArticle]) -> list[ParsedArticle]:
+def unique_slugs(notes: Sequence[ParsedArticle]) -> list[ParsedArticle]:
     """The notes with unique slugs. Among notes sharing one, the note already stored under it (by its path)
     keeps it, else the first by path; each other gets `-` and a hash of its path, so its slug stays the same
     from one sync to the next, whichever notes come and go beside it."""

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from claimcheck.judges.local import params_install
 from claimcheck.terms import ClaimStatus, Flag
-from evaluation import retraining
+from evaluation import retraining, tasks
 from evaluation.calibration.editors import MIN_REVIEWS, TOO_FEW_REVIEWS, EditorReview, held_out
 from evaluation.retraining import (
     ABANDONED,
@@ -28,7 +28,6 @@ from evaluation.retraining import (
     judge_retrain,
     judge_retrain_start,
 )
-from evaluation.tasks import retrain_judge
 from garden.models import Chunk
 from tests.factories import answer_for, login, verify_station_answer
 from verifier import judge_parameters
@@ -241,7 +240,7 @@ def test_a_retraining_the_queue_cannot_take_says_so_at_once(
     def broker_away(*args: object, **kwargs: object) -> None:
         raise ConnectionRefusedError("[Errno 111] Connection refused")
 
-    monkeypatch.setattr(retrain_judge, "apply_async", broker_away)
+    monkeypatch.setattr(tasks.judge_retrain, "apply_async", broker_away)
     with django_capture_on_commit_callbacks(execute=True):  # type: ignore[operator]
         version = judge_retrain_start(user_id=None)
     version.refresh_from_db()

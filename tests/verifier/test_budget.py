@@ -22,7 +22,7 @@ from providers.claude import DEFAULT_PRICES, cost_usd
 from tests.factories import STATION_QUOTE, login, page_text, verified_by_claude, verify_station_answer
 from tests.fakes.messages_api import FakeMessagesAPI, reply_text, status
 from verifier.budget import DailyBudget, spent_today
-from verifier.logs import spend_today
+from verifier.logs import spending_summary
 from verifier.models import JudgeSpend, SpendPurpose, Verification
 from verifier.verifying import verification_run
 
@@ -148,7 +148,7 @@ def test_upgrading_keeps_what_verifications_already_spent_and_held_back_today() 
     [spend] = JudgeSpend.objects.all()
     assert (spend.purpose, spend.input_tokens, spend.cost_usd) == ("verification", 900, Decimal("0.0012"))
     assert spent_today() == Decimal("0.0012")
-    assert spend_today().held_local == 1  # the answer the budget kept from Claude still counts
+    assert spending_summary().held_local == 1  # the answer the budget kept from Claude still counts
 
 
 ANSWER_QUESTION = "How long is the Harrowden Viaduct and how many arches does it have?"

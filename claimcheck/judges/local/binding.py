@@ -52,7 +52,7 @@ class WrongSubject:
     words: frozenset[str] = frozenset()
     figures: frozenset[str] = frozenset()
 
-    def lacked_by(self, source: Prepared) -> bool:
+    def is_absent_from(self, source: Prepared) -> bool:
         """Whether `source` lacks one of the words or figures this source holds only under another subject."""
         return not (self.words <= source.stems and self.figures <= source.numbers)
 

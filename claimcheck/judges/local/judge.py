@@ -92,7 +92,7 @@ def _vote(
         a
         for a in supported
         if wrong[a.source_position] is None
-        and not any(found.lacked_by(prepared[a.source_position]) for found in moved)
+        and not any(found.is_absent_from(prepared[a.source_position]) for found in moved)
     ]
     if said_of_subject:
         return _supported_ruling(claim, said_of_subject, sources, prepared)

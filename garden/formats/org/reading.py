@@ -38,7 +38,7 @@ from garden.formats.markdown import (
     content_hash,
     note_text,
     parse_article_text,
-    size_shown,
+    size_text,
 )
 from garden.formats.note import ArticleFileError, ParsedArticle, article_slug
 from garden.formats.org.markup import PRIVATE_TAGS, OrgDocument, org_document, tags_written
@@ -154,13 +154,13 @@ def _file_read(path: Path, max_bytes: int | None) -> tuple[str, datetime.date]:
             )
         if max_bytes is not None and status.st_size > max_bytes:
             raise ArticleFileError(
-                NOTE_TOO_LARGE.format(size=size_shown(status.st_size), limit=size_shown(max_bytes))
+                NOTE_TOO_LARGE.format(size=size_text(status.st_size), limit=size_text(max_bytes))
             )
         with path.open("rb") as note:
             data = note.read() if max_bytes is None else note.read(max_bytes + 1)
         if max_bytes is not None and len(data) > max_bytes:  # it grew since its size was read
             raise ArticleFileError(
-                NOTE_TOO_LARGE.format(size=f"over {size_shown(max_bytes)}", limit=size_shown(max_bytes))
+                NOTE_TOO_LARGE.format(size=f"over {size_text(max_bytes)}", limit=size_text(max_bytes))
             )
         raw = data.decode("utf-8")
     except UnicodeDecodeError as error:

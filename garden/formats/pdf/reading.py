@@ -23,7 +23,7 @@ from pathlib import Path, PurePosixPath
 
 from django.conf import settings
 
-from garden.formats.markdown import size_shown
+from garden.formats.markdown import size_text
 from garden.formats.note import ArticleFileError, ParsedArticle, article_slug
 from garden.formats.pdf import text_layer
 from garden.formats.protocol import ImportedTitle, NoteLeftOut
@@ -70,7 +70,7 @@ def _left_out_or_failed(said: dict[str, object], max_pages: int) -> Exception:
     if "encrypted" in said:
         return ArticleFileError(PDF_ENCRYPTED)
     if "memory" in said:
-        return ArticleFileError(PDF_TOO_BIG_TO_READ.format(limit=size_shown(int(str(said["memory"])))))
+        return ArticleFileError(PDF_TOO_BIG_TO_READ.format(limit=size_text(int(str(said["memory"])))))
     return ArticleFileError(PDF_BROKEN.format(error=said.get("broken", "no text layer could be read")))
 
 
@@ -127,7 +127,7 @@ def parse_pdf_file(
         status = path.stat()
         if status.st_size > max_bytes:
             raise PdfLeftOut(
-                PDF_TOO_LARGE.format(size=size_shown(status.st_size), limit=size_shown(max_bytes)),
+                PDF_TOO_LARGE.format(size=size_text(status.st_size), limit=size_text(max_bytes)),
                 SkipKind.PDF_OVER_CAP,
             )
         with path.open("rb") as file:
@@ -136,7 +136,7 @@ def parse_pdf_file(
         raise ArticleFileError(CANNOT_READ.format(error=error.strerror or error)) from None
     if len(data) > max_bytes:  # it grew since its size was read
         raise PdfLeftOut(
-            PDF_TOO_LARGE.format(size=f"over {size_shown(max_bytes)}", limit=size_shown(max_bytes)),
+            PDF_TOO_LARGE.format(size=f"over {size_text(max_bytes)}", limit=size_text(max_bytes)),
             SkipKind.PDF_OVER_CAP,
         )
     inside = root is not None and root != path and path.is_relative_to(root)
