@@ -80,16 +80,16 @@ def answer_mark(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
 
 @ask_required
 @require_POST
-def claim_report(request: HtmxHttpRequest, claim_id: int) -> HttpResponse:
-    """Report the claim wrong, with an optional short note, replacing this reader's earlier report."""
-    claim = get_object_or_404(
-        Claim.objects.select_related("verification__answer"), pk=claim_id, is_claim=True
-    )
-    answer = _readable(request, claim.verification.answer.public_id)
+def claim_report(request: HtmxHttpRequest, public_id: uuid.UUID, claim_id: int) -> HttpResponse:
+    """Report the claim wrong, with an optional short note, replacing this reader's earlier report. The claim is
+    addressed within its answer, whose id is not guessable: only a reader given the answer can report on it."""
+    answer = _readable(request, public_id)
+    claim = get_object_or_404(Claim, pk=claim_id, is_claim=True, verification__answer=answer)
     back = f"{answer.get_absolute_url()}#claim-{claim.pk}"
     template = "dashboard/answer.html#claim-report"
     note = request.POST.get("note", "")
     context: dict[str, object] = {
+        "answer": {"answer_id": str(answer.public_id)},
         "claim": {"id": claim.pk},
         "note_max_chars": settings.REVIEW_NOTE_MAX_CHARS,
         "typed": note,

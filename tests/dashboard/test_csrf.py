@@ -32,7 +32,7 @@ POSTS = {
     "/api/check",
     "/review/claims/1/decide/",
     f"/answers/{SAMPLES['uuid']}/mark/",
-    "/claims/1/report/",
+    f"/answers/{SAMPLES['uuid']}/claims/1/report/",
     "/operators/runs/",
     "/operators/judge/retrain/",
     "/operators/judge/1/activate/",

@@ -6,6 +6,7 @@ from django.contrib.auth.models import Group, User
 from django.test import Client
 
 from claimcheck.terms import ClaimStatus
+from dashboard.api import MARK_NEEDS_READER
 from dashboard.ratelimit import MARK_RATE_LIMITED
 from evaluation.retraining import editor_reviews
 from garden.models import Chunk, Conversation
@@ -14,6 +15,7 @@ from verifier.marks import MARKED_HELPFUL, MARKED_UNHELPFUL, MARKED_WRONG
 from verifier.models import AnswerMark, Claim, ClaimReport
 from verifier.queueing import verification_create
 from verifier.review import NOTE_TOO_LONG
+from verifier.tokens import token_create
 from verifier.verifying import verification_run
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_counts")]
@@ -59,7 +61,8 @@ def mark(client, answer, helpful, **extra):
 
 
 def report(client, claim, note="", **extra):
-    return client.post(f"/claims/{claim.pk}/report/", {"note": note}, **extra)
+    answer = claim.verification.answer
+    return client.post(f"/answers/{answer.public_id}/claims/{claim.pk}/report/", {"note": note}, **extra)
 
 
 def test_a_reader_marks_an_answer_and_a_second_mark_replaces_the_first(client, answer):
@@ -169,3 +172,37 @@ def test_the_logs_count_the_answers_readers_marked_unhelpful(client, answer):
     login(client, "operator")
     logs = page_text(client.get("/operators/logs/").content.decode())
     assert "answers marked unhelpful: 1 of 2 (50.0%)" in logs
+
+
+def test_a_claim_is_reported_only_at_its_own_answers_address(client, verified):
+    elsewhere = answer_for("Harrowden Viaduct has arches.", question="What has arches?")
+    forged = client.post(f"/answers/{elsewhere.public_id}/claims/{verified.pk}/report/", {"note": "spam"})
+    assert forged.status_code == 404 and not ClaimReport.objects.exists()
+
+
+def test_a_script_marks_and_reports_through_the_api_with_a_token(verified, answer, settings):
+    user = reader()
+    bearer = {"Authorization": f"Bearer {token_create(user_id=user.pk, name='laptop')[1]}"}
+    script = Client()
+    verdict = script.get(f"/api/answers/{answer.public_id}/verdict", headers=bearer).json()
+    claim_id = next(c["id"] for c in verdict["claims"] if c["status"] == ClaimStatus.VERIFIED)
+    assert claim_id == verified.pk
+    marked = script.post(
+        f"/api/answers/{answer.public_id}/mark", {"helpful": False}, "application/json", headers=bearer
+    )
+    assert marked.status_code == 200 and marked.json() == {
+        "answer_id": str(answer.public_id),
+        "helpful": False,
+    }
+    path = f"/api/answers/{answer.public_id}/claims/{claim_id}/report"
+    reported = script.post(path, {"note": "Wrong river."}, "application/json", headers=bearer)
+    assert reported.status_code == 200 and reported.json()["note"] == "Wrong river."
+    assert ClaimReport.objects.get(claim=verified).user == user
+    settings.REVIEW_NOTE_MAX_CHARS = 5
+    too_long = script.post(path, {"note": "Wrong river."}, "application/json", headers=bearer)
+    assert too_long.status_code == 400
+    assert too_long.json() == {"error": NOTE_TOO_LONG.format(limit=5, length=12)}
+    # A visitor's script with no session has no mark to call its own.
+    anonymous = Client().post(f"/api/answers/{answer.public_id}/mark", {"helpful": True}, "application/json")
+    assert anonymous.status_code == 403 and anonymous.json() == {"error": MARK_NEEDS_READER}
+    assert AnswerMark.objects.get().helpful is False
