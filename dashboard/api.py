@@ -328,6 +328,7 @@ class ReportIn(Schema):
     note: str = Field(
         "",
         description=f"Why the claim is wrong, optional, up to {settings.REVIEW_NOTE_MAX_CHARS:,} characters.",
+        json_schema_extra={"maxLength": settings.REVIEW_NOTE_MAX_CHARS},
     )
 
 

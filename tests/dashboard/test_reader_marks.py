@@ -28,9 +28,7 @@ INVENTED = "The viaduct was painted gold by the Emperor of Mars in 1066 [1]."
 @pytest.fixture
 def answer():
     """A checked answer, a turn of a conversation: one claim the judge verified, one it flagged."""
-    chunk = (
-        Chunk.objects.filter(article__slug="harrowden-viaduct", is_current=True).order_by("ordinal").first()
-    )
+    chunk = Chunk.objects.filter(article__slug="harrowden-viaduct", is_current=True).order_by("ordinal")[0]
     answer = answer_for(f"{RIGHT} {INVENTED}", chunk)
     answer.question.conversation = Conversation.objects.create()
     answer.question.save()
@@ -198,6 +196,8 @@ def test_a_script_marks_and_reports_through_the_api_with_a_token(verified, answe
     reported = script.post(path, {"note": "Wrong river."}, "application/json", headers=bearer)
     assert reported.status_code == 200 and reported.json()["note"] == "Wrong river."
     assert ClaimReport.objects.get(claim=verified).user == user
+    schemas = script.get("/api/openapi.json").json()["components"]["schemas"]
+    assert schemas["ReportIn"]["properties"]["note"]["maxLength"] == settings.REVIEW_NOTE_MAX_CHARS
     settings.REVIEW_NOTE_MAX_CHARS = 5
     too_long = script.post(path, {"note": "Wrong river."}, "application/json", headers=bearer)
     assert too_long.status_code == 400
