@@ -3,14 +3,16 @@ reported claim reaches the review queue, and an editor's decision on it is train
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from claimcheck.terms import ClaimStatus
 from dashboard.api import MARK_NEEDS_READER
 from dashboard.ratelimit import MARK_RATE_LIMITED
 from evaluation.retraining import editor_reviews
 from garden.models import Chunk, Conversation
-from tests.factories import answer_for, login, page_text
+from tests.factories import answer_for, login, page_text, verification_with_claims
 from verifier.marks import MARKED_HELPFUL, MARKED_UNHELPFUL, MARKED_WRONG
 from verifier.models import AnswerMark, Claim, ClaimReport
 from verifier.queueing import verification_create
@@ -206,3 +208,21 @@ def test_a_script_marks_and_reports_through_the_api_with_a_token(verified, answe
     anonymous = Client().post(f"/api/answers/{answer.public_id}/mark", {"helpful": True}, "application/json")
     assert anonymous.status_code == 403 and anonymous.json() == {"error": MARK_NEEDS_READER}
     assert AnswerMark.objects.get().helpful is False
+
+
+def _reports_on(verification, readers):
+    for claim in verification.claims.all():
+        for n in range(readers):
+            ClaimReport.objects.create(claim=claim, marker=f"session:s{n}", note=f"Note {n} on {claim.text}")
+
+
+def test_the_queue_of_reported_claims_takes_the_same_queries_however_many(
+    client, django_assert_max_num_queries
+):
+    login(client, "editor")
+    _reports_on(verification_with_claims(1), readers=1)
+    with CaptureQueriesContext(connection) as one:
+        assert client.get("/review/?reports=1").content.decode().count("Reported by a reader") == 1
+    _reports_on(verification_with_claims(6), readers=3)
+    with django_assert_max_num_queries(len(one.captured_queries)):
+        assert client.get("/review/?reports=1").content.decode().count("Reported by a reader") == 19
