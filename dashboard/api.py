@@ -19,9 +19,16 @@ from claimcheck.terms import ClaimStatus, RiskLabel, Verdict
 from dashboard.asking import ConversationNotFound, ask, conversation_owned
 from dashboard.bearer import BearerRefused, bearer_authenticate, request_spender
 from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
-from dashboard.permissions import check_mode, may_ask, may_check, may_see_rejected_quotes, request_reader
+from dashboard.permissions import (
+    check_mode,
+    may_ask,
+    may_check,
+    may_see_rejected_quotes,
+    request_marker,
+    request_reader,
+)
 from dashboard.presenters import check_sources, checked_payload, health_payload
-from dashboard.ratelimit import RATE_LIMITED, rate_limited
+from dashboard.ratelimit import MARK_RATE_LIMITED, RATE_LIMITED, rate_limited
 from dashboard.shapes import CITED_AS, AnswerOut, VerdictOut, answer_shape, verdict_shape
 from garden import selectors
 from garden.answering.asking import QuestionError
@@ -30,6 +37,9 @@ from garden.readers import ALL_AUDIENCES
 from verifier.budget import spending_for
 from verifier.checking import CheckError, garden_check
 from verifier.health import health_check
+from verifier.marks import answer_mark_record, claim_report_record
+from verifier.models import Claim
+from verifier.review import ReviewError
 from verifier.roles import VIEW_LOGS
 from verifier.selectors import verification_for_answer
 
@@ -124,6 +134,10 @@ BODY_NOT_JSON = 'The request body must be a JSON object, e.g. {"question": "..."
 BODY_TOO_BIG = "The request body is limited to {limit:,} bytes."
 ANSWER_NOT_FOUND = "No answer with this id."
 ASK_FORBIDDEN = "Log in as a reader (or above) to use this endpoint."
+CLAIM_NOT_FOUND = "This answer has no claim with this id."
+MARK_NEEDS_READER = (
+    "A mark is kept as its reader's own: call with a personal token (or the site's session cookie) to mark."
+)
 CHECK_FORBIDDEN = (
     "Fact-checking is for readers: log in as a reader (or above) to use this endpoint "
     "(visitors may check text only when ANONYMOUS_CAN_CHECK is on)."
@@ -304,6 +318,93 @@ def api_verdict(request: HttpRequest, answer_id: str) -> Status[VerdictOut | dic
         return Status(404, {"error": selectors.ANSWER_NOT_SHARED})
     verdict = verdict_shape(verification_for_answer(answer), rejected_quotes=may_see_rejected_quotes(request))
     return Status(200, verdict)
+
+
+class MarkIn(Schema):
+    helpful: bool = Field(description="Whether the answer helped; a second mark replaces the first.")
+
+
+class ReportIn(Schema):
+    note: str = Field(
+        "",
+        description=f"Why the claim is wrong, optional, up to {settings.REVIEW_NOTE_MAX_CHARS:,} characters.",
+        json_schema_extra={"maxLength": settings.REVIEW_NOTE_MAX_CHARS},
+    )
+
+
+class MarkedOut(Schema):
+    answer_id: str
+    helpful: bool
+
+
+class ReportedOut(Schema):
+    answer_id: str
+    claim_id: int
+    note: str
+
+
+def _markable(request: HttpRequest, answer_id: str) -> Answer | Status[dict[str, str]]:
+    """The answer, when this caller may mark it (may ask, may see it), or the refusal to send."""
+    if not may_ask(request):
+        return Status(403, {"error": ASK_FORBIDDEN})
+    public_id = _public_id(answer_id)
+    answer = selectors.answer_get(public_id, request_reader(request)) if public_id else None
+    if answer is None:
+        return Status(404, {"error": ANSWER_NOT_FOUND})
+    if (why := selectors.answer_hidden_why(answer, request_reader(request))) is not None:
+        return Status(404, {"error": why})
+    return answer
+
+
+MARK_RESPONSES = {403: ErrorOut, 404: ErrorOut, 422: ValidationOut, 429: ErrorOut}
+
+
+@api.post(
+    "/answers/{answer_id}/mark",
+    response={200: MarkedOut, **MARK_RESPONSES},
+    summary="Mark an answer helpful or not",
+)
+def api_answer_mark(
+    request: HttpRequest, answer_id: str, payload: MarkIn, response: HttpResponse
+) -> Status[dict[str, Any]]:
+    """The caller's own mark, seen by no other reader; the operators' logs count the answers marked unhelpful."""
+    answer = _markable(request, answer_id)
+    if isinstance(answer, Status):
+        return answer
+    if (wait := rate_limited(request, "mark")) is not None:
+        response["Retry-After"] = str(wait)
+        return Status(429, {"error": MARK_RATE_LIMITED})
+    if (marker := request_marker(request)) is None:
+        return Status(403, {"error": MARK_NEEDS_READER})
+    answer_mark_record(answer=answer, marker=marker, user=request.user, helpful=payload.helpful)
+    return Status(200, {"answer_id": str(answer.public_id), "helpful": payload.helpful})
+
+
+@api.post(
+    "/answers/{answer_id}/claims/{claim_id}/report",
+    response={200: ReportedOut, 400: ErrorOut, **MARK_RESPONSES},
+    summary="Report a claim of an answer wrong",
+)
+def api_claim_report(
+    request: HttpRequest, answer_id: str, claim_id: int, payload: ReportIn, response: HttpResponse
+) -> Status[dict[str, Any]]:
+    """The caller's own report (a second replaces the first): the claim goes to the editors' review queue."""
+    answer = _markable(request, answer_id)
+    if isinstance(answer, Status):
+        return answer
+    claim = Claim.objects.filter(pk=claim_id, is_claim=True, verification__answer=answer).first()
+    if claim is None:
+        return Status(404, {"error": CLAIM_NOT_FOUND})
+    if (wait := rate_limited(request, "mark")) is not None:
+        response["Retry-After"] = str(wait)
+        return Status(429, {"error": MARK_RATE_LIMITED})
+    if (marker := request_marker(request)) is None:
+        return Status(403, {"error": MARK_NEEDS_READER})
+    try:
+        report = claim_report_record(claim=claim, marker=marker, user=request.user, note=payload.note)
+    except ReviewError as error:
+        return Status(400, {"error": error.message})
+    return Status(200, {"answer_id": str(answer.public_id), "claim_id": claim.pk, "note": report.note})
 
 
 def _claude_busy(response: HttpResponse) -> Status[Any]:

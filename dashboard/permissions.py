@@ -13,6 +13,7 @@ from django.http import HttpRequest, HttpResponse
 
 from claimcheck.terms import JudgeMode
 from garden.readers import Reader, reader_of
+from verifier.marks import marker_of
 from verifier.roles import ASK, REVIEW
 
 View = TypeVar("View", bound=Callable[..., HttpResponse])
@@ -26,6 +27,15 @@ def request_reader(request: HttpRequest) -> Reader:
         reader = reader_of(request.user)
         request._garden_reader = reader  # type: ignore[attr-defined]
     return reader
+
+
+def request_marker(request: HttpRequest, *, start_session: bool = False) -> str | None:
+    """Who marks answers and claims in this request: its account, or a visitor by their browser session (with
+    `start_session`, one is started for a visitor who has none yet, so their mark can be theirs alone)."""
+    session = request.session
+    if start_session and not request.user.is_authenticated and session.session_key is None:
+        session.save()
+    return marker_of(request.user, session.session_key)
 
 
 def may_ask(request: HttpRequest) -> bool:

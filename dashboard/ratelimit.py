@@ -29,6 +29,7 @@ from dashboard.bearer import request_token
 logger = logging.getLogger(__name__)
 
 RATE_LIMITED = "Too many requests: please wait a minute before asking again."
+MARK_RATE_LIMITED = "Too many marks: please wait a minute before marking again. Nothing was recorded."
 # After the shared cache errors, counts stay in memory this long before it is tried again, so a cache that is
 # away costs each request nothing rather than a connection timeout.
 SHARED_RETRY_SECONDS = 30.0

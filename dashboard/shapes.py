@@ -141,7 +141,12 @@ class ClaimOut:
     flags: list[str]
     escalated: bool
     votes: list[VoteOut]
-    id: Annotated[int, PAGE_ONLY]
+    id: Annotated[
+        int,
+        Field(
+            description="The claim's id, to report it wrong: POST /api/answers/{answer_id}/claims/{id}/report."
+        ),
+    ]
     is_claim: Annotated[bool, PAGE_ONLY]
     passage: Annotated[PassageOut | None, PAGE_ONLY]
 

@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from dashboard.views import judge, operator, reader, review
+from dashboard.views import judge, marks, operator, reader, review
 
 
 class GardenSlugConverter:
@@ -24,6 +24,8 @@ urlpatterns = [
     path("conversations/<uuid:public_id>/", reader.conversation_page, name="conversation"),
     path("answers/<uuid:public_id>/", reader.answer_page, name="answer"),
     path("answers/<uuid:public_id>/verdict/", reader.verdict_partial, name="verdict"),
+    path("answers/<uuid:public_id>/mark/", marks.answer_mark, name="answer-mark"),
+    path("answers/<uuid:public_id>/claims/<int:claim_id>/report/", marks.claim_report, name="claim-report"),
     path("articles/", reader.article_list, name="articles"),
     path("articles/<garden_slug:slug>/", reader.article_page, name="article"),
     path("topics/<garden_slug:slug>/", reader.topic_page, name="topic"),

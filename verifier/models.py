@@ -323,6 +323,45 @@ class Review(models.Model):
         return f"{self.get_decision_display()} on claim {self.claim_id}"
 
 
+# Who marked: "user:<id>" for an account, "session:<key>" for a visitor not signed in (`verifier.marks.marker_of`).
+MARKER_MAX_CHARS = 80
+
+
+class AnswerMark(models.Model):
+    """A reader's word on a whole answer, helpful or not: one per reader per answer, a second replaces the first.
+    Only its reader sees it; the operators' logs count the answers marked unhelpful."""
+
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="marks")
+    marker = models.CharField(max_length=MARKER_MAX_CHARS)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, related_name="+")
+    helpful = models.BooleanField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["answer", "marker"], name="one_mark_per_reader")]
+
+    def __str__(self) -> str:
+        return f"{'helpful' if self.helpful else 'not helpful'}: answer {self.answer_id}"
+
+
+class ClaimReport(models.Model):
+    """A reader's word that a claim is wrong, with an optional short note: one per reader per claim, a second
+    replaces the first. Only its reader sees it, and the editors, in the review queue."""
+
+    claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="reports")
+    marker = models.CharField(max_length=MARKER_MAX_CHARS)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, related_name="+")
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        constraints = [models.UniqueConstraint(fields=["claim", "marker"], name="one_report_per_reader")]
+
+    def __str__(self) -> str:
+        return f"reported wrong: claim {self.claim_id}"
+
+
 class CriticFinding(models.Model):
     """The result of one critic check on an answer; severities are fixed by the check, not by any model."""
 

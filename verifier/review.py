@@ -1,4 +1,5 @@
-"""The editors' review queue: flagged claims riskiest first, decisions, and the judge's agreement with editors."""
+"""The editors' review queue: flagged claims and those readers reported wrong, riskiest first, decisions, and the
+judge's agreement with editors."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from claimcheck.terms import FLAGGED, ClaimStatus
 from garden.errors import UserFacingError
 from garden.models import Answer
 from garden.readers import ANONYMOUS, Reader
-from verifier.models import Claim, Decision, Review, VerificationStatus
+from verifier.models import Claim, ClaimReport, Decision, Review, VerificationStatus
 
 WRONG_NEEDS_STATUS = "Say what the correct status is when the judge was wrong."
 NOTE_NEEDED = "Write a note, or choose 'judge right' or 'judge wrong'."
@@ -31,23 +32,29 @@ class QueueFilters:
     since: datetime.date | None = None
     until: datetime.date | None = None
     reviewed: bool = False
+    reported: bool = False  # only the claims a reader reported wrong
 
 
 def claims_flagged(filters: QueueFilters = QueueFilters(), reader: Reader = ANONYMOUS) -> QuerySet[Claim]:
-    """Flagged claims of finished verifications of answers `reader` may see (an editor reviews their own
-    audiences' answers), riskiest answer first, then the most severe status."""
+    """Claims of finished verifications of answers `reader` may see (an editor reviews their own audiences'
+    answers) that the judge flagged or a reader reported wrong, riskiest answer first, then the most severe
+    status, with their readers' reports (`claim.reports`, oldest first) loaded."""
+    reported = Exists(ClaimReport.objects.filter(claim=OuterRef("pk")))
     claims = (
         Claim.objects.filter(
+            Q(status__in=FLAGGED) | reported,
             is_claim=True,
-            status__in=FLAGGED,
             verification__status=VerificationStatus.DONE,
             verification__answer__in=Answer.objects.readable(reader),
         )
         .select_related("verification__answer__question", "chunk__article", "chunk__revision")
+        .prefetch_related("reports")
         .annotate(
             reviewed=Exists(Review.objects.filter(claim=OuterRef("pk")).exclude(decision=Decision.NOTE))
         )
     )
+    if filters.reported:
+        claims = claims.filter(reported)
     if filters.status in FLAGGED:
         claims = claims.filter(status=filters.status)
     if filters.topic:

@@ -1,14 +1,16 @@
-"""Template helpers for the verdict panel: claims highlighted in the answer, labels as text."""
+"""Template helpers for the verdict panel: claims highlighted in the answer, labels as text, a reader's own marks."""
 
 from __future__ import annotations
 
 from django import template
+from django.conf import settings
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from claimcheck.terms import RiskLabel
 from dashboard.shapes import AnswerOut
 from dashboard.templatetags.groundwork import link_citations
+from verifier.marks import MARKED_HELPFUL, MARKED_UNHELPFUL, MARKED_WRONG, ReaderMarks
 
 register = template.Library()
 
@@ -46,3 +48,35 @@ def highlighted_answer(answer: AnswerOut) -> SafeString:
         cursor = claim.end
     parts.append(str(link_citations(answer.citations, str(escape(text[cursor:])))))
     return mark_safe("".join(parts))
+
+
+@register.filter
+def answer_mark(marks: ReaderMarks | None, answer_id: str) -> bool | None:
+    """This reader's own mark on the answer: True (helpful), False (not helpful) or None (not marked)."""
+    return marks.helpful.get(answer_id) if marks else None
+
+
+@register.filter
+def claim_reported(marks: ReaderMarks | None, claim_id: int) -> str | None:
+    """This reader's own note on a claim they reported wrong ("" for none), or None when they did not."""
+    return marks.reported.get(claim_id) if marks else None
+
+
+@register.filter
+def helpful_said(mark: bool | None) -> str:
+    """What a reader is told of their own mark on an answer."""
+    return "" if mark is None else MARKED_HELPFUL if mark else MARKED_UNHELPFUL
+
+
+@register.filter
+def wrong_said(note: str | None) -> str:
+    """What a reader is told of their own report on a claim, with their note."""
+    if note is None:
+        return ""
+    return f"{MARKED_WRONG}: “{note}”" if note else f"{MARKED_WRONG}."
+
+
+@register.simple_tag
+def note_max_chars() -> int:
+    """The longest note a reader (or an editor) may write on a claim."""
+    return int(settings.REVIEW_NOTE_MAX_CHARS)

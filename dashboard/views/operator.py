@@ -19,6 +19,7 @@ from evaluation.running import RUN_FAILED, run_progress
 from evaluation.starting import RunNotQueued, verify_run_start
 from verifier.health import health_check
 from verifier.logs import LogFilters, alerts, answers_logged, spending_summary
+from verifier.marks import answers_unhelpful
 from verifier.models import JudgeParameters
 from verifier.roles import RETRAIN_JUDGE, RUN_VERIFY_ALL, VIEW_LOGS
 
@@ -95,11 +96,13 @@ def logs_page(request: HtmxHttpRequest) -> HttpResponse:
         since=query_date(request.GET.get("since")),
         until=query_date(request.GET.get("until")),
     )
+    answers = answers_logged(filters)
     return render(
         request,
         "dashboard/logs.html",
         {
-            "answers": answers_logged(filters)[:100],
+            "answers": answers[:100],
+            "unhelpful": answers_unhelpful(answers),
             "filters": filters,
             "alerts": alerts(),
             "health": health_check(),

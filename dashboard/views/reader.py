@@ -24,7 +24,7 @@ from dashboard.bearer import request_spender
 from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
 from dashboard.forms import AskForm
 from dashboard.markdown import EmbedBudget
-from dashboard.permissions import ask_required, may_see_rejected_quotes, request_reader
+from dashboard.permissions import ask_required, may_see_rejected_quotes, request_marker, request_reader
 from dashboard.ratelimit import RATE_LIMITED, rate_limited
 from dashboard.shapes import (
     AnswerOut,
@@ -40,6 +40,7 @@ from garden.answering.asking import QuestionError
 from garden.models import Answer, Article, Conversation
 from garden.sync.git import commit_web_url
 from verifier.budget import spending_for
+from verifier.marks import marks_of
 from verifier.selectors import conversation_labels, verification_for_answer
 
 # An image's bytes never change for its hash, but whether it may be shown does: once the only note showing it is
@@ -166,10 +167,10 @@ def _may_continue(request: HttpRequest, conversation: Conversation) -> bool:
 def _conversation_render(
     request: HtmxHttpRequest, conversation: Conversation, highlighted: str = ""
 ) -> HttpResponse:
+    answers = selectors.conversation_answers(conversation, request_reader(request))
     context = {
-        "conversation": _conversation_out(
-            request, conversation, selectors.conversation_answers(conversation, request_reader(request))
-        ),
+        "conversation": _conversation_out(request, conversation, answers),
+        "marks": marks_of(request_marker(request), answers),
         "highlighted": highlighted,
         "form": _next_box(),
         "may_continue": _may_continue(request, conversation),
@@ -195,9 +196,12 @@ def answer_page(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
     answer = _answer_or_404(request, public_id)
     conversation = answer.question.conversation
     if conversation is None:  # a question stored outside any conversation (none is, since conversations)
-        return render(
-            request, "dashboard/answer.html", {"answer": _shape(request, answer), "form": AskForm()}
-        )
+        context = {
+            "answer": _shape(request, answer),
+            "marks": marks_of(request_marker(request), [answer]),
+            "form": AskForm(),
+        }
+        return render(request, "dashboard/answer.html", context)
     return _conversation_render(request, conversation, highlighted=str(answer.public_id))
 
 
@@ -213,6 +217,7 @@ def verdict_partial(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpRespo
     conversation = answer.question.conversation
     context = {
         "answer": _shape(request, answer),
+        "marks": marks_of(request_marker(request), [answer]),
         "oob": True,
         "conversation": _conversation_out(request, conversation, [], labels_only=True)
         if conversation

@@ -29,6 +29,7 @@ def queue_page(request: HtmxHttpRequest) -> HttpResponse:
         since=query_date(request.GET.get("since")),
         until=query_date(request.GET.get("until")),
         reviewed=request.GET.get("reviewed") == "1",
+        reported=request.GET.get("reports") == "1",
     )
     reader = request_reader(request)
     claims = list(claims_flagged(filters, reader)[:PAGE_SIZE])

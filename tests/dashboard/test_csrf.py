@@ -31,6 +31,8 @@ POSTS = {
     "/api/ask",
     "/api/check",
     "/review/claims/1/decide/",
+    f"/answers/{SAMPLES['uuid']}/mark/",
+    f"/answers/{SAMPLES['uuid']}/claims/1/report/",
     "/operators/runs/",
     "/operators/judge/retrain/",
     "/operators/judge/1/activate/",

@@ -68,6 +68,7 @@ CLAIM_FIELDS = {
     "flags",
     "escalated",
     "votes",
+    "id",
 }
 
 

@@ -1,14 +1,16 @@
 """What people see in a real browser: a reader asks and watches the verdict arrive, a refusal, an editor
-resolving a flagged claim, an operator watching Verify-all reach its report; at desktop and phone widths."""
+resolving a flagged claim, an operator watching Verify-all reach its report, a visitor marking an answer and
+reporting a claim; at desktop and phone widths."""
 
 import pytest
 from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 
-from garden.models import Answer, Chunk
+from garden.models import Answer, Chunk, Conversation
 from tests.conftest import SAMPLE_FOLDERS, SAMPLE_IMPORT
 from tests.e2e.conftest import screenshot
 from tests.factories import answer_for
+from verifier.marks import MARKED_UNHELPFUL, MARKED_WRONG
 from verifier.queueing import verification_create
 from verifier.verifying import verification_run
 
@@ -140,4 +142,41 @@ def test_a_reader_asks_two_follow_ups_and_the_out_of_scope_one_is_refused(site, 
     assert page.locator("ol.turns > li").count() == 3 and page.locator("#turn-3.highlighted").count() == 1
     screenshot(page, "reader-conversation-desktop")
     assert violations == []
+    page.close()
+
+
+def test_a_visitor_marks_an_answer_and_reports_a_claim_an_editor_sees_it(site, browser, celery_worker):
+    call_command("import_garden", str(SAMPLE_FOLDERS[0]), "--no-progress")
+    answer = flagged_answer()
+    answer.question.conversation = Conversation.objects.create()
+    answer.question.save()
+    page = browser.new_page(viewport={"width": WIDTHS["phone"], "height": 900})
+    violations = csp_violations(page)
+    page.goto(f"{site}{answer.get_absolute_url()}")
+    mark = page.locator(f"#answer-mark-{answer.public_id}")
+    mark.get_by_role("button", name="No").click()
+    page.wait_for_selector(f"text={MARKED_UNHELPFUL}", timeout=10_000)
+    assert (
+        page.locator(f"#answer-mark-{answer.public_id}")
+        .get_by_role("button", name="No")
+        .get_attribute("aria-pressed")
+        == "true"
+    )
+    page.locator("ol.claims details summary").first.click()
+    page.locator("form.claim-report input[name=note]").first.fill("Mars has no emperor.")
+    page.locator("form.claim-report").first.get_by_role("button", name="This is wrong").click()
+    page.wait_for_selector(f"text={MARKED_WRONG}: “Mars has no emperor.”", timeout=10_000)
+    assert fits_the_screen(page)
+    screenshot(page, "reader-marks-phone")
+    assert violations == []
+    page.close()
+
+    page = browser.new_page(viewport={"width": WIDTHS["desktop"], "height": 900})
+    log_in(page, site, "editor")
+    page.goto(f"{site}/review/?reports=1")
+    card = page.locator("ol.queue li.card").first
+    assert "Emperor of Mars" in card.inner_text() and "Reported by a reader: “Mars has no emperor.”" in (
+        card.inner_text()
+    )
+    screenshot(page, "editor-reader-reports")
     page.close()
