@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from django.conf import settings
+
 from garden.errors import UserFacingError
 from garden.models import Article, Audience
 from garden.readers import ANONYMOUS, Reader
 
-EVERYONE = "everyone"  # how the default audience is named on pages, in exports and in the command's output
 UNKNOWN_AUDIENCE = "There is no audience named “{name}”: no run was started. The audiences are: {known}."
 NO_AUDIENCES = "none yet"
 DIFFERENT_AUDIENCES = (
@@ -27,14 +28,17 @@ class UnknownAudience(UserFacingError):
 
 
 def audience_named(name: str) -> str:
-    """An audience as pages and the command say it: the default one is "everyone"."""
-    return name or EVERYONE
+    """An audience as pages, exports and the command say it: the default one by its name,
+    `GARDEN_DEFAULT_AUDIENCE` ("everyone")."""
+    return name or settings.GARDEN_DEFAULT_AUDIENCE
 
 
 def audience_check(name: str) -> str:
-    """`name` (stripped) when it is an audience of the garden or empty (the default one); raises
-    `UnknownAudience`, naming those there are, otherwise."""
+    """`name` (stripped) when it is an audience of the garden, or empty for the default one (empty or named);
+    raises `UnknownAudience`, naming those there are, otherwise."""
     name = name.strip()
+    if name == settings.GARDEN_DEFAULT_AUDIENCE:
+        return ""
     if name and not Audience.objects.filter(name=name).exists():
         known = ", ".join(Audience.objects.values_list("name", flat=True)) or NO_AUDIENCES
         raise UnknownAudience(UNKNOWN_AUDIENCE.format(name=name, known=known))

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from claimcheck.terms import Severity, Verdict, choices
 from dashboard.permissions import request_reader, role_required
 from dashboard.views.htmx import HtmxHttpRequest, query_date
-from evaluation.audiences import UnknownAudience
+from evaluation.audiences import UnknownAudience, audience_named
 from evaluation.chart import runs_chart
 from evaluation.comparison import runs_compare, runs_not_comparable
 from evaluation.export import run_csv, run_json
@@ -42,7 +42,13 @@ def runs_page(request: HtmxHttpRequest) -> HttpResponse:
     runs = list(VerifyRun.objects.all()[:50])
     chart = runs_chart(runs)
     audiences = Audience.objects.values_list("name", flat=True)
-    return render(request, "dashboard/runs.html", {"runs": runs, "chart": chart, "audiences": audiences})
+    context = {
+        "runs": runs,
+        "chart": chart,
+        "audiences": audiences,
+        "default_audience": audience_named(""),
+    }
+    return render(request, "dashboard/runs.html", context)
 
 
 @role_required(RUN_VERIFY_ALL)

@@ -204,3 +204,10 @@ def test_the_command_asks_as_the_audience_named(hr_golden: Path, capsys) -> None
 
     with pytest.raises(CommandError, match="There is no audience named “board”"):
         call_command("verify_all", "--inline", "--golden", str(hr_golden), "--audience", "board")
+
+    # The default audience by its name is the default audience, whether or not an audience of that name exists.
+    call_command(
+        "verify_all", "--label", "named", "--inline", "--golden", str(hr_golden), "--audience", "everyone"
+    )
+    assert VerifyRun.objects.get(label="named").audience == ""
+    assert "Asked as: everyone" in capsys.readouterr().out
