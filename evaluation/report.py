@@ -227,9 +227,9 @@ def run_report(run: VerifyRun) -> RunReport:
     for item in items:
         category = item.golden.category
         questions_by_category[category] += 1
-        beyond = category == OUT_OF_SCOPE or item.beyond_audience
-        out_of_scope += beyond
-        out_of_scope_refused += beyond and item.answer is not None and item.answer.refused
+        out_of_scope_here = category == OUT_OF_SCOPE or item.beyond_audience  # it must be refused
+        out_of_scope += out_of_scope_here
+        out_of_scope_refused += out_of_scope_here and item.answer is not None and item.answer.refused
         if item.answers_question is not None:
             checked_by_category[category] += 1
             answered_by_category[category] += item.answers_question
