@@ -85,7 +85,11 @@ def run_as(audience: str, golden_file: Path, label: str | None = None) -> Verify
 def items_of(run: VerifyRun) -> dict[str, tuple[str, bool, bool]]:
     """Each question's (audience it was asked as, refused, another audience could answer it)."""
     return {
-        item.golden.code: (item.asked_as, item.answer.refused, item.beyond_audience)
+        item.golden.code: (
+            item.asked_as,
+            item.answer is not None and item.answer.refused,
+            item.beyond_audience,
+        )
         for item in run.items.select_related("golden", "answer")
     }
 
