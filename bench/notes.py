@@ -28,6 +28,7 @@ from garden.answering.retrieval import Thresholds, matched_topics, retrieve, sel
 from garden.answering.retrieval_report import Observed, calibrate, held_out, measure, observe
 from garden.golden import GoldenEntry
 from garden.models import Article, ArticleRevision, Chunk, Topic, names_keep
+from garden.readers import Reader
 from garden.services import embedding_input
 from garden.vocabulary import NAME_TITLE_LIMIT
 from providers import embeddings
@@ -49,6 +50,10 @@ _DOC_SECTION = re.compile(
 )
 _UNDERLINED = re.compile(r"^[^\n]*\n\s*[-=~^]{3,}\s*$", re.MULTILINE)  # a reST heading: not prose
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+# The audience case: half of the garden's notes written for the first of five audiences, read by a reader of
+# the second, who may read none of them: the filter's hardest case, with the most notes to leave out.
+BENCH_AUDIENCES = tuple(f"bench-audience-{number}" for number in range(1, 6))
+AUDIENCE_READER = Reader(audiences=frozenset({BENCH_AUDIENCES[1]}))
 
 
 @dataclass(frozen=True)
@@ -250,6 +255,58 @@ def _why_through(item: Observed, thresholds: Thresholds) -> dict[str, Any] | Non
     }
 
 
+def _audiences_write(ids: Sequence[int], written_for: list[str]) -> None:
+    for first in range(0, len(ids), 5_000):
+        Article.objects.filter(pk__in=ids[first : first + 5_000]).update(audiences=written_for)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE garden_article")
+
+
+def _audience_case(
+    in_scope: Sequence[GoldenEntry],
+    vectors: npt.NDArray[np.float32],
+    out_of_scope: Sequence[GoldenEntry],
+    thresholds: Thresholds,
+    runs: int,
+    unfiltered: dict[str, float],
+) -> dict[str, Any]:
+    """The same garden with half of its notes for one audience of five (`BENCH_AUDIENCES`), timed for a reader
+    of another (`AUDIENCE_READER`): hybrid retrieval and the refusal decision, and the filtered hybrid p50 and
+    p95 over the unfiltered ones measured just before. The notes an in-scope question expects stay for
+    everyone, so that the filtered retrieval finds what the unfiltered one did; the half is taken evenly from
+    the rest. They are then back to the default audience (the next size counts the notes everyone reads)."""
+    expected = {slug for question in in_scope for slug in question.expected_articles}
+    live = list(Article.objects.live().filter(audiences=[]).order_by("pk").values_list("pk", "slug"))
+    kept = sum(slug in expected for _, slug in live)
+    others = [pk for pk, slug in live if slug not in expected]
+    half = min(len(live) // 2, len(others))
+    ids = [others[number * len(others) // half] for number in range(half)] if half else []
+    _audiences_write(ids, [BENCH_AUDIENCES[0]])
+    try:
+        hybrid, refusal = [], []
+        for _ in range(runs):
+            for question, vector in zip(in_scope, vectors, strict=True):
+                hybrid.append(
+                    timed(hybrid_retrieve, question.question, vector, thresholds, AUDIENCE_READER)[0]
+                )
+            refusal += [
+                timed(partial(retrieve, thresholds=thresholds, reader=AUDIENCE_READER), q.question)[0]
+                for q in out_of_scope
+            ]
+    finally:
+        _audiences_write(ids, [])
+    filtered = percentiles(hybrid)
+    return {
+        "notes_for_another_audience": len(ids),
+        "notes_kept_for_everyone_as_expected_answers": kept,
+        "audiences": len(BENCH_AUDIENCES),
+        "hybrid_retrieval": filtered,
+        "refusal_decision": percentiles(refusal),
+        "hybrid_p50_filtered_over_unfiltered": round(filtered["p50_ms"] / max(unfiltered["p50_ms"], 1e-6), 2),
+        "hybrid_p95_filtered_over_unfiltered": round(filtered["p95_ms"] / max(unfiltered["p95_ms"], 1e-6), 2),
+    }
+
+
 def bench_notes(
     in_scope: Sequence[GoldenEntry],
     out_of_scope: Sequence[GoldenEntry],
@@ -262,7 +319,9 @@ def bench_notes(
     included) timed, p50 at the most notes over p50 at the fewest (which should stay near 1); and the gate's
     precision: the share of out-of-scope golden questions refused and of in-scope ones answered, with the
     settings' thresholds and with thresholds calibrated on the garden at that size (`retrieval_report
-    --calibrate`), the latter also on halves of the golden set they were not fitted on."""
+    --calibrate`), the latter also on halves of the golden set they were not fitted on. At each size too, the
+    audience case (`_audience_case`): the same timings for a reader of one audience, beside the unfiltered
+    ones; the gate's figures are the unfiltered garden's, measured before."""
     notes = real_notes(max(counts), with_text=min(max(counts), PASSAGE_NOTES), seed=seed)
     vectors = embeddings.embed([q.question for q in in_scope])
     thresholds = Thresholds.from_settings()
@@ -279,6 +338,7 @@ def bench_notes(
             refusal += [timed(partial(retrieve, thresholds=thresholds), q.question)[0] for q in out_of_scope]
         observed = observe(questions)
         gate = _gate_figures(observed, thresholds)
+        audience = _audience_case(in_scope, vectors, out_of_scope, thresholds, runs, percentiles(hybrid))
         results.append(
             {
                 "notes": Article.objects.live().count(),
@@ -286,6 +346,7 @@ def bench_notes(
                 "fill_seconds": round(fill_seconds, 1),
                 "hybrid_retrieval": percentiles(hybrid),
                 "refusal_decision": percentiles(refusal),
+                "audience_case": audience,
                 "refused_out_of_scope": gate["refused_out_of_scope"],
                 # Out-of-scope questions a topic name matched in: now, and had every stretch been a name
                 # (before a name needed more than one everyday word).
@@ -322,6 +383,9 @@ def bench_notes(
         "hybrid_p50_most_over_fewest": round(
             last["hybrid_retrieval"]["p50_ms"] / max(first["hybrid_retrieval"]["p50_ms"], 1e-6), 2
         ),
+        "audience_hybrid_p50_filtered_over_unfiltered": {
+            str(r["notes"]): r["audience_case"]["hybrid_p50_filtered_over_unfiltered"] for r in results
+        },
         "refusal_p50_most_over_fewest": round(
             last["refusal_decision"]["p50_ms"] / max(first["refusal_decision"]["p50_ms"], 1e-6), 2
         ),

@@ -26,14 +26,18 @@ from bench.hnsw import index_bytes
 from bench.timing import median_of_runs, percentiles, timed
 from garden.answering.retrieval import Thresholds, gather, retrieve, select, vector_candidates
 from garden.golden import GoldenEntry
+from garden.readers import ANONYMOUS, Reader
 from providers import embeddings
 
 SIZES = (1_000, 10_000, 100_000)
 
 
-def hybrid_retrieve(question: str, vector: npt.NDArray[np.float32], thresholds: Thresholds) -> bool:
-    """Hybrid retrieval and the gate for a question whose vector is given: whether it was refused."""
-    return select(gather(question, vector), thresholds, max_articles=5, max_sources=8).empty
+def hybrid_retrieve(
+    question: str, vector: npt.NDArray[np.float32], thresholds: Thresholds, reader: Reader = ANONYMOUS
+) -> bool:
+    """Hybrid retrieval and the gate for a question whose vector is given, in `reader`'s garden: whether it
+    was refused."""
+    return select(gather(question, vector, reader=reader), thresholds, max_articles=5, max_sources=8).empty
 
 
 def _sql_exact_scan(vector: npt.NDArray[np.float32]) -> float:

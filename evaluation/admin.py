@@ -11,7 +11,7 @@ from verifier.admin import RecordOnly
 
 class RunItemInline(RecordOnly, admin.TabularInline[VerifyRunItem, VerifyRun]):
     model = VerifyRunItem
-    fields = ["golden", "answer", "status", "error", "seconds"]
+    fields = ["golden", "asked_as", "beyond_audience", "answer", "status", "error", "seconds"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[VerifyRunItem]:
         return super().get_queryset(request).select_related("golden", "answer__question")
@@ -19,8 +19,8 @@ class RunItemInline(RecordOnly, admin.TabularInline[VerifyRunItem, VerifyRun]):
 
 @admin.register(VerifyRun)
 class VerifyRunAdmin(RecordOnly, admin.ModelAdmin[VerifyRun]):
-    list_display = ["label", "status", "mode", "total", "started_by", "started_at", "finished_at"]
-    list_filter = ["status", "mode"]
+    list_display = ["label", "status", "mode", "audience", "total", "started_by", "started_at", "finished_at"]
+    list_filter = ["status", "mode", "audience"]
     list_select_related = ["started_by"]
     search_fields = ["label"]
     date_hierarchy = "started_at"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from evaluation.audiences import audiences_differ
 from evaluation.models import VerifyRun
 from evaluation.report import FIGURES, stored_report
 
@@ -18,6 +19,11 @@ class FigureChange:
     first: float | None
     second: float | None
     change: float | None
+
+
+def runs_not_comparable(first: VerifyRun, second: VerifyRun) -> str | None:
+    """What the comparison says when the two runs were asked as different audiences; None when the same."""
+    return audiences_differ(first.audience, second.audience)
 
 
 def runs_compare(first: VerifyRun, second: VerifyRun) -> list[FigureChange]:

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from claimcheck.terms import ClaimStatus
+from evaluation.audiences import audience_named
 from evaluation.models import VerifyRun
 from evaluation.report import report_shown
 from garden.models import Answer
@@ -21,6 +22,7 @@ CSV_FIELDS = [
     "code",
     "category",
     "question",
+    "asked_as",
     "status",
     "refused",
     "answers_question",
@@ -64,6 +66,7 @@ def run_rows(run: VerifyRun, reader: Reader = ANONYMOUS) -> Iterable[dict[str, A
             "code": item.golden.code,
             "category": item.golden.category,
             "question": item.golden.question,
+            "asked_as": audience_named(item.asked_as),
             "status": item.status,
             "refused": bool(answer and answer.refused),
             "answers_question": item.answers_question,
@@ -95,6 +98,7 @@ def run_json(run: VerifyRun, reader: Reader = ANONYMOUS) -> str:
         "label": run.label,
         "status": run.status,
         "mode": run.mode,
+        "audience": audience_named(run.audience),
         "report": report.as_dict() if report else {},
         "items": list(run_rows(run, reader)),
     }

@@ -25,6 +25,7 @@ def golden_sync(path: Path = DEFAULT_FILE) -> int:
                     "expected_articles": list(q.expected_articles),
                     "reference_answer": q.answer or "",
                     "outdated_fact": q.outdated_fact or "",
+                    "audience": q.audience,
                     "active": True,
                 },
             )

@@ -11,6 +11,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
 from claimcheck.terms import JudgeMode, choices
+from evaluation.audiences import audience_named
 from garden.models import Answer
 
 
@@ -26,6 +27,11 @@ class GoldenQuestion(models.Model):
     outdated_fact = models.TextField(
         blank=True,
         help_text="For an 'outdated' question, the superseded fact an answer must not give as current.",
+    )
+    audience = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="The audience it is asked as in every run, whatever the run's; empty: the run's audience.",
     )
     active = models.BooleanField(default=True)
 
@@ -51,6 +57,12 @@ class VerifyRun(models.Model):
     mode = models.CharField(
         max_length=10, choices=choices(JudgeMode), help_text="The judge mode configured when the run started."
     )
+    audience = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="The audience its questions were asked as (a question naming its own is asked as that one); "
+        "empty: the default audience, as a visitor who is not signed in. `evaluation.audiences`.",
+    )
     total = models.PositiveIntegerField(default=0)
     report = models.JSONField(default=dict, blank=True)
     started_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
@@ -64,6 +76,11 @@ class VerifyRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.label} ({self.status})"
+
+    @property
+    def audience_named(self) -> str:
+        """The audience the run was asked as, as pages say it ("everyone" for the default one)."""
+        return audience_named(self.audience)
 
 
 class RunItemStatus(models.TextChoices):
@@ -81,6 +98,17 @@ class VerifyRunItem(models.Model):
     status = models.CharField(max_length=10, choices=RunItemStatus.choices, default=RunItemStatus.PENDING)
     error = models.TextField(blank=True)
     seconds = models.FloatField(default=0)
+    asked_as = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="The audience the question was asked as; empty: the default one.",
+    )
+    beyond_audience = models.BooleanField(
+        default=False,
+        help_text="Whether every note expected to answer it is of an audience it was not asked as: another "
+        "audience could answer it, so it is out of scope for this run (it must be refused). Decided when the "
+        "item finished.",
+    )
     answers_question = models.BooleanField(
         null=True,
         blank=True,

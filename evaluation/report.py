@@ -125,7 +125,9 @@ class JudgeRan:
 
 @dataclass(frozen=True)
 class RunReport(Figures):
-    """A finished run's figures (the fields of `Figures` are the whole run's)."""
+    """A finished run's figures (the fields of `Figures` are the whole run's). Out of scope are the golden set's
+    out-of-scope questions and those another audience could answer (`beyond_audience` of them, counted in
+    `out_of_scope_refused`, not in the in-scope figures); `per_category` keeps the golden set's categories."""
 
     out_of_scope_refused: float | None
     in_scope_refused: float | None
@@ -137,6 +139,8 @@ class RunReport(Figures):
     unverified_claims: list[UnverifiedClaim]
     # None in a report stored before the judges were recorded: `report_shown` reads them from the votes.
     judges: list[JudgeRan] | None
+    audience: str = ""  # the audience the run was asked as (empty: the default one, `evaluation.audiences`)
+    beyond_audience: int = 0  # questions another audience could answer, asked as one that cannot see them
 
     @property
     def judges_named(self) -> str:
@@ -167,6 +171,8 @@ class RunReport(Figures):
                 UnverifiedClaim.from_dict(entry) for entry in data.get("unverified_claims") or []
             ],
             judges=None if judges is None else [JudgeRan(**judge) for judge in judges],
+            audience=data.get("audience", ""),
+            beyond_audience=data.get("beyond_audience", 0),
         )
 
 
@@ -216,10 +222,14 @@ def run_report(run: VerifyRun) -> RunReport:
     questions_by_category: Counter[str] = Counter()
     answered_by_category: Counter[str] = Counter()
     checked_by_category: Counter[str] = Counter()
+    out_of_scope = out_of_scope_refused = 0
     unverified = []
     for item in items:
         category = item.golden.category
         questions_by_category[category] += 1
+        out_of_scope_here = category == OUT_OF_SCOPE or item.beyond_audience  # it must be refused
+        out_of_scope += out_of_scope_here
+        out_of_scope_refused += out_of_scope_here and item.answer is not None and item.answer.refused
         if item.answers_question is not None:
             checked_by_category[category] += 1
             answered_by_category[category] += item.answers_question
@@ -243,9 +253,8 @@ def run_report(run: VerifyRun) -> RunReport:
                         flags=list(claim.flags),
                     )
                 )
-    out_of_scope = questions_by_category[OUT_OF_SCOPE]
     in_scope = len(items) - out_of_scope
-    in_scope_refused = sum(refused_by_category.values()) - refused_by_category[OUT_OF_SCOPE]
+    in_scope_refused = sum(refused_by_category.values()) - out_of_scope_refused
     overall_figures = _figures(
         overall,
         sum(refused_by_category.values()),
@@ -255,7 +264,7 @@ def run_report(run: VerifyRun) -> RunReport:
     )
     return RunReport(
         **overall_figures,
-        out_of_scope_refused=_rate(refused_by_category[OUT_OF_SCOPE], out_of_scope),
+        out_of_scope_refused=_rate(out_of_scope_refused, out_of_scope),
         in_scope_refused=_rate(in_scope_refused, in_scope),
         in_scope_answered=round(1 - in_scope_refused / in_scope, 4) if in_scope else None,
         refusal_gate=_refusal_gate(),
@@ -275,6 +284,8 @@ def run_report(run: VerifyRun) -> RunReport:
         },
         unverified_claims=unverified,
         judges=run_judges(run),
+        audience=run.audience,
+        beyond_audience=sum(item.beyond_audience and item.golden.category != OUT_OF_SCOPE for item in items),
     )
 
 

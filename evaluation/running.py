@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from claimcheck.answer_check import answer_check
+from evaluation.audiences import asked_as, beyond_audience, reader_as
 from evaluation.models import GoldenQuestion, RunItemStatus, RunStatus, VerifyRun, VerifyRunItem
 from evaluation.report import run_report
 from garden.answering.asking import question_ask
@@ -28,8 +29,11 @@ def verify_run_item(*, item_id: int) -> None:
     if item is None or item.status != RunItemStatus.PENDING:
         return
     began = time.perf_counter()
+    audience = asked_as(item.run.audience, item.golden.audience)
+    reader = reader_as(audience)
+    beyond = beyond_audience(item.golden.expected_articles, reader)
     try:
-        answer = question_ask(text=item.golden.question)
+        answer = question_ask(text=item.golden.question, reader=reader)
         verification = verification_create(answer=answer)
         if verification is not None:
             verification_run(verification_id=verification.pk)
@@ -37,27 +41,32 @@ def verify_run_item(*, item_id: int) -> None:
         VerifyRunItem.objects.filter(pk=item_id).update(
             status=RunItemStatus.ERROR,
             error=str(error)[:2000],
-            answers_question=_answers_question(item.golden, None),
+            asked_as=audience,
+            beyond_audience=beyond,
+            answers_question=_answers_question(item.golden, None, beyond=beyond),
         )
     else:
         VerifyRunItem.objects.filter(pk=item_id).update(
             status=RunItemStatus.DONE,
             answer=answer,
             seconds=time.perf_counter() - began,
-            answers_question=_answers_question(item.golden, answer),
+            asked_as=audience,
+            beyond_audience=beyond,
+            answers_question=_answers_question(item.golden, answer, beyond=beyond),
         )
     verify_run_finish(run_id=item.run_id)
 
 
-def _answers_question(golden: GoldenQuestion, answer: Answer | None) -> bool | None:
+def _answers_question(golden: GoldenQuestion, answer: Answer | None, *, beyond: bool = False) -> bool | None:
     """Whether `answer` states the golden question's expected fact (an item that failed answered nothing);
-    None when there is nothing to compare with, or when the check itself failed: the run must still finish."""
+    None when there is nothing to compare with, or when the check itself failed: the run must still finish.
+    A question another audience could answer (`beyond`) is checked as one out of scope: it must be refused."""
     try:
         return answer_check(
             answer=answer.text if answer else "",
             expected=golden.reference_answer,
             question=golden.question,
-            in_scope=golden.category != OUT_OF_SCOPE,
+            in_scope=golden.category != OUT_OF_SCOPE and not beyond,
             refused=bool(answer and answer.refused),
             outdated_fact=golden.outdated_fact,
         ).answers

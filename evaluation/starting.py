@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from evaluation.audiences import audience_check
 from evaluation.golden import golden_sync
 from evaluation.models import GoldenQuestion, RunItemStatus, RunStatus, VerifyRun, VerifyRunItem
 from garden.errors import UserFacingError
@@ -24,17 +25,29 @@ class RunNotQueued(UserFacingError):
 
 
 def verify_run_start(
-    *, label: str, user_id: int | None = None, queue: bool = True, golden_file: Path = DEFAULT_FILE
+    *,
+    label: str,
+    user_id: int | None = None,
+    queue: bool = True,
+    golden_file: Path = DEFAULT_FILE,
+    audience: str = "",
 ) -> VerifyRun:
-    """Create a run with one item per active golden question and queue them as a Celery group on commit.
+    """Create a run asked as `audience` (empty: the default one; `evaluation.audiences`) with one item per
+    active golden question, and queue them as a Celery group on commit.
 
-    Raises `RunNotQueued` (the run is stored as failed) when the task queue cannot be reached.
+    Raises `UnknownAudience` (no run is stored) for an audience the garden does not have, and `RunNotQueued`
+    (the run is stored as failed) when the task queue cannot be reached.
     """
+    audience = audience_check(audience)
     golden_sync(golden_file)
     with transaction.atomic():
         golden = list(GoldenQuestion.objects.filter(active=True))
         run = VerifyRun.objects.create(
-            label=label, mode=settings.VERIFIER_MODE, total=len(golden), started_by_id=user_id
+            label=label,
+            mode=settings.VERIFIER_MODE,
+            audience=audience,
+            total=len(golden),
+            started_by_id=user_id,
         )
         items = VerifyRunItem.objects.bulk_create(VerifyRunItem(run=run, golden=g) for g in golden)
         if queue:

@@ -33,6 +33,7 @@ class GoldenEntry:
     outdated_fact: str | None = (
         None  # for an "outdated" question: the superseded fact, `answer` the current one
     )
+    audience: str = ""  # the audience whose notes answer it, which it is asked as (empty: the default one)
 
     @property
     def in_scope(self) -> bool:
@@ -50,6 +51,8 @@ def golden_load(path: Path = DEFAULT_FILE) -> list[GoldenEntry]:
             or entry.get("category") not in CATEGORIES
         ):
             raise ValueError(f"{path}: entry {number} needs a 'question' and a 'category' in {CATEGORIES}")
+        if not isinstance(entry.get("audience") or "", str):
+            raise ValueError(f"{path}: entry {number}'s 'audience' is the name of one audience")
         questions.append(
             GoldenEntry(
                 id=str(entry.get("id") or number),
@@ -59,6 +62,7 @@ def golden_load(path: Path = DEFAULT_FILE) -> list[GoldenEntry]:
                 answer=None if entry.get("answer") is None else str(entry["answer"]),
                 kind=entry.get("kind"),
                 outdated_fact=None if entry.get("outdated_fact") is None else str(entry["outdated_fact"]),
+                audience=entry.get("audience") or "",
             )
         )
     return questions

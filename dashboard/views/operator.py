@@ -10,13 +10,15 @@ from django.views.decorators.http import require_GET, require_http_methods
 from claimcheck.terms import Severity, Verdict, choices
 from dashboard.permissions import request_reader, role_required
 from dashboard.views.htmx import HtmxHttpRequest, query_date
+from evaluation.audiences import UnknownAudience, audience_named
 from evaluation.chart import runs_chart
-from evaluation.comparison import runs_compare
+from evaluation.comparison import runs_compare, runs_not_comparable
 from evaluation.export import run_csv, run_json
 from evaluation.models import VerifyRun
 from evaluation.report import report_shown
 from evaluation.running import RUN_FAILED, run_progress
 from evaluation.starting import RunNotQueued, verify_run_start
+from garden.models import Audience
 from verifier.health import health_check
 from verifier.logs import LogFilters, alerts, answers_logged, spending_summary
 from verifier.marks import answers_unhelpful
@@ -31,14 +33,23 @@ def runs_page(request: HtmxHttpRequest) -> HttpResponse:
     if request.method == "POST":
         label = (request.POST.get("label") or "").strip()[:100] or "Verify-all"
         try:
-            run = verify_run_start(label=label, user_id=request.user.pk)
-        except RunNotQueued as error:
+            run = verify_run_start(
+                label=label, user_id=request.user.pk, audience=request.POST.get("audience") or ""
+            )
+        except (RunNotQueued, UnknownAudience) as error:
             messages.error(request, error.message)
             return redirect("dashboard:runs")
         return redirect("dashboard:run", run_id=run.pk)
     runs = list(VerifyRun.objects.all()[:50])
     chart = runs_chart(runs)
-    return render(request, "dashboard/runs.html", {"runs": runs, "chart": chart})
+    audiences = Audience.objects.values_list("name", flat=True)
+    context = {
+        "runs": runs,
+        "chart": chart,
+        "audiences": audiences,
+        "default_audience": audience_named(""),
+    }
+    return render(request, "dashboard/runs.html", context)
 
 
 @role_required(RUN_VERIFY_ALL)
@@ -67,7 +78,12 @@ def run_compare(request: HtmxHttpRequest) -> HttpResponse:
     return render(
         request,
         "dashboard/compare.html",
-        {"first": first, "second": second, "rows": runs_compare(first, second)},
+        {
+            "first": first,
+            "second": second,
+            "rows": runs_compare(first, second),
+            "not_comparable": runs_not_comparable(first, second),
+        },
     )
 
 

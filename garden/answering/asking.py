@@ -26,7 +26,7 @@ from garden.models import (
     RetrievedArticle,
     SearchRule,
 )
-from garden.readers import reader_of
+from garden.readers import Reader, reader_of
 from garden.text import storable
 from providers.timing import phase
 
@@ -72,6 +72,7 @@ def question_ask(
     on_stored: Callable[[Answer], object] | None = None,
     claude_slot: AbstractContextManager[object] | None = None,
     conversation: Conversation | None = None,
+    reader: Reader | None = None,
 ) -> Answer:
     """Answer a question from the garden and store the question, its retrieval and its answer.
 
@@ -84,6 +85,8 @@ def question_ask(
     nothing stored.
     `conversation`: the thread this question continues (whoever calls checks that the asker owns it); None
     starts a new one. A follow-up is retrieved with what came before (`garden.answering.conversations`).
+    `reader`: whose garden the question is answered from when it is not `user`'s (a Verify-all run asked as
+    an audience); `reader_of(user)` by default.
     Call this outside any transaction: synthesis books Claude's call with the daily budget, whose ledger
     lock and booking must be committed at once, not held for the length of the call.
     """
@@ -91,7 +94,7 @@ def question_ask(
     began = time.perf_counter()
     check = preflight(text)
     retrieved = conversation_retrieve(
-        text, conversation, reader_of(user), anonymous=anonymous
+        text, conversation, reader_of(user) if reader is None else reader, anonymous=anonymous
     )  # the asker's garden: another audience's notes are not in it
     result, search = retrieved.result, retrieved.search
     sources = [] if retrieved.refused else _sources(result)

@@ -1,4 +1,5 @@
-"""`python manage.py verify_all [--label NAME]`: a Verify-all run of the golden set; prints its report."""
+"""`python manage.py verify_all [--label NAME] [--audience NAME]`: a Verify-all run of the golden set, asked as
+an audience (the default one unless named); prints its report."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
+from evaluation.audiences import UnknownAudience
 from evaluation.models import RunStatus, VerifyRun
 from evaluation.report import FIGURES, report_shown
 from evaluation.running import RUN_FAILED, run_progress, verify_run_item
@@ -28,6 +30,12 @@ class Command(BaseCommand):
         parser.add_argument("--timeout", type=float, default=1800, help="Seconds to wait for the workers.")
         parser.add_argument("--json", action="store_true", dest="as_json", help="Print the report as JSON.")
         parser.add_argument("--golden", type=Path, default=DEFAULT_FILE, help="The golden set file to load.")
+        parser.add_argument(
+            "--audience",
+            default="",
+            help="The audience to ask the questions as (default: the default audience, as a visitor who is not "
+            "signed in); a question naming its own audience is asked as that one.",
+        )
 
     def handle(
         self,
@@ -37,11 +45,18 @@ class Command(BaseCommand):
         timeout: float,
         as_json: bool,
         golden: Path,
+        audience: str,
         **options: Any,
     ) -> None:
-        run = verify_run_start(
-            label=label or time.strftime("run %Y-%m-%d %H:%M"), queue=not inline, golden_file=golden
-        )
+        try:
+            run = verify_run_start(
+                label=label or time.strftime("run %Y-%m-%d %H:%M"),
+                queue=not inline,
+                golden_file=golden,
+                audience=audience,
+            )
+        except UnknownAudience as error:
+            raise CommandError(error.message) from error
         with tqdm(total=run.total, unit="question", desc=f"Verify-all '{run.label}'", disable=as_json) as bar:
             if inline:
                 for item_id in run.items.values_list("pk", flat=True):
@@ -64,7 +79,11 @@ class Command(BaseCommand):
         if as_json:
             report = report_shown(run)
             shown = report.as_dict() if report else {}
-            self.stdout.write(json.dumps({"run": run.pk, "label": run.label, **shown}, indent=2))
+            self.stdout.write(
+                json.dumps(
+                    {"run": run.pk, "label": run.label, **shown, "audience": run.audience_named}, indent=2
+                )
+            )
         else:
             self._print(run)
 
@@ -76,10 +95,13 @@ class Command(BaseCommand):
             f"\nVerify-all '{run.label}' (run {run.pk}): {report.questions} questions, "
             f"{report.claims} claims, {report.seconds}s, {report.errors} errors"
         )
+        self.stdout.write(f"  Asked as: {run.audience_named}")
         self.stdout.write(f"  Judges that ran: {report.judges_named}")
         for key, label in FIGURES:
             value = getattr(report, key)
             self.stdout.write(f"  {label:<34} {'-' if value is None else f'{value:.1%}'}")
+            if key == "out_of_scope_refused" and report.beyond_audience:
+                self.stdout.write(f"    of them {report.beyond_audience} another audience could answer")
         if gate := report.refusal_gate:
             fitted = (
                 f"calibrated for this garden on {gate.calibrated_at[:10]}"
