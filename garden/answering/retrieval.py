@@ -149,8 +149,8 @@ def question_lexemes(question: str) -> list[str]:
 # The reader's audiences, inside each search's own query: the passages of notes for other audiences are left
 # out as the index is read, not dropped from its results. Each candidate's article is looked up in the index of
 # the notes not for everyone (`article_for_audiences`): one probe a candidate, however many such notes there are
-# (an array of them, read once per query, cost a scan of it a candidate: 2.4x the unfiltered p50 with half of
-# 50,000 notes for another audience, docs/performance.md).
+# (an array of them, read once per query, cost a scan of it a candidate: 2.2x and 2.4x the unfiltered p50 in two
+# runs with half of 50,000 notes for another audience, docs/performance.md).
 _NOT_THEIRS = (
     "AND NOT EXISTS (SELECT FROM garden_article a WHERE a.id = {column} "
     "AND a.audiences <> '{{}}' AND NOT a.audiences && %s::varchar[]) "
