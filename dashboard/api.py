@@ -265,7 +265,7 @@ def api_ask(
     # A source was withheld between the answer and this read.
     if (why := selectors.answer_hidden_why(loaded, request_reader(request))) is not None:
         return Status(404, {"error": why})
-    return Status(200, answer_shape(loaded))
+    return Status(200, answer_shape(loaded, reader=request_reader(request)))
 
 
 @api.get(
@@ -282,7 +282,7 @@ def api_answer(request: HttpRequest, answer_id: str) -> Status[AnswerOut | dict[
         return Status(404, {"error": ANSWER_NOT_FOUND})
     if (why := selectors.answer_hidden_why(answer, request_reader(request))) is not None:
         return Status(404, {"error": why})
-    return Status(200, answer_shape(answer))
+    return Status(200, answer_shape(answer, reader=request_reader(request)))
 
 
 @api.get(

@@ -18,6 +18,8 @@ from pydantic import Field, PlainSerializer, TypeAdapter
 from claimcheck.quote_gate import quote_passed
 from claimcheck.terms import ClaimStatus, JurorRole, RiskLabel, Severity, Verdict
 from garden.models import Answer, Chunk, Conversation, Generator, SearchRule
+from garden.readers import Reader
+from garden.selectors import passages_shown
 from verifier.models import FINISHED, CriticFinding, Verification, VerificationStatus, Vote
 from verifier.models import Claim as ClaimRow
 from verifier.selectors import verdict_summary
@@ -267,9 +269,12 @@ class AnswerOut:
         return bool(self.error)
 
 
-def answer_shape(answer: Answer, *, verdict: VerdictOut | None = None) -> AnswerOut:
-    """The shape of `answer`, which `answer_get` has loaded, carrying `verdict` (the answer page's, from
+def answer_shape(answer: Answer, *, reader: Reader, verdict: VerdictOut | None = None) -> AnswerOut:
+    """The shape of `answer`, which `answer_get` has loaded, as `reader` is shown it (its passages'
+    links to notes not theirs are not shared: `passages_shown`), carrying `verdict` (the answer page's, from
     `verdict_shape`) when it is given: the API's answer leaves the verdict to its own endpoint."""
+    sources = list(answer.sources.all())
+    shown = passages_shown([source.chunk for source in sources], reader)
     question = answer.question
     retrieval = question.retrieval
     brief = getattr(answer, "verification", None)
@@ -297,7 +302,7 @@ def answer_shape(answer: Answer, *, verdict: VerdictOut | None = None) -> Answer
             )
             for hit in retrieval.articles.all()
         ],
-        citations=[_citation(source.number, source.chunk) for source in answer.sources.all()],
+        citations=[_citation(source.number, source.chunk, shown[source.chunk.pk]) for source in sources],
         topics=[topic.slug for topic in retrieval.topics.all()],
         themes=[theme.slug for theme in retrieval.themes.all()],
         preflight=PreflightOut(
@@ -317,7 +322,9 @@ def answer_shape(answer: Answer, *, verdict: VerdictOut | None = None) -> Answer
             risk_label=RiskLabel(brief.risk_label) if brief and brief.risk_label else None,
             blocked=brief.blocked if brief else False,
         ),
-        topics_matched=[TopicOut(title=t.title, url=t.get_absolute_url()) for t in retrieval.topics.all()],
+        topics_matched=[
+            TopicOut(title=t.reader_title, url=t.get_absolute_url()) for t in retrieval.topics.all()
+        ],
         themes_hit=[theme.title for theme in retrieval.themes.all()],
         verdict=verdict,
     )
@@ -371,14 +378,14 @@ def conversation_shape(
     )
 
 
-def _citation(number: int, chunk: Chunk) -> CitationOut:
+def _citation(number: int, chunk: Chunk, passage: str) -> CitationOut:
     return CitationOut(
         number=number,
         article=chunk.article.slug,
         title=chunk.article.title,
         page=chunk.page,
         cited_as=chunk.cited_as,
-        passage=chunk.text,
+        passage=passage,
         url=chunk.get_absolute_url(),
     )
 

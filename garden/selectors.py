@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import bisect
+import re
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +24,7 @@ from garden.models import (
     Chunk,
     Conversation,
     Image,
+    Link,
     RetrievedArticle,
     Theme,
     Topic,
@@ -64,7 +67,7 @@ def _answers_loaded(reader: Reader) -> QuerySet[Answer]:
             .filter(article__in=Article.objects.readable(reader))
             .order_by("rank"),
         ),
-        Prefetch("question__retrieval__topics", Topic.objects.live(reader)),
+        Prefetch("question__retrieval__topics", Topic.objects.read_by(reader)),
         Prefetch("question__retrieval__themes", Theme.objects.live(reader)),
     )
 
@@ -99,7 +102,7 @@ def article_list(reader: Reader) -> QuerySet[Article]:
     """The articles live for `reader` (readable by them, not retired), by title."""
     return (
         Article.objects.live(reader)
-        .prefetch_related(Prefetch("topics", Topic.objects.live(reader)))
+        .prefetch_related(Prefetch("topics", Topic.objects.read_by(reader)))
         .annotate(revision_count=Count("revisions"))
         .order_by("title", "pk")  # a whole order: pages neither repeat nor skip articles of one title
     )
@@ -111,7 +114,7 @@ def article_get(slug: str, reader: Reader) -> Article | None:
     return (
         Article.objects.readable(reader)
         .prefetch_related(
-            Prefetch("topics", Topic.objects.live(reader)), Prefetch("themes", Theme.objects.live(reader))
+            Prefetch("topics", Topic.objects.read_by(reader)), Prefetch("themes", Theme.objects.live(reader))
         )
         .filter(slug=slug)
         .first()
@@ -119,8 +122,8 @@ def article_get(slug: str, reader: Reader) -> Article | None:
 
 
 def topic_get(slug: str, reader: Reader) -> Topic | None:
-    """The topic at `slug` if it has an article live for `reader`."""
-    return Topic.objects.live(reader).filter(slug=slug).first()
+    """The topic at `slug` if it has an article live for `reader`, with the names they may see it by."""
+    return Topic.objects.read_by(reader).filter(slug=slug).first()
 
 
 def article_revision(article: Article, revision_id: int | None, reader: Reader) -> ArticleRevision | None:
@@ -223,6 +226,36 @@ class _Passages:
             is_current=True,
         )
         return passage.get_absolute_url()
+
+
+# A link or embed of a note in a passage: `[[Note]]`, `[[Note#Heading|words]]`, `![[Note]]`.
+_PASSAGE_LINK = re.compile(f"!?{WIKILINK.pattern}")
+
+
+def passages_shown(chunks: Iterable[Chunk], reader: Reader) -> dict[int, str]:
+    """Each chunk's text (by its id) as `reader` is shown it, in an answer's sources, a quote or a search: a
+    link or embed of a note of an audience not theirs reads NOTE_NOT_SHARED_LINK, without the words it names
+    that note by, as the article page shows it (`article_links`). The stored text stays as written. One query
+    however many chunks."""
+    chunks = list(chunks)
+    if reader.reads_all or not chunks:
+        return {chunk.pk: chunk.text for chunk in chunks}
+    not_shared: dict[int, set[str]] = {}
+    for source_id, written, audiences, withheld_at in Link.objects.filter(
+        source_id__in={chunk.article_id for chunk in chunks}, target__isnull=False
+    ).values_list("source_id", "written", "target__audiences", "target__withheld_at"):
+        if withheld_at is None and not reader.may_read(audiences):
+            not_shared.setdefault(source_id, set()).update(written)
+
+    def shown(chunk: Chunk) -> str:
+        theirs = not_shared.get(chunk.article_id)
+        if not theirs:
+            return chunk.text
+        return _PASSAGE_LINK.sub(
+            lambda m: NOTE_NOT_SHARED_LINK if written_key(m["target"]) in theirs else m[0], chunk.text
+        )
+
+    return {chunk.pk: shown(chunk) for chunk in chunks}
 
 
 def article_embeds(revision: ArticleRevision, reader: Reader) -> dict[str, Embedded]:

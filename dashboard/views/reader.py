@@ -122,7 +122,7 @@ def _shape(request: HttpRequest, answer: Answer) -> AnswerOut:
     with the claims (`verification_for_answer`)."""
     verification = verification_for_answer(answer)
     verdict = verdict_shape(verification, rejected_quotes=may_see_rejected_quotes(request))
-    return answer_shape(answer, verdict=verdict)
+    return answer_shape(answer, reader=request_reader(request), verdict=verdict)
 
 
 def _answer_or_404(request: HttpRequest, public_id: uuid.UUID) -> Answer:

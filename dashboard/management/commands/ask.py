@@ -71,7 +71,7 @@ class Command(BaseCommand):
                 time.sleep(0.5)
         loaded = selectors.answer_get(answer.public_id, reader_of(user))
         assert loaded is not None
-        payload = shape_json(answer_shape(loaded))
+        payload = shape_json(answer_shape(loaded, reader=reader_of(user)))
         if (
             wait
         ):  # the whole verdict, as GET /api/answers/{id}/verdict gives it to an operator (who runs this)
