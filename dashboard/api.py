@@ -302,7 +302,11 @@ def api_verdict(request: HttpRequest, answer_id: str) -> Status[VerdictOut | dic
         return Status(404, {"error": selectors.ANSWER_WITHHELD})
     if not Answer.objects.readable(request_reader(request)).filter(pk=answer.pk).exists():
         return Status(404, {"error": selectors.ANSWER_NOT_SHARED})
-    verdict = verdict_shape(verification_for_answer(answer), rejected_quotes=may_see_rejected_quotes(request))
+    verdict = verdict_shape(
+        verification_for_answer(answer),
+        reader=request_reader(request),
+        rejected_quotes=may_see_rejected_quotes(request),
+    )
     return Status(200, verdict)
 
 

@@ -234,7 +234,9 @@ class GardenTools:
 
     def _verdict_or_wait(self, answer: Answer) -> dict[str, Any]:
         shape = verdict_shape(
-            verification_for_answer(answer), rejected_quotes=may_see_rejected_quotes(self.request)
+            verification_for_answer(answer),
+            reader=self.reader,
+            rejected_quotes=may_see_rejected_quotes(self.request),
         )
         verdict = shape_json(shape)
         if shape.status is None:

@@ -19,7 +19,7 @@ from claimcheck.quote_gate import quote_passed
 from claimcheck.terms import ClaimStatus, JurorRole, RiskLabel, Severity, Verdict
 from garden.models import Answer, Chunk, Conversation, Generator, SearchRule
 from garden.readers import Reader
-from garden.selectors import passages_shown
+from garden.selectors import passages_shown, texts_shown
 from verifier.models import FINISHED, CriticFinding, Verification, VerificationStatus, Vote
 from verifier.models import Claim as ClaimRow
 from verifier.selectors import verdict_summary
@@ -390,17 +390,29 @@ def _citation(number: int, chunk: Chunk, passage: str) -> CitationOut:
     )
 
 
-def verdict_shape(verification: Verification | None, *, rejected_quotes: bool = False) -> VerdictOut:
-    """The verdict on an answer; `verification_for_answer` has loaded claims and votes. None (nothing to check)
-    gives a verdict with no status and no claims.
+def verdict_shape(
+    verification: Verification | None, *, reader: Reader, rejected_quotes: bool = False
+) -> VerdictOut:
+    """The verdict on an answer as `reader` is shown it; `verification_for_answer` has loaded claims and
+    votes. None (nothing to check) gives a verdict with no status and no claims.
 
     A quote the quote gate turned down (invented, or saying too little of its claim: `quote_passed`) is sent
     only with `rejected_quotes`, for editors and operators (`may_see_rejected_quotes`); readers get "" in its
-    place, and the vote's flags say why."""
+    place, and the vote's flags say why. A quote's link to a note not the reader's names nothing
+    (`garden.selectors.texts_shown`)."""
     if verification is None:
         return VerdictOut(status=None, counts={}, sources_used=[], critics=[], claims=[], sentences=[])
     summary = verdict_summary(verification)
-    sentences = [_claim(claim, rejected_quotes=rejected_quotes) for claim in summary.claims]
+    quoted = [
+        (claim.chunk.article_id if claim.chunk else None, quote)
+        for claim in summary.claims
+        for quote in [claim.quote, *(vote.quote for vote in claim.votes.all())]
+    ]
+    shown = iter(texts_shown(quoted, reader))
+    sentences = [
+        _claim(claim, next(shown), [next(shown) for _ in claim.votes.all()], rejected_quotes=rejected_quotes)
+        for claim in summary.claims
+    ]
     return VerdictOut(
         status=verification.status,
         error=verification.error or None,
@@ -431,20 +443,23 @@ def _shown_quote(quote: str, flags: list[str], *, rejected_quotes: bool) -> str:
     return quote if rejected_quotes or quote_passed(flags) else ""
 
 
-def _claim(claim: ClaimRow, *, rejected_quotes: bool) -> ClaimOut:
+def _claim(claim: ClaimRow, quote: str, vote_quotes: list[str], *, rejected_quotes: bool) -> ClaimOut:
     chunk = claim.chunk
     return ClaimOut(
         text=claim.text,
         start=claim.start,
         end=claim.end,
         status=ClaimStatus(claim.status) if claim.status else "",
-        quote=_shown_quote(claim.quote, claim.flags, rejected_quotes=rejected_quotes),
+        quote=_shown_quote(quote, claim.flags, rejected_quotes=rejected_quotes),
         source_index=claim.source_number,
         article=chunk.article.slug if chunk else None,
         confidence=claim.confidence,
         flags=list(claim.flags),
         escalated=claim.escalated,
-        votes=[_vote(vote, rejected_quotes=rejected_quotes) for vote in claim.votes.all()],
+        votes=[
+            _vote(vote, shown, rejected_quotes=rejected_quotes)
+            for vote, shown in zip(claim.votes.all(), vote_quotes, strict=True)
+        ],
         id=claim.pk,
         is_claim=claim.is_claim,
         passage=PassageOut(
@@ -458,13 +473,13 @@ def _claim(claim: ClaimRow, *, rejected_quotes: bool) -> ClaimOut:
     )
 
 
-def _vote(vote: Vote, *, rejected_quotes: bool) -> VoteOut:
+def _vote(vote: Vote, quote: str, *, rejected_quotes: bool) -> VoteOut:
     return VoteOut(
         judge=vote.judge,
         role=vote.role,
         status=ClaimStatus(vote.status),
         confidence=vote.confidence,
-        quote=_shown_quote(vote.quote, vote.flags, rejected_quotes=rejected_quotes),
+        quote=_shown_quote(quote, vote.flags, rejected_quotes=rejected_quotes),
         flags=list(vote.flags),
     )
 

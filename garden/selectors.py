@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import re
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -233,29 +233,39 @@ _PASSAGE_LINK = re.compile(f"!?{WIKILINK.pattern}")
 
 
 def passages_shown(chunks: Iterable[Chunk], reader: Reader) -> dict[int, str]:
-    """Each chunk's text (by its id) as `reader` is shown it, in an answer's sources, a quote or a search: a
+    """Each chunk's text (by its id) as `reader` is shown it, in an answer's sources or a search: see
+    `texts_shown`. One query however many chunks."""
+    chunks = list(chunks)
+    return dict(
+        zip(
+            [c.pk for c in chunks], texts_shown([(c.article_id, c.text) for c in chunks], reader), strict=True
+        )
+    )
+
+
+def texts_shown(texts: Sequence[tuple[int | None, str]], reader: Reader) -> list[str]:
+    """Each (article id, text of that article's note: a passage or a quote of one) as `reader` is shown it: a
     link or embed of a note of an audience not theirs reads NOTE_NOT_SHARED_LINK, without the words it names
     that note by, as the article page shows it (`article_links`). The stored text stays as written. One query
-    however many chunks."""
-    chunks = list(chunks)
-    if reader.reads_all or not chunks:
-        return {chunk.pk: chunk.text for chunk in chunks}
+    however many texts."""
+    if reader.reads_all or not texts:
+        return [text for _, text in texts]
     not_shared: dict[int, set[str]] = {}
     for source_id, written, audiences, withheld_at in Link.objects.filter(
-        source_id__in={chunk.article_id for chunk in chunks}, target__isnull=False
+        source_id__in={article_id for article_id, _ in texts if article_id is not None}, target__isnull=False
     ).values_list("source_id", "written", "target__audiences", "target__withheld_at"):
         if withheld_at is None and not reader.may_read(audiences):
             not_shared.setdefault(source_id, set()).update(written)
 
-    def shown(chunk: Chunk) -> str:
-        theirs = not_shared.get(chunk.article_id)
+    def shown(article_id: int | None, text: str) -> str:
+        theirs = not_shared.get(article_id) if article_id is not None else None
         if not theirs:
-            return chunk.text
+            return text
         return _PASSAGE_LINK.sub(
-            lambda m: NOTE_NOT_SHARED_LINK if written_key(m["target"]) in theirs else m[0], chunk.text
+            lambda m: NOTE_NOT_SHARED_LINK if written_key(m["target"]) in theirs else m[0], text
         )
 
-    return {chunk.pk: shown(chunk) for chunk in chunks}
+    return [shown(article_id, text) for article_id, text in texts]
 
 
 def article_embeds(revision: ArticleRevision, reader: Reader) -> dict[str, Embedded]:

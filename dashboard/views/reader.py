@@ -121,7 +121,9 @@ def _shape(request: HttpRequest, answer: Answer) -> AnswerOut:
     """The answer with its verdict, as its page shows it to this user. Polled every 2 s: the queries do not grow
     with the claims (`verification_for_answer`)."""
     verification = verification_for_answer(answer)
-    verdict = verdict_shape(verification, rejected_quotes=may_see_rejected_quotes(request))
+    verdict = verdict_shape(
+        verification, reader=request_reader(request), rejected_quotes=may_see_rejected_quotes(request)
+    )
     return answer_shape(answer, reader=request_reader(request), verdict=verdict)
 
 

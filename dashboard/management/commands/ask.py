@@ -75,7 +75,9 @@ class Command(BaseCommand):
         if (
             wait
         ):  # the whole verdict, as GET /api/answers/{id}/verdict gives it to an operator (who runs this)
-            verdict = verdict_shape(verification_for_answer(loaded), rejected_quotes=True)
+            verdict = verdict_shape(
+                verification_for_answer(loaded), reader=reader_of(user), rejected_quotes=True
+            )
             payload["verification"] = shape_json(verdict)
         if as_json:
             self.stdout.write(_dumps(payload))
