@@ -3,6 +3,46 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
+BATCH = 1000
+
+
+def names_by_article(apps, schema_editor):
+    """The names the notes give their derived topics, stored per note as `garden.sync.topic_names` stores them
+    from now on: until then, an alias only one audience's note gives a shared topic is everyone's."""
+    from pathlib import Path
+
+    from garden.answering.phrases import phrase_keys
+    from garden.sync.topic_names import names_given  # reads only the article's and the topic's own fields
+    from garden.vocabulary import has_vocabulary_file
+
+    Topic = apps.get_model("garden", "Topic")
+    Article = apps.get_model("garden", "Article")
+    Name = apps.get_model("garden", "Name")
+    through = Article.topics.through
+    topic_ids = list(Topic.objects.order_by("pk").values_list("pk", flat=True))
+    for start in range(0, len(topic_ids), BATCH):
+        batch = topic_ids[start : start + BATCH]
+        members = {}
+        for topic_id, article_id in through.objects.filter(topic_id__in=batch).values_list("topic_id", "article_id"):
+            members.setdefault(topic_id, []).append(article_id)
+        articles = Article.objects.only("title", "aliases", "tags", "path", "slug", "garden").in_bulk(
+            {a for ids in members.values() for a in ids}
+        )
+        by_gardener = {g for g in {a.garden for a in articles.values()} if g and has_vocabulary_file(Path(g))}
+        for topic in Topic.objects.filter(pk__in=batch):
+            mine = [articles[pk] for pk in sorted(members.get(topic.pk, []))]
+            if any(article.garden in by_gardener for article in mine):
+                continue
+            given = {a.pk: [n for t, found in names_given(a, topic) for n in (t, *found)] for a in mine}
+            if not any(given.values()):
+                continue
+            Name.objects.filter(topic=topic).delete()
+            Name.objects.bulk_create(
+                Name(phrase=phrase[:200], topic=topic, article_id=pk)
+                for pk, names in given.items()
+                for phrase in phrase_keys(names)
+            )
+
 
 class Migration(migrations.Migration):
 
@@ -16,4 +56,5 @@ class Migration(migrations.Migration):
             name='article',
             field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='garden.article'),
         ),
+        migrations.RunPython(names_by_article, migrations.RunPython.noop),
     ]

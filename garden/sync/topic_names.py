@@ -60,7 +60,7 @@ def _batch_rederive(topic_ids: Sequence[int]) -> int:
         mine = [articles[pk] for pk in members.get(topic.pk, [])]
         if any(article.garden in named_by_gardener for article in mine):
             continue
-        given = {article.pk: _names_given(article, topic) for article in mine}
+        given = {article.pk: names_given(article, topic) for article in mine}
         if not any(given.values()):
             continue  # no article names it: not derived
         title, aliases = _names_of(topic, [given[a.pk] for a in mine if a.pk in live])
@@ -75,7 +75,7 @@ def _batch_rederive(topic_ids: Sequence[int]) -> int:
     return len(changed)
 
 
-def _names_given(article: Article, topic: Topic) -> list[tuple[str, list[str]]]:
+def names_given(article: Article, topic: Topic) -> list[tuple[str, list[str]]]:
     """The names `article` gives `topic`, as the import derived them. The article does not record its file's
     name as the import read it (a Logseq page is named by its title, not its file): the file name is kept
     when the topic has it, and is never added."""

@@ -1,27 +1,33 @@
 """A topic that a note for everyone and a note for `hr` both name: a reader outside `hr` sees, and asks by, only the
 names the shared note gives it; a follow-up about a word only the hr note holds is refused as one about nothing;
-a shared passage linking to the hr note never shows that note's name."""
+a shared passage linking to the hr note never shows that note's name, in an answer, its sources, its check's
+quotes or a search."""
 
 from __future__ import annotations
 
 import html
 import json
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.apps import apps
 from django.contrib.auth.models import Group, User
 from django.test import Client
 
+from claimcheck.terms import ClaimStatus, JudgeMode
 from dashboard.mcp_server import GardenTools, user_request
 from garden.answering.asking import REFUSAL_TEXT
+from garden.answering.phrases import phrase_keys
 from garden.answering.retrieval import retrieve
 from garden.audiences import members_add
-from garden.models import Topic
+from garden.models import Answer, Name, Topic
 from garden.readers import reader_of
 from garden.selectors import NOTE_NOT_SHARED_LINK
 from garden.sync import garden_import
 from tests.factories import garden_write
+from verifier.models import Claim, Verification, VerificationStatus, Vote
 from verifier.roles import EDITOR
 
 pytestmark = pytest.mark.django_db
@@ -80,6 +86,32 @@ def as_read(payload: dict[str, Any]) -> dict[str, Any]:
     return {key: payload[key] for key in keep}
 
 
+def checked_quoting_the_link(answer_id: str) -> str:
+    """A finished check of the answer whose one claim, and its one vote, quote its source's link to the hr
+    note; returns the quote as stored."""
+    answer = Answer.objects.get(public_id=answer_id)
+    source = answer.sources.select_related("chunk").get()
+    quote = source.chunk.text[source.chunk.text.index("The details") :]
+    verification, _ = Verification.objects.update_or_create(
+        answer=answer, defaults={"status": VerificationStatus.DONE, "mode": JudgeMode.LOCAL, "judges": 1}
+    )
+    verification.claims.all().delete()
+    claim = Claim.objects.create(
+        verification=verification,
+        ordinal=1,
+        text=answer.text,
+        start=0,
+        end=len(answer.text),
+        status=ClaimStatus.VERIFIED,
+        quote=quote,
+        source_number=1,
+        chunk=source.chunk,
+        confidence=0.9,
+    )
+    Vote.objects.create(claim=claim, judge="local", status=ClaimStatus.VERIFIED, confidence=0.9, quote=quote)
+    return quote
+
+
 def test_a_topic_shows_only_the_names_its_readers_notes_give_it(garden: Path) -> None:
     _, as_bob = reader_in("bob", "board")
     _, as_alice = reader_in("alice", "hr")
@@ -130,6 +162,11 @@ def test_a_shared_passage_linking_to_anothers_note_shows_it_as_not_shared(garden
     assert not any(HR_FILE in passage for passage in passages)
     page = html.unescape(as_bob.get(f"/answers/{bobs['answer_id']}/").content.decode())
     assert HR_FILE not in page.replace(FIRST, "")
+    quoted = checked_quoting_the_link(bobs["answer_id"])
+    verdict = json.loads(as_bob.get(f"/api/answers/{bobs['answer_id']}/verdict").content)
+    quotes = [verdict["claims"][0]["quote"], verdict["claims"][0]["votes"][0]["quote"]]
+    assert all(NOTE_NOT_SHARED_LINK in quote and HR_FILE not in quote for quote in quotes)
+    assert HR_FILE in quoted  # stored as written
     searched = GardenTools(user_request(bob)).search(FIRST)
     texts = [passage["text"] for passage in searched["passages"]]
     assert texts and not any(HR_FILE in text for text in texts)
@@ -141,3 +178,16 @@ def test_a_shared_passage_linking_to_anothers_note_shows_it_as_not_shared(garden
     assert any(
         f"[[{HR_FILE}]]" in p["text"] for p in GardenTools(user_request(alice)).search(FIRST)["passages"]
     )
+
+
+def test_names_stored_before_are_stored_per_note_by_the_upgrade(garden: Path) -> None:
+    bob, _ = reader_in("bob", "board")
+    topic = Topic.objects.get(slug=TOPIC)
+    Name.objects.filter(topic=topic).delete()  # as stored before: the topic's names, for everyone
+    Name.objects.bulk_create(Name(phrase=phrase, topic=topic) for phrase in phrase_keys(topic.names))
+    assert not retrieve(f"{HR_ALIAS}?", reader=reader_of(bob)).empty
+
+    import_module("garden.migrations.0021_name_article").names_by_article(apps, None)
+
+    assert retrieve(f"{HR_ALIAS}?", reader=reader_of(bob)).empty
+    assert not retrieve("Pay scales?", reader=reader_of(bob)).empty
