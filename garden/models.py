@@ -181,16 +181,33 @@ def names_keep(
 ) -> None:
     """Store the names of these topics (or themes) anew: bulk writes skip `save`, so the import calls this.
     A row in `given` (a derived topic's id -> each of its articles' id -> the names that article gives it) has
-    its names stored per article, each a name only for the readers of that article (`Name`); any other row's
-    are its own."""
+    its names stored per article, each a name only for the readers of that article (`Name`). Any other row's
+    names are its own, but for those its notes already give: an edit in the admin, or a group of an import,
+    never makes a name one audience's note gives everyone's."""
     field = "topic" if model is Topic else "theme"
     given = given or {}
-    Name.objects.filter(**{f"{field}__in": rows}).delete()
+    derived = [row for row in rows if row.pk in given]
+    own = [row for row in rows if row.pk not in given]
+    Name.objects.filter(**{f"{field}__in": derived}).delete()
+    Name.objects.filter(**{f"{field}__in": own, "article__isnull": True}).delete()
+    from_notes: dict[int, set[str]] = {}
+    for pk, phrase in Name.objects.filter(**{f"{field}__in": own, "article__isnull": False}).values_list(
+        field, "phrase"
+    ):
+        from_notes.setdefault(pk, set()).add(phrase)
     Name.objects.bulk_create(
-        Name(phrase=phrase[:NAME_TITLE_LIMIT], article_id=article_id, **{field: row})
-        for row in rows
-        for article_id, names in (given[row.pk].items() if row.pk in given else [(None, row.names)])
-        for phrase in phrase_keys(names)
+        [
+            Name(phrase=phrase[:NAME_TITLE_LIMIT], article_id=article_id, **{field: row})
+            for row in derived
+            for article_id, names in given[row.pk].items()
+            for phrase in phrase_keys(names)
+        ]
+        + [
+            Name(phrase=phrase[:NAME_TITLE_LIMIT], **{field: row})
+            for row in own
+            for phrase in phrase_keys(row.names)
+            if phrase[:NAME_TITLE_LIMIT] not in from_notes.get(row.pk, ())
+        ]
     )
 
 
