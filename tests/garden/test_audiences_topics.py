@@ -168,6 +168,13 @@ def test_a_shared_passage_linking_to_anothers_note_shows_it_as_not_shared(garden
     quotes = [verdict["claims"][0]["quote"], verdict["claims"][0]["votes"][0]["quote"]]
     assert all(NOTE_NOT_SHARED_LINK in quote and HR_FILE not in quote for quote in quotes)
     assert HR_FILE in quoted  # stored as written
+    claimed = f"The pay scales are published each spring. The details are in {HR_FILE}."
+    for checked in (
+        json.loads(as_bob.post("/api/check", {"text": claimed}, content_type="application/json").content),
+        GardenTools(user_request(bob)).check(claimed),
+    ):
+        assert checked["claims"] and checked["sources"]
+        assert not any(HR_FILE in claim["quote"] for claim in checked["claims"])
     searched = GardenTools(user_request(bob)).search(FIRST)
     texts = [passage["text"] for passage in searched["passages"]]
     assert texts and not any(HR_FILE in text for text in texts)
