@@ -51,8 +51,10 @@ class VocabularyQuerySet(models.QuerySet[Any]):
         """The live ones one of whose names stands in `question` as whole words: the question's possible names
         (`phrases`, else every stretch a name could be) are looked up in `Name` (a B-tree probe each), then
         only the few found are checked for a live article, so the cost follows the question, not the number
-        of topics. One query: the names' lookup is its first step (`= ANY(ARRAY(...))`, run once), so the
-        planner never reads the topics to look for their names."""
+        of topics. A name a note gives counts only while that note is live for `reader` (`Name.article`,
+        probed by its key), so another audience's alias names nothing for them. One query: the names' lookup
+        is its first step (`= ANY(ARRAY(...))`, run once), so the planner never reads the topics to look for
+        their names."""
         column = "topic_id" if self.model is Topic else "theme_id"
         # One array parameter, not a placeholder per phrase: a 10,000-character text to check has tens of
         # thousands of stretches, which as an IN list took about twice as long to send and plan.
