@@ -9,7 +9,7 @@ would publish.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -19,7 +19,7 @@ from claimcheck.quote_gate import quote_passed
 from claimcheck.terms import ClaimStatus, JurorRole, RiskLabel, Severity, Verdict
 from garden.models import Answer, Chunk, Conversation, Generator, SearchRule
 from garden.readers import Reader
-from garden.selectors import passages_shown, texts_shown
+from garden.selectors import answer_links_hidden, passages_shown, texts_shown
 from verifier.models import FINISHED, CriticFinding, Verification, VerificationStatus, Vote
 from verifier.models import Claim as ClaimRow
 from verifier.selectors import verdict_summary
@@ -274,7 +274,7 @@ def answer_shape(answer: Answer, *, reader: Reader, verdict: VerdictOut | None =
     links to notes not theirs are not shared: `passages_shown`), carrying `verdict` (the answer page's, from
     `verdict_shape`) when it is given: the API's answer leaves the verdict to its own endpoint."""
     sources = list(answer.sources.all())
-    shown = passages_shown([source.chunk for source in sources], reader)
+    shown = passages_shown([source.chunk for source in sources], reader, answer_links_hidden(answer))
     question = answer.question
     retrieval = question.retrieval
     brief = getattr(answer, "verification", None)
@@ -391,7 +391,11 @@ def _citation(number: int, chunk: Chunk, passage: str) -> CitationOut:
 
 
 def verdict_shape(
-    verification: Verification | None, *, reader: Reader, rejected_quotes: bool = False
+    verification: Verification | None,
+    *,
+    reader: Reader,
+    hidden: Mapping[int, set[str]] | None = None,
+    rejected_quotes: bool = False,
 ) -> VerdictOut:
     """The verdict on an answer as `reader` is shown it; `verification_for_answer` has loaded claims and
     votes. None (nothing to check) gives a verdict with no status and no claims.
@@ -399,7 +403,7 @@ def verdict_shape(
     A quote the quote gate turned down (invented, or saying too little of its claim: `quote_passed`) is sent
     only with `rejected_quotes`, for editors and operators (`may_see_rejected_quotes`); readers get "" in its
     place, and the vote's flags say why. A quote's link to a note not the reader's names nothing
-    (`garden.selectors.texts_shown`)."""
+    (`garden.selectors.texts_shown`; `hidden`, when the page loaded the answer: `answer_links_hidden`)."""
     if verification is None:
         return VerdictOut(status=None, counts={}, sources_used=[], critics=[], claims=[], sentences=[])
     summary = verdict_summary(verification)
@@ -408,7 +412,7 @@ def verdict_shape(
         for claim in summary.claims
         for quote in [claim.quote, *(vote.quote for vote in claim.votes.all())]
     ]
-    shown = iter(texts_shown(quoted, reader))
+    shown = iter(texts_shown(quoted, reader, hidden))
     sentences = [
         _claim(claim, next(shown), [next(shown) for _ in claim.votes.all()], rejected_quotes=rejected_quotes)
         for claim in summary.claims

@@ -122,7 +122,10 @@ def _shape(request: HttpRequest, answer: Answer) -> AnswerOut:
     with the claims (`verification_for_answer`)."""
     verification = verification_for_answer(answer)
     verdict = verdict_shape(
-        verification, reader=request_reader(request), rejected_quotes=may_see_rejected_quotes(request)
+        verification,
+        reader=request_reader(request),
+        hidden=selectors.answer_links_hidden(answer),
+        rejected_quotes=may_see_rejected_quotes(request),
     )
     return answer_shape(answer, reader=request_reader(request), verdict=verdict)
 
