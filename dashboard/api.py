@@ -279,7 +279,7 @@ def api_ask(
     # A source was withheld between the answer and this read.
     if (why := selectors.answer_hidden_why(loaded, request_reader(request))) is not None:
         return Status(404, {"error": why})
-    return Status(200, answer_shape(loaded))
+    return Status(200, answer_shape(loaded, reader=request_reader(request)))
 
 
 @api.get(
@@ -296,7 +296,7 @@ def api_answer(request: HttpRequest, answer_id: str) -> Status[AnswerOut | dict[
         return Status(404, {"error": ANSWER_NOT_FOUND})
     if (why := selectors.answer_hidden_why(answer, request_reader(request))) is not None:
         return Status(404, {"error": why})
-    return Status(200, answer_shape(answer))
+    return Status(200, answer_shape(answer, reader=request_reader(request)))
 
 
 @api.get(
@@ -316,7 +316,11 @@ def api_verdict(request: HttpRequest, answer_id: str) -> Status[VerdictOut | dic
         return Status(404, {"error": selectors.ANSWER_WITHHELD})
     if not Answer.objects.readable(request_reader(request)).filter(pk=answer.pk).exists():
         return Status(404, {"error": selectors.ANSWER_NOT_SHARED})
-    verdict = verdict_shape(verification_for_answer(answer), rejected_quotes=may_see_rejected_quotes(request))
+    verdict = verdict_shape(
+        verification_for_answer(answer),
+        reader=request_reader(request),
+        rejected_quotes=may_see_rejected_quotes(request),
+    )
     return Status(200, verdict)
 
 

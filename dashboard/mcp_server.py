@@ -129,8 +129,11 @@ class GardenTools:
             raise ToolError(error.message) from None
         found = retrieve(query, reader=self.reader)
         chunks = Chunk.objects.select_related("article").in_bulk([hit.chunk_id for hit in found.sources])
+        shown = selectors.passages_shown(chunks.values(), self.reader)
         passages = [
-            _passage(chunks[hit.chunk_id], hit.score) for hit in found.sources if hit.chunk_id in chunks
+            _passage(chunks[hit.chunk_id], shown[hit.chunk_id], hit.score)
+            for hit in found.sources
+            if hit.chunk_id in chunks
         ]
         return {"query": query, "found": bool(passages), "passages": passages}
 
@@ -176,7 +179,7 @@ class GardenTools:
             raise ToolError(selectors.ANSWER_WITHHELD)
         if (why := selectors.answer_hidden_why(loaded, self.reader)) is not None:
             raise ToolError(why)
-        payload = shape_json(answer_shape(loaded))
+        payload = shape_json(answer_shape(loaded, reader=self.reader))
         payload["verdict"] = self._verdict_or_wait(loaded)
         return payload
 
@@ -236,7 +239,9 @@ class GardenTools:
 
     def _verdict_or_wait(self, answer: Answer) -> dict[str, Any]:
         shape = verdict_shape(
-            verification_for_answer(answer), rejected_quotes=may_see_rejected_quotes(self.request)
+            verification_for_answer(answer),
+            reader=self.reader,
+            rejected_quotes=may_see_rejected_quotes(self.request),
         )
         verdict = shape_json(shape)
         if shape.status is None:
@@ -246,7 +251,7 @@ class GardenTools:
         return verdict
 
 
-def _passage(chunk: Chunk, score: float) -> dict[str, Any]:
+def _passage(chunk: Chunk, text: str, score: float) -> dict[str, Any]:
     return {
         "title": chunk.article.title,
         "cited_as": chunk.cited_as,
@@ -254,7 +259,7 @@ def _passage(chunk: Chunk, score: float) -> dict[str, Any]:
         "passage_address": site_address(chunk.get_absolute_url()),
         "page": chunk.page,
         "score": round(score, 4),
-        "text": chunk.text,
+        "text": text,
     }
 
 

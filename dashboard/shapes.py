@@ -9,7 +9,7 @@ would publish.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -18,6 +18,8 @@ from pydantic import Field, PlainSerializer, TypeAdapter
 from claimcheck.quote_gate import quote_passed
 from claimcheck.terms import ClaimStatus, JurorRole, RiskLabel, Severity, Verdict
 from garden.models import Answer, Chunk, Conversation, Generator, SearchRule
+from garden.readers import Reader
+from garden.selectors import answer_links_hidden, passages_shown, texts_shown
 from verifier.models import FINISHED, CriticFinding, Verification, VerificationStatus, Vote
 from verifier.models import Claim as ClaimRow
 from verifier.selectors import verdict_summary
@@ -272,9 +274,12 @@ class AnswerOut:
         return bool(self.error)
 
 
-def answer_shape(answer: Answer, *, verdict: VerdictOut | None = None) -> AnswerOut:
-    """The shape of `answer`, which `answer_get` has loaded, carrying `verdict` (the answer page's, from
+def answer_shape(answer: Answer, *, reader: Reader, verdict: VerdictOut | None = None) -> AnswerOut:
+    """The shape of `answer`, which `answer_get` has loaded, as `reader` is shown it (its passages'
+    links to notes not theirs are not shared: `passages_shown`), carrying `verdict` (the answer page's, from
     `verdict_shape`) when it is given: the API's answer leaves the verdict to its own endpoint."""
+    sources = list(answer.sources.all())
+    shown = passages_shown([source.chunk for source in sources], reader, answer_links_hidden(answer))
     question = answer.question
     retrieval = question.retrieval
     brief = getattr(answer, "verification", None)
@@ -302,7 +307,7 @@ def answer_shape(answer: Answer, *, verdict: VerdictOut | None = None) -> Answer
             )
             for hit in retrieval.articles.all()
         ],
-        citations=[_citation(source.number, source.chunk) for source in answer.sources.all()],
+        citations=[_citation(source.number, source.chunk, shown[source.chunk.pk]) for source in sources],
         topics=[topic.slug for topic in retrieval.topics.all()],
         themes=[theme.slug for theme in retrieval.themes.all()],
         preflight=PreflightOut(
@@ -322,7 +327,9 @@ def answer_shape(answer: Answer, *, verdict: VerdictOut | None = None) -> Answer
             risk_label=RiskLabel(brief.risk_label) if brief and brief.risk_label else None,
             blocked=brief.blocked if brief else False,
         ),
-        topics_matched=[TopicOut(title=t.title, url=t.get_absolute_url()) for t in retrieval.topics.all()],
+        topics_matched=[
+            TopicOut(title=t.reader_title, url=t.get_absolute_url()) for t in retrieval.topics.all()
+        ],
         themes_hit=[theme.title for theme in retrieval.themes.all()],
         verdict=verdict,
     )
@@ -376,29 +383,45 @@ def conversation_shape(
     )
 
 
-def _citation(number: int, chunk: Chunk) -> CitationOut:
+def _citation(number: int, chunk: Chunk, passage: str) -> CitationOut:
     return CitationOut(
         number=number,
         article=chunk.article.slug,
         title=chunk.article.title,
         page=chunk.page,
         cited_as=chunk.cited_as,
-        passage=chunk.text,
+        passage=passage,
         url=chunk.get_absolute_url(),
     )
 
 
-def verdict_shape(verification: Verification | None, *, rejected_quotes: bool = False) -> VerdictOut:
-    """The verdict on an answer; `verification_for_answer` has loaded claims and votes. None (nothing to check)
-    gives a verdict with no status and no claims.
+def verdict_shape(
+    verification: Verification | None,
+    *,
+    reader: Reader,
+    hidden: Mapping[int, set[str]] | None = None,
+    rejected_quotes: bool = False,
+) -> VerdictOut:
+    """The verdict on an answer as `reader` is shown it; `verification_for_answer` has loaded claims and
+    votes. None (nothing to check) gives a verdict with no status and no claims.
 
     A quote the quote gate turned down (invented, or saying too little of its claim: `quote_passed`) is sent
     only with `rejected_quotes`, for editors and operators (`may_see_rejected_quotes`); readers get "" in its
-    place, and the vote's flags say why."""
+    place, and the vote's flags say why. A quote's link to a note not the reader's names nothing
+    (`garden.selectors.texts_shown`; `hidden`, when the page loaded the answer: `answer_links_hidden`)."""
     if verification is None:
         return VerdictOut(status=None, counts={}, sources_used=[], critics=[], claims=[], sentences=[])
     summary = verdict_summary(verification)
-    sentences = [_claim(claim, rejected_quotes=rejected_quotes) for claim in summary.claims]
+    quoted = [
+        (claim.chunk.article_id if claim.chunk else None, quote)
+        for claim in summary.claims
+        for quote in [claim.quote, *(vote.quote for vote in claim.votes.all())]
+    ]
+    shown = iter(texts_shown(quoted, reader, hidden))
+    sentences = [
+        _claim(claim, next(shown), [next(shown) for _ in claim.votes.all()], rejected_quotes=rejected_quotes)
+        for claim in summary.claims
+    ]
     return VerdictOut(
         status=verification.status,
         error=verification.error or None,
@@ -429,20 +452,23 @@ def _shown_quote(quote: str, flags: list[str], *, rejected_quotes: bool) -> str:
     return quote if rejected_quotes or quote_passed(flags) else ""
 
 
-def _claim(claim: ClaimRow, *, rejected_quotes: bool) -> ClaimOut:
+def _claim(claim: ClaimRow, quote: str, vote_quotes: list[str], *, rejected_quotes: bool) -> ClaimOut:
     chunk = claim.chunk
     return ClaimOut(
         text=claim.text,
         start=claim.start,
         end=claim.end,
         status=ClaimStatus(claim.status) if claim.status else "",
-        quote=_shown_quote(claim.quote, claim.flags, rejected_quotes=rejected_quotes),
+        quote=_shown_quote(quote, claim.flags, rejected_quotes=rejected_quotes),
         source_index=claim.source_number,
         article=chunk.article.slug if chunk else None,
         confidence=claim.confidence,
         flags=list(claim.flags),
         escalated=claim.escalated,
-        votes=[_vote(vote, rejected_quotes=rejected_quotes) for vote in claim.votes.all()],
+        votes=[
+            _vote(vote, shown, rejected_quotes=rejected_quotes)
+            for vote, shown in zip(claim.votes.all(), vote_quotes, strict=True)
+        ],
         id=claim.pk,
         is_claim=claim.is_claim,
         passage=PassageOut(
@@ -456,13 +482,13 @@ def _claim(claim: ClaimRow, *, rejected_quotes: bool) -> ClaimOut:
     )
 
 
-def _vote(vote: Vote, *, rejected_quotes: bool) -> VoteOut:
+def _vote(vote: Vote, quote: str, *, rejected_quotes: bool) -> VoteOut:
     return VoteOut(
         judge=vote.judge,
         role=vote.role,
         status=ClaimStatus(vote.status),
         confidence=vote.confidence,
-        quote=_shown_quote(vote.quote, vote.flags, rejected_quotes=rejected_quotes),
+        quote=_shown_quote(quote, vote.flags, rejected_quotes=rejected_quotes),
         flags=list(vote.flags),
     )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -19,7 +19,7 @@ from django.db.models.expressions import RawSQL
 from django.urls import reverse
 from pgvector.django import HnswIndex, VectorField
 
-from garden.answering.phrases import phrase_keys, question_phrases
+from garden.answering.phrases import phrase_key, phrase_keys, question_phrases
 from garden.readers import ANONYMOUS, Reader, reader_of
 from garden.skips import skipped_words
 from garden.vocabulary import NAME_SLUG_LIMIT, NAME_TITLE_LIMIT
@@ -36,21 +36,47 @@ class VocabularyQuerySet(models.QuerySet[Any]):
             Exists(Article.objects.live(reader).filter(**{self.model.articles.field.name: OuterRef("pk")}))
         )
 
+    def read_by(self, reader: Reader = ANONYMOUS) -> VocabularyQuerySet:
+        """The live ones, each with the names `reader` may see it by (`names_read`, as looked up): its own, and
+        those the notes give it that `reader` may read. `Topic.reader_title` and `reader_aliases` read them."""
+        column = "topic" if self.model is Topic else "theme"
+        names = Name.objects.filter(**{column: OuterRef("pk")}).filter(
+            Q(article__isnull=True) | Exists(Article.objects.live(reader).filter(pk=OuterRef("article_id")))
+        )
+        return self.live(reader).annotate(names_read=ArraySubquery(names.values("phrase")))
+
     def live_named_in(
         self, question: str, phrases: Sequence[str] | None = None, *, reader: Reader = ANONYMOUS
     ) -> VocabularyQuerySet:
         """The live ones one of whose names stands in `question` as whole words: the question's possible names
         (`phrases`, else every stretch a name could be) are looked up in `Name` (a B-tree probe each), then
         only the few found are checked for a live article, so the cost follows the question, not the number
-        of topics. One query: the names' lookup is its first step (`= ANY(ARRAY(...))`, run once), so the
-        planner never reads the topics to look for their names."""
+        of topics. A name a note gives counts only while that note is live for `reader` (`Name.article`,
+        probed by its key), so another audience's alias names nothing for them. One query: the names' lookup
+        is its first step (`= ANY(ARRAY(...))`, run once), so the planner never reads the topics to look for
+        their names."""
         column = "topic_id" if self.model is Topic else "theme_id"
         # One array parameter, not a placeholder per phrase: a 10,000-character text to check has tens of
         # thousands of stretches, which as an IN list took about twice as long to send and plan.
-        named = RawSQL(
-            f'"{self.model._meta.db_table}"."id" = ANY(ARRAY(SELECT DISTINCT {column} '
-            f"FROM {Name._meta.db_table} WHERE phrase = ANY(%s) AND {column} IS NOT NULL))",
+        asked = RawSQL(
+            "phrase = ANY(%s)",
             [question_phrases(question) if phrases is None else list(phrases)],
+            output_field=models.BooleanField(),
+        )
+        # A name a note gives is the reader's only when they may read that note (a probe by its key each).
+        names = (
+            Name.objects.filter(asked, **{f"{column}__isnull": False})
+            .filter(
+                Q(article__isnull=True)
+                | Exists(Article.objects.live(reader).filter(pk=OuterRef("article_id")))
+            )
+            .values(column)
+            .distinct()
+        )
+        sql, params = names.query.sql_with_params()
+        named = RawSQL(
+            f'"{self.model._meta.db_table}"."id" = ANY(ARRAY({sql}))',
+            params,
             output_field=models.BooleanField(),
         )
         return self.live(reader).filter(named)
@@ -82,6 +108,24 @@ class Topic(models.Model):
     def names(self) -> list[str]:
         return [self.title, *self.aliases]
 
+    def _names_read(self) -> set[str]:
+        # Loaded by `read_by(reader)`; a topic loaded otherwise shows no name a note gives it (fails closed).
+        return set(getattr(self, "names_read", None) or ())
+
+    @property
+    def reader_title(self) -> str:
+        """Its title as its reader (`read_by`) sees it: the title, when a note they may read gives it, else the
+        words of its slug (which its address shows anyway)."""
+        if phrase_key(self.title) in self._names_read():
+            return self.title
+        return self.slug.replace("-", " ").title()
+
+    @property
+    def reader_aliases(self) -> list[str]:
+        """Its aliases that a note its reader (`read_by`) may read gives it."""
+        read = self._names_read()
+        return [alias for alias in self.aliases if phrase_key(alias) in read]
+
 
 class Theme(models.Model):
     """A broad theme across articles; its keywords are matched against questions."""
@@ -109,11 +153,16 @@ class Theme(models.Model):
 
 class Name(models.Model):
     """A name a question may use for a topic (its title or an alias) or a theme (a keyword), as looked up
-    (`garden.answering.phrases.phrase_key`). Kept by `names_keep` whenever topics or themes are written."""
+    (`garden.answering.phrases.phrase_key`). Kept by `names_keep` whenever topics or themes are written.
+
+    A name a note gives a topic it derives (`garden.sync.topic_names`) is stored once per note that gives it
+    (`article`): it is the topic's name only for readers who may read one of those notes. A name with no
+    article is the topic's own (its gardener's `_garden.yaml`, the admin), for everyone who sees the topic."""
 
     phrase = models.CharField(max_length=NAME_TITLE_LIMIT, db_index=True)
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
     theme = models.ForeignKey(Theme, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    article = models.ForeignKey("Article", on_delete=models.CASCADE, null=True, blank=True, related_name="+")
 
     class Meta:
         constraints = [
@@ -127,14 +176,40 @@ class Name(models.Model):
         return self.phrase
 
 
-def names_keep(model: type[Topic] | type[Theme], rows: Sequence[Topic | Theme]) -> None:
-    """Store the names of these topics (or themes) anew: bulk writes skip `save`, so the import calls this."""
+def names_keep(
+    model: type[Topic] | type[Theme],
+    rows: Sequence[Topic | Theme],
+    given: Mapping[int, Mapping[int, Sequence[str]]] | None = None,
+) -> None:
+    """Store the names of these topics (or themes) anew: bulk writes skip `save`, so the import calls this.
+    A row in `given` (a derived topic's id -> each of its articles' id -> the names that article gives it) has
+    its names stored per article, each a name only for the readers of that article (`Name`). Any other row's
+    names are its own, but for those its notes already give: an edit in the admin, or a group of an import,
+    never makes a name one audience's note gives everyone's."""
     field = "topic" if model is Topic else "theme"
-    Name.objects.filter(**{f"{field}__in": rows}).delete()
+    given = given or {}
+    derived = [row for row in rows if row.pk in given]
+    own = [row for row in rows if row.pk not in given]
+    Name.objects.filter(**{f"{field}__in": derived}).delete()
+    Name.objects.filter(**{f"{field}__in": own, "article__isnull": True}).delete()
+    from_notes: dict[int, set[str]] = {}
+    for pk, phrase in Name.objects.filter(**{f"{field}__in": own, "article__isnull": False}).values_list(
+        field, "phrase"
+    ):
+        from_notes.setdefault(pk, set()).add(phrase)
     Name.objects.bulk_create(
-        Name(phrase=phrase[:NAME_TITLE_LIMIT], **{field: row})
-        for row in rows
-        for phrase in phrase_keys(row.names)
+        [
+            Name(phrase=phrase[:NAME_TITLE_LIMIT], article_id=article_id, **{field: row})
+            for row in derived
+            for article_id, names in given[row.pk].items()
+            for phrase in phrase_keys(names)
+        ]
+        + [
+            Name(phrase=phrase[:NAME_TITLE_LIMIT], **{field: row})
+            for row in own
+            for phrase in phrase_keys(row.names)
+            if phrase[:NAME_TITLE_LIMIT] not in from_notes.get(row.pk, ())
+        ]
     )
 
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import bisect
+import re
 import uuid
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.contrib.postgres.aggregates import ArrayAgg
-from django.db.models import BooleanField, Count, Exists, Prefetch, QuerySet
+from django.contrib.postgres.aggregates import ArrayAgg, JSONBAgg
+from django.db.models import BooleanField, Count, Exists, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Length
 from django.urls import reverse
@@ -22,12 +24,13 @@ from garden.models import (
     Chunk,
     Conversation,
     Image,
+    Link,
     RetrievedArticle,
     Theme,
     Topic,
 )
 from garden.readers import ALL_AUDIENCES, Reader
-from garden.syntax import EMBED, WIKILINK, heading_offsets, written_key
+from garden.syntax import EMBED, MARKDOWN_LINK, WIKILINK, heading_offsets, written_key
 
 # What readers see in place of an answer, or a passage of it, whose sources include a withheld note.
 ANSWER_WITHHELD = "This answer is not shown: a note it drew on is no longer public in the garden."
@@ -56,15 +59,25 @@ NOT_SHARED = Embedded(title="", url="", body=None, shared=False)
 def _answers_loaded(reader: Reader) -> QuerySet[Answer]:
     """Answers with their question, conversation, retrieval, retrieved articles and numbered sources loaded; of
     what retrieval found, only what `reader` may see (`answer_hidden_why` says whether the answer itself may be)."""
+    # Each source's note's links to notes not the reader's (`answer_links_hidden`), in the sources' own query.
+    hidden = (
+        Link.objects.filter(source_id=OuterRef("chunk__article_id"), target__isnull=False)
+        .filter(target__withheld_at__isnull=True)
+        .exclude(target__in=Article.objects.readable(reader))
+        .values("source_id")
+        .annotate(written=JSONBAgg("written"))
+        .values("written")
+    )
+    sources = AnswerSource.objects.select_related("chunk__article", "chunk__revision")
     return Answer.objects.select_related("question__retrieval", "question__conversation").prefetch_related(
-        Prefetch("sources", AnswerSource.objects.select_related("chunk__article", "chunk__revision")),
+        Prefetch("sources", sources.annotate(links_hidden=Subquery(hidden))),
         Prefetch(
             "question__retrieval__articles",
             RetrievedArticle.objects.select_related("article")
             .filter(article__in=Article.objects.readable(reader))
             .order_by("rank"),
         ),
-        Prefetch("question__retrieval__topics", Topic.objects.live(reader)),
+        Prefetch("question__retrieval__topics", Topic.objects.read_by(reader)),
         Prefetch("question__retrieval__themes", Theme.objects.live(reader)),
     )
 
@@ -99,7 +112,7 @@ def article_list(reader: Reader) -> QuerySet[Article]:
     """The articles live for `reader` (readable by them, not retired), by title."""
     return (
         Article.objects.live(reader)
-        .prefetch_related(Prefetch("topics", Topic.objects.live(reader)))
+        .prefetch_related(Prefetch("topics", Topic.objects.read_by(reader)))
         .annotate(revision_count=Count("revisions"))
         .order_by("title", "pk")  # a whole order: pages neither repeat nor skip articles of one title
     )
@@ -111,7 +124,7 @@ def article_get(slug: str, reader: Reader) -> Article | None:
     return (
         Article.objects.readable(reader)
         .prefetch_related(
-            Prefetch("topics", Topic.objects.live(reader)), Prefetch("themes", Theme.objects.live(reader))
+            Prefetch("topics", Topic.objects.read_by(reader)), Prefetch("themes", Theme.objects.live(reader))
         )
         .filter(slug=slug)
         .first()
@@ -119,8 +132,8 @@ def article_get(slug: str, reader: Reader) -> Article | None:
 
 
 def topic_get(slug: str, reader: Reader) -> Topic | None:
-    """The topic at `slug` if it has an article live for `reader`."""
-    return Topic.objects.live(reader).filter(slug=slug).first()
+    """The topic at `slug` if it has an article live for `reader`, with the names they may see it by."""
+    return Topic.objects.read_by(reader).filter(slug=slug).first()
 
 
 def article_revision(article: Article, revision_id: int | None, reader: Reader) -> ArticleRevision | None:
@@ -223,6 +236,66 @@ class _Passages:
             is_current=True,
         )
         return passage.get_absolute_url()
+
+
+# A link or embed of a note in a passage: `[[Note]]`, `[[Note#Heading|words]]`, `![[Note]]`.
+_PASSAGE_LINK = re.compile(f"!?{WIKILINK.pattern}")
+
+
+def passages_shown(
+    chunks: Iterable[Chunk], reader: Reader, hidden: Mapping[int, set[str]] | None = None
+) -> dict[int, str]:
+    """Each chunk's text (by its id) as `reader` is shown it, in an answer's sources or a search: see
+    `texts_shown`."""
+    chunks = list(chunks)
+    shown = texts_shown([(c.article_id, c.text) for c in chunks], reader, hidden)
+    return dict(zip([c.pk for c in chunks], shown, strict=True))
+
+
+def answer_links_hidden(answer: Answer) -> dict[int, set[str]] | None:
+    """The links of the answer's sources' notes to notes not its reader's (each source article's id -> the
+    targets as written), as `answer_get` loaded them: no query. None when they were not loaded so (whoever
+    renders its passages then looks them up)."""
+    hidden: dict[int, set[str]] = {}
+    for source in answer.sources.all():
+        if not hasattr(source, "links_hidden"):
+            return None
+        for written in source.links_hidden or []:
+            hidden.setdefault(source.chunk.article_id, set()).update(written)
+    return hidden
+
+
+def texts_shown(
+    texts: Sequence[tuple[int | None, str]], reader: Reader, hidden: Mapping[int, set[str]] | None = None
+) -> list[str]:
+    """Each (article id, text of that article's note: a passage or a quote of one) as `reader` is shown it: a
+    link (a wikilink or a Markdown link) or embed of a note of an audience not theirs reads
+    NOTE_NOT_SHARED_LINK, without the words it names that note by, as the article page shows it
+    (`article_links`). The stored text stays as written. One query however many texts; none with `hidden`
+    (`answer_links_hidden`: each article's links to notes not the reader's, loaded with its answer)."""
+    if reader.reads_all or not texts:
+        return [text for _, text in texts]
+    not_shared: dict[int, set[str]] = {} if hidden is None else dict(hidden)
+    if hidden is None:
+        for source_id, written, audiences, withheld_at in Link.objects.filter(
+            source_id__in={article_id for article_id, _ in texts if article_id is not None},
+            target__isnull=False,
+        ).values_list("source_id", "written", "target__audiences", "target__withheld_at"):
+            if withheld_at is None and not reader.may_read(audiences):
+                not_shared.setdefault(source_id, set()).update(written)
+
+    def shown(article_id: int | None, text: str) -> str:
+        theirs = not_shared.get(article_id) if article_id is not None else None
+        if not theirs:
+            return text
+        text = _PASSAGE_LINK.sub(
+            lambda m: NOTE_NOT_SHARED_LINK if written_key(m["target"]) in theirs else m[0], text
+        )
+        return MARKDOWN_LINK.sub(
+            lambda m: NOTE_NOT_SHARED_LINK if written_key(m[2]) in theirs else m[0], text
+        )
+
+    return [shown(article_id, text) for article_id, text in texts]
 
 
 def article_embeds(revision: ArticleRevision, reader: Reader) -> dict[str, Embedded]:

@@ -24,6 +24,7 @@ from garden.answering.retrieval import retrieve
 from garden.errors import UserFacingError
 from garden.models import Chunk
 from garden.readers import ANONYMOUS, Reader
+from garden.selectors import passages_shown
 from garden.syntax import strip_citations
 from garden.text import storable
 from verifier.budget import DailyBudget
@@ -126,8 +127,10 @@ def garden_check(
         [hit.chunk_id for hit in found.sources]
     )
     chunks = [chunks_by_id[hit.chunk_id] for hit in found.sources]
+    # Judged as the reader reads them: a link to a note not theirs names nothing, nor tells whether a claim does.
+    shown = passages_shown(chunks, reader)
     sources = [
-        Source(index=number, text=chunk.text, context=chunk_context(chunk))
+        Source(index=number, text=shown[chunk.pk], context=chunk_context(chunk))
         for number, chunk in enumerate(chunks, start=1)
     ]
     return _checked_in_slot(text, sources, mode, claude_slot), chunks

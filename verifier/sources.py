@@ -14,6 +14,7 @@ from claimcheck.critics import SourcePassage
 from claimcheck.judges.types import Source
 from garden.models import Answer, AnswerSource, ArticleRevision, Chunk
 from garden.readers import ANONYMOUS, Reader, reader_of
+from garden.selectors import passages_shown
 from garden.syntax import headings_above
 
 
@@ -31,21 +32,26 @@ def answer_sources(answer: Answer) -> tuple[list[Source], dict[int, Chunk]]:
         AnswerSource.objects.filter(answer=answer).select_related("chunk__revision").order_by("number")
     )
     chunks = {s.number: s.chunk for s in given}
+    asker = reader_of(answer.question.asked_by)  # a verification acts for the reader who asked
+    earlier = earlier_passages([s.chunk for s in given], settings.VERIFIER_EARLIER_PASSAGES, asker)
+    # Judged as the asker reads them (the answer was written so): a link to a note not theirs names nothing.
+    shown = passages_shown([*chunks.values(), *earlier], asker)
     sources = [
         Source(
             index=s.number,
-            text=s.chunk.text,
+            text=shown[s.chunk.pk],
             superseded=not s.chunk.is_current,
             context=chunk_context(s.chunk),
         )
         for s in given
     ]
     number = len(given)
-    asker = reader_of(answer.question.asked_by)  # a verification acts for the reader who asked
-    for chunk in earlier_passages([s.chunk for s in given], settings.VERIFIER_EARLIER_PASSAGES, asker):
+    for chunk in earlier:
         number += 1
         chunks[number] = chunk
-        sources.append(Source(index=number, text=chunk.text, superseded=True, context=chunk_context(chunk)))
+        sources.append(
+            Source(index=number, text=shown[chunk.pk], superseded=True, context=chunk_context(chunk))
+        )
     return sources, chunks
 
 

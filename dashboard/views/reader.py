@@ -122,8 +122,13 @@ def _shape(request: HttpRequest, answer: Answer) -> AnswerOut:
     """The answer with its verdict, as its page shows it to this user. Polled every 2 s: the queries do not grow
     with the claims (`verification_for_answer`)."""
     verification = verification_for_answer(answer)
-    verdict = verdict_shape(verification, rejected_quotes=may_see_rejected_quotes(request))
-    return answer_shape(answer, verdict=verdict)
+    verdict = verdict_shape(
+        verification,
+        reader=request_reader(request),
+        hidden=selectors.answer_links_hidden(answer),
+        rejected_quotes=may_see_rejected_quotes(request),
+    )
+    return answer_shape(answer, reader=request_reader(request), verdict=verdict)
 
 
 def _answer_or_404(request: HttpRequest, public_id: uuid.UUID) -> Answer:

@@ -40,7 +40,7 @@ def queue_page(request: HtmxHttpRequest) -> HttpResponse:
             "claims": claims,
             "filters": filters,
             "statuses": FLAGGED,
-            "topics": Topic.objects.live(reader),
+            "topics": Topic.objects.read_by(reader),
             "all_statuses": choices(ClaimStatus),
             "agreement": agreement_rates(),
             "note_max_chars": settings.REVIEW_NOTE_MAX_CHARS,

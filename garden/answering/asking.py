@@ -27,6 +27,7 @@ from garden.models import (
     SearchRule,
 )
 from garden.readers import Reader, reader_of
+from garden.selectors import passages_shown
 from garden.text import storable
 from providers.timing import phase
 
@@ -93,17 +94,19 @@ def question_ask(
     text = question_clean(text)
     began = time.perf_counter()
     check = preflight(text)
-    retrieved = conversation_retrieve(
-        text, conversation, reader_of(user) if reader is None else reader, anonymous=anonymous
-    )  # the asker's garden: another audience's notes are not in it
+    reader = reader_of(user) if reader is None else reader
+    # The asker's garden: another audience's notes are not in it.
+    retrieved = conversation_retrieve(text, conversation, reader, anonymous=anonymous)
     result, search = retrieved.result, retrieved.search
     sources = [] if retrieved.refused else _sources(result)
     if retrieved.refused:
         synthesis = Synthesis(REFUSAL_TEXT, Generator.REFUSAL)
     else:
+        # Written from the passages as the asker is shown them: a link to a note not theirs names nothing.
+        shown = passages_shown([chunk for _, chunk, _ in sources], reader)
         synthesis = synthesize(
             search.text if search.rule == SearchRule.CONDENSED else text,
-            [SourceText(number, chunk.cited_as, chunk.text) for number, chunk, _ in sources],
+            [SourceText(number, chunk.cited_as, shown[chunk.pk]) for number, chunk, _ in sources],
             result.vector,
             claude_slot,
             anonymous=anonymous,

@@ -53,7 +53,11 @@ def conversation_retrieve(
     Claude condenses a follow-up with no subject of its own when it is configured (and, for an `anonymous`
     visitor, when visitors have a Claude allowance)."""
     turns = conversation_turns(conversation)
-    search = followup_search(text, turns, condense=condenser(anonymous=anonymous)) if turns else Search(text)
+    search = (
+        followup_search(text, turns, condense=condenser(anonymous=anonymous), reader=reader)
+        if turns
+        else Search(text)
+    )
     result = retrieve(search.text, reader=reader)
     missing = uncovered(search, result)
     return Retrieved(search, result, NOT_COVERED.format(words=", ".join(missing)) if missing else "")

@@ -5,10 +5,11 @@ conversation's subject; one that names a subject of its own is searched for on i
 subject works. The rule reads the follow-up's content words (its words less stop words and the words that point
 back, such as "other" or "one"):
 
-- it names a topic or theme of the garden, or holds a term of the garden's own (a word of its passages that is
-  not everyday English, such as "Ashcombe"): it stands alone;
-- it holds a word that no passage of the garden has ("France" after a tunnel question): it stands alone too, so
-  the refusal gate judges it exactly as it would a first question;
+- it names a topic or theme of the asker's garden (the notes they may read), or holds a term of the garden's own
+  (a word of its passages that is not everyday English, such as "Ashcombe"): it stands alone;
+- it holds a word that no passage of the asker's garden has ("France" after a tunnel question, or a word only
+  notes for other audiences hold): it stands alone too, so the refusal gate judges it exactly as it would a
+  first question;
 - otherwise (no content word, or only everyday words the garden uses, such as "built" or "Sundays") it has no
   subject of its own and carries the conversation's: what is searched for is the subject's question, then the
   follow-up; with Claude, a standalone question Claude writes from the conversation (`condensing`).
@@ -27,9 +28,15 @@ from django.db import connection
 
 from claimcheck.text import word_set
 from garden.answering.phrases import everyday_words, words
-from garden.answering.retrieval import RetrievalResult, matched_topics_and_themes, question_names
+from garden.answering.retrieval import (
+    RetrievalResult,
+    audience_filter,
+    matched_topics_and_themes,
+    question_names,
+)
 from garden.answering.synthesis.extractive import STOP_WORDS
 from garden.models import SearchRule
+from garden.readers import ALL_AUDIENCES, ANONYMOUS, Reader
 
 # Words a follow-up points back with, which name no subject of their own ("What about the other one?").
 POINTING_BACK = word_set(
@@ -91,36 +98,44 @@ def own_words(question: str) -> list[str]:
     return list(dict.fromkeys(w for w in words(question) if w not in STOP_WORDS and w not in POINTING_BACK))
 
 
-def garden_words(candidates: Sequence[str], article_ids: Sequence[int] | None = None) -> dict[str, bool]:
+def garden_words(
+    candidates: Sequence[str], article_ids: Sequence[int] | None = None, *, reader: Reader = ANONYMOUS
+) -> dict[str, bool]:
     """For each of `candidates` (lower-case words) that full-text search keeps (stemmed: "built", "Sundays";
-    not a stop word), whether a current passage holds it (of `article_ids` only, when given)."""
+    not a stop word), whether a current passage `reader` may read holds it (of `article_ids` only, when
+    given)."""
     if not candidates:
         return {}
     within = "" if article_ids is None else "AND c.article_id = ANY(%s) "
+    theirs, audiences = audience_filter(reader, "c.article_id")
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT w, bool_or(EXISTS (SELECT 1 FROM garden_chunk c WHERE c.is_current "
-            f"{within}AND c.search_vector @@ to_tsquery('simple', quote_literal(l)))) "
+            f"SELECT w, bool_or(EXISTS (SELECT 1 FROM garden_chunk c WHERE c.is_current {within}{theirs}"
+            "AND c.search_vector @@ to_tsquery('simple', quote_literal(l)))) "
             "FROM unnest(%s::text[]) w, unnest(tsvector_to_array(to_tsvector('english', w))) l GROUP BY w",
-            [*([] if article_ids is None else [list(article_ids)]), list(candidates)],
+            [*([] if article_ids is None else [list(article_ids)]), *audiences, list(candidates)],
         )
         return {word: bool(found) for word, found in cursor.fetchall()}
 
 
-def stands_alone(question: str) -> bool:
-    """Whether the question names a subject of its own (see the module's rule)."""
-    if any(matched_topics_and_themes(question, question_names(question))):
+def stands_alone(question: str, reader: Reader = ANONYMOUS) -> bool:
+    """Whether the question names a subject of its own (see the module's rule) in the garden `reader` may
+    read: a topic, theme or word only the notes of others hold is, for them, as a word no note holds."""
+    if any(matched_topics_and_themes(question, question_names(question), reader=reader)):
         return True
     everyday = everyday_words()
-    return any(not found or word not in everyday for word, found in garden_words(own_words(question)).items())
+    found = garden_words(own_words(question), reader=reader)
+    return any(not present or word not in everyday for word, present in found.items())
 
 
-def followup_search(question: str, turns: Sequence[Turn], *, condense: Condense | None = None) -> Search:
-    """What to search for `question`, asked after `turns` (oldest first) of its conversation. `condense`, when
-    given (Claude is configured), writes the standalone question of a follow-up that does not stand alone; when
-    it gives none, the follow-up carries the subject's question offline."""
+def followup_search(
+    question: str, turns: Sequence[Turn], *, condense: Condense | None = None, reader: Reader = ANONYMOUS
+) -> Search:
+    """What to search for `question`, asked by `reader` after `turns` (oldest first) of its conversation.
+    `condense`, when given (Claude is configured), writes the standalone question of a follow-up that does not
+    stand alone; when it gives none, the follow-up carries the subject's question offline."""
     subject = conversation_subject(turns)
-    if subject is None or stands_alone(question):
+    if subject is None or stands_alone(question, reader):
         return Search(question)
     carried = tuple(own_words(question))  # the gate checks them against what is found (`uncovered`)
     if condense is not None and (standalone := condense([t.question for t in turns], question)):
@@ -134,7 +149,7 @@ def uncovered(search: Search, result: RetrievalResult) -> list[str]:
     if not search.carried or not search.own_words or result.empty:
         return []
     articles = sorted({hit.article_id for hit in result.sources} | {a.article_id for a in result.articles})
-    found = garden_words(search.own_words, articles)
+    found = garden_words(search.own_words, articles, reader=ALL_AUDIENCES)  # `result` holds only theirs
     if sum(found.values()) >= COVERED * len(found):
         return []
     return [word for word, present in found.items() if not present]

@@ -157,7 +157,7 @@ _NOT_THEIRS = (
 )
 
 
-def _audience_filter(reader: Reader, column: str = "garden_chunk.article_id") -> tuple[str, list[Any]]:
+def audience_filter(reader: Reader, column: str = "garden_chunk.article_id") -> tuple[str, list[Any]]:
     """The clause (and its parameter) that keeps `reader`'s passages: none for a reader of every audience."""
     if reader.reads_all:
         return "", []
@@ -167,7 +167,7 @@ def _audience_filter(reader: Reader, column: str = "garden_chunk.article_id") ->
 def _vector_search(reader: Reader) -> str:
     return (
         "SET LOCAL hnsw.ef_search = %s; "
-        f"SELECT id, article_id FROM garden_chunk WHERE is_current {_audience_filter(reader)[0]}"
+        f"SELECT id, article_id FROM garden_chunk WHERE is_current {audience_filter(reader)[0]}"
         "ORDER BY embedding <=> %s::vector LIMIT %s"
     )
 
@@ -175,7 +175,7 @@ def _vector_search(reader: Reader) -> str:
 def _text_search(reader: Reader) -> str:
     return (
         "SELECT c.id FROM garden_chunk c, to_tsquery('simple', %s) q "
-        f"WHERE c.is_current AND c.search_vector @@ q {_audience_filter(reader, 'c.article_id')[0]}"
+        f"WHERE c.is_current AND c.search_vector @@ q {audience_filter(reader, 'c.article_id')[0]}"
         "ORDER BY ts_rank_cd(c.search_vector, q) DESC LIMIT %s"
     )
 
@@ -184,7 +184,7 @@ def _vector_params(
     vector: npt.NDArray[np.float32], limit: int, ef_search: int | None, reader: Reader = ANONYMOUS
 ) -> list[Any]:
     breadth = max(settings.RETRIEVAL_EF_SEARCH if ef_search is None else ef_search, limit)
-    return [breadth, *_audience_filter(reader)[1], _literal(vector), limit]
+    return [breadth, *audience_filter(reader)[1], _literal(vector), limit]
 
 
 def _text_query(lexemes: Sequence[str]) -> str:
@@ -227,7 +227,7 @@ def chunk_candidates(
             [
                 *_vector_params(vector, CANDIDATES, None, reader),
                 _text_query(lexemes),
-                *_audience_filter(reader)[1],
+                *audience_filter(reader)[1],
                 CANDIDATES,
             ],
         )

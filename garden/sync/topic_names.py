@@ -1,4 +1,6 @@
-"""A derived topic's names follow its notes: its title and aliases are what its live notes give it now.
+"""A derived topic's names follow its notes: its title and aliases are what its live notes give it now,
+and each of those names is stored as the name its notes give (`garden.models.Name.article`), so that a reader
+sees and asks by only the names of the notes they may read.
 
 An import derives topics from the notes it writes (`garden.vocabulary.vocabulary_derived`); a note withheld,
 retired, restored or changed since then would otherwise leave its names on a topic that other, live notes keep
@@ -52,23 +54,28 @@ def _batch_rederive(topic_ids: Sequence[int]) -> int:
         g for g in {a.garden for a in articles.values()} if g and has_vocabulary_file(Path(g))
     }
     changed = []
+    derived: list[Topic] = []
+    names: dict[int, dict[int, list[str]]] = {}  # each derived topic's names, by the article giving them
     for topic in Topic.objects.filter(pk__in=topic_ids):
         mine = [articles[pk] for pk in members.get(topic.pk, [])]
         if any(article.garden in named_by_gardener for article in mine):
             continue
-        given = {article.pk: _names_given(article, topic) for article in mine}
+        given = {article.pk: names_given(article, topic) for article in mine}
         if not any(given.values()):
             continue  # no article names it: not derived
         title, aliases = _names_of(topic, [given[a.pk] for a in mine if a.pk in live])
         if (title, aliases) != (topic.title, topic.aliases):
             topic.title, topic.aliases = title, aliases
             changed.append(topic)
+        derived.append(topic)
+        # Every article's, live or not: the lookup keeps those of articles live for whoever asks.
+        names[topic.pk] = {pk: [n for t, found in given[pk] for n in (t, *found)] for pk in given}
     Topic.objects.bulk_update(changed, ["title", "aliases"])
-    names_keep(Topic, changed)
+    names_keep(Topic, derived, names)
     return len(changed)
 
 
-def _names_given(article: Article, topic: Topic) -> list[tuple[str, list[str]]]:
+def names_given(article: Article, topic: Topic) -> list[tuple[str, list[str]]]:
     """The names `article` gives `topic`, as the import derived them. The article does not record its file's
     name as the import read it (a Logseq page is named by its title, not its file): the file name is kept
     when the topic has it, and is never added."""

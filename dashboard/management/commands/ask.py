@@ -71,11 +71,13 @@ class Command(BaseCommand):
                 time.sleep(0.5)
         loaded = selectors.answer_get(answer.public_id, reader_of(user))
         assert loaded is not None
-        payload = shape_json(answer_shape(loaded))
+        payload = shape_json(answer_shape(loaded, reader=reader_of(user)))
         if (
             wait
         ):  # the whole verdict, as GET /api/answers/{id}/verdict gives it to an operator (who runs this)
-            verdict = verdict_shape(verification_for_answer(loaded), rejected_quotes=True)
+            verdict = verdict_shape(
+                verification_for_answer(loaded), reader=reader_of(user), rejected_quotes=True
+            )
             payload["verification"] = shape_json(verdict)
         if as_json:
             self.stdout.write(_dumps(payload))
