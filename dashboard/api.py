@@ -288,14 +288,9 @@ def api_ask(
     summary="Fetch an answer",
 )
 def api_answer(request: HttpRequest, answer_id: str) -> Status[AnswerOut | dict[str, str]]:
-    if not may_ask(request):
-        return Status(403, {"error": ASK_FORBIDDEN})
-    public_id = _public_id(answer_id)
-    answer = selectors.answer_get(public_id, request_reader(request)) if public_id else None
-    if answer is None:
-        return Status(404, {"error": ANSWER_NOT_FOUND})
-    if (why := selectors.answer_hidden_why(answer, request_reader(request))) is not None:
-        return Status(404, {"error": why})
+    answer = _answer_shown(request, answer_id)
+    if isinstance(answer, Status):
+        return Status(answer.status_code, answer.value)
     return Status(200, answer_shape(answer, reader=request_reader(request)))
 
 
@@ -347,15 +342,16 @@ class ReportedOut(Schema):
     note: str
 
 
-def _markable(request: HttpRequest, answer_id: str) -> Answer | Status[dict[str, str]]:
-    """The answer, when this caller may mark it (may ask, may see it), or the refusal to send."""
+def _answer_shown(request: HttpRequest, answer_id: str) -> Answer | Status[dict[str, str]]:
+    """The answer, when this caller may ask and may see it (to read or mark it), or the refusal to send."""
     if not may_ask(request):
         return Status(403, {"error": ASK_FORBIDDEN})
+    reader = request_reader(request)
     public_id = _public_id(answer_id)
-    answer = selectors.answer_get(public_id, request_reader(request)) if public_id else None
+    answer = selectors.answer_get(public_id, reader) if public_id else None
     if answer is None:
         return Status(404, {"error": ANSWER_NOT_FOUND})
-    if (why := selectors.answer_hidden_why(answer, request_reader(request))) is not None:
+    if (why := selectors.answer_hidden_why(answer, reader)) is not None:
         return Status(404, {"error": why})
     return answer
 
@@ -372,7 +368,7 @@ def api_answer_mark(
     request: HttpRequest, answer_id: str, payload: MarkIn, response: HttpResponse
 ) -> Status[dict[str, Any]]:
     """The caller's own mark, seen by no other reader; the operators' logs count the answers marked unhelpful."""
-    answer = _markable(request, answer_id)
+    answer = _answer_shown(request, answer_id)
     if isinstance(answer, Status):
         return answer
     if (wait := rate_limited(request, "mark")) is not None:
@@ -393,7 +389,7 @@ def api_claim_report(
     request: HttpRequest, answer_id: str, claim_id: int, payload: ReportIn, response: HttpResponse
 ) -> Status[dict[str, Any]]:
     """The caller's own report (a second replaces the first): the claim goes to the editors' review queue."""
-    answer = _markable(request, answer_id)
+    answer = _answer_shown(request, answer_id)
     if isinstance(answer, Status):
         return answer
     claim = Claim.objects.filter(pk=claim_id, is_claim=True, verification__answer=answer).first()
