@@ -37,6 +37,7 @@ class Worker(CeleryWorker):
         beat: bool = False,
         pool: str = "solo",
         app: str = "config",
+        own_session: bool = False,
     ) -> None:
         self.log = BASE_DIR / ".run" / f"{name}-worker.log"
         super().__init__(
@@ -50,6 +51,7 @@ class Worker(CeleryWorker):
             mingle=False,
             heartbeat=False,
             output=self.log,
+            own_session=own_session,
         )
         self.extra_env = env or {}
 

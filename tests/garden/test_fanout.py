@@ -152,12 +152,19 @@ def test_with_redis_away_the_import_says_so(tmp_path):
 
 @pytest.fixture
 def faulty_worker(own_redis: EmbeddedRedis, tmp_path: Path) -> Iterator[tuple[Worker, Path]]:
-    """A worker on the test's own Redis that breaks on the marked passage while the returned file exists."""
+    """A worker on the test's own Redis that breaks on the marked passage while the returned file exists.
+
+    A prefork worker, as in production: its main process answers an import's roll call while its pool process
+    embeds. A solo worker answers only between tasks: a rerun started while it still ran a batch the failed import
+    had sent could be told that no worker answered (as the test below was, once in CI, on a loaded machine).
+    """
     fault = tmp_path / "fault"
     worker = Worker(
         {"REDIS_URL": own_redis.url, "GROUNDWORK_TEST_EMBED_FAULT": str(fault)},
         name="faulty",
         app="tests.faulty_embedding_worker:app",
+        pool="prefork",
+        own_session=True,  # kill() takes its pool process too, even one asleep in a hanging batch
     )
     worker.start()
     yield worker, fault
