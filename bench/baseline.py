@@ -6,7 +6,9 @@ from __future__ import annotations
 import datetime
 import fnmatch
 import json
+import statistics
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +42,11 @@ UNCHECKED_FIGURES = (
     "verify_all.two_workers.*",
     "mcp.*",
 )
+# A figure over the margin is measured again, its section alone, up to twice, and the check fails on it only when
+# the median of its slowdowns is: a busy moment on a shared machine flags a figure in one run (CI, 2026-12-03:
+# the HNSW p50 at ef_search 450, 0.7 ms, 1.86x its baseline beside the test suite, while every other figure of the
+# run was within 1.5x), a 2x loss in the code is there in every run.
+CONFIRMING_RUNS = 2
 # The options that change what the figures measure: a baseline says nothing of a run with other sizes.
 SIZING = (
     "runs",
@@ -59,7 +66,11 @@ BASELINE_OTHER_SIZES = (
     "The baseline {path} was measured with other sizes ({options}); run with the same ones (`--smallest`) to "
     "compare, or write a baseline of these with --write-baseline."
 )
-REGRESSED = "Slower than the baseline {path} by more than {margin}x (in yardstick units): {figures}."
+REGRESSED = (
+    "Slower than the baseline {path} by more than {margin}x (in yardstick units, the median of the runs in "
+    "brackets): {figures}."
+)
+NOT_CONFIRMED = "Measured again, within {margin}x of the baseline after all: {figures}."
 BASELINE_WRITTEN = "Wrote the baseline {path} ({count} ratios)."
 
 
@@ -148,8 +159,53 @@ def regressions(compared: dict[str, dict[str, Any]], margin: float) -> dict[str,
     }
 
 
-def regressions_message(found: dict[str, float], margin: float, path: Path = BASELINE_FILE) -> str:
-    figures = ", ".join(
-        f"{figure} {slower}x" for figure, slower in sorted(found.items(), key=lambda i: -i[1])
+def section_of(figure: str) -> str:
+    """The report section a figure's path begins with: "hnsw" for "hnsw.indexes.0.ef_search.4.p50_ms"."""
+    return figure.split(".", 1)[0]
+
+
+def regressions_confirm(
+    found: dict[str, float],
+    measure_again: Callable[[list[str]], dict[str, dict[str, Any]]],
+    margin: float,
+) -> dict[str, list[float]]:
+    """Each figure of `found` with its slowdowns in this run and in up to CONFIRMING_RUNS more of its section
+    alone (`measure_again(sections)` returns their comparison with the baseline), stopping once a majority of
+    runs has put every figure over the margin or under it. A figure is confirmed when its median is over it."""
+    runs = {figure: [slower] for figure, slower in found.items()}
+    majority = (1 + CONFIRMING_RUNS) // 2 + 1
+    for _ in range(CONFIRMING_RUNS):
+        undecided = [
+            figure
+            for figure, slowdowns in runs.items()
+            if sum(s > margin for s in slowdowns) < majority
+            and sum(s <= margin for s in slowdowns) < majority
+        ]
+        if not undecided:
+            break
+        compared = measure_again(sorted({section_of(figure) for figure in undecided}))
+        for figure in undecided:
+            if figure in compared:
+                runs[figure].append(compared[figure]["slower"])
+    return runs
+
+
+def confirmed(runs: dict[str, list[float]], margin: float) -> dict[str, list[float]]:
+    """The figures of `regressions_confirm` whose median slowdown is over the margin."""
+    return {figure: slowdowns for figure, slowdowns in runs.items() if statistics.median(slowdowns) > margin}
+
+
+def _runs_text(runs: dict[str, list[float]]) -> str:
+    ordered = sorted(runs.items(), key=lambda item: -statistics.median(item[1]))
+    return ", ".join(
+        f"{figure} {round(statistics.median(slowdowns), 3)}x ({', '.join(f'{s}x' for s in slowdowns)})"
+        for figure, slowdowns in ordered
     )
-    return REGRESSED.format(path=path, margin=margin, figures=figures)
+
+
+def regressions_message(runs: dict[str, list[float]], margin: float, path: Path = BASELINE_FILE) -> str:
+    return REGRESSED.format(path=path, margin=margin, figures=_runs_text(runs))
+
+
+def not_confirmed_message(runs: dict[str, list[float]], margin: float) -> str:
+    return NOT_CONFIRMED.format(margin=margin, figures=_runs_text(runs))

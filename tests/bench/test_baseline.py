@@ -182,6 +182,55 @@ def test_check_baseline_fails_naming_the_slower_figures(
     assert cli.main(["--smallest", "--baseline", str(path), "--check-baseline", "2.5"]) == 0
 
 
+def test_a_figure_slower_in_one_run_only_is_measured_again_and_passes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "baseline.json"
+    slowdowns = [1.0, 2.0, 1.1, 1.0]  # the baseline, a busy moment in the checked run, then two quiet runs
+    sections: list[list[str]] = []
+
+    def report_measure(**options: Any) -> dict[str, Any]:
+        sections.append(options["only"])
+        report = _report(slower=slowdowns.pop(0))
+        del report["ratios"]
+        return report
+
+    monkeypatch.setattr(cli, "report_measure", report_measure)
+    assert cli.main(["--smallest", "--baseline", str(path), "--write-baseline"]) == 0
+    capsys.readouterr()
+    assert cli.main(["--smallest", "--baseline", str(path), "--check-baseline"]) == 0
+    printed = capsys.readouterr()
+    # Only the sections of the flagged figures were measured again (the sample garden's import is in every run).
+    assert sections[2:] == [["retrieval"], ["retrieval"]]
+    assert json.loads(printed.out)["measured_again"]["import.seconds"] == [2.0, 1.1, 1.0]
+    assert "Measured again, within 1.6x of the baseline after all: " in printed.err
+    assert "import.seconds 1.1x (2.0x, 1.1x, 1.0x)" in printed.err
+    assert "Slower than the baseline" not in printed.err
+
+
+def test_a_figure_slower_in_two_runs_of_three_fails_and_quiet_ones_are_not_measured_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "baseline.json"
+    slowdowns = [1.0, 2.0, 1.0, 2.2, 1.0, 1.0]
+    runs = []
+
+    def report_measure(**options: Any) -> dict[str, Any]:
+        runs.append(options["only"])
+        report = _report(slower=slowdowns.pop(0))
+        del report["ratios"]
+        return report
+
+    monkeypatch.setattr(cli, "report_measure", report_measure)
+    assert cli.main(["--smallest", "--baseline", str(path), "--write-baseline"]) == 0
+    assert cli.main(["--smallest", "--baseline", str(path), "--check-baseline"]) == 1
+    assert "import.seconds 2.0x (2.0x, 1.0x, 2.2x)" in capsys.readouterr().err
+    assert len(runs) == 4
+    # A quiet check measures nothing again.
+    assert cli.main(["--smallest", "--baseline", str(path), "--check-baseline"]) == 0
+    assert len(runs) == 5
+
+
 def test_check_baseline_without_a_baseline_fails_with_a_message_not_a_traceback(
     tmp_path: Path, measured: list[float], capsys: pytest.CaptureFixture[str]
 ) -> None:
