@@ -31,8 +31,13 @@ UNCHECKED = ("p95",)
 # tests/test_bench.py beside other tests: its CPU time (`*_cpu_ms`) is checked instead. Verify-all on two
 # workers measures how much two processes gain over one, which is the cores left free beside the run, not the
 # code: in a fresh clone's make test with three other test runs on the machine it came out 2.08x its baseline
-# while one worker's stayed within the margin (2026-12-03). The same holds for MCP's concurrent agents.
+# while one worker's stayed within the margin (2026-12-03). The same holds for MCP's concurrent agents. The HNSW
+# curve's p50s, 0.5 to 3.5 ms of PostgreSQL's CPU each, are divided by a 0.03 ms round trip that a neighbour's load
+# barely slows: unchanged code came out 1.86x its baseline in CI, and 1.91x then 3.80x measured again in a fresh
+# clone's make test beside three other test runs (2026-12-03). The vector search's speed is still checked inside
+# retrieval's figures (`retrieval.sizes.*.hybrid_retrieval.p50_ms`, within the smoke margin in those runs).
 UNCHECKED_FIGURES = (
+    "hnsw.*.p50_ms",
     "query_embedding.*",
     "embedding_backends.*.query_embedding.*",
     "logseq_import.*_reading_seconds",
