@@ -406,8 +406,8 @@ NO_SERVER = "the server did not start; see .run/load-gunicorn.log"
 FAILED = "{failed} request(s) failed and {unverified} answer(s) were left unverified."
 # `--smallest`: a smoke run of every configuration in seconds, not minutes (each still starts its own server).
 SMALLEST = {
-    "readers": 8,
-    "claude_readers": 4,
+    "readers": 10,
+    "claude_readers": 6,
     "seconds": 4.0,
     "claude_delay": 1.0,
     "web_workers": 1,
@@ -437,7 +437,12 @@ def parser_build() -> argparse.ArgumentParser:
         "Claude), against WEB_CLAUDE_SLOTS bounded, unbounded and no Claude asks, each --seconds long.",
     )
     parser.add_argument("--claude-readers", type=int, default=12, help="Of the readers, those asking Claude.")
-    parser.add_argument("--slots", type=int, default=2, help="WEB_CLAUDE_SLOTS of the bounded configuration.")
+    parser.add_argument(
+        "--slots",
+        type=int,
+        default=4,
+        help="WEB_CLAUDE_SLOTS of the bounded configuration (the setting's default).",
+    )
     parser.add_argument(
         "--threads", type=int, default=WEB_THREADS, help="Threads of each web process (config/gunicorn.py's)."
     )

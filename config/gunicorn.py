@@ -8,7 +8,11 @@ embedding model and the URLconf as it starts, so its first readers do not wait f
 from typing import Any
 
 worker_class = "gthread"
-threads = 4
+# Eight: with a slow Claude, four threads a process stay free of it (WEB_CLAUDE_SLOTS is 4), and readers who need no
+# Claude kept the figures they get when no one asks Claude; with 4 threads and 2 slots their p95 went from about
+# 0.2 s to 1.1 s (docs/performance.md, "Claude calls and web threads"). A thread waiting on Claude waits on a
+# socket, not a core.
+threads = 8
 timeout = 120
 
 

@@ -244,8 +244,9 @@ CLAUDE_ANSWER_MAX_TOKENS = env.int("CLAUDE_ANSWER_MAX_TOKENS", default=700)
 # The model that rewrites a follow-up as a standalone question to search for: a short task, the juror's model.
 CLAUDE_CONDENSE_MODEL = env("CLAUDE_CONDENSE_MODEL", default="claude-haiku-5-5")
 # Threads of one web process that may wait on Claude at once (asks, readers' fact-checks); one more is told
-# Claude is busy (503). Half of gunicorn's 4 threads: the other two keep serving pages and verdict polls.
-WEB_CLAUDE_SLOTS = env.int("WEB_CLAUDE_SLOTS", default=2)
+# Claude is busy (503). Half of gunicorn's 8 threads: the other four keep serving pages and verdict polls, as many
+# as a process had in all before (docs/performance.md, "Claude calls and web threads").
+WEB_CLAUDE_SLOTS = env.int("WEB_CLAUDE_SLOTS", default=4)
 
 # --- The claim judge --------------------------------------------------------------------------
 # local: the offline judge only; claude: the Claude juror (the tie-breaker for claims it is unsure of);
