@@ -25,7 +25,8 @@ from garden.audiences import members_add
 from garden.models import Answer, Name, Topic
 from garden.readers import reader_of
 from garden.selectors import NOTE_NOT_SHARED_LINK, texts_shown
-from garden.sync import garden_import
+from garden.sync import garden_import, importing
+from garden.sync.topic_names import topics_rederive
 from tests.factories import garden_write
 from verifier.models import Claim, Verification, VerificationStatus, Vote
 from verifier.roles import EDITOR
@@ -239,6 +240,34 @@ def test_a_link_cut_at_a_quotes_edge_to_a_note_one_may_read_stays_as_written() -
         [(1, "See [[Zorvath pay|the"), (1, "Reviews]] come in March.")], reader_of(None), hidden
     )
     assert cut == [f"See {NOTE_NOT_SHARED_LINK}", f"{NOTE_NOT_SHARED_LINK} come in March."]
+
+
+def test_a_topic_read_during_the_import_shows_only_the_names_its_readers_notes_give_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bob, as_bob = reader_in("bob", "board")
+    alice, _ = reader_in("alice", "hr")
+    folder = garden_write(
+        tmp_path / "garden",
+        {".gardenaccess": "hr/: hr\n", "Pay scales.md": PUBLIC_NOTE, f"hr/{HR_FILE}.md": HR_NOTE},
+    )
+    seen: dict[str, Any] = {}
+
+    def read_then_rederive(*args: Any) -> int:
+        """Every group is stored, and the topics not yet re-derived from their notes: read them as bob and alice."""
+        seen["topic"] = Topic.objects.read_by(reader_of(bob)).get(slug=TOPIC)
+        seen["page"] = html.unescape(as_bob.get(f"/topics/{TOPIC}/").content.decode())
+        seen["bob asks"] = retrieve(f"{HR_ALIAS}?", reader=reader_of(bob))
+        seen["alice asks"] = retrieve(f"{HR_ALIAS}?", reader=reader_of(alice))
+        return topics_rederive(*args)
+
+    monkeypatch.setattr(importing, "topics_rederive", read_then_rederive)
+    assert not garden_import([folder]).failures
+
+    assert HR_ALIAS in Topic.objects.get(slug=TOPIC).aliases  # the topic holds the names both notes give it
+    assert HR_ALIAS not in seen["topic"].reader_aliases and "Pay scales" in seen["page"]
+    assert HR_ALIAS not in seen["page"] and HR_FILE not in seen["page"]
+    assert seen["bob asks"].empty and not seen["alice asks"].empty
 
 
 def test_names_stored_before_are_stored_per_note_by_the_upgrade(garden: Path) -> None:
