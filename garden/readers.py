@@ -11,6 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+# What a command's `--as USERNAME` says when no account has that name (each command adds what it did not do).
+NO_SUCH_ACCOUNT = "No such account: {username}."
+
 # Operators read the notes of every audience (a role adds it, `verifier.roles`); superusers have every permission.
 READ_EVERY_AUDIENCE = "garden.read_every_audience"
 
@@ -45,3 +48,31 @@ def reader_of(user: Any) -> Reader:
     if user.has_perm(READ_EVERY_AUDIENCE):
         return ALL_AUDIENCES
     return Reader(audiences=frozenset(user.audiences.values_list("name", flat=True)))
+
+
+class NoSuchAccount(LookupError):
+    """No account has the username a command was given (`account_named`)."""
+
+
+def account_named(username: str) -> Any:
+    """The account a command's `--as USERNAME` names, or None for "" (the anonymous reader); NoSuchAccount when
+    no account has that name."""
+    if not username:
+        return None
+    from django.contrib.auth import get_user_model  # here: `Reader` and its rule need no Django
+
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise NoSuchAccount(NO_SUCH_ACCOUNT.format(username=username))
+    return user
+
+
+def reader_described(user: Any) -> dict[str, Any]:
+    """Whom a command asked as, for its output: the account (None: the anonymous reader) and the audiences whose
+    notes it searched (`every_audience`: an operator's, all of them)."""
+    reader = reader_of(user)
+    return {
+        "account": user.get_username() if user is not None else None,
+        "audiences": sorted(reader.audiences),
+        "every_audience": reader.reads_all,
+    }

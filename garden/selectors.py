@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from django.conf import settings
 from django.contrib.postgres.aggregates import ArrayAgg, JSONBAgg
@@ -240,6 +241,12 @@ class _Passages:
 
 # A link or embed of a note in a passage: `[[Note]]`, `[[Note#Heading|words]]`, `![[Note]]`.
 _PASSAGE_LINK = re.compile(f"!?{WIKILINK.pattern}")
+# A link a quote or an excerpt cuts at its end (`… see [[Zorv`, `… [on its page](hr/Zorv`) or at its start
+# (`rv pay]] and …`, `vath%20pay.md) and …`): what is left of it, up to the text's edge.
+_CUT_AT_END = re.compile(r"!?\[\[(?P<wiki>[^\]\n]*)\]?\Z|(?<!!)\[[^\[\]]*+\]\((?P<markdown><?[^)\s]*)\Z")
+_CUT_AT_START = re.compile(
+    r"\A\[?(?P<wiki>[^\[\]\n]*)\]\]|\A(?P<markdown>[^\[\]()\s]*?\.md(?:#[^)\s>]*)?>?\))", re.IGNORECASE
+)
 
 
 def passages_shown(
@@ -291,11 +298,42 @@ def texts_shown(
         text = _PASSAGE_LINK.sub(
             lambda m: NOTE_NOT_SHARED_LINK if written_key(m["target"]) in theirs else m[0], text
         )
-        return MARKDOWN_LINK.sub(
+        text = MARKDOWN_LINK.sub(
             lambda m: NOTE_NOT_SHARED_LINK if written_key(m[2]) in theirs else m[0], text
         )
+        return _cut_links_shown(text, theirs)
 
     return [shown(article_id, text) for article_id, text in texts]
+
+
+def _cut_links_shown(text: str, theirs: set[str]) -> str:
+    """`text` with a link it cuts at either edge (`_CUT_AT_END`, `_CUT_AT_START`) read NOTE_NOT_SHARED_LINK when
+    it may be one of `theirs` (the targets as written that the reader may not read): what is left of it would
+    name the start or the end of that note's title. A wikilink cut before its heading's `#` may have kept only
+    its heading or its words, which cannot tell whose it is: hidden too, as it may be theirs."""
+    if (end := _CUT_AT_END.search(text)) is not None:
+        if end["wiki"] is not None:
+            target, *rest = re.split(r"[#|]", end["wiki"], maxsplit=1)
+        else:
+            target, rest = end["markdown"].removeprefix("<"), []
+        key = written_key(re.sub(r"%[0-9a-f]?\Z", "", target, flags=re.I))  # a `%20` cut in two
+        if any(name == key if rest else name.startswith(key) for name in theirs):
+            text = text[: end.start()] + NOTE_NOT_SHARED_LINK
+    if (start := _CUT_AT_START.match(text)) is not None:
+        if start["wiki"] is not None:
+            target = start["wiki"].partition("|")[0]
+            hidden = "#" not in target or _ends_one_of(target.partition("#")[0], theirs)
+        else:
+            hidden = _ends_one_of(re.split(r"[#>)]", start["markdown"], maxsplit=1)[0], theirs)
+        if hidden:
+            text = NOTE_NOT_SHARED_LINK + text[start.end() :]
+    return text
+
+
+def _ends_one_of(tail: str, theirs: set[str]) -> bool:
+    """Whether `tail`, the end of a link's target as written (`rv pay`, `20pay.md`), may end one of `theirs`."""
+    key, escaped = written_key(tail), tail.strip().lower().removesuffix(".md")
+    return any(name.endswith(key) or quote(name).endswith(escaped) for name in theirs)
 
 
 def article_embeds(revision: ArticleRevision, reader: Reader) -> dict[str, Embedded]:

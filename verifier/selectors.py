@@ -9,6 +9,7 @@ from django.db.models import Prefetch, prefetch_related_objects
 
 from claimcheck.terms import ClaimStatus
 from garden.models import Answer, Conversation
+from garden.readers import Reader
 from verifier.models import Claim, Verification, Vote
 
 
@@ -32,10 +33,13 @@ def verification_for_answer(answer: Answer) -> Verification | None:
     return getattr(answer, "verification", None)
 
 
-def conversation_labels(conversation: Conversation) -> list[tuple[str, str]]:
-    """Each checked turn's verification status and risk label (blank until it has one), in one query."""
+def conversation_labels(conversation: Conversation, reader: Reader) -> list[tuple[str, str]]:
+    """Each checked turn's verification status and risk label (blank until it has one), in one query: of the
+    turns `reader` may see only (`Answer.objects.readable`), as a turn hidden from them says nothing of its check."""
     return list(
-        Verification.objects.filter(answer__question__conversation=conversation)
+        Verification.objects.filter(
+            answer__question__conversation=conversation, answer__in=Answer.objects.readable(reader)
+        )
         .order_by("answer__question__turn")
         .values_list("status", "risk_label")
     )

@@ -146,14 +146,15 @@ def _conversation_out(
 ) -> ConversationOut:
     """The conversation as its page shows it: `answers` (its turns, loaded) each with its verdict; one this
     reader may not see in its place without its text, saying why (`selectors.answer_hidden_why`); its worst
-    label from every turn's check. `labels_only`: the label alone (for the header swapped beside a new turn)."""
+    label from the checks of the turns they may see. `labels_only`: the label alone (for the header swapped
+    beside a new turn)."""
     reader = request_reader(request)
     turns = []
     for answer in [] if labels_only else answers:
         hidden = selectors.answer_hidden_why(answer, reader)
         shown = None if hidden is not None else _shape(request, answer)
         turns.append(TurnOut(turn=answer.question.turn, answer=shown, hidden=hidden or ""))
-    return conversation_shape(conversation, turns, conversation_labels(conversation))
+    return conversation_shape(conversation, turns, conversation_labels(conversation, reader))
 
 
 def _next_box() -> AskForm:

@@ -17,12 +17,13 @@ from garden.answering.followups import Search, Turn, followup_search, uncovered
 from garden.answering.retrieval import RetrievalResult, Thresholds, gather, select
 from garden.golden import GoldenConversation, GoldenEntry
 from garden.models import Article
+from garden.readers import ANONYMOUS, Reader
 
 TOP = 5
 
 
-def _asked(search: Search, thresholds: Thresholds) -> tuple[RetrievalResult, bool]:
-    result = select(gather(search.text), thresholds, max_articles=TOP, max_sources=8)
+def _asked(search: Search, thresholds: Thresholds, reader: Reader) -> tuple[RetrievalResult, bool]:
+    result = select(gather(search.text, reader=reader), thresholds, max_articles=TOP, max_sources=8)
     return result, result.empty or bool(uncovered(search, result))
 
 
@@ -62,28 +63,30 @@ def conversations_measure(
     conversations: Sequence[GoldenConversation],
     first_questions: Sequence[GoldenEntry],
     thresholds: Thresholds,
+    reader: Reader = ANONYMOUS,
 ) -> dict[str, Any]:
     """The figures for follow-ups (every turn after the first), by kind, beside those for first questions
     (`first_questions`, each asked alone) and the conversations' opening turns; with each follow-up that missed
     (in scope: no right source in the top five; out of scope: answered) and what was searched for it. The
-    follow-ups searched on their own words alone, as if no conversation came before, show what carrying adds."""
+    follow-ups searched on their own words alone, as if no conversation came before, show what carrying adds.
+    Every question is asked as `reader` (by default the anonymous reader: the default audience's notes)."""
     slugs = dict(Article.objects.values_list("id", "slug"))
     first, opening, followups, alone = _Tally(), _Tally(), _Tally(), _Tally()
     by_kind: dict[str, _Tally] = defaultdict(_Tally)
     missed: list[dict[str, str]] = []
     for entry in first_questions:
-        first.add(entry, *_asked(Search(entry.question), thresholds), slugs)
+        first.add(entry, *_asked(Search(entry.question), thresholds, reader), slugs)
     for conversation in conversations:
         turns: list[Turn] = []
         for place, entry in enumerate(conversation.turns):
             search = followup_search(entry.question, turns)
-            result, refused = _asked(search, thresholds)
+            result, refused = _asked(search, thresholds, reader)
             turns.append(Turn(entry.question, search.text, search.rule, refused))
             if place == 0:
                 opening.add(entry, result, refused, slugs)
                 continue
             ok = followups.add(entry, result, refused, slugs)
-            alone.add(entry, *_asked(Search(entry.question), thresholds), slugs)
+            alone.add(entry, *_asked(Search(entry.question), thresholds, reader), slugs)
             by_kind[entry.kind or "follow-up"].add(entry, result, refused, slugs)
             if not ok:
                 missed.append({"id": entry.id, "question": entry.question, "searched_for": search.text})

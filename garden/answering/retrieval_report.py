@@ -19,6 +19,7 @@ import numpy as np
 from garden.answering.retrieval import Candidates, Thresholds, gather, select
 from garden.golden import GoldenEntry
 from garden.models import Article, Chunk, RetrievalCalibration
+from garden.readers import ANONYMOUS, Reader
 from providers import embeddings
 
 RECALL_AT = 5
@@ -32,10 +33,14 @@ class Observed:
     candidates: Candidates
 
 
-def observe(questions: Sequence[GoldenEntry]) -> list[Observed]:
-    """Gather candidates for every question once; thresholds are applied afterwards, as often as needed."""
+def observe(questions: Sequence[GoldenEntry], reader: Reader = ANONYMOUS) -> list[Observed]:
+    """Gather candidates for every question once, of what `reader` may read; thresholds are applied afterwards,
+    as often as needed."""
     vectors = embeddings.embed([q.question for q in questions])
-    return [Observed(q, gather(q.question, vector)) for q, vector in zip(questions, vectors, strict=True)]
+    return [
+        Observed(q, gather(q.question, vector, reader=reader))
+        for q, vector in zip(questions, vectors, strict=True)
+    ]
 
 
 def measure(observed: Sequence[Observed], thresholds: Thresholds) -> dict[str, Any]:

@@ -15,9 +15,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import re
-import stat
 import tomllib
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
@@ -26,6 +24,12 @@ import yaml
 from django.conf import settings
 
 from garden.audience_marks import AUDIENCE_KEYS, audience_mark
+
+# A note's file is read as every text format's is (`garden.formats.files`); its messages are read here too.
+from garden.formats.files import NOT_UTF8 as NOT_UTF8
+from garden.formats.files import NOTE_TOO_LARGE as NOTE_TOO_LARGE
+from garden.formats.files import FileByFile, note_file_read
+from garden.formats.files import size_text as size_text
 from garden.formats.gardening import editor_markup_removed, page_properties
 
 # The note types are every format's (`garden.formats.note`); callers and tests import them from here too.
@@ -46,7 +50,6 @@ from garden.syntax import (
     without_code,
 )
 from garden.text import storable
-from garden.walk import CANNOT_READ, NOT_A_FILE
 
 # Front matter or page properties (any case) that keep a note out, with the value that does: `private: true`,
 # `public:: false`. A value that is no yes or no (`private: later`) keeps it out too: its writer meant something.
@@ -61,9 +64,7 @@ FLAG_WORDS = {
     "off": False,
     "0": False,
 }
-NOTE_TOO_LARGE = "is {size}; notes are limited to {limit} (GARDEN_NOTE_MAX_BYTES)"
 NOT_TEXT = "is not text: it holds NUL bytes (a binary file named .md?)"
-NOT_UTF8 = "not valid UTF-8 text (byte {start})"
 YAML_BROKEN = "front matter is not valid YAML{where}"
 YAML_TOO_DEEP = "front matter is nested too deeply to read"
 YAML_BROKEN_PRIVATE = (
@@ -399,11 +400,6 @@ class PageRules(Protocol):
     ) -> EditorPage: ...
 
 
-def size_text(size: int) -> str:
-    """A file's size as a failure message shows it: "2.4 MB", or "1,200 bytes" below a tenth of a megabyte."""
-    return f"{size / 1_000_000:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
-
-
 def parse_article_file(
     path: Path,
     root: Path | None = None,
@@ -414,28 +410,7 @@ def parse_article_file(
     """Parse the note at `path`; its slug is its path below `root` (the garden's folder), so that
     `Sync/Security and privacy.md` and `Publish/Security and privacy.md` are two articles. A note larger than
     `max_bytes` is not read: its size is known (stat) before any of it is."""
-    try:
-        status = path.stat()
-        if not stat.S_ISREG(status.st_mode):
-            raise ArticleFileError(
-                NOT_A_FILE.format(kind="folder" if stat.S_ISDIR(status.st_mode) else "special file")
-            )
-        if max_bytes is not None and status.st_size > max_bytes:
-            raise ArticleFileError(
-                NOTE_TOO_LARGE.format(size=size_text(status.st_size), limit=size_text(max_bytes))
-            )
-        with path.open("rb") as note:
-            data = note.read() if max_bytes is None else note.read(max_bytes + 1)
-        if max_bytes is not None and len(data) > max_bytes:  # it grew since its size was read
-            raise ArticleFileError(
-                NOTE_TOO_LARGE.format(size=f"over {size_text(max_bytes)}", limit=size_text(max_bytes))
-            )
-        raw = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ArticleFileError(NOT_UTF8.format(start=error.start)) from None
-    except OSError as error:
-        raise ArticleFileError(CANNOT_READ.format(error=error.strerror or error)) from None
-    modified = datetime.datetime.fromtimestamp(status.st_mtime, tz=datetime.UTC).date()
+    raw, modified = note_file_read(path, max_bytes)
     inside = root is not None and root != path and path.is_relative_to(root)
     relative = path.relative_to(root) if root is not None and inside else Path(path.name)
     relative_path = relative.with_suffix("").as_posix()
@@ -454,7 +429,7 @@ HUGO_SECTION_PAGE = "_index.md"
 MARKDOWN_SUFFIX = ".md"
 
 
-class MarkdownContext:
+class MarkdownContext(FileByFile):
     """Markdown notes in a garden: each read on its own, so each may be read again to be written."""
 
     def __init__(self) -> None:
@@ -465,15 +440,6 @@ class MarkdownContext:
 
     def parse(self, path: Path, root: Path | None) -> ParsedArticle:
         return parse_article_file(path, root=root, max_bytes=settings.GARDEN_NOTE_MAX_BYTES)
-
-    def slug_of(self, place: str) -> str:
-        return article_slug(place, place)
-
-    def rereadable(self, note: ParsedArticle) -> bool:
-        return True
-
-    def gathered(self, notes: Sequence[ParsedArticle]) -> list[ParsedArticle]:
-        return list(notes)
 
 
 class MarkdownFormat:

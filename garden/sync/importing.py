@@ -44,7 +44,7 @@ from garden.sync.lifecycle import (
 from garden.sync.linking import link_resolver, links_resolve, red_links_resolve
 from garden.sync.naming import unique_slugs, withheld_addresses_kept
 from garden.sync.reembedding import chunks_reembed
-from garden.sync.topic_names import topics_of, topics_rederive
+from garden.sync.topic_names import names_place, topics_of, topics_rederive
 from garden.sync.writing import (
     DerivedVocabulary,
     Known,
@@ -266,13 +266,22 @@ def _groups_write(
     report: ImportReport,
     embedder: Embedder,
     on_progress: Progress | None,
+    *,
+    derives: bool = False,
 ) -> None:
-    """Embed and write the groups in turn, each written as soon as its vectors are there."""
+    """Embed and write the groups in turn, each written as soon as its vectors are there; `derives`: with the
+    names each note gives the topics derived from it (`names_place`)."""
     for group, encoded, seconds in embedder(groups, on_progress):
         report.embedded += encoded
         report.embed_seconds += seconds
         began = time.perf_counter()
         _group_store(group, report)
+        if derives:
+            names_place(
+                Article.objects.filter(slug__in=[item.parsed.slug for item in group]).values_list(
+                    "pk", flat=True
+                )
+            )
         report.write_seconds += time.perf_counter() - began
         for item in group:  # stored: a garden's worth of vectors as Python floats would not fit (12 KB each)
             item.vectors = []
@@ -482,7 +491,7 @@ def _folder_import(
     # With DEBUG on (make run), Django keeps the SQL of the sync's planning, lists of every note's slug in it.
     reset_queries()
     with vector_index_deferred(to_write):
-        _groups_write(groups, report, embedder, on_progress)
+        _groups_write(groups, report, embedder, on_progress, derives=derives)
     if derives:  # a changed note's names, and those it no longer gives, are its topics' as its notes say now
         topics_rederive(Article.objects.filter(slug__in=written).values_list("pk", flat=True), named_before)
     red_links_resolve(resolver)

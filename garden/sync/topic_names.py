@@ -16,11 +16,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from garden.answering.phrases import phrase_keys
 from garden.formats.registry import suffix_kept
-from garden.models import Article, Topic, names_keep
+from garden.models import Article, Name, Topic, names_keep
 from garden.readers import ALL_AUDIENCES
 from garden.syntax import slugify
-from garden.vocabulary import file_name, has_vocabulary_file, topics_named
+from garden.vocabulary import NAME_TITLE_LIMIT, file_name, has_vocabulary_file, topics_named
 
 BATCH = 1000  # topics re-derived at a time: what one batch reads is a few rows per topic and its articles
 
@@ -36,6 +37,29 @@ def topics_rederive(article_ids: Iterable[int], topic_ids: Iterable[int] = ()) -
     in before a change), from their live articles; returns how many topics changed."""
     topic_ids = sorted(topics_of(article_ids) | set(topic_ids))
     return sum(_batch_rederive(topic_ids[i : i + BATCH]) for i in range(0, len(topic_ids), BATCH))
+
+
+def names_place(article_ids: Iterable[int]) -> None:
+    """Store the names these articles' notes give the topics they are in, each as that note's (`Name.article`),
+    as the import writes a group of notes: until `topics_rederive` at the end of the import, a topic a group
+    derived is named for a reader only by the notes they may read (its own names were never stored,
+    `vocabulary_apply(derived=True)`)."""
+    articles = Article.objects.only("title", "aliases", "tags", "path").in_bulk(list(article_ids))
+    through = Article.topics.through.objects.filter(article_id__in=articles)
+    pairs = list(through.values_list("article_id", "topic_id"))
+    topics = Topic.objects.in_bulk({topic_id for _, topic_id in pairs})
+    Name.objects.filter(topic__in=topics, article__in=articles).delete()
+    Name.objects.bulk_create(
+        Name(phrase=phrase[:NAME_TITLE_LIMIT], topic=topics[topic_id], article_id=article_id)
+        for article_id, topic_id in pairs
+        for phrase in phrase_keys(
+            [
+                n
+                for title, aliases in names_given(articles[article_id], topics[topic_id])
+                for n in (title, *aliases)
+            ]
+        )
+    )
 
 
 def _batch_rederive(topic_ids: Sequence[int]) -> int:

@@ -44,7 +44,11 @@ def _upsert(model: Any, specs: dict[str, dict[str, Any]]) -> None:
         model.objects.bulk_update(changed, fields)
 
 
-def vocabulary_apply(vocabulary: Vocabulary) -> None:
+def vocabulary_apply(vocabulary: Vocabulary, *, derived: bool = False) -> None:
+    """Store topics and themes by slug, with their names. `derived`: the topics are derived from the notes of an
+    import, whose names are stored per note as each group of notes is written (`topic_names.names_place`),
+    never as the topics' own: a name an audience's note gives is never everyone's, even for a moment."""
+
     def title(slug: str, spec: dict[str, Any]) -> str:
         return str(spec.get("title") or slug.replace("-", " ").title())
 
@@ -62,7 +66,8 @@ def vocabulary_apply(vocabulary: Vocabulary) -> None:
     }
     _upsert(Topic, topic_specs)
     _upsert(Theme, theme_specs)
-    names_keep(Topic, list(Topic.objects.filter(slug__in=topic_specs)))
+    if not derived:
+        names_keep(Topic, list(Topic.objects.filter(slug__in=topic_specs)))
     names_keep(Theme, list(Theme.objects.filter(slug__in=theme_specs)))
 
 
@@ -89,7 +94,7 @@ class DerivedVocabulary:
         themes = {slug: spec for slug, spec in vocabulary.themes.items() if slug not in self.themes}
         self.topics |= vocabulary.topics.keys()
         self.themes |= vocabulary.themes.keys()
-        vocabulary_apply(Vocabulary(topics=topics, themes=themes))
+        vocabulary_apply(Vocabulary(topics=topics, themes=themes), derived=True)
 
 
 def notes_changed(notes: Sequence[ParsedArticle], *, history: bool = False) -> list[ParsedArticle]:

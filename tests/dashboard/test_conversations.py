@@ -2,6 +2,7 @@
 page's list, the logs page, `ask --conversation`; someone else's conversation is not found; each turn is checked
 on its own sources, and the conversation shows its worst label."""
 
+import html
 import json
 from io import StringIO
 
@@ -12,7 +13,9 @@ from django.test import Client
 
 from claimcheck.terms import ClaimStatus, RiskLabel
 from dashboard.asking import CONVERSATION_NOT_FOUND
-from garden.models import Answer, Conversation, Question, SearchRule
+from garden.audiences import members_add
+from garden.models import Answer, Article, Conversation, Question, SearchRule
+from garden.selectors import ANSWER_NOT_SHARED
 from tests.factories import login
 from verifier.models import Verification, VerificationStatus
 from verifier.queueing import verification_create
@@ -240,6 +243,40 @@ def test_the_conversation_shows_its_worst_label_at_the_top():
     assert "risk-label-hallucinating" in header and "still being checked" not in header
     polled = me.get(f"/answers/{second.public_id}/verdict/", headers={"HX-Request": "true"}).content.decode()
     assert 'id="conversation-label-' in polled and RiskLabel.HALLUCINATING.value in page_header(polled)
+
+
+def test_a_turn_hidden_from_the_reader_counts_nowhere_in_the_worst_label():
+    me = reader("me")
+    members_add("hr", ["me"])
+    first = Answer.objects.get(public_id=api_ask(me, TUNNEL).json()["answer_id"])
+    conversation_id = str(conversation_of(first).public_id)
+    second_id = api_ask(me, "How much does life membership cost?", conversation_id).json()["answer_id"]
+    second = Answer.objects.get(public_id=second_id)
+    tunnel = {source.chunk.article_id for source in first.sources.all()}
+    assert tunnel.isdisjoint(source.chunk.article_id for source in second.sources.all())
+    Article.objects.filter(pk__in=tunnel).update(audiences=["hr"])  # turn 1 now drew on hr's notes only
+    Verification.objects.filter(answer=first).update(
+        status=VerificationStatus.DONE, risk_label=RiskLabel.HALLUCINATING
+    )
+    Verification.objects.filter(answer=second).update(status=VerificationStatus.RUNNING)
+    url = conversation_of(first).get_absolute_url()
+    other = reader("other")  # in no audience: the link is all they have
+
+    assert RiskLabel.HALLUCINATING.value in page_header(me.get(url).content.decode())
+    theirs = other.get(url).content.decode()
+    assert ANSWER_NOT_SHARED in theirs and second.text[:40] in html.unescape(theirs)
+    assert "no turn checked yet" in page_header(theirs) and "1 still being checked" in page_header(theirs)
+    Verification.objects.filter(answer=second).update(
+        status=VerificationStatus.DONE, risk_label=RiskLabel.GROUNDED
+    )
+    header = page_header(other.get(url).content.decode())
+    assert RiskLabel.GROUNDED.value in header and RiskLabel.HALLUCINATING.value not in header
+    polled = other.get(
+        f"/answers/{second.public_id}/verdict/", headers={"HX-Request": "true"}
+    ).content.decode()
+    assert RiskLabel.GROUNDED.value in page_header(polled)
+    assert RiskLabel.HALLUCINATING.value not in page_header(polled)
+    assert RiskLabel.HALLUCINATING.value in page_header(me.get(url).content.decode())
 
 
 def page_header(html: str) -> str:

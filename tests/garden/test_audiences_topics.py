@@ -24,8 +24,9 @@ from garden.answering.retrieval import retrieve
 from garden.audiences import members_add
 from garden.models import Answer, Name, Topic
 from garden.readers import reader_of
-from garden.selectors import NOTE_NOT_SHARED_LINK
-from garden.sync import garden_import
+from garden.selectors import NOTE_NOT_SHARED_LINK, texts_shown
+from garden.sync import garden_import, importing
+from garden.sync.topic_names import topics_rederive
 from tests.factories import garden_write
 from verifier.models import Claim, Verification, VerificationStatus, Vote
 from verifier.roles import EDITOR
@@ -188,6 +189,85 @@ def test_a_shared_passage_linking_to_anothers_note_shows_it_as_not_shared(garden
     assert any(
         f"[[{HR_FILE}]]" in p["text"] for p in GardenTools(user_request(alice)).search(FIRST)["passages"]
     )
+
+
+@pytest.mark.parametrize(
+    "cut",
+    [
+        lambda text: text[: text.index("[[Zorvath") + len("[[Zorv")],  # `… The details are in [[Zorv`
+        lambda text: text[text.index("Zorvath pay]]") + len("Zo") :],  # `rvath pay]] and ![[…`
+        lambda text: text[: text.index("hr/Zorvath") + len("hr/Zorvath%2")],  # `… [on its page](hr/Zorvath%2`
+        lambda text: text[text.index("Zorvath%20pay.md)") + len("Zor") :],  # `vath%20pay.md).`
+    ],
+    ids=[
+        "wikilink at the end",
+        "wikilink at the start",
+        "Markdown link at the end",
+        "Markdown link at the start",
+    ],
+)
+def test_a_quote_cut_inside_a_link_to_anothers_note_hides_it_too(garden: Path, cut) -> None:
+    _, as_bob = reader_in("bob", "board")
+    _, as_alice = reader_in("alice", "hr")
+    bobs = asked(as_bob, FIRST)
+    text = Answer.objects.get(public_id=bobs["answer_id"]).sources.get().chunk.text
+    checked_quoting_the_link(bobs["answer_id"])
+    quoted = cut(text)
+    Claim.objects.filter(verification__answer__public_id=bobs["answer_id"]).update(quote=quoted)
+    Vote.objects.filter(claim__verification__answer__public_id=bobs["answer_id"]).update(quote=quoted)
+
+    claim = json.loads(as_bob.get(f"/api/answers/{bobs['answer_id']}/verdict").content)["claims"][0]
+    for quote in (claim["quote"], claim["votes"][0]["quote"]):
+        assert NOTE_NOT_SHARED_LINK in quote
+        assert not any(part in quote for part in ("Zorv", "rvath", "vath%20pay", "hr/Zo")), quote
+    page = html.unescape(as_bob.get(f"/answers/{bobs['answer_id']}/").content.decode())
+    assert "Zorv" not in page and "rvath pay" not in page and "vath%20pay" not in page
+    # The one who may read the hr note reads the quote as written.
+    alices = json.loads(as_alice.get(f"/api/answers/{bobs['answer_id']}/verdict").content)
+    assert alices["claims"][0]["quote"] == quoted
+
+
+def test_a_link_cut_at_a_quotes_edge_to_a_note_one_may_read_stays_as_written() -> None:
+    hidden = {1: {"zorvath pay", "hr/zorvath pay"}}
+    texts = [
+        (1, "Read the [[Handbo"),
+        (1, "Read [the page](Handbook.m"),
+        (1, "book.md) for how reviews are announced."),
+        (1, "and [[Handbook#Reviews]] is read as written"),
+    ]
+    assert texts_shown(texts, reader_of(None), hidden) == [text for _, text in texts]
+    cut = texts_shown(
+        [(1, "See [[Zorvath pay|the"), (1, "Reviews]] come in March.")], reader_of(None), hidden
+    )
+    assert cut == [f"See {NOTE_NOT_SHARED_LINK}", f"{NOTE_NOT_SHARED_LINK} come in March."]
+
+
+def test_a_topic_read_during_the_import_shows_only_the_names_its_readers_notes_give_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bob, as_bob = reader_in("bob", "board")
+    alice, _ = reader_in("alice", "hr")
+    folder = garden_write(
+        tmp_path / "garden",
+        {".gardenaccess": "hr/: hr\n", "Pay scales.md": PUBLIC_NOTE, f"hr/{HR_FILE}.md": HR_NOTE},
+    )
+    seen: dict[str, Any] = {}
+
+    def read_then_rederive(*args: Any) -> int:
+        """Every group is stored, and the topics not yet re-derived from their notes: read them as bob and alice."""
+        seen["topic"] = Topic.objects.read_by(reader_of(bob)).get(slug=TOPIC)
+        seen["page"] = html.unescape(as_bob.get(f"/topics/{TOPIC}/").content.decode())
+        seen["bob asks"] = retrieve(f"{HR_ALIAS}?", reader=reader_of(bob))
+        seen["alice asks"] = retrieve(f"{HR_ALIAS}?", reader=reader_of(alice))
+        return topics_rederive(*args)
+
+    monkeypatch.setattr(importing, "topics_rederive", read_then_rederive)
+    assert not garden_import([folder]).failures
+
+    assert HR_ALIAS in Topic.objects.get(slug=TOPIC).aliases  # the topic holds the names both notes give it
+    assert HR_ALIAS not in seen["topic"].reader_aliases and "Pay scales" in seen["page"]
+    assert HR_ALIAS not in seen["page"] and HR_FILE not in seen["page"]
+    assert seen["bob asks"].empty and not seen["alice asks"].empty
 
 
 def test_names_stored_before_are_stored_per_note_by_the_upgrade(garden: Path) -> None:

@@ -8,7 +8,6 @@ import json
 import time
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from claimcheck.terms import ClaimStatus
@@ -17,11 +16,12 @@ from dashboard.shapes import answer_shape, shape_json, verdict_shape
 from garden import selectors
 from garden.answering.asking import QuestionError
 from garden.answering.synthesis import BUDGET_SPENT
-from garden.readers import reader_of
+from garden.readers import NO_SUCH_ACCOUNT as NO_ACCOUNT
+from garden.readers import NoSuchAccount, account_named, reader_of
 from verifier.models import Verification
 from verifier.selectors import verification_for_answer
 
-NO_SUCH_ACCOUNT = "No such account: {username}. Nothing was asked."
+NO_SUCH_ACCOUNT = f"{NO_ACCOUNT} Nothing was asked."
 
 
 class Command(BaseCommand):
@@ -55,9 +55,10 @@ class Command(BaseCommand):
         username: str = "",
         **options: Any,
     ) -> None:
-        user = get_user_model().objects.filter(username=username).first() if username else None
-        if username and user is None:
-            raise CommandError(NO_SUCH_ACCOUNT.format(username=username))
+        try:
+            user = account_named(username)
+        except NoSuchAccount:
+            raise CommandError(NO_SUCH_ACCOUNT.format(username=username)) from None
         try:
             answer = ask(question, user, conversation=conversation_owned(conversation, None))
         except (QuestionError, ConversationNotFound) as error:

@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import datetime
 import re
-import stat
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -31,19 +29,12 @@ from django.conf import settings
 
 from garden.audience_marks import AUDIENCE_KEYS
 from garden.formats import markdown
-from garden.formats.markdown import (
-    DATE_FIELDS,
-    NOT_UTF8,
-    NOTE_TOO_LARGE,
-    content_hash,
-    note_text,
-    parse_article_text,
-    size_text,
-)
-from garden.formats.note import ArticleFileError, ParsedArticle, article_slug
+from garden.formats.files import FileByFile, note_file_read
+from garden.formats.markdown import DATE_FIELDS, content_hash, note_text, parse_article_text
+from garden.formats.note import ArticleFileError, ParsedArticle
 from garden.formats.org.markup import PRIVATE_TAGS, OrgDocument, org_document, tags_written
 from garden.formats.protocol import ImportedTitle
-from garden.walk import CANNOT_READ, NOT_A_FILE, garden_walk
+from garden.walk import garden_walk
 
 ORG_SUFFIX = ".org"
 ORG_NOT_TEXT = "is not text: it holds NUL bytes (a binary file named .org?)"
@@ -143,33 +134,6 @@ def parse_org_text(
     return replace(note, content_hash=content_hash(raw), names=names)
 
 
-def _file_read(path: Path, max_bytes: int | None) -> tuple[str, datetime.date]:
-    """The text of the Org file at `path` and its modification date; its size is known (stat) before any of it
-    is read."""
-    try:
-        status = path.stat()
-        if not stat.S_ISREG(status.st_mode):
-            raise ArticleFileError(
-                NOT_A_FILE.format(kind="folder" if stat.S_ISDIR(status.st_mode) else "special file")
-            )
-        if max_bytes is not None and status.st_size > max_bytes:
-            raise ArticleFileError(
-                NOTE_TOO_LARGE.format(size=size_text(status.st_size), limit=size_text(max_bytes))
-            )
-        with path.open("rb") as note:
-            data = note.read() if max_bytes is None else note.read(max_bytes + 1)
-        if max_bytes is not None and len(data) > max_bytes:  # it grew since its size was read
-            raise ArticleFileError(
-                NOTE_TOO_LARGE.format(size=f"over {size_text(max_bytes)}", limit=size_text(max_bytes))
-            )
-        raw = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ArticleFileError(NOT_UTF8.format(start=error.start)) from None
-    except OSError as error:
-        raise ArticleFileError(CANNOT_READ.format(error=error.strerror or error)) from None
-    return raw, datetime.datetime.fromtimestamp(status.st_mtime, tz=datetime.UTC).date()
-
-
 def org_place(path: Path, root: Path | None) -> str:
     """Where the Org file at `path` lives in the garden at `root`: its path below it, without `.org`."""
     inside = root is not None and root != path and path.is_relative_to(root)
@@ -181,7 +145,7 @@ def parse_org_file(
     path: Path, root: Path | None = None, *, max_bytes: int | None = None, ids: dict[str, str] | None = None
 ) -> ParsedArticle:
     """Parse the Org file at `path`, its place its path below `root` (the garden's folder)."""
-    raw, modified = _file_read(path, max_bytes)
+    raw, modified = note_file_read(path, max_bytes)
     return parse_org_text(raw, path=str(path), place=org_place(path, root), modified=modified, ids=ids)
 
 
@@ -191,7 +155,7 @@ def garden_ids(root: Path, max_bytes: int | None) -> dict[str, str]:
     ids: dict[str, str] = {}
     for path in garden_walk(root, {ORG_SUFFIX}).files:
         try:
-            raw, _ = _file_read(path, max_bytes)
+            raw, _ = note_file_read(path, max_bytes)
         except ArticleFileError:
             continue
         place = org_place(path, root)
@@ -210,7 +174,7 @@ def garden_ids(root: Path, max_bytes: int | None) -> dict[str, str]:
     return ids
 
 
-class OrgContext:
+class OrgContext(FileByFile):
     """A garden's Org files for one sync: its ids read once, when a note first needs them."""
 
     def __init__(self, root: Path | None) -> None:
@@ -226,15 +190,6 @@ class OrgContext:
         if self._ids is None:
             self._ids = garden_ids(self.root, max_bytes) if self.root is not None else {}
         return parse_org_file(path, root=root, max_bytes=max_bytes, ids=self._ids)
-
-    def slug_of(self, place: str) -> str:
-        return article_slug(place, place)
-
-    def rereadable(self, note: ParsedArticle) -> bool:
-        return True
-
-    def gathered(self, notes: Sequence[ParsedArticle]) -> list[ParsedArticle]:
-        return list(notes)
 
 
 class OrgFormat:

@@ -23,7 +23,7 @@ from pathlib import Path, PurePosixPath
 
 from django.conf import settings
 
-from garden.formats.markdown import size_text
+from garden.formats.files import size_text
 from garden.formats.note import ArticleFileError, ParsedArticle, article_slug
 from garden.formats.pdf import text_layer
 from garden.formats.protocol import ImportedTitle, NoteLeftOut

@@ -1,5 +1,6 @@
-"""`python manage.py retrieval_report [--golden FILE] [--calibrate] [--conversations [FILE]]`: retrieval figures on
-the golden set, and on golden conversations' follow-ups beside first questions."""
+"""`python manage.py retrieval_report [--golden FILE] [--calibrate] [--conversations [FILE]] [--as USERNAME]`:
+retrieval figures on the golden set, and on golden conversations' follow-ups beside first questions, asked as the
+anonymous reader or as the account `--as` names (its audiences' notes too); `asked_as` says which."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 from django.test import override_settings
 
@@ -16,6 +17,8 @@ from garden.answering.retrieval import Thresholds, calibration_in_force
 from garden.answering.retrieval_report import calibrate as calibrate_thresholds
 from garden.answering.retrieval_report import calibration_store, held_out, measure, observe
 from garden.golden import CONVERSATIONS_FILE, DEFAULT_FILE, conversations_load, golden_load
+from garden.readers import NO_SUCH_ACCOUNT as NO_ACCOUNT
+from garden.readers import NoSuchAccount, account_named, reader_described, reader_of
 from garden.sync.reembedding import chunks_reembed
 from providers.embeddings import EmbeddingBackend, embedder
 
@@ -24,6 +27,7 @@ STORED = (
     "they were not fitted on (half the golden set each way) they refused {refused} of out-of-scope questions "
     "and answered {answered} of in-scope ones; of their refusals, {precision} were out of scope."
 )
+NO_SUCH_ACCOUNT = f"{NO_ACCOUNT} Nothing was measured."
 NOT_STORED_BACKEND = "Not stored: measured as if embedded with {backend}, which is not the garden's embedder."
 
 
@@ -58,6 +62,13 @@ class Command(BaseCommand):
             help="Measure as if the garden were embedded with this backend: its chunks are re-embedded and the "
             "questions embedded with it, in a transaction rolled back afterwards (nothing stored changes).",
         )
+        parser.add_argument(
+            "--as",
+            dest="username",
+            default="",
+            help="Ask as this account, as `ask --as` does: its audiences' notes are searched too (default: the "
+            "anonymous reader, the default audience's notes).",
+        )
 
     def handle(
         self,
@@ -66,9 +77,15 @@ class Command(BaseCommand):
         calibrate: bool,
         backend: str | None,
         conversations: Path | None = None,
+        username: str = "",
         **options: Any,
     ) -> None:
-        report: dict[str, Any] = {}
+        try:
+            user = account_named(username)
+        except NoSuchAccount:
+            raise CommandError(NO_SUCH_ACCOUNT.format(username=username)) from None
+        reader = reader_of(user)
+        report: dict[str, Any] = {"asked_as": reader_described(user)}
         fitted: tuple[Thresholds, dict[str, Any], dict[str, Any]] | None = None
         with transaction.atomic():
             with override_settings(**({"EMBEDDING_BACKEND": backend} if backend else {})):
@@ -76,7 +93,7 @@ class Command(BaseCommand):
                     report["backend"] = backend
                     report["reembedded_chunks"], _ = chunks_reembed()
                 questions = golden_load(golden)
-                observed = observe(questions)
+                observed = observe(questions, reader)
                 report["configured"] = measure(observed, Thresholds.from_settings())
                 if calibration_in_force() is not None:
                     report["in_force"] = measure(observed, Thresholds.in_force())
@@ -88,7 +105,7 @@ class Command(BaseCommand):
                     fitted = (thresholds, figures, expected)
                 if conversations is not None:
                     report["conversations"] = conversations_measure(
-                        conversations_load(conversations), questions, Thresholds.in_force()
+                        conversations_load(conversations), questions, Thresholds.in_force(), reader
                     )
             transaction.set_rollback(True)
         if fitted is not None:

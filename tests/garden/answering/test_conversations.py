@@ -4,15 +4,19 @@ turn of its own; with Claude, condensed by a call booked under its own purpose."
 import json
 from decimal import Decimal
 from io import StringIO
+from typing import Any
 
 import pytest
-from django.core.management import call_command
+from django.contrib.auth.models import User
+from django.core.management import CommandError, call_command
 
 from garden.answering.asking import REFUSAL_REASON, REFUSAL_TEXT, question_ask
 from garden.answering.condensing import SYSTEM_PROMPT as CONDENSE_PROMPT
 from garden.answering.followups import NOT_COVERED, Search, Turn, conversation_subject, followup_search
 from garden.answering.synthesis.claude import SYSTEM_PROMPT as ANSWER_PROMPT
-from garden.models import Generator, SearchRule
+from garden.audiences import members_add
+from garden.management.commands.retrieval_report import NO_SUCH_ACCOUNT
+from garden.models import Article, Generator, SearchRule
 from tests.fakes import messages_api as fake
 from verifier.models import JudgeSpend, SpendPurpose
 
@@ -152,3 +156,39 @@ def test_the_report_scores_follow_ups_beside_first_questions(tmp_path, small_gol
     }
     assert figures["first_questions"]["in_scope"] == 3 and figures["first_questions"]["out_of_scope"] == 1
     assert figures["missed"] == []
+
+
+def test_the_reports_ask_as_the_account_they_are_given_and_say_so(tmp_path, small_golden):
+    cases = tmp_path / "conversations.yaml"
+    cases.write_text(CASES)
+    User.objects.create_user("alice")
+    members_add("hr", ["alice"])
+    Article.objects.filter(slug="cold-knap-tunnel").update(audiences=["hr"])  # the tunnel's note is hr's now
+
+    def report(*extra: str) -> dict[str, Any]:
+        out = StringIO()
+        call_command(
+            "retrieval_report",
+            "--golden",
+            str(small_golden),
+            "--conversations",
+            str(cases),
+            *extra,
+            stdout=out,
+        )
+        return json.loads(out.getvalue())
+
+    visitor, alice = report(), report("--as", "alice")
+    assert visitor["asked_as"] == {"account": None, "audiences": [], "every_audience": False}
+    assert alice["asked_as"] == {"account": "alice", "audiences": ["hr"], "every_audience": False}
+    assert alice["conversations"]["follow_ups"]["right_source_in_top_5"] == 1.0
+    assert visitor["conversations"]["follow_ups"]["right_source_in_top_5"] == 0.0
+    assert alice["conversations"]["missed"] == [] and visitor["conversations"]["missed"]
+
+    calibrated = report("--calibrate", "--as", "alice")
+    # The golden question about the tunnel finds its note only as alice: the fit is on what she may read.
+    assert visitor["configured"]["recall_at_5"] < alice["configured"]["recall_at_5"] == 1.0
+    assert calibrated["asked_as"]["account"] == "alice" and calibrated["calibrated"]["recall_at_5"] == 1.0
+    with pytest.raises(CommandError) as raised:
+        report("--calibrate", "--as", "nobody")
+    assert str(raised.value) == NO_SUCH_ACCOUNT.format(username="nobody")
