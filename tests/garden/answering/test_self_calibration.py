@@ -1,9 +1,12 @@
 """The refusal gate calibrated on probes of the garden, without a golden set: the shipped out-of-scope probes,
 the thresholds stored and in force (after a golden set's), the logs page, and the task queued after a big import."""
 
+import json
+from io import StringIO
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 
 from garden import tasks
 from garden.answering.retrieval import Thresholds, calibration_in_force
@@ -184,3 +187,26 @@ def test_it_is_not_queued_after_a_small_import(tmp_path, queued, django_capture_
         report = garden_import([_notes(tmp_path, 2)])
     assert report.created == 2
     assert queued == []
+
+
+@pytest.mark.slow
+def test_retrieval_report_self_calibrates_and_says_a_golden_set_stays_in_force():
+    figures = {
+        "out_of_scope_refused": 1.0,
+        "in_scope_answered": 1.0,
+        "refusal_precision": 1.0,
+        "recall_at_5": 1,
+    }
+    calibration_store(Thresholds(0.41, 0.9), golden="golden.yaml", figures=figures, expected=figures)
+    out = StringIO()
+    call_command("retrieval_report", "--self-calibrate", stdout=out)
+    report = json.loads(out.getvalue())
+    stored = RetrievalCalibration.objects.get(source=CalibrationSource.PROBES)
+    assert report["stored"].startswith(
+        f"Stored for {stored.embedded_by} from {report['probes']['in_scope']} in-scope"
+    )
+    assert f"vector {stored.vector_threshold}, text {stored.text_threshold}" in report["stored"]
+    assert report["in_force"].startswith("The golden-set calibration of ")
+    assert (
+        report["self_calibrated"]["out_of_scope_refused"] == stored.expected["probes"]["out_of_scope_refused"]
+    )
