@@ -7,9 +7,9 @@ per sampled passage from its note's title and the heading the passage is under (
 certificates in Boiler inspections and washouts?"), or from the title alone for a passage under no heading.
 
 Held out means: when a probe is asked, the passage it was made from is taken out of its candidates, so it never
-counts as the hit that answers it. The probe then stands for a reader's question about a subject the garden
-covers, answered (or not) by the note's other passages and by other notes, as a real question is answered by
-passages whose words it does not copy. Only passages of notes with at least two current passages are sampled: a
+counts as the hit that answers it, and nor do the topics and themes its words name (its note's own). The probe
+then stands for a reader's question about a subject the garden covers, answered (or not) by the note's other
+passages and by other notes, as a real question is answered by passages whose words it does not copy. Only passages of notes with at least two current passages are sampled: a
 one-passage note held out leaves nothing of itself to find, a probe of nothing. Probes are asked as a reader of
 the default audience, the one most questions come from.
 """
@@ -27,7 +27,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Count, Q
 
-from garden.answering.retrieval import Thresholds
+from garden.answering.retrieval import Candidates, Thresholds
 from garden.answering.retrieval_report import (
     HEADLINE,
     Observed,
@@ -103,16 +103,24 @@ def probes_observe(probes: Sequence[Probe]) -> list[Observed]:
     """Each probe's candidates, with the passage it was made from held out (see the module's docstring)."""
     observed = observe([probe.question for probe in probes])
     return [
-        replace(
-            item,
-            candidates=replace(
-                item.candidates, hits=[h for h in item.candidates.hits if h.chunk_id != probe.held_out]
-            ),
-        )
+        replace(item, candidates=held_out_candidates(item.candidates, probe.held_out))
         if probe.held_out is not None
         else item
         for probe, item in zip(probes, observed, strict=True)
     ]
+
+
+def held_out_candidates(candidates: Candidates, chunk_id: int) -> Candidates:
+    """An in-scope probe's candidates without the passage it was made from, and without the topics and themes
+    its words name: they are its note's own title's, so they would let it through whatever the thresholds,
+    and the thresholds would be fitted to the out-of-scope probes alone."""
+    return replace(
+        candidates,
+        hits=[hit for hit in candidates.hits if hit.chunk_id != chunk_id],
+        topic_ids=[],
+        theme_ids=[],
+        topic_article_ids=set(),
+    )
 
 
 @dataclass(frozen=True)
