@@ -26,6 +26,7 @@ from bench.retrieval import hybrid_retrieve
 from bench.timing import percentiles, timed
 from garden.answering.retrieval import Thresholds, matched_topics, retrieve, select
 from garden.answering.retrieval_report import Observed, calibrate, held_out, measure, observe
+from garden.answering.self_calibration import self_calibrate
 from garden.golden import GoldenEntry
 from garden.models import Article, ArticleRevision, Chunk, Topic, names_keep
 from garden.readers import Reader
@@ -319,7 +320,8 @@ def bench_notes(
     included) timed, p50 at the most notes over p50 at the fewest (which should stay near 1); and the gate's
     precision: the share of out-of-scope golden questions refused and of in-scope ones answered, with the
     settings' thresholds and with thresholds calibrated on the garden at that size (`retrieval_report
-    --calibrate`), the latter also on halves of the golden set they were not fitted on. At each size too, the
+    --calibrate`), the latter also on halves of the golden set they were not fitted on, and with thresholds the
+    garden fitted to probes of itself (`retrieval_report --self-calibrate`, no golden set). At each size too, the
     audience case (`_audience_case`): the same timings for a reader of one audience, beside the unfiltered
     ones; the gate's figures are the unfiltered garden's, measured before."""
     notes = real_notes(max(counts), with_text=min(max(counts), PASSAGE_NOTES), seed=seed)
@@ -338,6 +340,11 @@ def bench_notes(
             refusal += [timed(partial(retrieve, thresholds=thresholds), q.question)[0] for q in out_of_scope]
         observed = observe(questions)
         gate = _gate_figures(observed, thresholds)
+        began = time.perf_counter()
+        probed = (
+            self_calibrate()
+        )  # the garden's own probes, no golden set: measured on the golden set it never saw
+        probe_seconds = time.perf_counter() - began
         audience = _audience_case(in_scope, vectors, out_of_scope, thresholds, runs, percentiles(hybrid))
         results.append(
             {
@@ -359,6 +366,14 @@ def bench_notes(
                 "calibrated": {
                     **_gate_figures(observed, calibrate(observed)),
                     "held_out": held_out(observed),
+                },
+                "self_calibrated": {
+                    **_gate_figures(observed, probed.thresholds),
+                    "probes": probed.probes,
+                    "on_probes": {
+                        key: probed.figures[key] for key in ("out_of_scope_refused", "in_scope_answered")
+                    },
+                    "seconds": round(probe_seconds, 1),
                 },
                 "let_through": [
                     why

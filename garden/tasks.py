@@ -6,6 +6,7 @@ from typing import Any
 
 from celery import Task, shared_task
 
+from garden.answering.self_calibration import garden_self_calibrate
 from garden.sync import fanout, garden_sync_configured
 
 
@@ -26,3 +27,11 @@ def embed_texts(self: Task[Any, Any], texts: list[str], backend: str) -> dict[st
         self.update_state(state=fanout.PROGRESS, meta={"embedded": done})
 
     return fanout.batch_embed(texts, backend, on_batch=report)
+
+
+@shared_task(ignore_result=True, soft_time_limit=1800, time_limit=1900)
+def self_calibrate() -> int | None:
+    """Queued at the end of an import that changed much of the garden: fit the refusal gate to probes of it;
+    returns the calibration's id (None when there was nothing to probe)."""
+    calibration = garden_self_calibrate()
+    return None if calibration is None else calibration.pk

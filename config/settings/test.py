@@ -40,3 +40,5 @@ RATE_LIMIT_PER_USER = 10_000
 RATE_LIMIT_PER_TOKEN = 10_000
 # The browser tests serve the site with gunicorn; let it serve static files without collectstatic.
 WHITENOISE_USE_FINDERS = True
+# The sample garden's import would queue a self-calibration that a test's worker could run into other tests.
+RETRIEVAL_PROBES_AFTER_IMPORT = False

@@ -18,6 +18,7 @@ from evaluation.models import VerifyRun
 from evaluation.report import report_shown
 from evaluation.running import RUN_FAILED, run_progress
 from evaluation.starting import RunNotQueued, verify_run_start
+from garden.answering.retrieval import Thresholds, calibration_in_force
 from garden.models import Audience
 from verifier.health import health_check
 from verifier.logs import LogFilters, alerts, answers_logged, spending_summary
@@ -126,6 +127,8 @@ def logs_page(request: HtmxHttpRequest) -> HttpResponse:
             "verdicts": choices(Verdict),
             "severities": choices(Severity),
             "judge_versions": JudgeParameters.objects.select_related("created_by")[:20],
+            "calibration": calibration_in_force(),
+            "default_thresholds": Thresholds.from_settings(),
             "can_retrain": request.user.has_perm(RETRAIN_JUDGE),
         },
     )

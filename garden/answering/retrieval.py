@@ -17,11 +17,11 @@ import numpy as np
 import numpy.typing as npt
 from django.conf import settings
 from django.db import connection
-from django.db.models import Value
+from django.db.models import Case, Value, When
 
 from garden.answering.phrases import everyday_words, names_asked
 from garden.answering.synthesis.extractive import STOP_WORDS
-from garden.models import Article, RetrievalCalibration, Theme, Topic
+from garden.models import Article, CalibrationSource, RetrievalCalibration, Theme, Topic
 from garden.readers import ANONYMOUS, Reader
 from providers import embeddings
 from providers.timing import phase
@@ -53,9 +53,19 @@ class Thresholds:
 
 
 def calibration_in_force() -> RetrievalCalibration | None:
-    """The latest calibration of this garden made with the embedder that runs now (`retrieval_report
-    --calibrate`); None when there is none and the settings' thresholds hold."""
-    return RetrievalCalibration.objects.filter(embedded_by=embeddings.embedder()).order_by("-id").first()
+    """The latest calibration of this garden made with the embedder that runs now, one fitted on a golden set
+    (`retrieval_report --calibrate`) before one fitted on probes (`--self-calibrate`, or after a big import);
+    None when there is none and the settings' thresholds hold.
+
+    A golden set wins, however old the probes' calibration beside it: its questions are the team's own, with
+    the notes that answer them checked by hand, while probes are made-up questions and held-out guesses at
+    what readers ask. Who keeps a golden set calibrates again with it (`--calibrate`) when the garden changed."""
+    golden_first = Case(When(source=CalibrationSource.GOLDEN, then=Value(0)), default=Value(1))
+    return (
+        RetrievalCalibration.objects.filter(embedded_by=embeddings.embedder())
+        .order_by(golden_first, "-id")
+        .first()
+    )
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import numpy as np
 
 from garden.answering.retrieval import Candidates, Thresholds, gather, select
 from garden.golden import GoldenEntry
-from garden.models import Article, Chunk, RetrievalCalibration
+from garden.models import Article, CalibrationSource, Chunk, RetrievalCalibration
 from garden.readers import ANONYMOUS, Reader
 from providers import embeddings
 
@@ -89,10 +89,13 @@ def measure(observed: Sequence[Observed], thresholds: Thresholds) -> dict[str, A
     }
 
 
-def calibrate(observed: Sequence[Observed]) -> Thresholds:
+def calibrate(observed: Sequence[Observed], *, missed: float = 0.0) -> Thresholds:
     """The thresholds that refuse no in-scope question, refuse the most out-of-scope ones, then recall best.
 
-    Among equally good settings the one in the middle of the widest such range is taken, for a safety margin.
+    `missed`: the share of in-scope questions they may refuse at no cost (0 for a golden set, whose questions
+    the garden answers; more for the probes of `self_calibration`, some of which it cannot once held out: one
+    such probe would otherwise open the gate to everything). Among equally good settings the one in the middle
+    of the widest such range is taken, for a safety margin.
     """
     best_key: tuple[float, ...] | None = None
     best: list[Thresholds] = []
@@ -101,7 +104,7 @@ def calibrate(observed: Sequence[Observed]) -> Thresholds:
             thresholds = Thresholds(vector=round(float(vector), 2), text=round(float(text), 2))
             figures = measure(observed, thresholds)
             key = (
-                -(figures["in_scope_wrongly_refused"] or 0.0),
+                -max((figures["in_scope_wrongly_refused"] or 0.0) - missed, 0.0),
                 figures["out_of_scope_refused"] or 0.0,
                 figures["recall_at_5"] or 0.0,
             )
@@ -115,7 +118,7 @@ def calibrate(observed: Sequence[Observed]) -> Thresholds:
     return middle if middle in best else best[len(best) // 2]
 
 
-def held_out(observed: Sequence[Observed]) -> dict[str, Any]:
+def held_out(observed: Sequence[Observed], *, missed: float = 0.0) -> dict[str, Any]:
     """What calibration may be expected to do on questions it was not fitted on: the golden set cut in two
     by a hash of each question's id, thresholds fitted on each half and measured on the other, the two
     halves' figures averaged (in-scope and out-of-scope questions are few: the fitted half's own figures
@@ -123,7 +126,9 @@ def held_out(observed: Sequence[Observed]) -> dict[str, Any]:
     halves: list[list[Observed]] = [[], []]
     for item in observed:
         halves[zlib.crc32(item.question.id.encode()) % 2].append(item)
-    figures = [measure(halves[1 - n], calibrate(halves[n])) for n in (0, 1) if halves[0] and halves[1]]
+    figures = [
+        measure(halves[1 - n], calibrate(halves[n], missed=missed)) for n in (0, 1) if halves[0] and halves[1]
+    ]
     return {
         key: round(float(np.mean(values)), 3)
         if (values := [f[key] for f in figures if f[key] is not None])
@@ -133,15 +138,28 @@ def held_out(observed: Sequence[Observed]) -> dict[str, Any]:
 
 
 def calibration_store(
-    thresholds: Thresholds, *, golden: str, figures: dict[str, Any], expected: dict[str, Any]
+    thresholds: Thresholds,
+    *,
+    golden: str,
+    figures: dict[str, Any],
+    expected: dict[str, Any],
+    source: CalibrationSource = CalibrationSource.GOLDEN,
+    probes: dict[str, Any] | None = None,
 ) -> RetrievalCalibration:
     """Keep calibrated thresholds where the gate reads them, for the embedder that runs now, with the figures
-    they had on the golden set (`figures`) and those expected on questions they were not fitted on."""
+    they had on the questions they were fitted on (`figures`: the golden set's, or the probes' with `source`
+    PROBES and how many were asked in `probes`) and those expected on questions they were not fitted on."""
+    fitted_on = "golden_set" if source == CalibrationSource.GOLDEN else "probes"
     return RetrievalCalibration.objects.create(
         vector_threshold=thresholds.vector,
         text_threshold=thresholds.text,
         embedded_by=embeddings.embedder(),
         golden=golden,
+        source=source,
         chunks=Chunk.objects.filter(is_current=True).count(),
-        expected={"golden_set": {key: figures[key] for key in HEADLINE}, "held_out": expected},
+        expected={
+            fitted_on: {key: figures[key] for key in HEADLINE},
+            "held_out": expected,
+            **({"asked": probes} if probes else {}),
+        },
     )

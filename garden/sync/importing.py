@@ -14,6 +14,7 @@ from functools import cache, partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from django.conf import settings
 from django.db import DatabaseError, reset_queries, transaction
 
 from garden.chunking import chunk_spans
@@ -540,6 +541,7 @@ def garden_import(
     """
     report = ImportReport()
     began = time.perf_counter()
+    before = Article.objects.filter(retired_at__isnull=True).count()
     embedder: Embedder = groups_embedded
     if workers is not None:
         embedder = partial(groups_embedded_on_workers, workers=workers, batch_timeout=batch_timeout)
@@ -564,7 +566,32 @@ def garden_import(
     report.red_links = Link.objects.filter(target__isnull=True, source__retired_at__isnull=True).count()
     report.seconds = time.perf_counter() - began
     report.sync_id = sync_record(folders, report).pk
+    if import_changed_much(report.created + report.revised + report.moved + report.retired, before):
+        self_calibration_queue()
     return report
+
+
+def import_changed_much(changed: int, before: int) -> bool:
+    """Whether an import that changed `changed` notes of a garden of `before` live ones calls for probing the
+    gate again: the first import of a garden, or one that changed at least RETRIEVAL_PROBES_AFTER_SHARE of it."""
+    if not settings.RETRIEVAL_PROBES_AFTER_IMPORT or changed == 0:
+        return False
+    return before == 0 or changed >= settings.RETRIEVAL_PROBES_AFTER_SHARE * before
+
+
+def self_calibration_queue() -> None:
+    """Queue the self-calibration task once the import's writes are committed; a broker that is away only
+    costs this calibration (the gate keeps the one in force), never the import."""
+
+    def enqueue() -> None:
+        from garden import tasks
+
+        try:
+            tasks.self_calibrate.apply_async(retry=False)
+        except Exception:
+            logger.warning("could not queue the refusal gate's self-calibration", exc_info=True)
+
+    transaction.on_commit(enqueue)
 
 
 def sync_record(folders: Sequence[Path], report: ImportReport) -> Sync:

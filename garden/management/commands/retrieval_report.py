@@ -1,6 +1,7 @@
 """`python manage.py retrieval_report [--golden FILE] [--calibrate] [--conversations [FILE]] [--as USERNAME]`:
 retrieval figures on the golden set, and on golden conversations' follow-ups beside first questions, asked as the
-anonymous reader or as the account `--as` names (its audiences' notes too); `asked_as` says which."""
+anonymous reader or as the account `--as` names (its audiences' notes too); `asked_as` says which.
+`--self-calibrate`: the gate fitted to probes of the garden, without a golden set."""
 
 from __future__ import annotations
 
@@ -16,7 +17,10 @@ from garden.answering.conversation_report import conversations_measure
 from garden.answering.retrieval import Thresholds, calibration_in_force
 from garden.answering.retrieval_report import calibrate as calibrate_thresholds
 from garden.answering.retrieval_report import calibration_store, held_out, measure, observe
+from garden.answering.self_calibration import self_calibrate as probes_calibrate
+from garden.answering.self_calibration import self_calibrate_store
 from garden.golden import CONVERSATIONS_FILE, DEFAULT_FILE, conversations_load, golden_load
+from garden.models import CalibrationSource
 from garden.readers import NO_SUCH_ACCOUNT as NO_ACCOUNT
 from garden.readers import NoSuchAccount, account_named, reader_described, reader_of
 from garden.sync.reembedding import chunks_reembed
@@ -28,6 +32,12 @@ STORED = (
     "and answered {answered} of in-scope ones; of their refusals, {precision} were out of scope."
 )
 NO_SUCH_ACCOUNT = f"{NO_ACCOUNT} Nothing was measured."
+STORED_PROBES = (
+    "Stored for {embedder} from {in_scope} in-scope and {out_of_scope} out-of-scope probes: vector {vector}, "
+    "text {text}. On probes they were not fitted on they refused {refused} of out-of-scope ones and answered "
+    "{answered} of in-scope ones."
+)
+GOLDEN_WINS = "The golden-set calibration of {date} stays in force: a golden set wins over probes."
 NOT_STORED_BACKEND = "Not stored: measured as if embedded with {backend}, which is not the garden's embedder."
 
 
@@ -47,6 +57,12 @@ class Command(BaseCommand):
             "--calibrate",
             action="store_true",
             help="Fit the thresholds to this garden's golden set and store them (the gate uses them at once).",
+        )
+        parser.add_argument(
+            "--self-calibrate",
+            action="store_true",
+            help="Fit the thresholds to probes of the garden (no golden set needed) and store them; a golden-set "
+            "calibration, if there is one, stays in force.",
         )
         parser.add_argument(
             "--conversations",
@@ -78,12 +94,16 @@ class Command(BaseCommand):
         backend: str | None,
         conversations: Path | None = None,
         username: str = "",
+        self_calibrate: bool = False,
         **options: Any,
     ) -> None:
         try:
             user = account_named(username)
         except NoSuchAccount:
             raise CommandError(NO_SUCH_ACCOUNT.format(username=username)) from None
+        if self_calibrate:
+            self.stdout.write(json.dumps(self._self_calibrate(), indent=2))
+            return
         reader = reader_of(user)
         report: dict[str, Any] = {"asked_as": reader_described(user)}
         fitted: tuple[Thresholds, dict[str, Any], dict[str, Any]] | None = None
@@ -123,3 +143,25 @@ class Command(BaseCommand):
                     precision=_share(expected["refusal_precision"]),
                 )
         self.stdout.write(json.dumps(report, indent=2))
+
+    def _self_calibrate(self) -> dict[str, Any]:
+        result = probes_calibrate()
+        self_calibrate_store(result)
+        expected = result.expected
+        report: dict[str, Any] = {
+            "probes": result.probes,
+            "configured": result.configured,
+            "self_calibrated": {**result.figures, "held_out": expected},
+            "stored": STORED_PROBES.format(
+                embedder=embedder(),
+                vector=result.thresholds.vector,
+                text=result.thresholds.text,
+                refused=_share(expected["out_of_scope_refused"]),
+                answered=_share(expected["in_scope_answered"]),
+                **result.probes,
+            ),
+        }
+        in_force = calibration_in_force()
+        if in_force is not None and in_force.source == CalibrationSource.GOLDEN:
+            report["in_force"] = GOLDEN_WINS.format(date=f"{in_force.created_at:%Y-%m-%d %H:%M}")
+        return report
