@@ -35,6 +35,9 @@ def figures(value: object) -> list[float]:
 
 
 @pytest.mark.slow
+# With the load test, the one other test on the development settings' broker (Redis's database 0): one process
+# runs both, one after the other, or the load test's worker takes the fanned-out import's batches.
+@pytest.mark.xdist_group("development_broker")
 def test_every_section_of_the_bench_runs_and_prints_its_figures():
     # As `make bench` runs it: the development settings (Celery on Redis's database 0, apart from the test
     # session's worker), its own scratch database on the test server, dropped afterwards.
