@@ -80,7 +80,8 @@ def scratch_database_url():
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("development_broker")  # as the bench's smoke run (tests/test_bench.py): never beside it
+# As the bench's smoke run (tests/test_bench.py): never beside it.
+@pytest.mark.xdist_group("development_broker")
 def test_the_smallest_run_with_a_slow_claude_measures_every_configuration(scratch_database_url):
     # As `make load` runs it: the development settings (Celery on Redis's database 0, apart from the test
     # session's worker), in a scratch database.
