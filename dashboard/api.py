@@ -356,7 +356,8 @@ def _answer_shown(request: HttpRequest, answer_id: str) -> Answer | Status[dict[
     return answer
 
 
-MARK_RESPONSES = {403: ErrorOut, 404: ErrorOut, 422: ValidationOut, 429: ErrorOut}
+# 400: a body that is not JSON (or, for a report, a note over the limit).
+MARK_RESPONSES = {400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 422: ValidationOut, 429: ErrorOut}
 
 
 @api.post(
@@ -382,7 +383,7 @@ def api_answer_mark(
 
 @api.post(
     "/answers/{answer_id}/claims/{claim_id}/report",
-    response={200: ReportedOut, 400: ErrorOut, **MARK_RESPONSES},
+    response={200: ReportedOut, **MARK_RESPONSES},
     summary="Report a claim of an answer wrong",
 )
 def api_claim_report(

@@ -8,7 +8,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from claimcheck.terms import ClaimStatus
-from dashboard.api import MARK_NEEDS_READER
+from dashboard.api import BODY_NOT_JSON, MARK_NEEDS_READER
 from dashboard.ratelimit import MARK_RATE_LIMITED
 from evaluation.retraining import editor_reviews
 from garden.models import Conversation, Passage
@@ -210,6 +210,18 @@ def test_a_script_marks_and_reports_through_the_api_with_a_token(verified, answe
     anonymous = Client().post(f"/api/answers/{answer.public_id}/mark", {"helpful": True}, "application/json")
     assert anonymous.status_code == 403 and anonymous.json() == {"error": MARK_NEEDS_READER}
     assert AnswerMark.objects.get().helpful is False
+
+
+def test_a_mark_whose_body_is_not_json_is_refused_as_documented(answer):
+    user = reader()
+    bearer = {"Authorization": f"Bearer {token_create(user_id=user.pk, name='laptop')[1]}"}
+    script = Client()
+    refused = script.post(f"/api/answers/{answer.public_id}/mark", "\x00", "application/json", headers=bearer)
+    assert refused.status_code == 400 and refused.json() == {"error": BODY_NOT_JSON}
+    assert not AnswerMark.objects.exists()
+    paths = script.get("/api/openapi.json").json()["paths"]
+    for path in ("/api/answers/{answer_id}/mark", "/api/answers/{answer_id}/claims/{claim_id}/report"):
+        assert "400" in paths[path]["post"]["responses"], path
 
 
 def _reports_on(verification, readers):
