@@ -111,5 +111,5 @@ def test_an_interrupted_import_leaves_no_half_written_article(tmp_path):
         current_passages=Count("passages", filter=Q(passages__is_current=True), distinct=True),
     )
     assert 20 <= written.count() < 600
-    counts = written.values_list("current_revisions", "current_chunks")
+    counts = written.values_list("current_revisions", "current_passages")
     assert all(revisions == 1 and passages >= 1 for revisions, passages in counts)
