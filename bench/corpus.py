@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from garden.chunking import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS, chunk_spans
+from garden.chunking import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS, passage_spans
 from garden.services import embedding_input
 from providers import embeddings
 
@@ -192,7 +192,7 @@ def _passages_of(texts: Iterable[str]) -> Iterator[str]:
     """Passages cut by the chunker from the texts' prose paragraphs, one after another as in a note."""
     paragraphs = [p for text in texts for p in _paragraphs(text) if word_share(p) >= MIN_WORD_SHARE]
     prose = "\n\n".join(paragraphs)
-    for span in chunk_spans(prose):
+    for span in passage_spans(prose):
         passage = span.of(prose)
         # Longer: one paragraph with no sentence end to cut at (a list of names, a flattened table).
         if MIN_PASSAGE_CHARS <= len(passage) <= MAX_CHUNK_CHARS:

@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bench.timing import median_of_runs, percentiles, timed
-from garden.models import Chunk
+from garden.models import Passage
 from garden.services import embedding_input
 from providers import embeddings
 
@@ -40,7 +40,7 @@ def bench_backends(
     """Each embedding backend side by side, in turns within each run (so a busy neighbour slows them alike):
     chunks/s encoding the garden's chunks as an import does, query embedding p50/p95, and how close its
     vectors are to torch's (lowest and mean cosine)."""
-    rows = Chunk.objects.filter(is_current=True).select_related("revision").order_by("id")[:BACKEND_CHUNKS]
+    rows = Passage.objects.filter(is_current=True).select_related("revision").order_by("id")[:BACKEND_CHUNKS]
     inputs = sorted((embedding_input(c.revision.title, c.text) for c in rows), key=len)
     for backend in backends:
         embeddings.load(backend)  # the ONNX export, if not cached yet, stays out of the timings

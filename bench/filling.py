@@ -18,7 +18,7 @@ from django.db.models import Count
 from bench.corpus import CACHE_FOLDER, Corpus, corpus_load, first_sentence
 from garden.answering.retrieval import CANDIDATES
 from garden.golden import GoldenEntry
-from garden.models import Article, ArticleRevision, Chunk
+from garden.models import Article, ArticleRevision, Passage
 from garden.sync.indexing import VECTOR_INDEX
 
 # The corpus is cached under .run/CACHE_FOLDER; its passages are stored in articles whose slugs start so.
@@ -39,7 +39,7 @@ def _corpus_needed(size: int) -> int:
     """Passages of the corpus a garden of `size` current chunks needs: the held-out queries, and the rows the
     garden's own chunks do not fill."""
     return CORPUS_QUERIES + max(
-        0, size - Chunk.objects.filter(is_current=True).exclude(**CORPUS_ROWS).count()
+        0, size - Passage.objects.filter(is_current=True).exclude(**CORPUS_ROWS).count()
     )
 
 
@@ -71,7 +71,7 @@ def _corpus_articles(titles: Sequence[str]) -> dict[str, tuple[Article, ArticleR
     )
     revisions = {r.article_id: r for r in ArticleRevision.objects.filter(article__in=articles.values())}
     ordinals = dict(
-        Chunk.objects.filter(article__in=articles.values())
+        Passage.objects.filter(article__in=articles.values())
         .values("article_id")
         .annotate(count=Count("id"))
         .values_list("article_id", "count")
@@ -86,10 +86,10 @@ def fill_to(size: int, corpus: Corpus) -> float:
     """Add the corpus's next passages, as current chunks of one article per source (module or document) with
     their cached vectors, until the garden holds `size`; the seconds the HNSW index took to build (0: nothing
     was added)."""
-    have = Chunk.objects.filter(is_current=True).count()
+    have = Passage.objects.filter(is_current=True).count()
     if have >= size:
         return 0.0
-    stored = Chunk.objects.filter(**CORPUS_ROWS).count()
+    stored = Passage.objects.filter(**CORPUS_ROWS).count()
     first = CORPUS_QUERIES + stored
     rows = range(first, first + size - have)
     if rows.stop > len(corpus.passages):
@@ -100,13 +100,13 @@ def fill_to(size: int, corpus: Corpus) -> float:
         cursor.execute("SELECT pg_get_indexdef(%s::regclass)", [VECTOR_INDEX])
         index_definition = cursor.fetchone()[0]
         cursor.execute(f"DROP INDEX {VECTOR_INDEX}")
-    batch: list[Chunk] = []
+    batch: list[Passage] = []
     for row in rows:
         passage = corpus.passages[row]
         article, revision, ordinal = articles[passage.title]
         articles[passage.title] = (article, revision, ordinal + 1)
         batch.append(
-            Chunk(
+            Passage(
                 revision=revision,
                 article=article,
                 ordinal=ordinal,
@@ -118,9 +118,9 @@ def fill_to(size: int, corpus: Corpus) -> float:
             )
         )
         if len(batch) == 5_000:
-            Chunk.objects.bulk_create(batch)
+            Passage.objects.bulk_create(batch)
             batch = []
-    Chunk.objects.bulk_create(batch)
+    Passage.objects.bulk_create(batch)
     with connection.cursor() as cursor:
         cursor.execute("SET maintenance_work_mem = '1GB'")
         began = time.perf_counter()
@@ -141,7 +141,7 @@ def corpus_remove() -> None:
 
 
 def current_matrix() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
-    rows = list(Chunk.objects.filter(is_current=True).values_list("id", "embedding"))
+    rows = list(Passage.objects.filter(is_current=True).values_list("id", "embedding"))
     ids = np.asarray([row[0] for row in rows], dtype=np.int64)
     return ids, np.asarray([np.asarray(row[1], dtype=np.float32) for row in rows])
 

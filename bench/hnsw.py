@@ -19,7 +19,7 @@ from bench.filling import corpus_for, corpus_queries, current_matrix, exact_top,
 from bench.timing import median_of_runs, p95_range, percentiles, timed
 from garden.answering.retrieval import vector_candidates
 from garden.golden import GoldenEntry
-from garden.models import Chunk
+from garden.models import Passage
 from garden.sync.indexing import VECTOR_INDEX, vector_index
 from providers import embeddings
 
@@ -36,7 +36,7 @@ def _rebuild_hnsw(index: HnswIndex) -> float:
         editor.execute(f"DROP INDEX IF EXISTS {VECTOR_INDEX}")
         editor.execute("SET maintenance_work_mem = '1GB'")
         began = time.perf_counter()
-        editor.add_index(Chunk, index)
+        editor.add_index(Passage, index)
         seconds = time.perf_counter() - began
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE garden_chunk")
@@ -61,7 +61,7 @@ def _hnsw_curve(vectors: npt.NDArray[np.float32], runs: int, ef_searches: Sequen
             recalls[ef] = float(
                 np.mean(
                     [
-                        len({chunk_id for chunk_id, *_ in found[:10]} & best) / 10
+                        len({passage_id for passage_id, *_ in found[:10]} & best) / 10
                         for (_, found), best in zip(searches, exact_best, strict=True)
                     ]
                 )

@@ -15,7 +15,7 @@ from django.conf import settings
 
 from bench.timing import timed
 from config.workers import CeleryWorker, WorkerNotReady, workers_running, workers_wait
-from garden.models import Article, Chunk
+from garden.models import Article, Passage
 from garden.services import embedding_input
 from garden.sync import FanOutError, Workers, garden_import, workers_find
 from providers import embeddings
@@ -25,9 +25,9 @@ def bench_import(folders: Sequence[Path], history: Sequence[Path] = ()) -> dict[
     report = garden_import(folders, history=history)
     return {
         "articles": report.created + report.revised,
-        "chunks": report.chunks,
+        "chunks": report.passages,
         "seconds": round(report.seconds, 2),
-        "chunks_per_second": round(report.chunks_per_second, 1),
+        "chunks_per_second": round(report.passages_per_second, 1),
     }
 
 
@@ -100,7 +100,7 @@ def bench_large_garden(count: int) -> dict[str, Any]:
         first = garden_import([folder])
         inputs = [
             embedding_input(c.revision.title, c.text)
-            for c in Chunk.objects.filter(revision__source_path__startswith=scratch).select_related(
+            for c in Passage.objects.filter(revision__source_path__startswith=scratch).select_related(
                 "revision"
             )
         ]
@@ -110,9 +110,9 @@ def bench_large_garden(count: int) -> dict[str, Any]:
         Article.objects.filter(revisions__source_path__startswith=scratch).delete()
     return {
         "notes": count,
-        "chunks": first.chunks,
+        "chunks": first.passages,
         "first_import_seconds": round(first.seconds, 1),
-        "chunks_per_second": round(first.chunks_per_second, 1),
+        "chunks_per_second": round(first.passages_per_second, 1),
         "import_embedding_seconds": round(first.embed_seconds, 1),
         "encode_seconds": round(encode_seconds, 1),
         "overhead_beyond_encode_pct": round(100 * (first.seconds - encode_seconds) / encode_seconds, 1),
@@ -174,9 +174,9 @@ def _import_figures(folder: Path, scratch: str, workers: Workers | None) -> dict
     report = garden_import([folder], workers=workers)
     Article.objects.filter(revisions__source_path__startswith=scratch).delete()
     return {
-        "chunks": report.chunks,
+        "chunks": report.passages,
         "seconds": round(report.seconds, 1),
-        "chunks_per_second": round(report.chunks_per_second, 1),
+        "chunks_per_second": round(report.passages_per_second, 1),
         "embed_seconds": round(report.embed_seconds, 1),
         "write_seconds": round(report.write_seconds, 1),
     }

@@ -11,7 +11,7 @@ from claimcheck.claims import split_claims
 from claimcheck.judges.local import judge_claims
 from claimcheck.judges.types import Source
 from claimcheck.terms import JudgeMode
-from garden.models import Chunk
+from garden.models import Passage
 from verifier.checking import text_check
 from verifier.models import SpendPurpose
 
@@ -19,12 +19,12 @@ SIX_CLAIMS = 6
 EIGHT_CHUNKS = 8
 
 
-def _answer(chunks: list[Chunk], rng: random.Random) -> str:
+def _answer(passages: list[Passage], rng: random.Random) -> str:
     """Six cited sentences taken from the chunks, every other one with a number changed."""
     sentences = [
         (number, claim.text)
-        for number, chunk in enumerate(chunks, start=1)
-        for claim in split_claims(chunk.text)
+        for number, passage in enumerate(passages, start=1)
+        for claim in split_claims(passage.text)
         if claim.is_claim and len(claim.text) > 40 and not claim.text.startswith(("#", "|", "-"))
     ]
     picked = rng.sample(sentences, SIX_CLAIMS)
@@ -39,11 +39,11 @@ def _answer(chunks: list[Chunk], rng: random.Random) -> str:
 
 def bench_judge(runs: int, seed: int = 11) -> dict[str, Any]:
     rng = random.Random(seed)
-    pool = list(Chunk.objects.filter(is_current=True, end__gt=300).order_by("id")[:200])
+    pool = list(Passage.objects.filter(is_current=True, end__gt=300).order_by("id")[:200])
     cases = []
     for _ in range(max(runs, 3) * 4):
-        chunks = rng.sample(pool, EIGHT_CHUNKS)
-        cases.append((_answer(chunks, rng), [Source(i, c.text) for i, c in enumerate(chunks, start=1)]))
+        passages = rng.sample(pool, EIGHT_CHUNKS)
+        cases.append((_answer(passages, rng), [Source(i, c.text) for i, c in enumerate(passages, start=1)]))
     # Load the models once, outside the timings.
     text_check(*cases[0], purpose=SpendPurpose.BATCH, mode=JudgeMode.LOCAL)
     timings, cpu_timings = [], []

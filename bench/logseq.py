@@ -79,7 +79,7 @@ def bench_logseq_import(count: int = GRAPH_PAGES, runs: int = 3) -> dict[str, An
     graph's over the vault's (issue 23 asks for 1.2x at most)."""
     seconds: dict[str, list[float]] = {"logseq": [], "markdown": []}
     reading: dict[str, list[float]] = {"logseq": [], "markdown": []}
-    chunks: dict[str, int] = {}
+    passages: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as scratch:
         graph, vault = generate_graph_pair(Path(scratch), count)
         for run in range(runs):
@@ -88,14 +88,14 @@ def bench_logseq_import(count: int = GRAPH_PAGES, runs: int = 3) -> dict[str, An
                 reading[kind].append(_read_seconds(folder))
                 report = garden_import([folder])
                 seconds[kind].append(report.seconds)
-                chunks[kind] = report.chunks
+                passages[kind] = report.passages
                 Article.objects.filter(garden=str(folder.resolve())).delete()
     logseq_s, markdown_s = statistics.median(seconds["logseq"]), statistics.median(seconds["markdown"])
     return {
         "pages": count,
         "runs": runs,
-        "logseq_chunks": chunks["logseq"],
-        "markdown_chunks": chunks["markdown"],
+        "logseq_chunks": passages["logseq"],
+        "markdown_chunks": passages["markdown"],
         "logseq_seconds": round(logseq_s, 2),
         "markdown_seconds": round(markdown_s, 2),
         "logseq_over_markdown": round(logseq_s / markdown_s, 3) if markdown_s else None,

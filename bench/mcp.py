@@ -28,7 +28,7 @@ from bench.timing import percentiles
 from config.database import current_database_url
 from config.devstack import free_port, wait_for_port
 from dashboard.mcp_http import PATH
-from garden.models import Chunk
+from garden.models import Passage
 from verifier.roles import READER
 from verifier.tokens import token_create
 
@@ -41,7 +41,7 @@ CALL_TIMEOUT_SECONDS = 600.0
 
 def checked_text(chars: int = TEXT_CHARS) -> str:
     """At least `chars` characters of the garden's own passages, to the end of a sentence, one figure wrong."""
-    passages = list(Chunk.objects.order_by("article__title", "pk").values_list("text", flat=True))
+    passages = list(Passage.objects.order_by("article__title", "pk").values_list("text", flat=True))
     passages.sort(key=lambda passage: TRUE_FIGURE not in passage)  # the tunnel's figure first, so it is in
     text = ""
     for passage in passages:

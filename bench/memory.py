@@ -18,7 +18,7 @@ from django.conf import settings
 from bench.imports import generate_garden
 from bench.timing import percentiles, timed
 from garden.golden import GoldenEntry
-from garden.models import Article, Chunk
+from garden.models import Article, Passage
 
 # Garden sizes whose first import is measured in a process of its own: its peak memory must not grow with the
 # garden beyond the notes in flight (issue: peak at 50,000 within 1.2x of the peak at 5,000).
@@ -63,11 +63,11 @@ def bench_import_memory(
         for count in counts:
             folder = generate_garden(Path(scratch) / f"garden-{count}", count).resolve()
             figures = _import_process(folder, database_url)
-            chunks = Chunk.objects.filter(article__garden=str(folder), is_current=True).count()
+            passages = Passage.objects.filter(article__garden=str(folder), is_current=True).count()
             sizes[str(count)] = {
-                "chunks": chunks,
+                "chunks": passages,
                 "seconds": round(figures["seconds"], 1),
-                "chunks_per_second": round(chunks / figures["seconds"], 1),
+                "chunks_per_second": round(passages / figures["seconds"], 1),
                 "peak_mib": round(figures["peak_mib"]),
             }
             if count == max(counts):

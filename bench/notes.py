@@ -28,7 +28,7 @@ from garden.answering.retrieval import Thresholds, matched_topics, retrieve, sel
 from garden.answering.retrieval_report import Observed, calibrate, held_out, measure, observe
 from garden.answering.self_calibration import self_calibrate
 from garden.golden import GoldenEntry
-from garden.models import Article, ArticleRevision, Chunk, Topic, names_keep
+from garden.models import Article, ArticleRevision, Passage, Topic, names_keep
 from garden.readers import Reader
 from garden.services import embedding_input
 from garden.vocabulary import NAME_TITLE_LIMIT
@@ -192,8 +192,8 @@ def _notes_to(count: int, notes: Sequence[Note]) -> int:
             ArticleRevision(article=a, title=note.title, body=note.text, content_hash=a.slug)
             for a, note in texted
         )
-        Chunk.objects.bulk_create(
-            Chunk(
+        Passage.objects.bulk_create(
+            Passage(
                 revision=revision,
                 article=a,
                 ordinal=0,
@@ -214,7 +214,7 @@ def _notes_to(count: int, notes: Sequence[Note]) -> int:
             "garden_chunk",
         ):
             cursor.execute(f"ANALYZE {table}")
-    return Chunk.objects.filter(article__slug__startswith="bench-note-").count()
+    return Passage.objects.filter(article__slug__startswith="bench-note-").count()
 
 
 def _gate_figures(observed: Sequence[Observed], thresholds: Thresholds) -> dict[str, Any]:

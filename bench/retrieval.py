@@ -75,7 +75,7 @@ def bench_retrieval(
                 elapsed, _ = timed(hybrid_retrieve, question, vector, thresholds)
                 hybrid.append(elapsed)
                 exact_best = set(ids[top[:10]].tolist())
-                recalls.append(len({chunk_id for chunk_id, *_ in found[:10]} & exact_best) / 10)
+                recalls.append(len({passage_id for passage_id, *_ in found[:10]} & exact_best) / 10)
             hnsw_runs.append(percentiles(hnsw))
             numpy_runs.append(percentiles(exact))
             sql_runs.append(percentiles(sql))

@@ -445,7 +445,7 @@ def api_check(request: HttpRequest, payload: CheckIn, response: HttpResponse) ->
         return Status(429, {"error": RATE_LIMITED})
     try:
         with spending_for(request_spender(request)):
-            checked, chunks = garden_check(
+            checked, passages = garden_check(
                 payload.text,
                 mode=check_mode(request),
                 claude_slot=claude_slot(),
@@ -455,7 +455,7 @@ def api_check(request: HttpRequest, payload: CheckIn, response: HttpResponse) ->
         return Status(400, {"error": error.message})
     except ClaudeBusy:
         return _claude_busy(response)
-    out = checked_payload(checked, check_sources(chunks), rejected_quotes=may_see_rejected_quotes(request))
+    out = checked_payload(checked, check_sources(passages), rejected_quotes=may_see_rejected_quotes(request))
     return Status(200, out)
 
 

@@ -39,7 +39,7 @@ from dashboard.shapes import answer_shape, shape_json, verdict_shape
 from garden import selectors
 from garden.answering.asking import QuestionError, question_clean
 from garden.answering.retrieval import retrieve
-from garden.models import Answer, Article, Chunk
+from garden.models import Answer, Article, Passage
 from garden.readers import ALL_AUDIENCES, Reader
 from verifier.budget import spending_for
 from verifier.checking import SOURCES_MAX, CheckError, garden_check, path_citations_audit, sources_check
@@ -128,12 +128,12 @@ class GardenTools:
         except QuestionError as error:
             raise ToolError(error.message) from None
         found = retrieve(query, reader=self.reader)
-        chunks = Chunk.objects.select_related("article").in_bulk([hit.chunk_id for hit in found.sources])
-        shown = selectors.passages_shown(chunks.values(), self.reader)
+        by_id = Passage.objects.select_related("article").in_bulk([hit.passage_id for hit in found.sources])
+        shown = selectors.passages_shown(by_id.values(), self.reader)
         passages = [
-            _passage(chunks[hit.chunk_id], shown[hit.chunk_id], hit.score)
+            _passage(by_id[hit.passage_id], shown[hit.passage_id], hit.score)
             for hit in found.sources
-            if hit.chunk_id in chunks
+            if hit.passage_id in by_id
         ]
         return {"query": query, "found": bool(passages), "passages": passages}
 
@@ -201,10 +201,10 @@ class GardenTools:
         try:
             with spending_for(request_spender(self.request)):
                 if sources is None:
-                    checked, chunks = garden_check(
+                    checked, passages = garden_check(
                         text, mode=mode, claude_slot=claude_slot(), reader=self.reader
                     )
-                    given = check_sources(chunks)
+                    given = check_sources(passages)
                 else:
                     checked = sources_check(text, sources, mode=mode, claude_slot=claude_slot())
                     given = [{"number": n, "given": True} for n in range(1, len(sources) + 1)]
@@ -251,13 +251,13 @@ class GardenTools:
         return verdict
 
 
-def _passage(chunk: Chunk, text: str, score: float) -> dict[str, Any]:
+def _passage(passage: Passage, text: str, score: float) -> dict[str, Any]:
     return {
-        "title": chunk.article.title,
-        "cited_as": chunk.cited_as,
-        "address": site_address(chunk.article.get_absolute_url()),
-        "passage_address": site_address(chunk.get_absolute_url()),
-        "page": chunk.page,
+        "title": passage.article.title,
+        "cited_as": passage.cited_as,
+        "address": site_address(passage.article.get_absolute_url()),
+        "passage_address": site_address(passage.get_absolute_url()),
+        "page": passage.page,
         "score": round(score, 4),
         "text": text,
     }

@@ -6,12 +6,12 @@ from typing import Any
 
 from claimcheck.quote_gate import quote_passed
 from claimcheck.verdict import compact_line
-from garden.models import Chunk
+from garden.models import Passage
 from verifier.checking import Checked
 from verifier.health import SYNC_REFUSED, SYNC_REFUSED_UNNAMED, Health
 
 
-def check_sources(chunks: list[Chunk]) -> list[dict[str, Any]]:
+def check_sources(passages: list[Passage]) -> list[dict[str, Any]]:
     """The passages a text was checked against, numbered as its claims' `source_index` (`POST /api/check`)."""
     return [
         {
@@ -22,7 +22,7 @@ def check_sources(chunks: list[Chunk]) -> list[dict[str, Any]]:
             "cited_as": c.cited_as,
             "url": c.get_absolute_url(),
         }
-        for n, c in enumerate(chunks, start=1)
+        for n, c in enumerate(passages, start=1)
     ]
 
 

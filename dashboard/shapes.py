@@ -17,7 +17,7 @@ from pydantic import Field, PlainSerializer, TypeAdapter
 
 from claimcheck.quote_gate import quote_passed
 from claimcheck.terms import ClaimStatus, JurorRole, RiskLabel, Severity, Verdict
-from garden.models import Answer, Chunk, Conversation, Generator, SearchRule
+from garden.models import Answer, Conversation, Generator, Passage, SearchRule
 from garden.readers import Reader
 from garden.selectors import answer_links_hidden, passages_shown, texts_shown
 from verifier.models import FINISHED, CriticFinding, Verification, VerificationStatus, Vote
@@ -279,7 +279,7 @@ def answer_shape(answer: Answer, *, reader: Reader, verdict: VerdictOut | None =
     links to notes not theirs are not shared: `passages_shown`), carrying `verdict` (the answer page's, from
     `verdict_shape`) when it is given: the API's answer leaves the verdict to its own endpoint."""
     sources = list(answer.sources.all())
-    shown = passages_shown([source.chunk for source in sources], reader, answer_links_hidden(answer))
+    shown = passages_shown([source.passage for source in sources], reader, answer_links_hidden(answer))
     question = answer.question
     retrieval = question.retrieval
     brief = getattr(answer, "verification", None)
@@ -307,7 +307,7 @@ def answer_shape(answer: Answer, *, reader: Reader, verdict: VerdictOut | None =
             )
             for hit in retrieval.articles.all()
         ],
-        citations=[_citation(source.number, source.chunk, shown[source.chunk.pk]) for source in sources],
+        citations=[_citation(source.number, source.passage, shown[source.passage.pk]) for source in sources],
         topics=[topic.slug for topic in retrieval.topics.all()],
         themes=[theme.slug for theme in retrieval.themes.all()],
         preflight=PreflightOut(
@@ -383,15 +383,15 @@ def conversation_shape(
     )
 
 
-def _citation(number: int, chunk: Chunk, passage: str) -> CitationOut:
+def _citation(number: int, passage: Passage, text: str) -> CitationOut:
     return CitationOut(
         number=number,
-        article=chunk.article.slug,
-        title=chunk.article.title,
-        page=chunk.page,
-        cited_as=chunk.cited_as,
-        passage=passage,
-        url=chunk.get_absolute_url(),
+        article=passage.article.slug,
+        title=passage.article.title,
+        page=passage.page,
+        cited_as=passage.cited_as,
+        passage=text,
+        url=passage.get_absolute_url(),
     )
 
 
@@ -413,7 +413,7 @@ def verdict_shape(
         return VerdictOut(status=None, counts={}, sources_used=[], critics=[], claims=[], sentences=[])
     summary = verdict_summary(verification)
     quoted = [
-        (claim.chunk.article_id if claim.chunk else None, quote)
+        (claim.passage.article_id if claim.passage else None, quote)
         for claim in summary.claims
         for quote in [claim.quote, *(vote.quote for vote in claim.votes.all())]
     ]
@@ -453,7 +453,7 @@ def _shown_quote(quote: str, flags: list[str], *, rejected_quotes: bool) -> str:
 
 
 def _claim(claim: ClaimRow, quote: str, vote_quotes: list[str], *, rejected_quotes: bool) -> ClaimOut:
-    chunk = claim.chunk
+    passage = claim.passage
     return ClaimOut(
         text=claim.text,
         start=claim.start,
@@ -461,7 +461,7 @@ def _claim(claim: ClaimRow, quote: str, vote_quotes: list[str], *, rejected_quot
         status=ClaimStatus(claim.status) if claim.status else "",
         quote=_shown_quote(quote, claim.flags, rejected_quotes=rejected_quotes),
         source_index=claim.source_number,
-        article=chunk.article.slug if chunk else None,
+        article=passage.article.slug if passage else None,
         confidence=claim.confidence,
         flags=list(claim.flags),
         escalated=claim.escalated,
@@ -472,12 +472,12 @@ def _claim(claim: ClaimRow, quote: str, vote_quotes: list[str], *, rejected_quot
         id=claim.pk,
         is_claim=claim.is_claim,
         passage=PassageOut(
-            url=chunk.get_absolute_url(),
-            cited_as=chunk.cited_as,
-            current=chunk.is_current,
-            commit=chunk.revision.commit[:12],
+            url=passage.get_absolute_url(),
+            cited_as=passage.cited_as,
+            current=passage.is_current,
+            commit=passage.revision.commit[:12],
         )
-        if chunk
+        if passage
         else None,
     )
 

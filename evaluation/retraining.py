@@ -52,8 +52,8 @@ def editor_reviews() -> list[EditorReview]:
     latest: dict[int, Review] = {}
     decided = (
         Review.objects.exclude(decision=Decision.NOTE)
-        .filter(claim__chunk__isnull=False)
-        .select_related("claim__chunk")
+        .filter(claim__passage__isnull=False)
+        .select_related("claim__passage")
         .order_by("claim_id", "-created_at", "-pk")
     )
     for review in decided:
@@ -61,9 +61,11 @@ def editor_reviews() -> list[EditorReview]:
     out = []
     for claim_id, review in sorted(latest.items()):
         correct = review.correct_status if review.decision == Decision.JUDGE_WRONG else review.judged_status
-        assert review.claim.chunk is not None
+        assert review.claim.passage is not None
         out.append(
-            EditorReview(claim_id, review.claim.text, review.claim.chunk.text, correct in SUPPORTED_STATUSES)
+            EditorReview(
+                claim_id, review.claim.text, review.claim.passage.text, correct in SUPPORTED_STATUSES
+            )
         )
     return out
 

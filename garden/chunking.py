@@ -133,7 +133,7 @@ def page_of(pages: Sequence[int], offset: int) -> int | None:
     return bisect_right(pages, offset) if pages else None
 
 
-def chunk_spans(text: str, pages: Sequence[int] = ()) -> list[Span]:
+def passage_spans(text: str, pages: Sequence[int] = ()) -> list[Span]:
     """Chunks of about TARGET_CHUNK_CHARS: whole paragraphs merged, a long paragraph split at sentences.
 
     A heading is never left alone at the end of a chunk: it starts the chunk of the text it heads. A code
@@ -141,16 +141,16 @@ def chunk_spans(text: str, pages: Sequence[int] = ()) -> list[Span]:
     page of a PDF starts in `text`), no chunk runs across two pages, so each is cited by its one page.
     """
     if not pages:
-        return _chunk_spans(text)
+        return _passage_spans(text)
     ends = [*pages[1:], len(text)]
     return [
         Span(start + span.start, start + span.end)
         for start, end in zip(pages, ends, strict=True)
-        for span in _chunk_spans(text[start:end])
+        for span in _passage_spans(text[start:end])
     ]
 
 
-def _chunk_spans(text: str) -> list[Span]:
+def _passage_spans(text: str) -> list[Span]:
     pieces: list[Span] = []
     blocks = fenced_blocks(text)
     for paragraph in paragraph_spans(text, blocks):
@@ -176,7 +176,7 @@ def _chunk_spans(text: str) -> list[Span]:
         if group_start is not None and group_end is not None:
             pieces.append(Span(group_start, group_end))
 
-    chunks: list[Span] = []
+    passages: list[Span] = []
     current: Span | None = None
     heading_only = False
     for piece in pieces:
@@ -188,8 +188,8 @@ def _chunk_spans(text: str) -> list[Span]:
             heading_only = heading_only and is_heading
             continue
         if current is not None:
-            chunks.append(current)
+            passages.append(current)
         current, heading_only = piece, is_heading
     if current is not None:
-        chunks.append(current)
-    return chunks
+        passages.append(current)
+    return passages

@@ -230,7 +230,7 @@ class RetrievalCalibration(models.Model):
     vector_threshold = models.FloatField()
     text_threshold = models.FloatField()
     embedded_by = models.CharField(
-        max_length=40, help_text="The embedder it was fitted with (Chunk.embedded_by)."
+        max_length=40, help_text="The embedder it was fitted with (Passage.embedded_by)."
     )
     golden = models.CharField(max_length=500, blank=True, help_text="The golden set it was fitted on.")
     source = models.CharField(
@@ -239,8 +239,8 @@ class RetrievalCalibration(models.Model):
         default=CalibrationSource.GOLDEN,
         help_text="What it was fitted on: a golden set, or probes the garden made of itself.",
     )
-    chunks = models.PositiveIntegerField(
-        default=0, help_text="Current chunks of the garden when it was fitted."
+    passages = models.PositiveIntegerField(
+        db_column="chunks", default=0, help_text="Current passages of the garden when it was fitted."
     )
     expected = models.JSONField(
         default=dict,
@@ -472,11 +472,11 @@ def _revision_url(article: Article, revision_id: int, *, current: bool) -> str:
     return url if current else f"{url}?revision={revision_id}"
 
 
-class Chunk(models.Model):
+class Passage(models.Model):
     """A passage of a revision: `revision.body[start:end] == text`, with its embedding and search vector."""
 
-    revision = models.ForeignKey(ArticleRevision, on_delete=models.CASCADE, related_name="chunks")
-    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="chunks")
+    revision = models.ForeignKey(ArticleRevision, on_delete=models.CASCADE, related_name="passages")
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="passages")
     ordinal = models.PositiveIntegerField()
     text = models.TextField()
     start = models.PositiveIntegerField()
@@ -498,6 +498,7 @@ class Chunk(models.Model):
     )
 
     class Meta:
+        db_table = "garden_chunk"  # its first name: the rename left the table as it was
         ordering = ["revision", "ordinal"]
         indexes = [
             # m 12 and ef_construction 800 with RETRIEVAL_EF_SEARCH 200: on real passages at 100k chunks, the
@@ -732,14 +733,14 @@ class AnswerQuerySet(models.QuerySet["Answer"]):
         """Answers `reader` may see: each of their sources is in an article the reader may read and holds no
         words of one they may not (an answer quotes and paraphrases its sources, so it is withheld with them,
         and is back when they are; an answer from another audience's notes is not this reader's)."""
-        unreadable = Q(chunk__article__withheld_at__isnull=False) | Q(
-            chunk__revision__shows__overlap=_withheld_places()
+        unreadable = Q(passage__article__withheld_at__isnull=False) | Q(
+            passage__revision__shows__overlap=_withheld_places()
         )
         if not reader.reads_all:
-            unreadable |= ~Q(chunk__article__audiences=[]) & ~Q(
-                chunk__article__audiences__overlap=sorted(reader.audiences)
+            unreadable |= ~Q(passage__article__audiences=[]) & ~Q(
+                passage__article__audiences__overlap=sorted(reader.audiences)
             )
-            unreadable |= Q(chunk__revision__shows__overlap=_unreadable_places(reader))
+            unreadable |= Q(passage__revision__shows__overlap=_unreadable_places(reader))
         return self.exclude(Exists(AnswerSource.objects.filter(answer=OuterRef("pk")).filter(unreadable)))
 
 
@@ -784,9 +785,9 @@ class Answer(models.Model):
         """Whether a source of this answer is in a withheld article, or holds words of one (reads the
         prefetched sources; a query more only when a source holds words of other notes)."""
         sources = self.sources.all()
-        if any(source.chunk.article.withheld for source in sources):
+        if any(source.passage.article.withheld for source in sources):
             return True
-        places = {place for source in sources for place in source.chunk.revision.shows}
+        places = {place for source in sources for place in source.passage.revision.shows}
         return bool(places) and Article.objects.filter(withheld_at__isnull=False, path__in=places).exists()
 
     def withheld_from(self, reader: Reader) -> bool:
@@ -795,9 +796,9 @@ class Answer(models.Model):
         if self.withheld:
             return True
         sources = self.sources.all()
-        if not all(reader.may_read(source.chunk.article.audiences) for source in sources):
+        if not all(reader.may_read(source.passage.article.audiences) for source in sources):
             return True
-        places = {place for source in sources for place in source.chunk.revision.shows}
+        places = {place for source in sources for place in source.passage.revision.shows}
         if not places or reader.reads_all:
             return False
         readable = Article.objects.readable(reader).values("pk")
@@ -813,11 +814,11 @@ class Answer(models.Model):
 
 
 class AnswerSource(models.Model):
-    """Source `[number]` as given to synthesis: a chunk of a specific revision."""
+    """Source `[number]` as given to synthesis: a passage of a specific revision."""
 
     answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="sources")
     number = models.PositiveIntegerField()
-    chunk = models.ForeignKey(Chunk, on_delete=models.PROTECT, related_name="+")
+    passage = models.ForeignKey(Passage, on_delete=models.PROTECT, related_name="+", db_column="chunk_id")
     score = models.FloatField()
 
     class Meta:
@@ -825,4 +826,4 @@ class AnswerSource(models.Model):
         constraints = [models.UniqueConstraint(fields=["answer", "number"], name="unique_source_number")]
 
     def __str__(self) -> str:
-        return f"[{self.number}] {self.chunk}"
+        return f"[{self.number}] {self.passage}"

@@ -22,10 +22,10 @@ from garden.models import (
     AnswerSource,
     Article,
     ArticleRevision,
-    Chunk,
     Conversation,
     Image,
     Link,
+    Passage,
     RetrievedArticle,
     Theme,
     Topic,
@@ -62,14 +62,14 @@ def _answers_loaded(reader: Reader) -> QuerySet[Answer]:
     what retrieval found, only what `reader` may see (`answer_hidden_why` says whether the answer itself may be)."""
     # Each source's note's links to notes not the reader's (`answer_links_hidden`), in the sources' own query.
     hidden = (
-        Link.objects.filter(source_id=OuterRef("chunk__article_id"), target__isnull=False)
+        Link.objects.filter(source_id=OuterRef("passage__article_id"), target__isnull=False)
         .filter(target__withheld_at__isnull=True)
         .exclude(target__in=Article.objects.readable(reader))
         .values("source_id")
         .annotate(written=JSONBAgg("written"))
         .values("written")
     )
-    sources = AnswerSource.objects.select_related("chunk__article", "chunk__revision")
+    sources = AnswerSource.objects.select_related("passage__article", "passage__revision")
     return Answer.objects.select_related("question__retrieval", "question__conversation").prefetch_related(
         Prefetch("sources", sources.annotate(links_hidden=Subquery(hidden))),
         Prefetch(
@@ -148,8 +148,8 @@ def article_revision(article: Article, revision_id: int | None, reader: Reader) 
     return revisions.filter(superseded=False).first()
 
 
-def revision_chunks(revision: ArticleRevision) -> QuerySet[Chunk]:
-    return revision.chunks.order_by("ordinal")
+def revision_passages(revision: ArticleRevision) -> QuerySet[Passage]:
+    return revision.passages.order_by("ordinal")
 
 
 # A page resolves its anchored links (`[[Note#Heading]]`) into at most this many notes, each note's text read
@@ -201,9 +201,9 @@ def _anchored_revisions(article_ids: list[int]) -> QuerySet[ArticleRevision]:
         ArticleRevision.objects.filter(article_id__in=article_ids, superseded=False)
         .only("id", "article_id", "body", "anchors")
         .annotate(
-            passage_ids=ArrayAgg("chunks__id", order_by="chunks__start", default=[]),
-            passage_ends=ArrayAgg("chunks__end", order_by="chunks__start", default=[]),
-            passage_pages=ArrayAgg("chunks__page", order_by="chunks__start", default=[]),
+            passage_ids=ArrayAgg("passages__id", order_by="passages__start", default=[]),
+            passage_ends=ArrayAgg("passages__end", order_by="passages__start", default=[]),
+            passage_pages=ArrayAgg("passages__page", order_by="passages__start", default=[]),
         )
     )
 
@@ -229,7 +229,7 @@ class _Passages:
         if index >= len(ends):
             return None
         # Its address is its article's and its page's: no query for what is at hand.
-        passage = Chunk(
+        passage = Passage(
             pk=revision.passage_ids[index],
             article=article,
             revision_id=revision.pk,
@@ -250,13 +250,13 @@ _CUT_AT_START = re.compile(
 
 
 def passages_shown(
-    chunks: Iterable[Chunk], reader: Reader, hidden: Mapping[int, set[str]] | None = None
+    passages: Iterable[Passage], reader: Reader, hidden: Mapping[int, set[str]] | None = None
 ) -> dict[int, str]:
     """Each chunk's text (by its id) as `reader` is shown it, in an answer's sources or a search: see
     `texts_shown`."""
-    chunks = list(chunks)
-    shown = texts_shown([(c.article_id, c.text) for c in chunks], reader, hidden)
-    return dict(zip([c.pk for c in chunks], shown, strict=True))
+    passages = list(passages)
+    shown = texts_shown([(c.article_id, c.text) for c in passages], reader, hidden)
+    return dict(zip([c.pk for c in passages], shown, strict=True))
 
 
 def answer_links_hidden(answer: Answer) -> dict[int, set[str]] | None:
@@ -268,7 +268,7 @@ def answer_links_hidden(answer: Answer) -> dict[int, set[str]] | None:
         if not hasattr(source, "links_hidden"):
             return None
         for written in source.links_hidden or []:
-            hidden.setdefault(source.chunk.article_id, set()).update(written)
+            hidden.setdefault(source.passage.article_id, set()).update(written)
     return hidden
 
 

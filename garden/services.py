@@ -23,8 +23,8 @@ import numpy.typing as npt
 from django.db import transaction
 from django.utils import timezone
 
-from garden.chunking import chunk_spans, page_of
-from garden.models import Article, ArticleRevision, Chunk
+from garden.chunking import page_of, passage_spans
+from garden.models import Article, ArticleRevision, Passage
 from garden.readers import ALL_AUDIENCES
 from providers import embeddings
 
@@ -66,14 +66,14 @@ def revisions_supersede(article_ids: Iterable[int]) -> None:
         .values_list("pk", flat=True)
     )
     ArticleRevision.objects.filter(pk__in=previous).update(superseded=True, superseded_at=timezone.now())
-    Chunk.objects.filter(revision__in=previous).update(is_current=False)
+    Passage.objects.filter(revision__in=previous).update(is_current=False)
 
 
 def revisions_write(new: Sequence[NewRevision]) -> list[ArticleRevision]:
     """Write new current revisions of their articles, with their passages, in a few queries however many: each
     article's current revision is kept, superseded. The caller's transaction makes it all or nothing.
 
-    Only a live article's passages are retrieved (`Chunk.is_current`): a withheld or retired one's new revision
+    Only a live article's passages are retrieved (`Passage.is_current`): a withheld or retired one's new revision
     (an edit in the admin) is current in its history, and its passages are retrieved once it is live again."""
     revisions_supersede([item.article.pk for item in new])
     live = set(
@@ -96,8 +96,8 @@ def revisions_write(new: Sequence[NewRevision]) -> list[ArticleRevision]:
         for item in new
     )
     embedded_by = embeddings.embedder()
-    Chunk.objects.bulk_create(
-        Chunk(
+    Passage.objects.bulk_create(
+        Passage(
             revision=revision,
             article_id=revision.article_id,
             ordinal=i,
@@ -120,7 +120,7 @@ def revision_create(
     *, article: Article, title: str, body: str, date: datetime.date | None = None, source_path: str = ""
 ) -> ArticleRevision:
     """A new current revision of `article` (e.g. edited in admin): the old one is kept, superseded."""
-    spans = [(s.start, s.end) for s in chunk_spans(body)]
+    spans = [(s.start, s.end) for s in passage_spans(body)]
     vectors = embeddings.embed([embedding_input(title, body[a:b]) for a, b in spans])
     (revision,) = revisions_write(
         [

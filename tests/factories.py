@@ -9,7 +9,7 @@ from django.test import Client
 
 from claimcheck.judges.claude import TOOL_NAME
 from claimcheck.terms import ClaimStatus, JudgeMode, RiskLabel, Severity, Verdict
-from garden.models import Answer, AnswerSource, Article, Chunk, Generator, Question, Retrieval
+from garden.models import Answer, AnswerSource, Article, Generator, Passage, Question, Retrieval
 from tests.fakes.messages_api import Behaviour, reply_tool
 from verifier.models import Claim, CriticFinding, Verification, VerificationStatus, Vote
 from verifier.queueing import verification_create
@@ -22,7 +22,7 @@ STATION_ANSWER = (
 STATION_QUOTE = "The first public train of the preserved railway left Ashcombe for Millbridge on 3 May 1981."
 
 
-def answer_for(text: str, *sources: Chunk, question: str = "What does the garden say?") -> Answer:
+def answer_for(text: str, *sources: Passage, question: str = "What does the garden say?") -> Answer:
     """A stored answer (as the extractive synthesiser would give it) citing `sources` as [1], [2], ..."""
     asked = Question.objects.create(
         text=question,
@@ -33,8 +33,8 @@ def answer_for(text: str, *sources: Chunk, question: str = "What does the garden
     Retrieval.objects.create(question=asked)
     answer = Answer.objects.create(question=asked, text=text, generator=Generator.EXTRACTIVE)
     AnswerSource.objects.bulk_create(
-        AnswerSource(answer=answer, number=number, chunk=chunk, score=1.0)
-        for number, chunk in enumerate(sources, start=1)
+        AnswerSource(answer=answer, number=number, passage=passage, score=1.0)
+        for number, passage in enumerate(sources, start=1)
     )
     return answer
 
@@ -56,12 +56,12 @@ def verified_by_claude(quote: str, *, input_tokens: int = 900, output_tokens: in
 
 def verify_station_answer() -> Verification:
     """Run the judge on a one-claim answer citing the Ashcombe station passage it comes from."""
-    chunk = (
+    passage = (
         Article.objects.get(slug="station-ashcombe")
         .revisions.get(superseded=False)
-        .chunks.get(text__contains="first public train")
+        .passages.get(text__contains="first public train")
     )
-    verification = verification_create(answer=answer_for(STATION_ANSWER, chunk))
+    verification = verification_create(answer=answer_for(STATION_ANSWER, passage))
     assert verification is not None
     verification_run(verification_id=verification.pk)
     return Verification.objects.get(pk=verification.pk)
@@ -71,12 +71,12 @@ def verification_with_claims(count: int) -> Verification:
     """A finished verification of an answer of `count` claims, each verified by a passage of its own article
     (the answer's source of the same number) with two jurors' votes, `local` and `claude-test`."""
     one_per_article = (
-        Chunk.objects.filter(is_current=True).order_by("article_id", "ordinal").distinct("article_id")
+        Passage.objects.filter(is_current=True).order_by("article_id", "ordinal").distinct("article_id")
     )
-    chunks = list(one_per_article[:count])
-    assert len(chunks) == count, "the sample garden has fewer articles"
+    passages = list(one_per_article[:count])
+    assert len(passages) == count, "the sample garden has fewer articles"
     sentences = [f"Claim {n} is in the garden [{n}]." for n in range(1, count + 1)]
-    answer = answer_for(" ".join(sentences), *chunks)
+    answer = answer_for(" ".join(sentences), *passages)
     verification = Verification.objects.create(
         answer=answer,
         status=VerificationStatus.DONE,
@@ -90,7 +90,7 @@ def verification_with_claims(count: int) -> Verification:
         verification=verification, check_name="safety", severity=Severity.BLOCK, passed=True
     )
     start = 0
-    for n, (chunk, sentence) in enumerate(zip(chunks, sentences, strict=True), start=1):
+    for n, (passage, sentence) in enumerate(zip(passages, sentences, strict=True), start=1):
         claim = Claim.objects.create(
             verification=verification,
             ordinal=n,
@@ -98,9 +98,9 @@ def verification_with_claims(count: int) -> Verification:
             start=start,
             end=start + len(sentence),
             status=ClaimStatus.VERIFIED,
-            quote=chunk.text[:40],
+            quote=passage.text[:40],
             source_number=n,
-            chunk=chunk,
+            passage=passage,
             confidence=0.9,
         )
         Vote.objects.bulk_create(

@@ -31,11 +31,11 @@ from dashboard.api import BODY_TOO_BIG
 from dashboard.markdown import EMBED_NESTED, EMBED_SHOWN_ABOVE, EMBED_TOO_LONG, QUOTE_DEPTH, render_markdown
 from garden.answering.asking import QuestionError, question_clean
 from garden.answering.preflight import preflight
-from garden.chunking import Span, chunk_spans
+from garden.chunking import Span, passage_spans
 from garden.formats.gardening import editor_markup_removed
 from garden.formats.markdown import ArticleFileError, parse_article_text
 from garden.formats.org.reading import parse_org_text
-from garden.models import Article, ArticleRevision, Chunk, Link
+from garden.models import Article, ArticleRevision, Link, Passage
 from garden.syntax import citation_numbers, strip_citations
 from providers.embeddings import DIMENSIONS
 from verifier.checking import CheckError, check_text_clean
@@ -144,7 +144,7 @@ ENTRY_POINTS: dict[str, Callable[[str], Any]] = {
     "note import": _imported,
     "org note import": _imported_org,
     "editor markup": editor_markup_removed,
-    "chunking": chunk_spans,
+    "chunking": passage_spans,
     "claim splitting": split_claims,
     "citation gate parsers": _citation_gate_parsers,
     "judge text preparation": _judge_text_preparation,
@@ -202,7 +202,7 @@ KNOWN_QUADRATIC = [
     (editor_markup_removed, "[x:: "),
     (editor_markup_removed, "==a "),
     (_imported, "# a#"),
-    (chunk_spans, "```a\n"),  # fences that never close
+    (passage_spans, "```a\n"),  # fences that never close
     (_citation_gate_parsers, "`"),  # the critics' inline code
     (render_markdown, "["),  # 10,000 `[` took 20 s to render
     (render_markdown, "\n"),  # 1 MB of blank lines took 18.5 s
@@ -313,9 +313,9 @@ def _note(
     slug = title.lower().replace(" ", "-")
     article = Article.objects.create(slug=slug, title=title, path=f"{title}.md")
     revision = ArticleRevision.objects.create(article=article, title=title, body=body, content_hash=slug)
-    spans = chunk_spans(body) if passages == "spans" else [Span(0, len(body))]
-    Chunk.objects.bulk_create(
-        Chunk(
+    spans = passage_spans(body) if passages == "spans" else [Span(0, len(body))]
+    Passage.objects.bulk_create(
+        Passage(
             revision=revision,
             article=article,
             ordinal=ordinal,
@@ -361,7 +361,7 @@ def test_a_page_shows_each_embedded_note_once_and_all_of_them_within_its_budget(
     # Embedded across many passages: what a page shows is counted for the page, not for each passage.
     body = "".join(f"![[Part {n % 3}]]\n\n" for n in range(EMBEDS))
     page = _note("Parts", body, links={f"part {n}": note for n, note in enumerate(notes)})
-    assert page.chunks.count() > 3
+    assert page.passages.count() > 3
     response = client.get(page.get_absolute_url())
     assert response.status_code == 200
     html = response.content.decode()
@@ -427,6 +427,6 @@ def test_a_thousand_anchored_links_land_on_their_passages_in_the_queries_of_one(
     assert response.status_code == 200
     html = response.content.decode()
     for n in (0, 499, EMBEDS - 1):
-        passage = handbook.chunks.get(text__contains=f"What section {n} says.")
+        passage = handbook.passages.get(text__contains=f"What section {n} says.")
         assert f'<a href="{passage.get_absolute_url()}" rel="noopener noreferrer">Handbook</a>' in html
     assert len(response.content) < PAGE_BYTES + EMBEDS * EMBED_LINK_BYTES

@@ -35,11 +35,11 @@ class RecordOnly:
 
 class ClaimInline(RecordOnly, admin.TabularInline[Claim, Verification]):
     model = Claim
-    fields = ["ordinal", "text", "is_claim", "status", "quote", "chunk", "confidence", "flags", "escalated"]
+    fields = ["ordinal", "text", "is_claim", "status", "quote", "passage", "confidence", "flags", "escalated"]
     show_change_link = True  # to the claim's votes and reviews
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Claim]:
-        return super().get_queryset(request).select_related("chunk__article")
+        return super().get_queryset(request).select_related("passage__article")
 
 
 class FindingInline(RecordOnly, admin.TabularInline[CriticFinding, Verification]):

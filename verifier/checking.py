@@ -22,7 +22,7 @@ from claimcheck.terms import JudgeMode
 from claimcheck.verdict import Scored, score
 from garden.answering.retrieval import retrieve
 from garden.errors import UserFacingError
-from garden.models import Chunk
+from garden.models import Passage
 from garden.readers import ANONYMOUS, Reader
 from garden.selectors import passages_shown
 from garden.syntax import strip_citations
@@ -31,7 +31,7 @@ from verifier.budget import DailyBudget
 from verifier.claude_client import claude_client
 from verifier.judge_parameters import judge_parameters_use
 from verifier.models import SpendPurpose
-from verifier.sources import chunk_context
+from verifier.sources import passage_context
 
 EMPTY_TEXT = "Please give some text to check."
 TEXT_TOO_LONG = "Text to check is limited to {limit:,} characters; this has {length:,}."
@@ -116,24 +116,24 @@ def garden_check(
     mode: JudgeMode | None = None,
     claude_slot: AbstractContextManager[object] | None = None,
     reader: Reader = ANONYMOUS,
-) -> tuple[Checked, list[Chunk]]:
+) -> tuple[Checked, list[Passage]]:
     """Fact-check any text against the part of the garden `reader` may read: retrieve passages for it, then
     judge its claims against them (with the panel as configured, or in `mode`, e.g. `JudgeMode.LOCAL`).
     `claude_slot` is held while a panel with Claude judges; what it raises (none free) comes out of here."""
     text = check_text_clean(text)
     judge_parameters_use()
     found = retrieve(text, reader=reader)
-    chunks_by_id = Chunk.objects.select_related("article", "revision").in_bulk(
-        [hit.chunk_id for hit in found.sources]
+    passages_by_id = Passage.objects.select_related("article", "revision").in_bulk(
+        [hit.passage_id for hit in found.sources]
     )
-    chunks = [chunks_by_id[hit.chunk_id] for hit in found.sources]
+    passages = [passages_by_id[hit.passage_id] for hit in found.sources]
     # Judged as the reader reads them: a link to a note not theirs names nothing, nor tells whether a claim does.
-    shown = passages_shown(chunks, reader)
+    shown = passages_shown(passages, reader)
     sources = [
-        Source(index=number, text=shown[chunk.pk], context=chunk_context(chunk))
-        for number, chunk in enumerate(chunks, start=1)
+        Source(index=number, text=shown[passage.pk], context=passage_context(passage))
+        for number, passage in enumerate(passages, start=1)
     ]
-    return _checked_in_slot(text, sources, mode, claude_slot), chunks
+    return _checked_in_slot(text, sources, mode, claude_slot), passages
 
 
 def sources_check(

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from claimcheck.terms import ClaimStatus, JudgeMode, JurorRole, Severity, Verdict, choices
 from claimcheck.verdict import compact_line
-from garden.models import Answer, Chunk
+from garden.models import Answer, Passage
 
 
 class VerificationStatus(models.TextChoices):
@@ -258,7 +258,9 @@ class Claim(models.Model):
     status = models.CharField(max_length=15, choices=choices(ClaimStatus), blank=True)
     quote = models.TextField(blank=True)
     source_number = models.PositiveIntegerField(null=True, blank=True)
-    chunk = models.ForeignKey(Chunk, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    passage = models.ForeignKey(
+        Passage, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", db_column="chunk_id"
+    )
     confidence = models.FloatField(null=True, blank=True)
     flags = ArrayField(models.CharField(max_length=40), default=list, blank=True)
     escalated = models.BooleanField(default=False)

@@ -47,7 +47,7 @@ def claims_flagged(filters: QueueFilters = QueueFilters(), reader: Reader = ANON
             verification__status=VerificationStatus.DONE,
             verification__answer__in=Answer.objects.readable(reader),
         )
-        .select_related("verification__answer__question", "chunk__article", "chunk__revision")
+        .select_related("verification__answer__question", "passage__article", "passage__revision")
         .prefetch_related("reports")
         .annotate(
             reviewed=Exists(Review.objects.filter(claim=OuterRef("pk")).exclude(decision=Decision.NOTE))

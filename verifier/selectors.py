@@ -27,7 +27,9 @@ def verification_for_answer(answer: Answer) -> Verification | None:
     prefetch_related_objects(
         [answer],
         "verification__findings",
-        Prefetch("verification__claims", Claim.objects.select_related("chunk__article", "chunk__revision")),
+        Prefetch(
+            "verification__claims", Claim.objects.select_related("passage__article", "passage__revision")
+        ),
         Prefetch("verification__claims__votes", Vote.objects.order_by("id")),
     )
     return getattr(answer, "verification", None)

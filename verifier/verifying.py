@@ -21,7 +21,7 @@ from claimcheck.critics import ConstraintRules, CriticInput, CriticResult, run_c
 from claimcheck.panel import CastVote
 from claimcheck.quote_gate import quote_passed
 from claimcheck.terms import LOCAL_JUDGE, UNSURE_RISK, JudgeMode, RiskLabel, Severity
-from garden.models import Answer, Article, Chunk
+from garden.models import Answer, Article, Passage
 from verifier.budget import Spender, anonymous_local, spending_for
 from verifier.checking import Checked, text_check
 from verifier.judge_parameters import judge_parameters_use
@@ -98,7 +98,7 @@ def _run(verification_id: int) -> Verification | None:
         return None
     began = time.perf_counter()
     answer = verification.answer
-    sources, chunks = answer_sources(answer)
+    sources, passages = answer_sources(answer)
     findings = critics_run(answer)
     judge_parameters = judge_parameters_use()
     # An anonymous visitor's answer is judged on their allowance, and with none by the local judge alone.
@@ -121,7 +121,7 @@ def _run(verification_id: int) -> Verification | None:
         )
         raise
     latency_ms = round((time.perf_counter() - began) * 1000)
-    _store(verification, checked, chunks, findings, latency_ms, judge_parameters, mode)
+    _store(verification, checked, passages, findings, latency_ms, judge_parameters, mode)
     return verification
 
 
@@ -129,7 +129,7 @@ def _run(verification_id: int) -> Verification | None:
 def _store(
     verification: Verification,
     checked: Checked,
-    chunks: dict[int, Chunk],
+    passages: dict[int, Passage],
     findings: list[CriticResult],
     latency_ms: int,
     judge_parameters: int | None,
@@ -171,7 +171,7 @@ def _store(
             quote = final.quote if quote_passed(final.flags) else ""
             claim.status, claim.quote, claim.confidence = final.status, quote, final.confidence
             claim.source_number = final.source_index
-            claim.chunk = chunks.get(final.source_index) if final.source_index else None
+            claim.passage = passages.get(final.source_index) if final.source_index else None
             claim.flags, claim.escalated = list(final.flags), escalated
             flags += len(final.flags)
         claim.save()

@@ -264,7 +264,7 @@ def article_page(request: HttpRequest, slug: str) -> HttpResponse:
         {
             "article": article,
             "revision": revision,
-            "chunks": selectors.revision_chunks(revision),
+            "passages": selectors.revision_passages(revision),
             "revisions": article.revisions.all(),
             "commit_url": commit_web_url(revision.commit, revision.source_path, article.garden),
             "backlinks": selectors.article_backlinks(article, reader),

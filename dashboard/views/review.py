@@ -53,7 +53,7 @@ def queue_page(request: HtmxHttpRequest) -> HttpResponse:
 def decide(request: HtmxHttpRequest, claim_id: int) -> HttpResponse:
     """Record 'judge right', 'judge wrong' (with the correct status) or a note on one claim."""
     claim = get_object_or_404(
-        Claim.objects.select_related("verification__answer__question", "chunk__article"),
+        Claim.objects.select_related("verification__answer__question", "passage__article"),
         pk=claim_id,
         verification__answer__in=Answer.objects.readable(request_reader(request)),
     )

@@ -247,14 +247,14 @@ def speed(items: Sequence[Item], sample: int = 60) -> dict[str, Any]:
 
     # A realistic answer: eight ~80-word chunks and six claims drawn from them (some altered).
     words = " ".join(item.source for item in items if item.dataset == "begin").split()
-    chunks = [" ".join(words[i * 80 : (i + 1) * 80]) for i in range(8)]
+    passages = [" ".join(words[i * 80 : (i + 1) * 80]) for i in range(8)]
     answer_sentences = []
     for i in range(6):
         # Twenty words of chunk i, kept as one sentence, cited to it.
-        body = " ".join(chunks[i].split()[5:25]).replace(".", ",").replace("?", ",").replace("!", ",")
+        body = " ".join(passages[i].split()[5:25]).replace(".", ",").replace("?", ",").replace("!", ",")
         answer_sentences.append(f"According to the garden, {body.rstrip(',;: ')} [{i + 1}].")
     answer = " ".join(answer_sentences)
-    sources = [Source(index=i + 1, text=chunk) for i, chunk in enumerate(chunks)]
+    sources = [Source(index=i + 1, text=passage) for i, passage in enumerate(passages)]
     split = split_claims(answer)
     cold, warm = [], []
     for _ in range(11):

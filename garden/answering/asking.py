@@ -18,9 +18,9 @@ from garden.errors import UserFacingError
 from garden.models import (
     Answer,
     AnswerSource,
-    Chunk,
     Conversation,
     Generator,
+    Passage,
     Question,
     Retrieval,
     RetrievedArticle,
@@ -60,9 +60,11 @@ def question_clean(text: str | None) -> str:
 
 
 @phase("database")
-def _sources(result: RetrievalResult) -> list[tuple[int, Chunk, float]]:
-    chunks = Chunk.objects.select_related("article").in_bulk([hit.chunk_id for hit in result.sources])
-    return [(number, chunks[hit.chunk_id], hit.score) for number, hit in enumerate(result.sources, start=1)]
+def _sources(result: RetrievalResult) -> list[tuple[int, Passage, float]]:
+    passages = Passage.objects.select_related("article").in_bulk([hit.passage_id for hit in result.sources])
+    return [
+        (number, passages[hit.passage_id], hit.score) for number, hit in enumerate(result.sources, start=1)
+    ]
 
 
 def question_ask(
@@ -103,10 +105,10 @@ def question_ask(
         synthesis = Synthesis(REFUSAL_TEXT, Generator.REFUSAL)
     else:
         # Written from the passages as the asker is shown them: a link to a note not theirs names nothing.
-        shown = passages_shown([chunk for _, chunk, _ in sources], reader)
+        shown = passages_shown([passage for _, passage, _ in sources], reader)
         synthesis = synthesize(
             search.text if search.rule == SearchRule.CONDENSED else text,
-            [SourceText(number, chunk.cited_as, shown[chunk.pk]) for number, chunk, _ in sources],
+            [SourceText(number, passage.cited_as, shown[passage.pk]) for number, passage, _ in sources],
             result.vector,
             claude_slot,
             anonymous=anonymous,
@@ -159,8 +161,8 @@ def question_ask(
             budget_held=synthesis.budget_held,
         )
         AnswerSource.objects.bulk_create(
-            AnswerSource(answer=answer, number=number, chunk=chunk, score=score)
-            for number, chunk, score in sources
+            AnswerSource(answer=answer, number=number, passage=passage, score=score)
+            for number, passage, score in sources
         )
         if on_stored is not None:
             on_stored(answer)

@@ -69,8 +69,8 @@ def calibration_in_force() -> RetrievalCalibration | None:
 
 
 @dataclass(frozen=True)
-class ChunkHit:
-    chunk_id: int
+class PassageHit:
+    passage_id: int
     article_id: int
     vector_score: float
     text_score: float
@@ -97,7 +97,7 @@ class RetrievalResult:
     topic_ids: list[int] = field(default_factory=list)
     theme_ids: list[int] = field(default_factory=list)
     articles: list[ArticleHit] = field(default_factory=list)
-    sources: list[ChunkHit] = field(default_factory=list)
+    sources: list[PassageHit] = field(default_factory=list)
     latency_ms: int = 0
     vector: npt.NDArray[np.float32] | None = None  # the question's embedding, which synthesis reuses
 
@@ -221,16 +221,16 @@ def vector_candidates(
         # until that block's transaction ends, as any SET LOCAL does).
         cursor.execute(_vector_search(reader), _vector_params(vector, limit, ef_search, reader))
         cursor.nextset()
-        return [(int(chunk_id), int(article_id)) for chunk_id, article_id in cursor.fetchall()]
+        return [(int(passage_id), int(article_id)) for passage_id, article_id in cursor.fetchall()]
 
 
-def chunk_candidates(
+def passage_candidates(
     vector: npt.NDArray[np.float32], lexemes: Sequence[str], *, reader: Reader = ANONYMOUS
 ) -> list[int]:
     """The ids of `vector_candidates` then of the chunks that hold every lexeme (best `ts_rank_cd` first, through
     the GIN index), each once, in one round trip; only chunks `reader` may read."""
     if not lexemes:
-        return list(dict.fromkeys(chunk_id for chunk_id, _ in vector_candidates(vector, reader=reader)))
+        return list(dict.fromkeys(passage_id for passage_id, _ in vector_candidates(vector, reader=reader)))
     with connection.cursor() as cursor:
         cursor.execute(
             f"{_vector_search(reader)}; {_text_search(reader)}",
@@ -247,31 +247,36 @@ def chunk_candidates(
         return list(dict.fromkeys([*nearest, *(int(row[0]) for row in cursor.fetchall())]))
 
 
-def chunk_scores(
-    chunk_ids: Sequence[int], vector: npt.NDArray[np.float32], lexemes: Sequence[str]
-) -> list[ChunkHit]:
+def passage_scores(
+    passage_ids: Sequence[int], vector: npt.NDArray[np.float32], lexemes: Sequence[str]
+) -> list[PassageHit]:
     """Both scores of the given chunks: cosine similarity, and the share of the question's lexemes present.
 
     Coverage rather than a rank: a chunk sharing one common word with an unrelated question scores low.
     """
-    if not chunk_ids:
+    if not passage_ids:
         return []
     matched = " + ".join(["(search_vector @@ to_tsquery('simple', %s))::int"] * len(lexemes)) or "0"
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT id, article_id, 1 - (embedding <=> %s::vector), ({matched})::float / %s "
             "FROM garden_chunk WHERE id = ANY(%s)",
-            [_literal(vector), *(f"'{lexeme}'" for lexeme in lexemes), max(len(lexemes), 1), list(chunk_ids)],
+            [
+                _literal(vector),
+                *(f"'{lexeme}'" for lexeme in lexemes),
+                max(len(lexemes), 1),
+                list(passage_ids),
+            ],
         )
-        return [ChunkHit(int(a), int(b), float(c), float(d)) for a, b, c, d in cursor.fetchall()]
+        return [PassageHit(int(a), int(b), float(c), float(d)) for a, b, c, d in cursor.fetchall()]
 
 
 def _literal(vector: npt.NDArray[np.float32]) -> str:
     return "[" + ",".join(f"{x:.7f}" for x in vector.tolist()) + "]"
 
 
-def live_hits(hits: Sequence[ChunkHit], reader: Reader = ANONYMOUS) -> list[ChunkHit]:
-    """The hits in articles live for `reader` (`ArticleQuerySet.live`), in their order. `Chunk.is_current`
+def live_hits(hits: Sequence[PassageHit], reader: Reader = ANONYMOUS) -> list[PassageHit]:
+    """The hits in articles live for `reader` (`ArticleQuerySet.live`), in their order. `Passage.is_current`
     and the searches' audience filter already leave out what is withheld, retired or not theirs; this holds
     the rule itself, so no way of writing a chunk can let a withheld note's text through (an edit in the admin
     once did)."""
@@ -289,7 +294,7 @@ class Candidates:
 
     topic_ids: list[int]
     theme_ids: list[int]
-    hits: list[ChunkHit]
+    hits: list[PassageHit]
     topic_article_ids: set[int]
     vector: npt.NDArray[np.float32]
 
@@ -304,7 +309,9 @@ def gather(
     names = question_names(question)
     topic_ids, theme_ids = matched_topics_and_themes(question, names, reader=reader)
     lexemes = question_lexemes(question)
-    hits = live_hits(chunk_scores(chunk_candidates(vector, lexemes, reader=reader), vector, lexemes), reader)
+    hits = live_hits(
+        passage_scores(passage_candidates(vector, lexemes, reader=reader), vector, lexemes), reader
+    )
     topic_article_ids = (
         set(Article.objects.live(reader).filter(topics__in=topic_ids).values_list("id", flat=True))
         if topic_ids
@@ -321,7 +328,7 @@ def select(
 ) -> RetrievalResult:
     """Apply the thresholds: the counted articles (best first) and the chunks to give synthesis as sources."""
     result = RetrievalResult(topic_ids=candidates.topic_ids, theme_ids=candidates.theme_ids)
-    best: dict[int, ChunkHit] = {}
+    best: dict[int, PassageHit] = {}
     for hit in candidates.hits:
         if hit.counts(thresholds) and hit.article_id not in best:
             best[hit.article_id] = hit
@@ -367,11 +374,11 @@ def retrieve(
     return result
 
 
-def _topic_sources(article_ids: set[int], vector: npt.NDArray[np.float32], limit: int) -> list[ChunkHit]:
+def _topic_sources(article_ids: set[int], vector: npt.NDArray[np.float32], limit: int) -> list[PassageHit]:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT id, article_id, 1 - (embedding <=> %s::vector) AS s FROM garden_chunk "
             "WHERE is_current AND article_id = ANY(%s) ORDER BY s DESC LIMIT %s",
             [_literal(vector), list(article_ids), limit],
         )
-        return [ChunkHit(int(a), int(b), float(c), 0.0) for a, b, c in cursor.fetchall()]
+        return [PassageHit(int(a), int(b), float(c), 0.0) for a, b, c in cursor.fetchall()]

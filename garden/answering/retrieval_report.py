@@ -18,7 +18,7 @@ import numpy as np
 
 from garden.answering.retrieval import Candidates, Thresholds, gather, select
 from garden.golden import GoldenEntry
-from garden.models import Article, CalibrationSource, Chunk, RetrievalCalibration
+from garden.models import Article, CalibrationSource, Passage, RetrievalCalibration
 from garden.readers import ANONYMOUS, Reader
 from providers import embeddings
 
@@ -156,7 +156,7 @@ def calibration_store(
         embedded_by=embeddings.embedder(),
         golden=golden,
         source=source,
-        chunks=Chunk.objects.filter(is_current=True).count(),
+        passages=Passage.objects.filter(is_current=True).count(),
         expected={
             fitted_on: {key: figures[key] for key in HEADLINE},
             "held_out": expected,

@@ -38,7 +38,7 @@ from garden.answering.retrieval_report import (
     observe,
 )
 from garden.golden import OUT_OF_SCOPE, GoldenEntry
-from garden.models import Article, CalibrationSource, Chunk, RetrievalCalibration
+from garden.models import Article, CalibrationSource, Passage, RetrievalCalibration
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ NOTHING_TO_PROBE = (
 
 @dataclass(frozen=True)
 class Probe:
-    """A question the gate is asked; `held_out` the passage (Chunk id) it was made from, if any."""
+    """A question the gate is asked; `held_out` the passage (Passage id) it was made from, if any."""
 
     question: GoldenEntry
     held_out: int | None = None
@@ -86,13 +86,13 @@ def in_scope_probes(limit: int) -> list[Probe]:
     (the sample drawn from the passages' ids alone, so it stays fast on 50,000 notes)."""
     articles = (
         Article.objects.live()
-        .annotate(current=Count("chunks", filter=Q(chunks__is_current=True)))
+        .annotate(current=Count("passages", filter=Q(passages__is_current=True)))
         .filter(current__gte=2)
         .values("id")
     )
-    ids = list(Chunk.objects.filter(is_current=True, article__in=articles).values_list("id", flat=True))
+    ids = list(Passage.objects.filter(is_current=True, article__in=articles).values_list("id", flat=True))
     sampled = random.Random(SEED).sample(ids, min(limit, len(ids)))
-    rows = Chunk.objects.filter(pk__in=sampled).values_list("id", "text", "article__title", "article__slug")
+    rows = Passage.objects.filter(pk__in=sampled).values_list("id", "text", "article__title", "article__slug")
     return [
         Probe(GoldenEntry(f"in-{pk}", IN_SCOPE, probe_question(title, heading_of(text)), (slug,)), pk)
         for pk, text, title, slug in sorted(rows)
@@ -110,13 +110,13 @@ def probes_observe(probes: Sequence[Probe]) -> list[Observed]:
     ]
 
 
-def held_out_candidates(candidates: Candidates, chunk_id: int) -> Candidates:
+def held_out_candidates(candidates: Candidates, passage_id: int) -> Candidates:
     """An in-scope probe's candidates without the passage it was made from, and without the topics and themes
     its words name: they are its note's own title's, so they would let it through whatever the thresholds,
     and the thresholds would be fitted to the out-of-scope probes alone."""
     return replace(
         candidates,
-        hits=[hit for hit in candidates.hits if hit.chunk_id != chunk_id],
+        hits=[hit for hit in candidates.hits if hit.passage_id != passage_id],
         topic_ids=[],
         theme_ids=[],
         topic_article_ids=set(),

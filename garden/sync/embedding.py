@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from garden.models import Chunk
+from garden.models import Passage
 from garden.services import embedding_input
 from garden.sync.writing import Pending
 from providers import embeddings
@@ -21,7 +21,7 @@ REPORT_EVERY = 64  # texts encoded between reports to a progress bar (a worker's
 def _previous_vectors(pending: Sequence[Pending]) -> dict[tuple[str, str], list[float]]:
     """The vectors of the current chunks of the notes being revised, by (slug, embedding input): an edit
     re-embeds only the passages it changed (and those the configured embedder did not make)."""
-    rows = Chunk.objects.filter(
+    rows = Passage.objects.filter(
         is_current=True,
         article__slug__in=[p.parsed.slug for p in pending],
         embedded_by=embeddings.embedder(),

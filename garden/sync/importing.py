@@ -17,7 +17,7 @@ from typing import Any
 from django.conf import settings
 from django.db import DatabaseError, reset_queries, transaction
 
-from garden.chunking import chunk_spans
+from garden.chunking import passage_spans
 from garden.formats.note import ArticleFileError, ParsedArticle
 from garden.formats.protocol import NoteLeftOut
 from garden.formats.registry import GARDEN_SUFFIXES, GardenFormats, formats_opened, place_of
@@ -44,7 +44,7 @@ from garden.sync.lifecycle import (
 )
 from garden.sync.linking import link_resolver, links_resolve, red_links_resolve
 from garden.sync.naming import unique_slugs, withheld_addresses_kept
-from garden.sync.reembedding import chunks_reembed
+from garden.sync.reembedding import passages_reembed
 from garden.sync.topic_names import names_place, topics_of, topics_rederive
 from garden.sync.writing import (
     DerivedVocabulary,
@@ -65,7 +65,7 @@ class ImportReport:
     created: int = 0
     revised: int = 0
     unchanged: int = 0
-    chunks: int = 0
+    passages: int = 0
     embed_seconds: float = 0.0  # spent encoding, summed over groups (on workers, over their processes)
     write_seconds: float = 0.0  # spent writing groups to the database
     seconds: float = 0.0
@@ -87,8 +87,8 @@ class ImportReport:
     sync_id: int | None = None  # the `Sync` row that records it
 
     @property
-    def chunks_per_second(self) -> float:
-        return self.chunks / self.seconds if self.seconds else 0.0
+    def passages_per_second(self) -> float:
+        return self.passages / self.seconds if self.seconds else 0.0
 
     @property
     def skipped_kinds(self) -> Counter[SkipKind]:
@@ -157,7 +157,7 @@ def _notes_read(
     root: Path,
     formats: GardenFormats,
     report: ImportReport,
-    chunks: dict[str, int],
+    passage_counts: dict[str, int],
     access: AccessRules = NO_RULES,
 ) -> tuple[dict[str, ParsedArticle], dict[str, tuple[str, str]]]:
     """The notes by slug, and the notes present but withheld this time (private, or failed: a note that cannot
@@ -167,7 +167,7 @@ def _notes_read(
 
     A note that its format can read again (`GardenFormats.rereadable`) is held with only what the sync decides by before writing
     (`_held`): it is read again, whole, when its group is written (`_notes_in_flight`), so the import holds
-    the text of the notes in flight, not the garden's. How many passages it has is kept in `chunks`, by path,
+    the text of the notes in flight, not the garden's. How many passages it has is kept in `passage_counts`, by path,
     when its text may be new (its hash is none of this garden's revisions'), to make the groups."""
     known = set(
         ArticleRevision.objects.filter(article__garden=str(root)).values_list("content_hash", flat=True)
@@ -202,7 +202,7 @@ def _notes_read(
             continue
         if formats.rereadable(parsed):
             if parsed.content_hash not in known:
-                chunks[parsed.path] = len(_spans(parsed))
+                passage_counts[parsed.path] = len(_spans(parsed))
             parsed = _held(parsed)
         parsed_notes.append(parsed)
     parsed_notes = formats.gathered(parsed_notes)
@@ -226,7 +226,7 @@ def _held(note: ParsedArticle) -> ParsedArticle:
 
 
 def _spans(note: ParsedArticle) -> Spans:
-    return [(span.start, span.end) for span in chunk_spans(note.body, note.pages)]
+    return [(span.start, span.end) for span in passage_spans(note.body, note.pages)]
 
 
 def _imported_title(slug: str, digest: str) -> str | None:
@@ -308,7 +308,7 @@ def _group_store(group: Sequence[Pending], report: ImportReport) -> None:
     for items, created in stored:
         report.created += created
         report.revised += len(items) - created
-        report.chunks += sum(len(item.spans) for item in items)
+        report.passages += sum(len(item.spans) for item in items)
 
 
 def _groups(planned: Sequence[tuple[ParsedArticle, int]]) -> list[list[ParsedArticle]]:
@@ -411,10 +411,10 @@ def _folder_import(
                 report.failures.append((shown(path), reason))
             else:
                 report.skipped.append((shown(path), kind, reason))
-    chunks: dict[str, int] = {}
+    passage_counts: dict[str, int] = {}
     formats = formats_opened(folder, _imported_title)  # a Logseq graph's config.edn read once a sync
     access = access_rules(root) if folder.is_dir() else NO_RULES
-    notes, unread = _notes_read(files, folder, root, formats, report, chunks, access)
+    notes, unread = _notes_read(files, folder, root, formats, report, passage_counts, access)
     del files
     if walk is not None:
         walk = replace(walk, files=[])  # read: a path each is no longer needed while the notes are written
@@ -472,15 +472,15 @@ def _folder_import(
     def passages(note: ParsedArticle) -> int:
         """How many passages a changed note has: counted at its first reading, else (a text that reading took
         for one imported before, which `notes_changed` found new for its article: rare) read again."""
-        if note.path in chunks:
-            return chunks[note.path]
+        if note.path in passage_counts:
+            return passage_counts[note.path]
         return len(_spans(read)) if (read := whole(note)) is not None else 0
 
     planned = [(p, passages(p)) for p in changed]
     derives = folder.is_dir() and not has_vocabulary_file(folder)
     written = [p.slug for p in changed] if derives else []
     named_before = topics_of(Article.objects.filter(slug__in=written).values_list("pk", flat=True))
-    chunks.clear()
+    passage_counts.clear()
     to_write = sum(count for _, count in planned)
     if on_start:
         on_start(to_write)
@@ -561,7 +561,7 @@ def garden_import(
         report.seconds = time.perf_counter() - began
         report.sync_id = sync_record(folders, report).pk
         raise ImportStopped(str(error), report) from error
-    report.reembedded, seconds = chunks_reembed(on_start, on_progress)
+    report.reembedded, seconds = passages_reembed(on_start, on_progress)
     report.embed_seconds += seconds
     report.red_links = Link.objects.filter(target__isnull=True, source__retired_at__isnull=True).count()
     report.seconds = time.perf_counter() - began

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from django.db import connection, transaction
 from pgvector.django import HnswIndex
 
-from garden.models import Chunk
+from garden.models import Passage
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ BUILD_MEMORY = "512MB"
 
 def vector_index() -> HnswIndex:
     """The passages' vector index as the model declares it (the migrations build the same)."""
-    index = next(index for index in Chunk._meta.indexes if index.name == VECTOR_INDEX)
+    index = next(index for index in Passage._meta.indexes if index.name == VECTOR_INDEX)
     assert isinstance(index, HnswIndex)
     return index
 
@@ -52,7 +52,7 @@ def vector_index_ensure() -> None:
         # Inside a caller's transaction (a test's), the foreign keys checked at commit must be checked first:
         # PostgreSQL builds no index on a table with checks pending. Django declares them all deferred.
         editor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-        editor.add_index(Chunk, vector_index())
+        editor.add_index(Passage, vector_index())
         editor.execute("SET CONSTRAINTS ALL DEFERRED")
     log.info("Built the passages' vector index (%s).", VECTOR_INDEX)
 
@@ -68,7 +68,7 @@ def vector_index_deferred(to_write: int) -> Iterator[None]:
     """Around a sync's writes of `to_write` passages: without the index while they are written, if that is
     faster (`deferred`), and with it again after, however the writes end."""
     vector_index_ensure()
-    if not deferred(to_write, Chunk.objects.filter(is_current=True).count()):
+    if not deferred(to_write, Passage.objects.filter(is_current=True).count()):
         yield
         return
     with connection.cursor() as cursor:

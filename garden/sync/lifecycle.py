@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from garden.formats.note import ParsedArticle
 from garden.formats.registry import file_hash, place_of
-from garden.models import Article, ArticleRevision, Chunk, Link
+from garden.models import Article, ArticleRevision, Link, Passage
 from garden.sync.topic_names import topics_rederive
 
 PRIVATE = "made private"
@@ -163,7 +163,7 @@ def retire_missing(root: Path, present: Collection[str], roots: Collection[str] 
     for article in garden_articles(root, roots).exclude(slug__in=present):
         with transaction.atomic():
             Article.objects.filter(pk=article.pk).update(retired_at=timezone.now())
-            Chunk.objects.filter(article=article, is_current=True).update(is_current=False)
+            Passage.objects.filter(article=article, is_current=True).update(is_current=False)
         retired.append(article.pk)
     topics_rederive(retired)  # its names leave the topics it shared
     return len(retired)
@@ -184,7 +184,7 @@ def withhold(reasons: Mapping[str, str]) -> int:
             Article.objects.filter(pk=article.pk).update(
                 withheld_at=article.withheld_at or now, withheld_reason=reason
             )
-            Chunk.objects.filter(article=article, is_current=True).update(is_current=False)
+            Passage.objects.filter(article=article, is_current=True).update(is_current=False)
     topics_rederive(newly)  # its names leave the topics it shared
     return len(newly)
 
@@ -200,6 +200,6 @@ def restore_returned(slugs: Collection[str]) -> None:
             Article.objects.filter(pk=article.pk).update(
                 retired_at=None, withheld_at=None, withheld_reason=""
             )
-            Chunk.objects.filter(article=article, revision__superseded=False).update(is_current=True)
+            Passage.objects.filter(article=article, revision__superseded=False).update(is_current=True)
         back.append(article.pk)
     topics_rederive(back)  # and its names come back to its topics

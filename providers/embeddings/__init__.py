@@ -74,7 +74,7 @@ def active_backend() -> EmbeddingBackend:
 
 def embedder(backend: EmbeddingBackend | None = None) -> str:
     """What makes the vectors of `backend` (else the configured one): its name, and for an ONNX backend the
-    version of its export, since a new export can move them. Each chunk records it (`Chunk.embedded_by`):
+    version of its export, since a new export can move them. Each chunk records it (`Passage.embedded_by`):
     vectors of another embedder are embedded again, never compared with a question's or reused."""
     backend = backend or active_backend()
     return str(backend) if backend is EmbeddingBackend.TORCH else f"{backend}/v{onnx.EXPORT_VERSION}"

@@ -3,41 +3,41 @@
 
 import pytest
 
-from garden.models import ArticleRevision, Chunk
+from garden.models import ArticleRevision, Passage
 from tests.factories import answer_for, verification_with_claims
 
 pytestmark = pytest.mark.django_db
 
 
-def _superseded_chunk() -> Chunk:
-    return Chunk.objects.select_related("article").filter(is_current=False).earliest("pk")
+def _superseded_passage() -> Passage:
+    return Passage.objects.select_related("article").filter(is_current=False).earliest("pk")
 
 
 def test_a_current_passage_is_read_on_its_article_page_at_the_passage(client):
-    chunk = Chunk.objects.select_related("article").filter(is_current=True).earliest("pk")
-    url = chunk.get_absolute_url()
-    assert url == f"/articles/{chunk.article.slug}/#chunk-{chunk.pk}"
+    passage = Passage.objects.select_related("article").filter(is_current=True).earliest("pk")
+    url = passage.get_absolute_url()
+    assert url == f"/articles/{passage.article.slug}/#chunk-{passage.pk}"
     page = client.get(url.split("#")[0]).content.decode()
-    assert f'id="chunk-{chunk.pk}"' in page
+    assert f'id="chunk-{passage.pk}"' in page
 
 
 def test_a_superseded_passage_is_read_on_its_revision_page(client):
-    chunk = _superseded_chunk()
-    url = chunk.get_absolute_url()
-    assert url == f"/articles/{chunk.article.slug}/?revision={chunk.revision_id}#chunk-{chunk.pk}"
+    passage = _superseded_passage()
+    url = passage.get_absolute_url()
+    assert url == f"/articles/{passage.article.slug}/?revision={passage.revision_id}#chunk-{passage.pk}"
     page = client.get(url.split("#")[0]).content.decode()
-    assert f'id="chunk-{chunk.pk}"' in page and "Superseded revision" in page
+    assert f'id="chunk-{passage.pk}"' in page and "Superseded revision" in page
 
 
 def test_a_pdf_passage_is_read_at_its_page():
-    chunk = Chunk.objects.select_related("article").filter(is_current=True).earliest("pk")
-    chunk.page = 2
-    assert chunk.get_absolute_url() == f"/articles/{chunk.article.slug}/#page-2"
+    passage = Passage.objects.select_related("article").filter(is_current=True).earliest("pk")
+    passage.page = 2
+    assert passage.get_absolute_url() == f"/articles/{passage.article.slug}/#page-2"
 
 
 def test_the_article_page_lists_each_revision_at_its_own_address(client):
-    chunk = _superseded_chunk()
-    old = ArticleRevision.objects.select_related("article").get(pk=chunk.revision_id)
+    passage = _superseded_passage()
+    old = ArticleRevision.objects.select_related("article").get(pk=passage.revision_id)
     current = old.article.revisions.get(superseded=False)
     assert current.get_absolute_url() == old.article.get_absolute_url()
     assert old.get_absolute_url() == f"{old.article.get_absolute_url()}?revision={old.pk}"
@@ -46,11 +46,11 @@ def test_the_article_page_lists_each_revision_at_its_own_address(client):
 
 
 def test_the_answer_page_and_the_api_cite_a_superseded_passage_at_the_same_address(client):
-    chunk = _superseded_chunk()
-    answer = answer_for("An old fact [1].", chunk)
+    passage = _superseded_passage()
+    answer = answer_for("An old fact [1].", passage)
     html = client.get(answer.get_absolute_url()).content.decode()
     api = client.get(f"/api/answers/{answer.public_id}").json()
-    url = chunk.get_absolute_url()
+    url = passage.get_absolute_url()
     assert api["citations"][0]["url"] == url
     assert f'href="{url}"' in html.replace("&amp;", "&")
 

@@ -205,7 +205,7 @@ def test_a_claim_repeated_from_an_earlier_turn_is_judged_again_on_this_turns_sou
     second = Answer.objects.get(public_id=second_id.json()["answer_id"])
     assert second.question.search_rule == SearchRule.OWN_WORDS
     repeated = first.text  # turn 1's own answer, quoted verbatim from the tunnel's passages it cites
-    assert not any("402 m" in source.chunk.text for source in second.sources.all())
+    assert not any("402 m" in source.passage.text for source in second.sources.all())
     for answer in (first, second):
         answer.text = repeated
         answer.save(update_fields=["text"])
@@ -252,8 +252,8 @@ def test_a_turn_hidden_from_the_reader_counts_nowhere_in_the_worst_label():
     conversation_id = str(conversation_of(first).public_id)
     second_id = api_ask(me, "How much does life membership cost?", conversation_id).json()["answer_id"]
     second = Answer.objects.get(public_id=second_id)
-    tunnel = {source.chunk.article_id for source in first.sources.all()}
-    assert tunnel.isdisjoint(source.chunk.article_id for source in second.sources.all())
+    tunnel = {source.passage.article_id for source in first.sources.all()}
+    assert tunnel.isdisjoint(source.passage.article_id for source in second.sources.all())
     Article.objects.filter(pk__in=tunnel).update(audiences=["hr"])  # turn 1 now drew on hr's notes only
     Verification.objects.filter(answer=first).update(
         status=VerificationStatus.DONE, risk_label=RiskLabel.HALLUCINATING

@@ -6,7 +6,7 @@ import pytest
 from django.utils.html import escape
 
 from claimcheck.terms import ClaimStatus
-from garden.models import Chunk
+from garden.models import Passage
 from tests.factories import answer_for, login
 from verifier.models import Claim, Review
 from verifier.queueing import verification_create
@@ -16,8 +16,8 @@ from verifier.verifying import verification_run
 pytestmark = pytest.mark.django_db
 
 
-def answer_from(text, chunk):
-    answer = answer_for(text, chunk)
+def answer_from(text, passage):
+    answer = answer_for(text, passage)
     verification = verification_create(answer=answer)
     assert verification is not None
     verification_run(verification_id=verification.pk)
@@ -27,7 +27,7 @@ def answer_from(text, chunk):
 @pytest.fixture
 def viaduct():
     return (
-        Chunk.objects.filter(article__slug="harrowden-viaduct", is_current=True).order_by("ordinal").first()
+        Passage.objects.filter(article__slug="harrowden-viaduct", is_current=True).order_by("ordinal").first()
     )
 
 
@@ -48,7 +48,7 @@ def test_the_queue_lists_flagged_claims_with_quote_source_and_admin_link(client,
     assert (
         "Harrowden Viaduct carries the railway" not in html.split("Review queue")[1].split("review-claim")[0]
     )
-    assert f"/admin/garden/article/{flagged.chunk.article_id}/change/" in html or flagged.chunk is None
+    assert f"/admin/garden/article/{flagged.passage.article_id}/change/" in html or flagged.passage is None
     assert client.get("/review/?status=outdated").content.decode().count("review-claim-") == 0
 
 

@@ -113,7 +113,7 @@ def source_withheld_meanwhile(monkeypatch):
 
     def ask_then_withhold(question, user, claude_slot=None, conversation=None):
         answer = real_ask(question, user, claude_slot, conversation)
-        articles = {source.chunk.article for source in answer.sources.all()}
+        articles = {source.passage.article for source in answer.sources.all()}
         for article in articles:
             article.withheld_at = timezone.now()
             article.save(update_fields=["withheld_at"])

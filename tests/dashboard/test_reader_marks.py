@@ -11,7 +11,7 @@ from claimcheck.terms import ClaimStatus
 from dashboard.api import BODY_NOT_JSON, MARK_NEEDS_READER
 from dashboard.ratelimit import MARK_RATE_LIMITED
 from evaluation.retraining import editor_reviews
-from garden.models import Chunk, Conversation
+from garden.models import Conversation, Passage
 from tests.factories import answer_for, login, page_text, verification_with_claims
 from verifier.marks import MARKED_HELPFUL, MARKED_UNHELPFUL, MARKED_WRONG
 from verifier.models import AnswerMark, Claim, ClaimReport
@@ -30,8 +30,10 @@ INVENTED = "The viaduct was painted gold by the Emperor of Mars in 1066 [1]."
 @pytest.fixture
 def answer():
     """A checked answer, a turn of a conversation: one claim the judge verified, one it flagged."""
-    chunk = Chunk.objects.filter(article__slug="harrowden-viaduct", is_current=True).order_by("ordinal")[0]
-    answer = answer_for(f"{RIGHT} {INVENTED}", chunk)
+    passage = Passage.objects.filter(article__slug="harrowden-viaduct", is_current=True).order_by("ordinal")[
+        0
+    ]
+    answer = answer_for(f"{RIGHT} {INVENTED}", passage)
     answer.question.conversation = Conversation.objects.create()
     answer.question.save()
     verification = verification_create(answer=answer)

@@ -8,7 +8,7 @@ from django.db.models import Count
 from django.urls import reverse
 
 from garden.answering.asking import EMPTY_QUESTION
-from garden.models import Answer, Article, ArticleRevision, Chunk, Topic
+from garden.models import Answer, Article, ArticleRevision, Passage, Topic
 from tests.factories import answer_for
 from verifier.queueing import verification_create
 from verifier.verifying import verification_run
@@ -35,7 +35,7 @@ def test_asking_without_javascript_redirects_to_the_answer_page(client):
     page = client.get(answer.get_absolute_url()).content.decode()
     first = answer.sources.get(number=1)
     assert IN_SCOPE in page
-    assert f'href="/articles/{first.chunk.article.slug}/#chunk-{first.chunk_id}"' in page
+    assert f'href="/articles/{first.passage.article.slug}/#chunk-{first.passage_id}"' in page
     assert "Pre-flight" in page and "HIGH risk" in page
     assert f'hx-get="/answers/{answer.public_id}/verdict/"' in page and "Waiting for the judge" in page
     assert "Sources retrieved" in page
@@ -114,11 +114,11 @@ def test_unknown_pages_are_404(client):
 
 
 def test_an_answer_echoing_html_renders_inert_before_and_after_the_verdict(client):
-    chunk = Chunk.objects.filter(
+    passage = Passage.objects.filter(
         article__slug="about-this-wiki", is_current=True, text__contains="<script>"
     ).first()
-    assert chunk is not None, "the sample garden keeps an article that quotes a <script> tag"
-    answer = answer_for('The filter caught <script>alert("x")</script> in the guestbook [1].', chunk)
+    assert passage is not None, "the sample garden keeps an article that quotes a <script> tag"
+    answer = answer_for('The filter caught <script>alert("x")</script> in the guestbook [1].', passage)
     for _ in range(2):
         html = client.get(answer.get_absolute_url()).content.decode()
         assert '<script>alert("x")</script>' not in html and "&lt;script&gt;alert" in html

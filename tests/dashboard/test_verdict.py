@@ -126,9 +126,9 @@ def test_the_answer_and_its_verdict_cost_the_same_few_queries_for_3_claims_or_20
         verification = verification_with_claims(count)
         # The last claim quotes the answer's last source.
         last = (
-            AnswerSource.objects.select_related("chunk__article")
+            AnswerSource.objects.select_related("passage__article")
             .get(answer=verification.answer, number=count)
-            .chunk
+            .passage
         )
         with django_assert_max_num_queries(MAX_QUERIES) as captured:
             response = client.get(url.format(verification.answer.public_id), headers=headers)

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 
-from garden.models import Answer, Chunk, Conversation
+from garden.models import Answer, Conversation, Passage
 from tests.conftest import SAMPLE_FOLDERS, SAMPLE_IMPORT
 from tests.e2e.conftest import screenshot
 from tests.factories import answer_for
@@ -77,9 +77,9 @@ def test_a_reader_asks_sees_the_verdict_arrive_and_a_refusal(site, browser, cele
 
 
 def flagged_answer() -> Answer:
-    article_chunk = Chunk.objects.filter(is_current=True).first()
-    assert article_chunk is not None
-    answer = answer_for("The line was built by the Emperor of Mars in 1066 [1].", article_chunk)
+    article_passage = Passage.objects.filter(is_current=True).first()
+    assert article_passage is not None
+    answer = answer_for("The line was built by the Emperor of Mars in 1066 [1].", article_passage)
     verification = verification_create(answer=answer)
     assert verification is not None
     verification_run(verification_id=verification.pk)

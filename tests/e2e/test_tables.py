@@ -124,10 +124,10 @@ def tables_filled(operator: User) -> dict[str, str]:
         flags=["date_mismatch", "entity_swap"],
     )
     retrieval = answer.question.retrieval
-    for rank, chunk in enumerate(answer.sources.select_related("chunk__article"), start=1):
+    for rank, passage in enumerate(answer.sources.select_related("passage__article"), start=1):
         RetrievedArticle.objects.create(
             retrieval=retrieval,
-            article=chunk.chunk.article,
+            article=passage.passage.article,
             rank=rank,
             score=0.87654,
             vector_score=0.8,

@@ -28,7 +28,7 @@ from evaluation.retraining import (
     judge_retrain,
     judge_retrain_start,
 )
-from garden.models import Chunk
+from garden.models import Passage
 from tests.factories import answer_for, login, verify_station_answer
 from verifier import judge_parameters
 from verifier.models import Claim, Decision, JudgeParameters, ParametersSource, ParametersStatus, Verification
@@ -72,8 +72,8 @@ def _stored_version(version: int, threshold: float) -> JudgeParameters:
     )
 
 
-def _judged(claim: str, chunk: Chunk) -> Claim:
-    verification = verification_create(answer=answer_for(f"{claim[:-1]} [1].", chunk))
+def _judged(claim: str, passage: Passage) -> Claim:
+    verification = verification_create(answer=answer_for(f"{claim[:-1]} [1].", passage))
     assert verification is not None
     verification_run(verification_id=verification.pk)
     return Claim.objects.get(verification=verification, is_claim=True)
@@ -82,14 +82,14 @@ def _judged(claim: str, chunk: Chunk) -> Claim:
 def _synonym_claims(count: int) -> list[Claim]:
     """Claims that rephrase one adjective of a sample passage's sentence, which the judge calls unverified."""
     found: list[Claim] = []
-    for chunk in Chunk.objects.filter(is_current=True).order_by("article__slug", "ordinal"):
-        for sentence in re.split(r"(?<=[.!?])\s+", chunk.text):
+    for passage in Passage.objects.filter(is_current=True).order_by("article__slug", "ordinal"):
+        for sentence in re.split(r"(?<=[.!?])\s+", passage.text):
             if not 40 < len(sentence) < 200 or not sentence.endswith(".") or "*" in sentence:
                 continue
             word = next((w for w in SYNONYMS if re.search(rf"\b{w}\b", sentence)), None)
             if word is None:
                 continue
-            claim = _judged(re.sub(rf"\b{word}\b", SYNONYMS[word], sentence, count=1), chunk)
+            claim = _judged(re.sub(rf"\b{word}\b", SYNONYMS[word], sentence, count=1), passage)
             if claim.status == ClaimStatus.UNVERIFIED and Flag.NOVEL_CONTENT in claim.flags:
                 found.append(claim)
             if len(found) == count:
@@ -191,8 +191,8 @@ def test_retraining_with_editors_fixes_the_synonym_mistake_on_held_out_reviews(
     fixed = 0
     held = [c for c in claims if held_out(c.text)]
     for claim in held:
-        assert claim.chunk is not None
-        again = _judged(claim.text.replace(" [1]", ""), claim.chunk)
+        assert claim.passage is not None
+        again = _judged(claim.text.replace(" [1]", ""), claim.passage)
         assert again.verification.judge_parameters_id == result.pk
         fixed += again.status in {ClaimStatus.VERIFIED, ClaimStatus.INFERRED}
     assert fixed >= len(held) / 2

@@ -93,8 +93,8 @@ def checked_quoting_the_link(answer_id: str) -> str:
     """A finished check of the answer whose one claim, and its one vote, quote its source's link to the hr
     note; returns the quote as stored."""
     answer = Answer.objects.get(public_id=answer_id)
-    source = answer.sources.select_related("chunk").get()
-    quote = source.chunk.text[source.chunk.text.index("The details") :]
+    source = answer.sources.select_related("passage").get()
+    quote = source.passage.text[source.passage.text.index("The details") :]
     verification, _ = Verification.objects.update_or_create(
         answer=answer, defaults={"status": VerificationStatus.DONE, "mode": JudgeMode.LOCAL, "judges": 1}
     )
@@ -108,7 +108,7 @@ def checked_quoting_the_link(answer_id: str) -> str:
         status=ClaimStatus.VERIFIED,
         quote=quote,
         source_number=1,
-        chunk=source.chunk,
+        passage=source.passage,
         confidence=0.9,
     )
     Vote.objects.create(claim=claim, judge="local", status=ClaimStatus.VERIFIED, confidence=0.9, quote=quote)
@@ -210,7 +210,7 @@ def test_a_quote_cut_inside_a_link_to_anothers_note_hides_it_too(garden: Path, c
     _, as_bob = reader_in("bob", "board")
     _, as_alice = reader_in("alice", "hr")
     bobs = asked(as_bob, FIRST)
-    text = Answer.objects.get(public_id=bobs["answer_id"]).sources.get().chunk.text
+    text = Answer.objects.get(public_id=bobs["answer_id"]).sources.get().passage.text
     checked_quoting_the_link(bobs["answer_id"])
     quoted = cut(text)
     Claim.objects.filter(verification__answer__public_id=bobs["answer_id"]).update(quote=quoted)

@@ -95,7 +95,7 @@ def editor_in(name: str, audience: str) -> tuple[User, Client]:
 
 def flagged(answer: Answer) -> None:
     """A finished check of `answer` with a claim the review queue lists, quoting its first source."""
-    source = answer.sources.select_related("chunk").first()
+    source = answer.sources.select_related("passage").first()
     assert source is not None
     verification, _ = Verification.objects.update_or_create(
         answer=answer, defaults={"status": VerificationStatus.DONE, "mode": JudgeMode.LOCAL, "judges": 1}
@@ -108,9 +108,9 @@ def flagged(answer: Answer) -> None:
         start=0,
         end=len(answer.text),
         status=ClaimStatus.UNVERIFIED,
-        quote=source.chunk.text[:60],
+        quote=source.passage.text[:60],
         source_number=1,
-        chunk=source.chunk,
+        passage=source.passage,
         confidence=0.4,
     )
 

@@ -10,7 +10,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from garden.formats.markdown import NOT_TEXT, NOTE_TOO_LARGE, YAML_TOO_DEEP
-from garden.models import Article, Chunk, Image
+from garden.models import Article, Image, Passage
 from garden.sync import ImportReport, garden_import, garden_watch
 from garden.sync import watching as watching_module
 from garden.walk import LINK_DANGLING, LINK_LOOP, LINK_OUTSIDE, LINK_PRIVATE, LINK_SECOND_WAY, NOT_A_FILE
@@ -134,7 +134,7 @@ def test_every_good_note_imports_and_every_bad_file_is_reported_with_its_reason(
     good |= {name.removesuffix(".md") for name in ODD_NAMES}
     assert good <= stored
     assert not stored & {name.removesuffix(".md") for name in expected}
-    assert not Chunk.objects.filter(text__contains="ZEPHYRCODE").exists()
+    assert not Passage.objects.filter(text__contains="ZEPHYRCODE").exists()
     assert Article.objects.get(path="crlf-bom").title == "Windows"
     assert len(Article.objects.get(path=LONG_NAME.removesuffix(".md")).slug) <= 200
     assert seconds < 60, f"the bad garden took {seconds:.1f}s"

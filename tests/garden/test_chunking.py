@@ -1,6 +1,6 @@
 import itertools
 
-from garden.chunking import chunk_spans, sentence_spans
+from garden.chunking import passage_spans, sentence_spans
 
 TEXT = """## Fares
 
@@ -22,7 +22,7 @@ def test_sentences_keep_abbreviations_decimals_and_citations_together():
 
 
 def test_chunks_are_exact_slices_and_headings_stay_with_their_text():
-    spans = chunk_spans(TEXT)
+    spans = passage_spans(TEXT)
     assert spans[0].of(TEXT).startswith("## Fares\n\nThe adult return fare")
     for span in spans:
         assert TEXT[span.start : span.end] == span.of(TEXT)
@@ -33,7 +33,7 @@ def test_chunks_are_exact_slices_and_headings_stay_with_their_text():
 
 def test_a_long_paragraph_is_split_at_sentence_boundaries():
     long = " ".join(f"Sentence number {i} says the viaduct has {i} arches." for i in range(60))
-    spans = chunk_spans(long)
+    spans = passage_spans(long)
     assert len(spans) > 1
     assert all(span.of(long).endswith("arches.") for span in spans)
     assert all(len(span.of(long)) <= 900 for span in spans)

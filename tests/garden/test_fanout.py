@@ -18,7 +18,7 @@ from django.conf import settings
 
 from config.database import current_database_url
 from config.devstack import EmbeddedRedis, free_port
-from garden.models import Article, ArticleRevision, Chunk, Link
+from garden.models import Article, ArticleRevision, Link, Passage
 from garden.sync import fanout, garden_import, importing, workers_find
 from garden.sync.embedding import REPORT_EVERY
 from providers import embeddings
@@ -49,13 +49,13 @@ def test_a_worker_embeds_with_the_importers_backend_not_its_own(settings):
 def garden_snapshot() -> dict[str, Any]:
     """What the vault's import stored: articles, current chunks with their vectors, links."""
     slugs = list(Article.objects.filter(path__in=_vault_paths()).values_list("slug", flat=True))
-    chunks = Chunk.objects.filter(article__slug__in=slugs, is_current=True).order_by(
+    passages = Passage.objects.filter(article__slug__in=slugs, is_current=True).order_by(
         "article__slug", "ordinal"
     )
     return {
         "articles": sorted(Article.objects.filter(slug__in=slugs).values_list("slug", "title", "path")),
-        "chunks": [(c.article.slug, c.ordinal, c.text) for c in chunks.select_related("article")],
-        "vectors": np.asarray([np.asarray(c.embedding) for c in chunks]),
+        "chunks": [(c.article.slug, c.ordinal, c.text) for c in passages.select_related("article")],
+        "vectors": np.asarray([np.asarray(c.embedding) for c in passages]),
         "links": sorted(
             Link.objects.filter(source__slug__in=slugs).values_list("source__slug", "target_slug")
         ),
@@ -83,10 +83,10 @@ def test_a_workers_import_stores_what_an_import_in_one_process_does_and_a_rerun_
 
     assert report.failures == [] and report.created == len(alone["articles"]) > 30
     assert fanned["articles"] == alone["articles"] and fanned["links"] == alone["links"]
-    assert fanned["chunks"] == alone["chunks"] and report.chunks == report.embedded == len(alone["chunks"])
+    assert fanned["chunks"] == alone["chunks"] and report.passages == report.embedded == len(alone["chunks"])
     # Embedded by a worker on one torch thread, beside this process's own threads: the same vectors.
     assert np.abs(fanned["vectors"] - alone["vectors"]).max() < 1e-5
-    assert totals == [report.chunks] and sum(counts) == report.chunks
+    assert totals == [report.passages] and sum(counts) == report.passages
     assert len(counts) > 1  # the bar moved group by group, as the worker finished each
 
     again = garden_import([VAULT], workers=workers_find())
@@ -100,8 +100,8 @@ def test_the_progress_bar_moves_with_each_batch_a_worker_finishes_before_the_gro
     counts: list[int] = []
     report = garden_import([VAULT], on_progress=counts.append, workers=workers_find())
     # One group of the vault's passages, encoded 64 at a time: the worker says so after each 64.
-    assert report.chunks > REPORT_EVERY
-    assert counts[0] == REPORT_EVERY and sum(counts) == report.chunks
+    assert report.passages > REPORT_EVERY
+    assert counts[0] == REPORT_EVERY and sum(counts) == report.passages
 
 
 def import_command(folder: Path, redis_url: str, *options: str) -> dict[str, Any]:
@@ -187,13 +187,13 @@ def test_a_failed_batch_stops_the_import_after_the_groups_written_and_a_rerun_fi
     assert f"passages failed on a worker (OSError: {FAULT})." in failed.stderr
     assert f"{kept} note(s) were stored before it stopped; run the import again to resume." in failed.stderr
     assert 0 < kept < 100 and "Note 099" not in {article.path for article in stored}
-    assert all(article.chunks.count() == 3 for article in stored)  # none half-written
+    assert all(article.passages.count() == 3 for article in stored)  # none half-written
 
     fault.unlink()  # the worker is well again
     resumed = import_garden(folder, own_redis.url)
     assert resumed.returncode == 0, resumed.stderr
     assert f"Imported {100 - kept} new and 0 revised articles, {kept} unchanged" in resumed.stdout
-    rest = Chunk.objects.filter(article__path__startswith="Note ").exclude(article__in=stored).count()
+    rest = Passage.objects.filter(article__path__startswith="Note ").exclude(article__in=stored).count()
     assert f"; {rest} chunks in" in resumed.stdout  # only the notes not stored before were embedded
     revisions = ArticleRevision.objects.filter(article__path__startswith="Note ")
     assert revisions.count() == revisions.values("article").distinct().count() == 100  # none stored twice

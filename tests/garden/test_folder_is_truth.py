@@ -11,7 +11,7 @@ from django.core.management import call_command
 
 from dashboard.asking import ask
 from garden.answering.retrieval import retrieve
-from garden.models import Article, Chunk
+from garden.models import Article, Passage
 from garden.sync import garden_import
 from tests.factories import garden_write
 from tests.garden.test_private_stays_private import client_as
@@ -53,15 +53,15 @@ def test_an_undone_edit_takes_the_removed_line_off_every_reader_path(garden):
 
     assert (report.revised, report.unchanged) == (1, 1)
     assert SECRET not in current_body("strongroom")
-    assert not Chunk.objects.filter(is_current=True, text__contains=SECRET).exists()
+    assert not Passage.objects.filter(is_current=True, text__contains=SECRET).exists()
     for page in ["/articles/strongroom/", "/articles/handbook/", "/articles/"]:
         assert SECRET not in reader.get(page).content.decode(), page
     found = retrieve(QUESTION)
     assert found.sources  # the note is still found, by its text of now
-    assert not Chunk.objects.filter(pk__in=[hit.chunk_id for hit in found.sources], text__contains=SECRET)
+    assert not Passage.objects.filter(pk__in=[hit.passage_id for hit in found.sources], text__contains=SECRET)
     fresh = ask(QUESTION, None)
     assert SECRET not in fresh.text
-    assert not fresh.sources.filter(chunk__text__contains=SECRET).exists()
+    assert not fresh.sources.filter(passage__text__contains=SECRET).exists()
     assert garden_import([garden]).unchanged == 2  # level with the files now
 
 

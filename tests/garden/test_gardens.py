@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from garden.models import Article, Chunk, Link
+from garden.models import Article, Link, Passage
 from garden.readers import ANONYMOUS
 from garden.selectors import article_backlinks
 from tests.factories import garden_write
@@ -177,7 +177,7 @@ def test_private_notes_reach_no_chunk_no_page_and_no_answer(tmp_path, client, ca
     call_command("import_garden", str(folder), "--no-progress")
     assert "3 marked private" in capsys.readouterr().out
 
-    assert not Chunk.objects.filter(text__contains="ZEPHYRCODE").exists()
+    assert not Passage.objects.filter(text__contains="ZEPHYRCODE").exists()
     assert not Article.objects.filter(
         path__in=["Unpublished", "Draft", "Secret", "Drafts/Unfinished plan"]
     ).exists()
@@ -206,7 +206,7 @@ def test_the_sample_vault_imports_whole(capsys):
     assert {"Sync/Security and privacy", "Publish/Security and privacy", "Daily/2025-06-07"} <= paths
     assert "3 marked private" in out
     assert "3 link(s) point to notes that are not in the garden" in out
-    assert not Chunk.objects.filter(text__contains="ZEPHYRCODE").exists()
+    assert not Passage.objects.filter(text__contains="ZEPHYRCODE").exists()
 
 
 # The smallest PNG there is: one transparent pixel.
@@ -262,7 +262,7 @@ def syntax(tmp_path: Path) -> Article:
 
 
 def test_editor_markup_is_neither_chunk_text_nor_page_text(syntax, client):
-    text = "\n".join(Chunk.objects.filter(article=syntax).values_list("text", flat=True))
+    text = "\n".join(Passage.objects.filter(article=syntax).values_list("text", flat=True))
     page = client.get(syntax.get_absolute_url()).content.decode()
     for markup in ["^split-day", "==marked", "4471", "MOTHWING", "status::", "owner::", "Priya", "yield::"]:
         assert markup not in text.replace("==kept==", "") and markup not in page
@@ -281,7 +281,7 @@ def test_callouts_render_as_callouts_and_their_text_is_retrievable(syntax, clien
     assert (
         '<details class="callout callout-tip"><summary><strong>Tip</strong>: Folded advice</summary>' in page
     )
-    assert Chunk.objects.filter(article=syntax, text__contains="Wear a veil within 10 metres").exists()
+    assert Passage.objects.filter(article=syntax, text__contains="Wear a veil within 10 metres").exists()
 
 
 def test_embeds_show_the_embedded_section_or_a_named_placeholder(syntax, client):
@@ -314,12 +314,12 @@ def test_code_blocks_and_tables_are_never_cut(tmp_path):
     rows = "\n".join(f"| {2000 + i} | {i * 10} kg | A dry year. Few wasps. |" for i in range(60))
     body = f"Intro.\n\n{code}\n\nMiddle.\n\n| Year | Crop | Notes |\n|---|---|---|\n{rows}\n\nEnd."
     call_command("import_garden", str(garden_write(tmp_path / "g", {"Long.md": body})), "--no-progress")
-    chunks = list(Chunk.objects.filter(article=article("Long")).order_by("ordinal"))
-    revision = chunks[0].revision
-    assert all(revision.body[c.start : c.end] == c.text for c in chunks)  # passage links land on the words
-    assert [c.text.count("```") for c in chunks if "```" in c.text] == [2]
-    for chunk in chunks:
-        for line in chunk.text.split("\n"):
+    passages = list(Passage.objects.filter(article=article("Long")).order_by("ordinal"))
+    revision = passages[0].revision
+    assert all(revision.body[c.start : c.end] == c.text for c in passages)  # passage links land on the words
+    assert [c.text.count("```") for c in passages if "```" in c.text] == [2]
+    for passage in passages:
+        for line in passage.text.split("\n"):
             assert not line.startswith("|") or line.endswith("|"), line  # whole rows only
 
 
@@ -381,13 +381,13 @@ def test_an_mkdocs_docs_tree_imports_with_relative_links_and_one_index_per_folde
 
 
 def test_a_link_to_a_heading_or_a_block_lands_on_its_passage(vault, syntax, client):
-    swarm = article("Bees/Swarm rules").chunks.get(is_current=True, text__contains="within two hours")
+    swarm = article("Bees/Swarm rules").passages.get(is_current=True, text__contains="within two hours")
     page = client.get(article("Varroa treatment").get_absolute_url()).content.decode()
     assert (
         f'href="{article("Bees/Swarm rules").get_absolute_url()}#chunk-{swarm.pk}"' in page
     )  # [[...#^swarm-rule]]
 
-    autumn = article("Calendar").chunks.get(is_current=True, text__contains="Feeding starts in September")
+    autumn = article("Calendar").passages.get(is_current=True, text__contains="Feeding starts in September")
     page = client.get(syntax.get_absolute_url()).content.decode()
     assert (
         f'<a href="{article("Calendar").get_absolute_url()}#chunk-{autumn.pk}" rel="noopener noreferrer">in autumn</a>'

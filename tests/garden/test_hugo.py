@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 
 from garden.formats.markdown import TOML_BROKEN_PRIVATE
-from garden.models import Article, Chunk
+from garden.models import Article, Passage
 from garden.sync import garden_import
 from garden.walk import garden_walk
 from tests.factories import garden_write
@@ -46,7 +46,7 @@ def test_a_hugo_tree_imports_its_section_pages_and_reads_toml_front_matter(capsy
         path__in=["content/posts/fencing-plan", "content/posts/_notes"]
     ).exists()
     assert not Article.objects.filter(path__startswith="content/_drafts").exists()
-    assert not Chunk.objects.filter(text__contains="ZEPHYRHUGO").exists()
+    assert not Passage.objects.filter(text__contains="ZEPHYRHUGO").exists()
 
 
 def test_only_the_section_page_is_public_among_underscore_names(tmp_path):
@@ -82,4 +82,4 @@ def test_toml_front_matter_that_cannot_be_read_fails_and_a_draft_in_it_stays_wit
         TOML_BROKEN_PRIVATE.split("), ", 1)[1].format(marker="draft: true")
     )
     assert article("Home").title == "Home"
-    assert not Chunk.objects.filter(text__contains="ZEPHYRHUGO").exists()
+    assert not Passage.objects.filter(text__contains="ZEPHYRHUGO").exists()

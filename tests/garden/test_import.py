@@ -4,7 +4,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import DataError
 
-from garden.models import Article, ArticleRevision, Chunk, Link, Theme, Topic
+from garden.models import Article, ArticleRevision, Link, Passage, Theme, Topic
 from garden.sync.writing import notes_write
 from tests.factories import garden_write
 
@@ -44,9 +44,9 @@ def test_import_creates_articles_chunks_links_topics_and_themes(tmp_path, capsys
     article = Article.objects.get(slug="quarry-siding")
     revision = article.current_revision
     assert revision is not None and str(revision.date) == "2025-02-01"
-    for chunk in Chunk.objects.filter(revision=revision):
-        assert revision.body[chunk.start : chunk.end] == chunk.text
-        assert len(chunk.embedding) == 384
+    for passage in Passage.objects.filter(revision=revision):
+        assert revision.body[passage.start : passage.end] == passage.text
+        assert len(passage.embedding) == 384
     assert Topic.objects.get(slug="quarry-siding").aliases == ["quarry spur"]
     assert Theme.objects.get(slug="permanent-way").keywords == ["sleepers", "ballast"]
     assert set(article.topics.values_list("slug", flat=True)) == {"quarry-siding", "sidings"}
@@ -68,8 +68,8 @@ def test_reimport_is_idempotent_and_a_changed_file_makes_a_new_revision(tmp_path
     revisions = ArticleRevision.objects.filter(article__slug="quarry-siding").order_by("created_at")
     assert [r.superseded for r in revisions] == [True, False]
     assert "210 m" in revisions[0].body and "240 m" in revisions[1].body
-    old_chunks = Chunk.objects.filter(revision=revisions[0])
-    assert old_chunks.exists() and not old_chunks.filter(is_current=True).exists()
+    old_passages = Passage.objects.filter(revision=revisions[0])
+    assert old_passages.exists() and not old_passages.filter(is_current=True).exists()
 
 
 def test_bad_files_are_reported_by_name_and_reason_while_the_rest_import(tmp_path, capsys):
@@ -136,7 +136,7 @@ def test_a_note_the_database_refuses_is_reported_while_the_notes_written_with_it
     assert Article.objects.get(slug="long-title").title == long_title.strip()
     link = Link.objects.get(source__slug="quarry-siding")
     assert link.target_id == Article.objects.get(slug="test-signal-box").pk
-    assert not Chunk.objects.filter(text__contains="weighbridge hut").exists()
+    assert not Passage.objects.filter(text__contains="weighbridge hut").exists()
 
 
 def test_a_missing_folder_is_a_clear_error(tmp_path):
@@ -163,11 +163,13 @@ def test_a_topic_named_by_notes_of_several_groups_is_stored_as_if_derived_at_onc
         "Yards/Swarm.md": "---\ntags: [bees/swarming]\n---\n# Swarm\n\nA swarm leaves the hive.\n",
     }
 
-    def vocabulary(group_chunks: int) -> list[tuple[str, str, list[str]]]:
+    def vocabulary(group_passages: int) -> list[tuple[str, str, list[str]]]:
         for model in (Article, Topic, Theme):  # each import starts from an empty garden
             model.objects.all().delete()
-        monkeypatch.setattr(importing, "GROUP_CHUNKS", group_chunks)
-        call_command("import_garden", str(garden_write(tmp_path / str(group_chunks), notes)), "--no-progress")
+        monkeypatch.setattr(importing, "GROUP_CHUNKS", group_passages)
+        call_command(
+            "import_garden", str(garden_write(tmp_path / str(group_passages), notes)), "--no-progress"
+        )
         return list(Topic.objects.order_by("slug").values_list("slug", "title", "aliases"))
 
     one_group, a_group_each = vocabulary(256), vocabulary(1)

@@ -108,8 +108,8 @@ def test_an_interrupted_import_leaves_no_half_written_article(tmp_path):
 
     written = Article.objects.filter(slug__startswith="generated-").annotate(
         current_revisions=Count("revisions", filter=Q(revisions__superseded=False), distinct=True),
-        current_chunks=Count("chunks", filter=Q(chunks__is_current=True), distinct=True),
+        current_passages=Count("passages", filter=Q(passages__is_current=True), distinct=True),
     )
     assert 20 <= written.count() < 600
-    counts = written.values_list("current_revisions", "current_chunks")
-    assert all(revisions == 1 and chunks >= 1 for revisions, chunks in counts)
+    counts = written.values_list("current_revisions", "current_passages")
+    assert all(revisions == 1 and passages >= 1 for revisions, passages in counts)

@@ -11,7 +11,7 @@ from django.core.management import CommandError, call_command
 
 from garden.formats import logseq
 from garden.golden import golden_load
-from garden.models import Answer, Article, ArticleRevision, Chunk, Link
+from garden.models import Answer, Article, ArticleRevision, Link, Passage
 from garden.syntax import heading_words
 from tests.factories import answer_for, garden_write
 
@@ -191,7 +191,7 @@ def test_page_properties_are_metadata_and_a_description_is_text(graph, client):
     assert "skill" in sharpening.tags  # `type:: [[Skill]]` is kept as a tag
     html = page(client, sharpening)
     assert "first Thursday of each month" in html and "description::" not in html
-    assert Chunk.objects.filter(article=sharpening, text__contains="first Thursday of each month").exists()
+    assert Passage.objects.filter(article=sharpening, text__contains="first Thursday of each month").exists()
     # A page of properties alone, with no description, is its title, with its links.
     skill = titled("Skill")
     assert current(skill).body == "Skill"
@@ -229,15 +229,17 @@ def test_block_references_and_embeds_show_the_blocks_words_with_a_link_to_their_
         f'<p class="embed-title">From <a href="{eye.get_absolute_url()}">Workshop/Safety/Eye Protection'
         in html
     )
-    chunks = "\n".join(Chunk.objects.filter(article=library, is_current=True).values_list("text", flat=True))
-    assert "Safety glasses to EN 166" in chunks  # retrieval and the judge see the words
+    passages = "\n".join(
+        Passage.objects.filter(article=library, is_current=True).values_list("text", flat=True)
+    )
+    assert "Safety glasses to EN 166" in passages  # retrieval and the judge see the words
     journal = page(client, Article.objects.get(path="journals/2026_04_18"))
     assert "Record Power DML320" in journal
 
 
 def test_no_id_macro_or_block_property_reaches_a_page_or_a_chunk(graph, client):
-    chunks = "\n".join(Chunk.objects.filter(is_current=True).values_list("text", flat=True))
-    shown = chunks + "".join(page(client, article) for article in Article.objects.live())
+    passages = "\n".join(Passage.objects.filter(is_current=True).values_list("text", flat=True))
+    shown = passages + "".join(page(client, article) for article in Article.objects.live())
     raws = ["((", "{{", "id::", "collapsed::", "card-", "logseq.order-list-type", "heading::", "6a1f0c2e"]
     for raw in [*raws, ":LOGBOOK:", "CLOCK:", ":END:", "#+BEGIN_QUOTE", "#+END_QUOTE"]:
         assert raw not in shown, raw
@@ -250,8 +252,8 @@ def test_no_id_macro_or_block_property_reaches_a_page_or_a_chunk(graph, client):
 
 def test_a_private_page_s_blocks_show_nowhere_even_where_another_page_references_them(graph, client):
     assert not Article.objects.filter(path="pages/Member Dues").exists()
-    assert not Chunk.objects.filter(text__contains=SECRET).exists()
-    assert not Chunk.objects.filter(text__contains="40-11-72").exists()
+    assert not Passage.objects.filter(text__contains=SECRET).exists()
+    assert not Passage.objects.filter(text__contains="40-11-72").exists()
     html = page(client, titled("Tool Library"))
     assert SECRET not in html and "40-11-72" not in html and "hardship" not in html
     assert html.count(logseq.BLOCK_NOT_SHOWN) == 2
@@ -261,7 +263,7 @@ def test_a_private_page_s_blocks_show_nowhere_even_where_another_page_references
         shown = str([asked["answer"], asked["sources"], asked["citations"]])
         assert SECRET not in shown and "40-11-72" not in shown
     # Hidden by config.edn, and Logseq's own backups: never imported.
-    assert not Chunk.objects.filter(text__contains=HIDDEN).exists()
+    assert not Passage.objects.filter(text__contains=HIDDEN).exists()
     assert not Article.objects.filter(path__startswith=("archive/")).exists()
 
 
@@ -271,7 +273,7 @@ def test_an_edited_block_reaches_the_pages_that_reference_it_on_the_next_sync(gr
     eye.write_text(eye.read_text().replace("to EN 166", "to EN 166 or ANSI Z87.1"))
     call_command("import_garden", str(folder), "--no-progress")
     assert "EN 166 or ANSI Z87.1" in page(client, titled("Tool Library"))
-    assert Chunk.objects.filter(
+    assert Passage.objects.filter(
         article=titled("Tool Library"), is_current=True, text__contains="Z87.1"
     ).exists()
 
@@ -286,7 +288,7 @@ def test_a_referenced_block_made_private_leaves_every_page_and_does_not_come_bac
         call_command("import_garden", str(folder), "--no-progress")
         html = page(client, library)
         assert "Safety glasses to EN 166" not in html
-        current = Chunk.objects.filter(article=library, is_current=True)
+        current = Passage.objects.filter(article=library, is_current=True)
         assert not current.filter(text__contains="EN 166").exists()
         eye.write_text(public)
         call_command("import_garden", str(folder), "--no-progress")
@@ -415,7 +417,7 @@ def test_names_of_any_length_import_whole(tmp_path, client):
         long.pk,
     }
     assert client.get(long.get_absolute_url()).status_code == 200
-    assert not Chunk.objects.filter(text__contains=HIDDEN).exists()
+    assert not Passage.objects.filter(text__contains=HIDDEN).exists()
 
 
 def test_what_a_page_showed_of_a_block_made_private_since_is_withheld_in_its_history_and_answers(
@@ -423,7 +425,7 @@ def test_what_a_page_showed_of_a_block_made_private_since_is_withheld_in_its_his
 ):
     folder, _ = graph
     library = titled("Tool Library")
-    quoting = Chunk.objects.get(article=library, is_current=True, text__contains="EN 166")
+    quoting = Passage.objects.get(article=library, is_current=True, text__contains="EN 166")
     answer = answer_for("Safety glasses to EN 166 are worn by everyone [1].", quoting)
     old = current(library)
     assert old.shows == ["pages/Workshop___Safety___Eye Protection"]

@@ -17,7 +17,7 @@ from garden.formats import registry
 from garden.formats.markdown import NOT_UTF8
 from garden.formats.org import reading as org
 from garden.formats.org.reading import ORG_NOT_TEXT, parse_org_text
-from garden.models import Article, ArticleRevision, Chunk, Link
+from garden.models import Article, ArticleRevision, Link, Passage
 from garden.sync import garden_import
 from tests.factories import garden_write
 
@@ -78,7 +78,7 @@ def test_org_markup_reads_as_the_gardens_headings_code_quotes_and_marks(garden):
         assert org_only not in body
     assert "this year's colour is `blue`" in body_of("queens")
     # The code stays one passage's code: no passage starts inside the block as if it were prose.
-    assert Chunk.objects.filter(
+    assert Passage.objects.filter(
         article=article("hive-care"), is_current=True, text__contains="fondant"
     ).exists()
 
@@ -101,7 +101,7 @@ def test_id_file_and_name_links_resolve_to_their_notes(garden):
 
 
 def test_what_org_keeps_out_of_an_export_reaches_no_reader(garden, client):
-    assert not Chunk.objects.filter(text__contains=SECRET).exists()
+    assert not Passage.objects.filter(text__contains=SECRET).exists()
     assert not ArticleRevision.objects.filter(body__contains=SECRET).exists()
     assert not Article.objects.filter(path__in=["salaries", "swarm-plan"], withheld_at__isnull=True).exists()
     assert "Hive records" not in body_of("hive-care") and "Ideas for next year" not in body_of("hive-care")
@@ -114,7 +114,7 @@ def test_a_question_is_answered_from_an_org_note(garden, settings):
     answer = question_ask(text="In hive care, how much fondant does each colony get in November?")
     assert not answer.refused
     assert "two kilograms" in answer.text
-    assert {source.chunk.article.path for source in answer.sources.all()} >= {"hive-care"}
+    assert {source.passage.article.path for source in answer.sources.all()} >= {"hive-care"}
 
 
 def test_an_unchanged_org_garden_is_unchanged_and_its_hash_is_its_org_texts(garden, capsys):

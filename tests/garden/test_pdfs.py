@@ -22,7 +22,7 @@ from garden.formats.pdf.reading import (
     PDF_TOO_MANY_PAGES,
     PDF_TOO_SLOW,
 )
-from garden.models import Answer, Article, Chunk
+from garden.models import Answer, Article, Passage
 from garden.sync import garden_import
 from garden.walk import SkipKind
 from tests.factories import garden_write
@@ -58,29 +58,29 @@ def test_a_vault_with_pdfs_imports_them_by_page_and_leaves_out_scans_and_private
     assert study().title == STUDY_TITLE  # the metadata title
     assert Article.objects.get(path="Manuals/Honey extractor manual.pdf").title == "Honey extractor manual"
     assert Article.objects.filter(path="Apiary/Hive inspections").exists()  # the notes beside them
-    pages = {chunk.page for chunk in study().chunks.filter(is_current=True)}
+    pages = {passage.page for passage in study().passages.filter(is_current=True)}
     assert pages == {1, 2, 3}
-    result = study().chunks.get(is_current=True, text__contains=THIRTY_ONE)
+    result = study().passages.get(is_current=True, text__contains=THIRTY_ONE)
     assert result.page == 2 and result.cited_as == f"{STUDY_TITLE}, p. 2"
     # A sentence printed across two lines is one sentence in its passage.
     assert "lost nine percent over the winter, against thirty-one percent" in result.text
     # Notes' passages have no page.
-    assert not Chunk.objects.filter(article__path="Apiary/Hive inspections", page__isnull=False).exists()
+    assert not Passage.objects.filter(article__path="Apiary/Hive inspections", page__isnull=False).exists()
 
 
 def test_no_passage_runs_across_two_pages(vault):
-    for chunk in Chunk.objects.filter(article=study(), is_current=True):
-        assert chunk.page is not None
-        page_text = " ".join(STUDY[chunk.page - 1])
-        assert all(word in page_text for word in chunk.text.split()), chunk.text
+    for passage in Passage.objects.filter(article=study(), is_current=True):
+        assert passage.page is not None
+        page_text = " ".join(STUDY[passage.page - 1])
+        assert all(word in page_text for word in passage.text.split()), passage.text
 
 
 def test_a_question_is_answered_from_a_pdf_and_cited_by_its_page(vault, client, settings):
     settings.ANTHROPIC_API_KEY = ""  # the local synthesiser: no model call
     answer = question_ask(text=QUESTION)
     assert not answer.refused and "thirty-one percent" in answer.text
-    cited = next(s for s in answer.sources.all() if s.chunk.article_id == study().pk)
-    assert cited.chunk.page == 2
+    cited = next(s for s in answer.sources.all() if s.passage.article_id == study().pk)
+    assert cited.passage.page == 2
 
     page = client.get(answer.get_absolute_url()).content.decode()
     link = f"{study().get_absolute_url()}#page-2"
@@ -114,12 +114,12 @@ def test_the_judge_quotes_a_pdf_passage_like_any_other(vault, client, settings):
     verification_run(verification_id=verification.pk)
     verification = Verification.objects.get(pk=verification.pk)
     from_pdf = [
-        c for c in verification.claims.all() if c.chunk is not None and c.chunk.article_id == study().pk
+        c for c in verification.claims.all() if c.passage is not None and c.passage.article_id == study().pk
     ]
     verified = [c for c in from_pdf if c.status == "verified"]
     assert verified, [(c.text, c.status) for c in verification.claims.all()]
     assert all(
-        c.chunk is not None and c.quote and c.quote in c.chunk.text for c in verified
+        c.passage is not None and c.quote and c.quote in c.passage.text for c in verified
     )  # the quote gate found it there
     page = client.get(answer.get_absolute_url()).content.decode()
     assert f"{STUDY_TITLE}, p. 2</a>" in page and "#page-2" in page
@@ -128,10 +128,10 @@ def test_the_judge_quotes_a_pdf_passage_like_any_other(vault, client, settings):
 def test_a_private_pdf_is_never_read_and_its_words_are_nowhere(vault, client, settings):
     settings.ANTHROPIC_API_KEY = ""
     assert not Article.objects.filter(path__startswith="Receipts/").exists()
-    assert not Chunk.objects.filter(text__contains="ZEPHYRPDF").exists()
+    assert not Passage.objects.filter(text__contains="ZEPHYRPDF").exists()
     answer = question_ask(text="Which queens were on order 7719 ZEPHYRPDF, and how were they paid?")
     assert "ZEPHYRPDF" not in answer.text and "4471" not in answer.text
-    assert not any("Queen order" in s.chunk.article.title for s in answer.sources.all())
+    assert not any("Queen order" in s.passage.article.title for s in answer.sources.all())
 
 
 def test_an_unchanged_pdf_is_not_read_again_an_edited_one_is_and_a_removed_one_retires(tmp_path, monkeypatch):
@@ -158,7 +158,7 @@ def test_an_unchanged_pdf_is_not_read_again_an_edited_one_is_and_a_removed_one_r
     pdf_write(pdf, [MANUAL[0], ["Run the extractor at no more than 250 revolutions per minute at first."]])
     report = garden_import([folder])
     assert report.revised == 1 and manual.revisions.count() == 2 and len(read) == 1
-    assert manual.chunks.filter(is_current=True, text__contains="250 revolutions", page=2).exists()
+    assert manual.passages.filter(is_current=True, text__contains="250 revolutions", page=2).exists()
 
     pdf.unlink()
     report = garden_import([folder])
@@ -177,7 +177,7 @@ def test_a_pdf_moved_into_a_private_place_is_withheld(tmp_path):
     report = garden_import([folder])
     manual = Article.objects.get(path="Manual.pdf")
     assert manual.withheld and report.withheld == 1 and report.retired == 0
-    assert not Chunk.objects.filter(article=manual, is_current=True).exists()
+    assert not Passage.objects.filter(article=manual, is_current=True).exists()
 
 
 def test_a_scanned_pdf_is_skipped_and_an_encrypted_or_broken_one_fails_with_its_reason(tmp_path, capsys):

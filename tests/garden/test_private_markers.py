@@ -9,7 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from garden.formats.markdown import ArticleFileError, parse_article_text
-from garden.models import Article, Chunk
+from garden.models import Article, Passage
 from tests.factories import garden_write
 
 BODY = "ZEPHYRCODE the gate code is 4471.\n"
@@ -121,6 +121,6 @@ def test_a_logseq_graph_s_private_pages_and_its_own_copies_never_reach_a_reader(
     assert "2 marked private" in out
     assert "Pay review.md: front matter is not valid YAML at line 2, and it marks the note private" in err
     assert Article.objects.filter(path="pages/Bee Forage Plants").exists()
-    assert not Chunk.objects.filter(text__contains="ZEPHYRCODE").exists()
+    assert not Passage.objects.filter(text__contains="ZEPHYRCODE").exists()
     assert not Article.objects.filter(path__startswith="logseq/").exists()
     assert "ZEPHYRCODE" not in client.get("/articles/").content.decode()

@@ -105,8 +105,8 @@ def published(garden: Path) -> dict[str, object]:
     """While the note is public: an answer citing it, a flagged claim quoting it and a Verify-all run
     listing that claim, as readers, editors and operators would come across them."""
     article = Article.objects.get(slug="pay-review")
-    chunk = article.chunks.get(is_current=True, text__contains=SECRET)
-    answer = answer_for(f"Band {SECRET} gets a raise of eleven percent [1].", chunk)
+    passage = article.passages.get(is_current=True, text__contains=SECRET)
+    answer = answer_for(f"Band {SECRET} gets a raise of eleven percent [1].", passage)
     answer.question.conversation = Conversation.objects.create()  # shown on its conversation's page too
     answer.question.save(update_fields=["conversation"])
     verification = Verification.objects.create(
@@ -120,9 +120,9 @@ def published(garden: Path) -> dict[str, object]:
         start=0,
         end=len(text),
         status=ClaimStatus.UNVERIFIED,
-        quote=chunk.text[:60],
+        quote=passage.text[:60],
         source_number=1,
-        chunk=chunk,
+        passage=passage,
         confidence=0.4,
     )
     golden = GoldenQuestion.objects.create(code="pay-1", category="factual", question="What is the raise?")
@@ -191,7 +191,7 @@ def assert_nothing_shown(garden: Path, state: dict[str, object]) -> None:
     assert not private_ids & {hit.article_id for hit in found.articles}
     fresh = ask(f"What raise does band {SECRET} get in the pay review?", None)
     assert SECRET not in fresh.text.replace(f"band {SECRET} get", "")  # the question's own words aside
-    assert not fresh.sources.filter(chunk__article__slug="pay-review").exists()
+    assert not fresh.sources.filter(passage__article__slug="pay-review").exists()
 
     status, body = reader_sees(editor, "/review/?reviewed=1")
     assert status == 200 and SECRET not in body

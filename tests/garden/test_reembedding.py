@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from garden.models import Article, ArticleRevision, Chunk
+from garden.models import Article, ArticleRevision, Passage
 from garden.services import embedding_input
 from garden.sync import garden_import, reembedding
 from garden.sync.embedding import encode
@@ -42,19 +42,19 @@ def garden(tmp_path, settings):
     return folder
 
 
-def _int8_vectors(chunks):
-    inputs = [embedding_input(c.revision.title, c.text) for c in chunks]
+def _int8_vectors(passages):
+    inputs = [embedding_input(c.revision.title, c.text) for c in passages]
     return embeddings.embed(inputs, backend=EmbeddingBackend.ONNX_INT8)
 
 
 def test_chunks_record_the_backend_that_embedded_them(garden):
-    assert set(Chunk.objects.values_list("embedded_by", flat=True)) == {"torch"}
+    assert set(Passage.objects.values_list("embedded_by", flat=True)) == {"torch"}
     assert embeddings.embedder(EmbeddingBackend.ONNX_INT8) == INT8
 
 
 def test_after_a_switch_the_next_import_embeds_unchanged_notes_again(garden, settings, capsys):
     revisions = ArticleRevision.objects.count()
-    count = Chunk.objects.count()
+    count = Passage.objects.count()
     settings.EMBEDDING_BACKEND = "onnx-int8"
 
     call_command("import_garden", str(garden), "--no-progress")
@@ -62,9 +62,9 @@ def test_after_a_switch_the_next_import_embeds_unchanged_notes_again(garden, set
     out = capsys.readouterr().out
     assert f"Embedded {count} chunks of unchanged notes again" in out
     assert INT8 in out
-    chunks = list(Chunk.objects.select_related("revision").order_by("pk"))
-    assert {c.embedded_by for c in chunks} == {INT8}
-    assert np.allclose(np.asarray([c.embedding for c in chunks]), _int8_vectors(chunks), atol=1e-5)
+    passages = list(Passage.objects.select_related("revision").order_by("pk"))
+    assert {c.embedded_by for c in passages} == {INT8}
+    assert np.allclose(np.asarray([c.embedding for c in passages]), _int8_vectors(passages), atol=1e-5)
     assert ArticleRevision.objects.count() == revisions  # no note changed, so no new revision
 
     call_command("import_garden", str(garden), "--no-progress")
@@ -78,12 +78,14 @@ def test_an_edit_after_a_switch_reuses_no_vector_of_the_other_backend(garden, se
     report = garden_import([garden])
 
     edited = list(
-        Chunk.objects.filter(is_current=True, article__slug="quarry-siding").select_related("revision")
+        Passage.objects.filter(is_current=True, article__slug="quarry-siding").select_related("revision")
     )
     assert report.revised == 1
     assert report.embedded == len(edited)  # its unchanged passages too: their vectors were torch's
-    assert report.reembedded == Chunk.objects.filter(is_current=True, article__slug="test-signal-box").count()
-    current = list(Chunk.objects.filter(is_current=True).select_related("revision").order_by("pk"))
+    assert (
+        report.reembedded == Passage.objects.filter(is_current=True, article__slug="test-signal-box").count()
+    )
+    current = list(Passage.objects.filter(is_current=True).select_related("revision").order_by("pk"))
     assert {c.embedded_by for c in current} == {INT8}
     assert np.allclose(np.asarray([c.embedding for c in current]), _int8_vectors(current), atol=1e-5)
 
@@ -102,9 +104,9 @@ def test_an_interrupted_re_embedding_keeps_its_batches_and_a_re_run_resumes(gard
     monkeypatch.setattr(reembedding, "encode", failing_second_time)
     with pytest.raises(RuntimeError):
         garden_import([garden])
-    assert Chunk.objects.filter(embedded_by=INT8).count() == 1
+    assert Passage.objects.filter(embedded_by=INT8).count() == 1
 
-    total = Chunk.objects.count()
+    total = Passage.objects.count()
     report = garden_import([garden])
     assert report.reembedded == total - 1
-    assert set(Chunk.objects.values_list("embedded_by", flat=True)) == {INT8}
+    assert set(Passage.objects.values_list("embedded_by", flat=True)) == {INT8}

@@ -12,7 +12,15 @@ from garden.answering.retrieval import Thresholds, matched_topics, retrieve
 from garden.answering.retrieval_report import measure, observe
 from garden.answering.synthesis.extractive import STOP_WORDS
 from garden.golden import golden_load
-from garden.models import Article, ArticleRevision, Chunk, Generator, RetrievalCalibration, Topic, names_keep
+from garden.models import (
+    Article,
+    ArticleRevision,
+    Generator,
+    Passage,
+    RetrievalCalibration,
+    Topic,
+    names_keep,
+)
 from providers import embeddings
 
 pytestmark = pytest.mark.django_db
@@ -57,7 +65,7 @@ def _garden_of_everyday_names(count: int) -> list[str]:
 def _note_with_passage(title: str, text: str) -> Article:
     article = Article.objects.create(slug=title.lower(), title=title)
     revision = ArticleRevision.objects.create(article=article, title=title, body=text, content_hash=title)
-    Chunk.objects.create(
+    Passage.objects.create(
         revision=revision,
         article=article,
         ordinal=0,
@@ -99,7 +107,7 @@ def test_a_question_naming_a_one_word_topic_is_answered_among_thousands_of_names
     assert museum.pk in matched_topics("What is the museum?")
     answer = question_ask(text="What is Varroa?")
     assert not answer.refused
-    assert varroa in [source.chunk.article for source in answer.sources.all()]
+    assert varroa in [source.passage.article for source in answer.sources.all()]
 
 
 def test_the_gate_uses_the_gardens_calibration_for_the_embedder_that_runs():

@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.test import Client
 
 from garden import services
-from garden.models import Article, ArticleRevision, Chunk
+from garden.models import Article, ArticleRevision, Passage
 from garden.services import NewRevision
 from tests.factories import garden_write
 
@@ -68,7 +68,7 @@ def test_an_import_and_an_admin_edit_write_through_the_one_writer(tmp_path, writ
     assert (current.body, current.source_path, current.content_hash) == (EDITED, "admin", EDITED_HASH)
     first.refresh_from_db()
     assert first.superseded and first.body == NOTE.split("---\n")[-1].strip()
-    assert list(Chunk.objects.filter(article=article, is_current=True).values_list("text", flat=True)) == [
+    assert list(Passage.objects.filter(article=article, is_current=True).values_list("text", flat=True)) == [
         EDITED
     ]
 

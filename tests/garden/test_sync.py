@@ -13,7 +13,7 @@ import pytest
 from django.core.management import call_command
 
 from config.database import current_database_url
-from garden.models import Article, ArticleRevision, Chunk, Link, Topic
+from garden.models import Article, ArticleRevision, Link, Passage, Topic
 from garden.sync import SYNC_LOCK, ImportReport, garden_import, garden_sync_configured, garden_watch
 from providers import embeddings
 from tests.factories import answer_for, garden_write
@@ -58,30 +58,30 @@ def test_an_unchanged_garden_embeds_nothing(garden, monkeypatch):
 
 def test_an_edit_re_embeds_only_the_passages_it_changed(garden):
     bramble = Article.objects.get(path="Hives/Bramble")
-    before = list(bramble.chunks.filter(is_current=True).order_by("ordinal").values_list("text", flat=True))
+    before = list(bramble.passages.filter(is_current=True).order_by("ordinal").values_list("text", flat=True))
     assert len(before) == 3
     edited = note("Bramble", 2015).replace("marked red", "marked blue", 1)
     garden_write(garden, {"Hives/Bramble.md": edited})
 
     report = garden_import([garden])
 
-    assert (report.revised, report.chunks, report.embedded) == (1, 3, 1)
+    assert (report.revised, report.passages, report.embedded) == (1, 3, 1)
     assert ArticleRevision.objects.filter(article=bramble).count() == 2
-    assert "marked blue" in bramble.chunks.get(is_current=True, ordinal=0).text
+    assert "marked blue" in bramble.passages.get(is_current=True, ordinal=0).text
 
 
 def test_a_deleted_note_is_retired_its_history_and_citing_answers_kept(garden, client):
     bramble = Article.objects.get(path="Hives/Bramble")
-    chunk = bramble.chunks.first()
-    assert chunk is not None
-    cited = answer_for("The Bramble hive holds eleven frames [1].", chunk)
+    passage = bramble.passages.first()
+    assert passage is not None
+    cited = answer_for("The Bramble hive holds eleven frames [1].", passage)
     (garden / "Hives" / "Bramble.md").unlink()
 
     report = garden_import([garden])
 
     bramble.refresh_from_db()
     assert report.retired == 1 and bramble.retired_at is not None
-    assert not Chunk.objects.filter(article=bramble, is_current=True).exists()  # never retrieved again
+    assert not Passage.objects.filter(article=bramble, is_current=True).exists()  # never retrieved again
     assert bramble.title not in client.get("/articles/").content.decode()
     page = client.get(bramble.get_absolute_url()).content.decode()
     assert "this note left the garden" in page and "eleven frames" in page  # its history stays readable
@@ -97,7 +97,7 @@ def test_a_note_that_comes_back_is_live_again(garden):
     garden_import([garden])
 
     bramble = Article.objects.get(path="Hives/Bramble")
-    assert bramble.retired_at is None and bramble.chunks.filter(is_current=True).count() == 3
+    assert bramble.retired_at is None and bramble.passages.filter(is_current=True).count() == 3
 
 
 def test_a_note_made_private_is_withheld_not_retired(garden):
@@ -106,7 +106,7 @@ def test_a_note_made_private_is_withheld_not_retired(garden):
     orchard = Article.objects.get(path="Orchard")
     assert (report.retired, report.withheld) == (0, 1)
     assert orchard.withheld and orchard.withheld_reason == "made private"
-    assert not orchard.chunks.filter(is_current=True).exists()  # never retrieved
+    assert not orchard.passages.filter(is_current=True).exists()  # never retrieved
 
 
 def test_a_moved_or_renamed_note_keeps_its_article_history_and_backlinks(garden):
@@ -145,7 +145,7 @@ def test_an_interrupted_import_resumes_where_it_stopped(tmp_path, monkeypatch):
     stored = Article.objects.filter(path__startswith="Note ").count()
     assert 0 < stored < 120
     assert all(
-        a.chunks.count() == 3 for a in Article.objects.filter(path__startswith="Note ")
+        a.passages.count() == 3 for a in Article.objects.filter(path__startswith="Note ")
     )  # none half-written
 
     monkeypatch.setattr(embeddings, "embed", real_embed)
@@ -226,14 +226,14 @@ def test_a_note_is_written_as_it_is_when_its_turn_comes(tmp_path):
         },
     )
 
-    def meanwhile(chunks: int) -> None:  # the passages are planned; nothing is written yet
+    def meanwhile(passages: int) -> None:  # the passages are planned; nothing is written yet
         (folder / "Secret.md").write_text("---\nprivate: true\n---\nThe combination is 4471.\n")
         (folder / "Edited.md").write_text("The orchard has 152 trees.")
         (folder / "Retitled.md").write_text("# Water Mill\n\nThe mill grinds oats.")
 
     garden_import([folder], on_start=meanwhile)
     assert not Article.objects.filter(path="Secret").exists()
-    assert not Chunk.objects.filter(text__contains="4471").exists()
+    assert not Passage.objects.filter(text__contains="4471").exists()
     assert "152 trees" in ArticleRevision.objects.get(article__path="Edited", superseded=False).body
     # Its title and the topic named by it are the text's as written, not the first reading's.
     assert Article.objects.get(path="Retitled").title == "Water Mill"

@@ -130,8 +130,8 @@ def test_a_note_made_private_is_withheld_under_the_address_it_was_imported_with(
     assert article.slug != Path(slug_source.place).name  # the address is not the one its path gives
     others = set(Article.objects.exclude(pk=article.pk).values_list("pk", flat=True))
     old = article.revisions.get(superseded=False)
-    chunk = article.chunks.get(is_current=True, text__contains=SECRET)
-    answer = answer_for(f"Band {SECRET} gets a raise of eleven percent [1].", chunk)
+    passage = article.passages.get(is_current=True, text__contains=SECRET)
+    answer = answer_for(f"Band {SECRET} gets a raise of eleven percent [1].", passage)
     garden_write(garden, {slug_source.note: (garden / slug_source.note).read_text() + "\n\nEdited once."})
     garden_import([garden])  # `?revision=` of the first text is an old revision now
     assert shown_to_a_reader(article, old.pk, answer.get_absolute_url()) == [200, 200, 200]
@@ -171,7 +171,7 @@ def withheld_post(tmp_path: Path) -> tuple[Path, Article, int, str]:
     garden_import([garden])
     article = Article.objects.get(slug="pay-review")
     old = article.revisions.get(superseded=False)
-    answer = answer_for("Band gets eleven percent [1].", article.chunks.get(text__contains=SECRET))
+    answer = answer_for("Band gets eleven percent [1].", article.passages.get(text__contains=SECRET))
     garden_write(garden, {"posts/pay.md": POST + "\n\nThe bands are reviewed again in the autumn."})
     garden_import([garden])
     make_private_by_flag(garden, "posts/pay.md")

@@ -10,9 +10,9 @@ import pytest
 
 from garden.answering.retrieval import retrieve
 from garden.golden import golden_load
-from garden.models import Article, Chunk
+from garden.models import Article, Passage
 from garden.services import embedding_input
-from garden.sync.reembedding import chunks_reembed
+from garden.sync.reembedding import passages_reembed
 from providers import embeddings
 from providers.embeddings import EmbeddingBackend, onnx
 
@@ -20,10 +20,10 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(scope="module")
-def chunk_texts(django_db_setup, django_db_blocker):
+def passage_texts(django_db_setup, django_db_blocker):
     # django_db_setup first: the sample garden's passages are there even when this module runs first.
     with django_db_blocker.unblock():
-        rows = Chunk.objects.filter(is_current=True).select_related("revision").order_by("id")[:96]
+        rows = Passage.objects.filter(is_current=True).select_related("revision").order_by("id")[:96]
         return [embedding_input(c.revision.title, c.text) for c in rows] + [
             "bees",
             "What is a queen excluder?",
@@ -31,44 +31,44 @@ def chunk_texts(django_db_setup, django_db_blocker):
 
 
 @pytest.fixture(scope="module")
-def torch_vectors(chunk_texts):
-    return embeddings.embed(chunk_texts, backend=EmbeddingBackend.TORCH)
+def torch_vectors(passage_texts):
+    return embeddings.embed(passage_texts, backend=EmbeddingBackend.TORCH)
 
 
-def test_onnx_fp32_gives_the_torch_vectors(chunk_texts, torch_vectors):
-    vectors = embeddings.embed(chunk_texts, backend=EmbeddingBackend.ONNX)
-    assert vectors.shape == (len(chunk_texts), embeddings.DIMENSIONS)
+def test_onnx_fp32_gives_the_torch_vectors(passage_texts, torch_vectors):
+    vectors = embeddings.embed(passage_texts, backend=EmbeddingBackend.ONNX)
+    assert vectors.shape == (len(passage_texts), embeddings.DIMENSIONS)
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
     assert (vectors * torch_vectors).sum(1).min() >= 0.999
 
 
-def test_onnx_int8_vectors_stay_close_to_torch(chunk_texts, torch_vectors):
-    vectors = embeddings.embed(chunk_texts, backend=EmbeddingBackend.ONNX_INT8)
+def test_onnx_int8_vectors_stay_close_to_torch(passage_texts, torch_vectors):
+    vectors = embeddings.embed(passage_texts, backend=EmbeddingBackend.ONNX_INT8)
     cosines = (vectors * torch_vectors).sum(1)
     assert cosines.min() >= 0.97
     assert cosines.mean() >= 0.99
 
 
-def test_the_order_of_texts_does_not_change_their_vectors(chunk_texts):
-    forward = embeddings.embed(chunk_texts[:10], backend=EmbeddingBackend.ONNX, batch_size=4)
-    backward = embeddings.embed(chunk_texts[9::-1], backend=EmbeddingBackend.ONNX, batch_size=4)
+def test_the_order_of_texts_does_not_change_their_vectors(passage_texts):
+    forward = embeddings.embed(passage_texts[:10], backend=EmbeddingBackend.ONNX, batch_size=4)
+    backward = embeddings.embed(passage_texts[9::-1], backend=EmbeddingBackend.ONNX, batch_size=4)
     assert np.allclose(forward, backward[::-1], atol=1e-5)
 
 
-def test_an_int8_vector_does_not_depend_on_the_texts_embedded_beside_it(chunk_texts):
-    together = embeddings.embed(chunk_texts[:16], backend=EmbeddingBackend.ONNX_INT8)
+def test_an_int8_vector_does_not_depend_on_the_texts_embedded_beside_it(passage_texts):
+    together = embeddings.embed(passage_texts[:16], backend=EmbeddingBackend.ONNX_INT8)
     alone = np.stack(
-        [embeddings.embed([text], backend=EmbeddingBackend.ONNX_INT8)[0] for text in chunk_texts[:16]]
+        [embeddings.embed([text], backend=EmbeddingBackend.ONNX_INT8)[0] for text in passage_texts[:16]]
     )
     assert np.allclose(together, alone, atol=1e-6)
 
 
-def test_the_configured_backend_is_the_one_used(settings, chunk_texts):
+def test_the_configured_backend_is_the_one_used(settings, passage_texts):
     settings.EMBEDDING_BACKEND = "onnx-int8"
     assert embeddings.active_backend() is EmbeddingBackend.ONNX_INT8
     assert np.allclose(
-        embeddings.embed_one(chunk_texts[0]),
-        embeddings.embed([chunk_texts[0]], backend=EmbeddingBackend.ONNX_INT8)[0],
+        embeddings.embed_one(passage_texts[0]),
+        embeddings.embed([passage_texts[0]], backend=EmbeddingBackend.ONNX_INT8)[0],
         atol=1e-6,
     )
 
@@ -91,7 +91,7 @@ def test_the_cached_vectors_of_one_backend_are_not_served_for_another(settings):
 
 def test_questions_still_find_their_articles_on_a_garden_embedded_with_int8(settings):
     settings.EMBEDDING_BACKEND = "onnx-int8"
-    chunks_reembed()
+    passages_reembed()
     single_facts = [q for q in golden_load() if q.category == "single_fact"]
     slugs_by_id = dict(Article.objects.values_list("id", "slug"))
     found = 0

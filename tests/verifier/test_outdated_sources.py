@@ -9,8 +9,8 @@ from claimcheck.claims import split_claims
 from claimcheck.judges.claude import TOOL_NAME
 from claimcheck.judges.local import judge_claims
 from claimcheck.terms import ClaimStatus
-from garden.chunking import chunk_spans
-from garden.models import Article, Chunk
+from garden.chunking import passage_spans
+from garden.models import Article, Passage
 from garden.services import NewRevision, embedding_input, revisions_write
 from providers import embeddings
 from tests.factories import answer_for
@@ -37,7 +37,7 @@ def body(edit: int) -> str:
 
 def history_write(article: Article, bodies: list[str], shows: dict[int, list[str]] | None = None) -> None:
     """The versions of `article`, oldest first, each written as an import writes it (the texts embedded once)."""
-    spans = [[(s.start, s.end) for s in chunk_spans(text)] for text in bodies]
+    spans = [[(s.start, s.end) for s in passage_spans(text)] for text in bodies]
     texts = sorted({text[a:b] for text, found in zip(bodies, spans, strict=True) for a, b in found})
     vectors = dict(zip(texts, embeddings.embed([embedding_input(TITLE, t) for t in texts]), strict=True))
     for i, (text, found) in enumerate(zip(bodies, spans, strict=True)):
@@ -56,24 +56,24 @@ def history_write(article: Article, bodies: list[str], shows: dict[int, list[str
 
 
 @pytest.fixture
-def edited() -> Chunk:
+def edited() -> Passage:
     """A note edited 300 times, and its current passage on the tunnel's length."""
     article = Article.objects.create(slug="ashby-tunnel", title=TITLE)
     history_write(article, [body(edit) for edit in range(1, EDITS + 1)])
     assert article.revisions.count() == EDITS
-    return article.chunks.get(is_current=True, text__contains="metres long")
+    return article.passages.get(is_current=True, text__contains="metres long")
 
 
 def test_a_note_edited_300_times_gives_the_judges_its_cited_passage_and_a_few_earlier_ones(edited, settings):
     answer = answer_for(OUTDATED_CLAIM, edited)
 
-    sources, chunks = answer_sources(answer)
+    sources, passages = answer_sources(answer)
 
     assert len(sources) == 1 + settings.VERIFIER_EARLIER_PASSAGES
     assert [s.superseded for s in sources] == [False] + [True] * settings.VERIFIER_EARLIER_PASSAGES
     assert len({s.text for s in sources}) == len(sources)  # each earlier wording once
     assert FIRST_LENGTH in sources[1].text  # the earlier wording of the cited passage is the nearest
-    assert set(chunks) == {s.index for s in sources}
+    assert set(passages) == {s.index for s in sources}
     [vote] = judge_claims(split_claims(answer.text), sources)
     assert vote.status == ClaimStatus.OUTDATED and "1,100" in vote.quote
 
@@ -117,7 +117,7 @@ def test_an_earlier_version_that_held_a_withheld_page_s_block_never_comes_back_a
     article = Article.objects.create(slug="ashby-tunnel", title=TITLE)
     older = f"# {TITLE}\n\n{LENGTH}\n\n## Staff\n\n{BLOCK}\n"
     history_write(article, [body(1), older, body(2)], shows={1: [private.path]})
-    cited = article.chunks.get(is_current=True, text__contains="metres long")
+    cited = article.passages.get(is_current=True, text__contains="metres long")
     answer = answer_for(f"{BLOCK} [1]", cited)
 
     sources, _ = answer_sources(answer)

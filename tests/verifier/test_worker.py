@@ -29,7 +29,7 @@ def answer_with_source(text: str) -> Answer:
     )
     Retrieval.objects.create(question=question)
     answer = Answer.objects.create(question=question, text=text, generator=Generator.EXTRACTIVE)
-    AnswerSource.objects.create(answer=answer, number=1, chunk=revision.chunks.get(), score=0.9)
+    AnswerSource.objects.create(answer=answer, number=1, passage=revision.passages.get(), score=0.9)
     return answer
 
 

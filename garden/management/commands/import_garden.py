@@ -219,9 +219,9 @@ class Command(BaseCommand):
     def report(self, report: ImportReport) -> None:
         self.stdout.write(
             f"Imported {report.created} new and {report.revised} revised articles, {report.unchanged} unchanged; "
-            f"{report.chunks} chunks in {report.seconds:.1f}s ({report.chunks_per_second:.1f} chunks/s)."
+            f"{report.passages} chunks in {report.seconds:.1f}s ({report.passages_per_second:.1f} chunks/s)."
         )
-        if report.embedded != report.chunks:
+        if report.embedded != report.passages:
             self.stdout.write(
                 f"Embedded {report.embedded} of those chunks; the others were unchanged passages."
             )

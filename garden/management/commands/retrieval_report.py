@@ -23,7 +23,7 @@ from garden.golden import CONVERSATIONS_FILE, DEFAULT_FILE, conversations_load, 
 from garden.models import CalibrationSource
 from garden.readers import NO_SUCH_ACCOUNT as NO_ACCOUNT
 from garden.readers import NoSuchAccount, account_named, reader_described, reader_of
-from garden.sync.reembedding import chunks_reembed
+from garden.sync.reembedding import passages_reembed
 from providers.embeddings import EmbeddingBackend, embedder
 
 STORED = (
@@ -111,7 +111,7 @@ class Command(BaseCommand):
             with override_settings(**({"EMBEDDING_BACKEND": backend} if backend else {})):
                 if backend:
                     report["backend"] = backend
-                    report["reembedded_chunks"], _ = chunks_reembed()
+                    report["reembedded_chunks"], _ = passages_reembed()
                 questions = golden_load(golden)
                 observed = observe(questions, reader)
                 report["configured"] = measure(observed, Thresholds.from_settings())

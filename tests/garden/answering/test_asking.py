@@ -47,7 +47,7 @@ def test_in_scope_question_is_answered_by_claude_from_numbered_sources(claude):
     assert answer.sources.count() >= 1
     sent = claude.requests[0]["body"]
     prompt = sent["messages"][0]["content"]
-    first = answer.sources.get(number=1).chunk
+    first = answer.sources.get(number=1).passage
     assert '<source number="1"' in prompt and first.text in prompt
     assert IN_SCOPE in prompt
     assert "[n]" in sent["system"]
@@ -116,7 +116,7 @@ def test_without_a_key_the_local_synthesiser_answers_with_verbatim_cited_sentenc
     answer = question_ask(text=IN_SCOPE)
 
     assert answer.generator == Generator.EXTRACTIVE and not answer.error
-    sources = {s.number: s.chunk.text for s in answer.sources.all()}
+    sources = {s.number: s.passage.text for s in answer.sources.all()}
     cited = re.findall(r"(.+?) \[(\d+)\][.!?]", answer.text)
     assert cited
     for sentence, number in cited:
@@ -181,8 +181,8 @@ def test_a_note_that_forges_tags_and_instructions_stays_inside_its_source_for_th
     garden_import([garden_write(tmp_path / "garden", {"Quorndle sluice.md": INJECTED_NOTE})])
     claude.reply_text("The sluice was rebuilt in 1908 [1].")
     answer = question_ask(text=SLUICE_QUESTION)
-    chunk = answer.sources.get(number=1).chunk
-    assert FORGERY in chunk.text  # the forged markup reached the passage the models are given
+    passage = answer.sources.get(number=1).passage
+    assert FORGERY in passage.text  # the forged markup reached the passage the models are given
     claude.enqueue(verified_by_claude("The Quorndle sluice was rebuilt by the drainage board in 1908."))
     verification = verification_create(answer=answer)
     assert verification is not None
@@ -194,7 +194,7 @@ def test_a_note_that_forges_tags_and_instructions_stays_inside_its_source_for_th
     # asked; the forgery is text inside source 1, and the system prompt is the writer's own.
     prompt = writer["messages"][0]["content"]
     numbers = [s.number for s in answer.sources.order_by("number")]
-    titles = {s.number: s.chunk.article.title for s in answer.sources.all()}
+    titles = {s.number: s.passage.article.title for s in answer.sources.all()}
     assert tags(prompt) == [
         "<sources>",
         *(t for n in numbers for t in (f'<source number="{n}" title="{titles[n]}">', "</source>")),

@@ -26,7 +26,7 @@ TUNNEL = "How long is Cold Knap Tunnel?"
 
 
 def cited_slugs(answer):
-    return {source.chunk.article.slug for source in answer.sources.all()}
+    return {source.passage.article.slug for source in answer.sources.all()}
 
 
 def test_a_follow_up_with_no_subject_of_its_own_is_searched_for_with_the_conversation(fake_messages_api):

@@ -7,7 +7,7 @@ from django.db import connection
 from garden.answering.retrieval import Thresholds, retrieve, vector_candidates
 from garden.answering.retrieval_report import measure, observe
 from garden.golden import golden_load
-from garden.models import Chunk
+from garden.models import Passage
 from providers.embeddings import embed
 
 pytestmark = pytest.mark.django_db
@@ -51,13 +51,13 @@ def test_an_alias_alone_lets_the_question_through():
 
 
 def test_the_vector_search_finds_the_exact_ten_nearest_current_chunks(golden):
-    rows = list(Chunk.objects.filter(is_current=True).values_list("id", "embedding"))
+    rows = list(Passage.objects.filter(is_current=True).values_list("id", "embedding"))
     ids = np.asarray([row[0] for row in rows])
     matrix = np.asarray([row[1] for row in rows], dtype=np.float32)
     questions = [q.question for q in golden if q.in_scope]
     for question, vector in zip(questions, embed(questions), strict=True):
         exact = set(ids[np.argsort(-(matrix @ vector))[:10]].tolist())
-        assert {chunk_id for chunk_id, _ in vector_candidates(vector)[:10]} == exact, question
+        assert {passage_id for passage_id, _ in vector_candidates(vector)[:10]} == exact, question
 
 
 @pytest.mark.django_db(transaction=True)  # autocommit, as a web request searches
@@ -72,7 +72,7 @@ def test_the_migrations_build_the_hnsw_index_the_model_declares():
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_get_indexdef('chunk_embedding_hnsw'::regclass)")
         definition = cursor.fetchone()[0]
-    index = next(i for i in Chunk._meta.indexes if i.name == "chunk_embedding_hnsw")
+    index = next(i for i in Passage._meta.indexes if i.name == "chunk_embedding_hnsw")
     assert f"m='{index.m}'" in definition.replace(" ", "")
     assert f"ef_construction='{index.ef_construction}'" in definition.replace(" ", "")
     assert "vector_cosine_ops" in definition and "WHERE is_current" in definition

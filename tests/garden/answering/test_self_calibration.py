@@ -22,7 +22,7 @@ from garden.answering.self_calibration import (
     probes_observe,
 )
 from garden.golden import golden_load
-from garden.models import CalibrationSource, Chunk, RetrievalCalibration
+from garden.models import CalibrationSource, Passage, RetrievalCalibration
 from garden.sync import garden_import
 from tests.factories import garden_write, login
 
@@ -58,16 +58,16 @@ def test_an_in_scope_probe_is_made_from_a_title_and_heading_and_its_passage_is_h
     probes = in_scope_probes(20)
     assert len(probes) == 20
     assert probes[0].held_out is not None
-    held = Chunk.objects.get(pk=probes[0].held_out)
+    held = Passage.objects.get(pk=probes[0].held_out)
     assert held.article.title in probes[0].question.question
     assert probes[0].question.expected_articles == (held.article.slug,)
     observed = probes_observe(probes)
     for probe, item in zip(probes, observed, strict=True):
-        assert probe.held_out not in {hit.chunk_id for hit in item.candidates.hits}
+        assert probe.held_out not in {hit.passage_id for hit in item.candidates.hits}
     # Without holding it out the passage it was made from is among its candidates.
     whole = probes_observe([Probe(p.question) for p in probes])
     assert any(
-        p.held_out in {h.chunk_id for h in w.candidates.hits} for p, w in zip(probes, whole, strict=True)
+        p.held_out in {h.passage_id for h in w.candidates.hits} for p, w in zip(probes, whole, strict=True)
     )
 
 

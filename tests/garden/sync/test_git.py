@@ -293,8 +293,8 @@ def test_an_article_page_shows_its_commit_and_links_to_it_when_a_web_address_is_
 def test_a_verdict_shows_the_commit_its_source_came_from(client):
     verification = verification_with_claims(1)
     claim = verification.claims.get()
-    assert claim.chunk is not None
-    ArticleRevision.objects.filter(pk=claim.chunk.revision_id).update(
+    assert claim.passage is not None
+    ArticleRevision.objects.filter(pk=claim.passage.revision_id).update(
         commit="0123456789abcdef" * 2 + "01234567"
     )
     html = page_text(client.get(verification.answer.get_absolute_url()).content.decode())

@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 
 from garden.answering.retrieval import vector_candidates
-from garden.models import Chunk
+from garden.models import Passage
 from garden.sync import garden_import, indexing
 from garden.sync.indexing import VECTOR_INDEX, deferred, vector_index_exists
 from providers.embeddings import embed
@@ -42,10 +42,10 @@ def test_a_large_write_goes_without_the_index_and_builds_it_again_as_the_model_d
     report = garden_import(
         [hives(tmp_path / "garden", 150)], on_progress=lambda done: seen.append(vector_index_exists())
     )
-    assert report.chunks >= 450 and seen and not any(seen)  # every group was written without the index
+    assert report.passages >= 450 and seen and not any(seen)  # every group was written without the index
     assert index_definition() == before
-    written = Chunk.objects.get(is_current=True, article__title="Hive 7", ordinal=0)
-    found = {chunk for chunk, _ in vector_candidates(embed([written.text])[0], 5)}
+    written = Passage.objects.get(is_current=True, article__title="Hive 7", ordinal=0)
+    found = {passage for passage, _ in vector_candidates(embed([written.text])[0], 5)}
     assert written.pk in found
 
 
@@ -74,4 +74,4 @@ def test_a_sync_builds_the_index_that_a_killed_sync_left_dropped(tmp_path):
     with connection.cursor() as cursor:
         cursor.execute(f"DROP INDEX {VECTOR_INDEX}")  # as a sync killed between its writes leaves it
     report = garden_import([folder])  # nothing changed: nothing to write
-    assert report.chunks == 0 and vector_index_exists()
+    assert report.passages == 0 and vector_index_exists()
