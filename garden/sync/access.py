@@ -95,7 +95,7 @@ def audiences_placed(note: ParsedArticle, relative: PurePosixPath, rules: Access
     """The note with the audiences it is for, in order: its own mark, the folder rules, the default audience
     (stored as none). Raises ArticleFileError when one of them is no audience there is."""
     names = note.audiences if note.audiences is not None else rules.audiences_of(relative)
-    if settings.GARDEN_DEFAULT_AUDIENCE in names:
+    if not names or settings.GARDEN_DEFAULT_AUDIENCE in names:  # most notes: no query for them
         return replace(note, audiences=())
     unknown = set(names) - set(Audience.objects.filter(name__in=names).values_list("name", flat=True))
     if unknown:
