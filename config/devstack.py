@@ -320,6 +320,29 @@ def parallel_options(processes: int = TEST_PROCESSES) -> list[str]:
     return [*spread, f"--durations={SLOWEST_SHOWN}"]
 
 
+def cpu_loop_seconds(env: dict[str, str]) -> float | None:
+    """The bench's CPU yardstick (`bench.yardstick.cpu_loop_seconds`: a fixed pure-Python loop, median of 5),
+    measured in a process of its own; None when it cannot be."""
+    measure = "from bench.yardstick import cpu_loop_seconds; print(cpu_loop_seconds())"
+    done = subprocess.run([python(), "-c", measure], env=env, cwd=BASE_DIR, capture_output=True, text=True)
+    try:
+        return float(done.stdout.strip())
+    except ValueError:
+        return None
+
+
+def suite_timed(seconds: float, before: float | None, after: float | None) -> str:
+    """How long the suite took, and in CPU loops: the loop's geometric mean before and after it, so a neighbour
+    who came or went half-way weighs on both (docs/performance.md#yardsticks)."""
+    if not before or not after:
+        return f"the whole suite took {seconds:.0f} s (the CPU loop could not be measured)"
+    loop = (before * after) ** 0.5
+    return (
+        f"the whole suite took {seconds:.0f} s: {seconds / loop:,.0f} CPU loops "
+        f"(the loop took {before:.3f} s before it and {after:.3f} s after)"
+    )
+
+
 def run_steps(steps: Sequence[Sequence[str]], env: dict[str, str], *, timed: bool = True) -> int:
     """Run commands in order; stop at the first failure and return its exit code. `timed`: say how long each
     took (not for `exec`, whose output is the command's own)."""
@@ -489,10 +512,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 # their own after the parallel ones, so that no other test is cut off half-way.
                 rest = [*tests, "--ignore=tests/claimcheck"]
                 alone = [python(), "-m", "pytest", "--ignore=tests/claimcheck", "-m", ALONE]
-                # The linters beside the engine's tests (one core each), then the rest.
-                return run_steps_alongside(lint, engine, env) or run_steps(
+                # The linters beside the engine's tests (one core each), then the rest; timed in the bench's CPU
+                # loops too, so that a slower machine and a slower suite read apart.
+                before, began = cpu_loop_seconds(env), time.monotonic()
+                code = run_steps_alongside(lint, engine, env) or run_steps(
                     [[*rest, "-m", f"not {ALONE}"], alone], env
                 )
+                log(suite_timed(time.monotonic() - began, before, cpu_loop_seconds(env)))
+                return code
             return run_steps_alongside(lint, tests, env)
         if not args:
             parser.error("exec needs a command")
