@@ -40,7 +40,7 @@ PG_SYSTEM_USER = "groundwork-pg"
 
 # The sample garden: earlier/ is an older copy of six of its notes, kept as their superseded revisions.
 SAMPLE_GARDEN = ["--history", "garden/sample/earlier", "garden/sample/articles"]
-# PostgreSQL's own cache. The vector index must fit in it to be fast; its size grows with the chunks
+# PostgreSQL's own cache. The vector index must fit in it to be fast; its size grows with the passages
 # (docs/performance.md has `make bench`'s figures), and PostgreSQL's default, 128MB, is too small for a large
 # garden.
 EMBEDDED_POSTGRES_SHARED_BUFFERS = os.environ.get("EMBEDDED_POSTGRES_SHARED_BUFFERS", "512MB")

@@ -245,12 +245,12 @@ def speed(items: Sequence[Item], sample: int = 60) -> dict[str, Any]:
         claims += len(judged.votes)
     elapsed = time.perf_counter() - started
 
-    # A realistic answer: eight ~80-word chunks and six claims drawn from them (some altered).
+    # A realistic answer: eight ~80-word passages and six claims drawn from them (some altered).
     words = " ".join(item.source for item in items if item.dataset == "begin").split()
     passages = [" ".join(words[i * 80 : (i + 1) * 80]) for i in range(8)]
     answer_sentences = []
     for i in range(6):
-        # Twenty words of chunk i, kept as one sentence, cited to it.
+        # Twenty words of passage i, kept as one sentence, cited to it.
         body = " ".join(passages[i].split()[5:25]).replace(".", ",").replace("?", ",").replace("!", ",")
         answer_sentences.append(f"According to the garden, {body.rstrip(',;: ')} [{i + 1}].")
     answer = " ".join(answer_sentences)
