@@ -278,6 +278,19 @@ def check_redis(url: str) -> None:
         raise SystemExit(f"[devstack] Redis at {host}:{port} does not answer (REDIS_URL={url})")
 
 
+# The linters `make check` and `make test` run first, each a tool of the venv and its arguments; the pre-commit
+# hooks (.pre-commit-config.yaml) run the same (tests/test_devstack.py holds them together).
+LINTERS: tuple[tuple[str, ...], ...] = (
+    ("ruff", "check", "."),
+    ("ruff", "format", "--check", "."),
+    ("mypy", "."),
+    ("lint-imports",),  # the one-way rules between packages (pyproject.toml)
+    # Templates: formatted as djLint formats them, and linted (no line over 120 characters).
+    ("djlint", "templates", "--check"),
+    ("djlint", "templates", "--lint"),
+)
+
+
 def python() -> str:
     return sys.executable
 
@@ -480,15 +493,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if options.mode in {"test", "check"}:
             venv_bin = Path(python()).parent
             env = {**env, "DJANGO_SETTINGS_MODULE": "config.settings.test"}
-            lint = [
-                [str(venv_bin / "ruff"), "check", "."],
-                [str(venv_bin / "ruff"), "format", "--check", "."],
-                [str(venv_bin / "mypy"), "."],
-                [str(venv_bin / "lint-imports")],  # the one-way rules between packages (pyproject.toml)
-                # Templates: formatted as djLint formats them, and linted (no line over 120 characters).
-                [str(venv_bin / "djlint"), "templates", "--check"],
-                [str(venv_bin / "djlint"), "templates", "--lint"],
-            ]
+            lint = [[str(venv_bin / tool), *arguments] for tool, *arguments in LINTERS]
             tests = [python(), "-m", "pytest", *args]
             if options.mode == "check" or not args:  # `make check`, or the whole suite: in parallel
                 tests = [python(), "-m", "pytest", *parallel_options(), *args]
