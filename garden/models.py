@@ -20,9 +20,9 @@ from django.urls import reverse
 from pgvector.django import HnswIndex, VectorField
 
 from garden.answering.phrases import phrase_key, phrase_keys, question_phrases
+from garden.name_limits import NAME_SLUG_LIMIT, NAME_TITLE_LIMIT
 from garden.readers import ANONYMOUS, Reader, reader_of
 from garden.skips import skipped_words
-from garden.vocabulary import NAME_SLUG_LIMIT, NAME_TITLE_LIMIT
 from providers.embeddings import DIMENSIONS
 
 

@@ -15,13 +15,11 @@ from typing import Any
 import yaml
 
 from garden.formats.note import ArticleFileError, ParsedArticle
+from garden.name_limits import NAME_SLUG_LIMIT as NAME_SLUG_LIMIT
+from garden.name_limits import NAME_TITLE_LIMIT as NAME_TITLE_LIMIT
 from garden.syntax import slugify
 
 GARDEN_FILE = "_garden.yaml"
-# What a topic's or theme's slug and title hold. A longer name is a sentence, not one a question would use:
-# it is left out of the vocabulary (its note still imports, and is still found by its text).
-NAME_SLUG_LIMIT = 100
-NAME_TITLE_LIMIT = 200
 
 
 def fits(slug: str, title: str) -> bool:
