@@ -232,7 +232,7 @@ def begin_cross_validation(
 
 
 def speed(items: Sequence[Item], sample: int = 60) -> dict[str, Any]:
-    """Claims judged per second end to end (cold sources), and the 6-claim / 8-chunk answer latency."""
+    """Claims judged per second end to end (cold sources), and the 6-claim / 8-passage answer latency."""
     from claimcheck.claims import split_claims
     from claimcheck.judges import local
 
