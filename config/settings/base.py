@@ -235,9 +235,9 @@ RETRIEVAL_PROBES_OUT_OF_SCOPE = env.int("RETRIEVAL_PROBES_OUT_OF_SCOPE", default
 RETRIEVAL_PROBES_MISSED = env.float("RETRIEVAL_PROBES_MISSED", default=0.05)
 RETRIEVAL_MAX_ARTICLES = env.int("RETRIEVAL_MAX_ARTICLES", default=5)
 RETRIEVAL_MAX_SOURCES = env.int("RETRIEVAL_MAX_SOURCES", default=8)
-# pgvector HNSW search breadth: higher is more exact and slower; it must also cover index entries of chunks
+# pgvector HNSW search breadth: higher is more exact and slower; it must also cover index entries of passages
 # superseded but not yet vacuumed, which the partial index still returns and the query then drops.
-# 200: on real passages at 100k chunks (make bench), recall@10 0.989 against the exact scan with the index's
+# 200: at 100k real passages (make bench), recall@10 0.989 against the exact scan with the index's
 # m 12 and ef_construction 800, p95 far below the NumPy scan's; 100 found 0.972, too close to 0.97.
 RETRIEVAL_EF_SEARCH = env.int("RETRIEVAL_EF_SEARCH", default=200)
 
