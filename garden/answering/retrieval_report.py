@@ -131,7 +131,9 @@ def held_out(observed: Sequence[Observed], *, missed: float = 0.0, enough: float
     for item in observed:
         halves[zlib.crc32(item.question.id.encode()) % 2].append(item)
     figures = [
-        measure(halves[1 - n], calibrate(halves[n], missed=missed, enough=enough)) for n in (0, 1) if halves[0] and halves[1]
+        measure(halves[1 - n], calibrate(halves[n], missed=missed, enough=enough))
+        for n in (0, 1)
+        if halves[0] and halves[1]
     ]
     return {
         key: round(float(np.mean(values)), 3)

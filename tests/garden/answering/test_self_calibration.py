@@ -5,12 +5,11 @@ import json
 from io import StringIO
 from pathlib import Path
 
+import numpy as np
 import pytest
 from django.core.management import call_command
 
 from garden import tasks
-import numpy as np
-
 from garden.answering.retrieval import Candidates, PassageHit, Thresholds, calibration_in_force
 from garden.answering.retrieval_report import Observed, calibrate, calibration_store, measure, observe
 from garden.answering.self_calibration import (
