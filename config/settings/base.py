@@ -233,6 +233,9 @@ RETRIEVAL_PROBES_AFTER_SHARE = env.float("RETRIEVAL_PROBES_AFTER_SHARE", default
 RETRIEVAL_PROBES_IN_SCOPE = env.int("RETRIEVAL_PROBES_IN_SCOPE", default=150)
 RETRIEVAL_PROBES_OUT_OF_SCOPE = env.int("RETRIEVAL_PROBES_OUT_OF_SCOPE", default=150)
 RETRIEVAL_PROBES_MISSED = env.float("RETRIEVAL_PROBES_MISSED", default=0.05)
+# ... and once they refuse RETRIEVAL_PROBES_REFUSED of the out-of-scope probes, the ones that answer the most
+# in-scope probes are taken rather than stricter ones.
+RETRIEVAL_PROBES_REFUSED = env.float("RETRIEVAL_PROBES_REFUSED", default=0.95)
 RETRIEVAL_MAX_ARTICLES = env.int("RETRIEVAL_MAX_ARTICLES", default=5)
 RETRIEVAL_MAX_SOURCES = env.int("RETRIEVAL_MAX_SOURCES", default=8)
 # pgvector HNSW search breadth: higher is more exact and slower; it must also cover index entries of passages
