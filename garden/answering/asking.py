@@ -204,8 +204,10 @@ def question_stream(
 
 
 def _refusal_events(stored: Callable[[Synthesis], Answer]) -> Iterator[AskEvent]:
+    """The refusal, stored first: it is whole already, whether or not the reader stays for it."""
+    answer = stored(Synthesis(REFUSAL_TEXT, Generator.REFUSAL))
     yield AskEvent(AskEventKind.DELTA, REFUSAL_TEXT)
-    yield AskEvent(AskEventKind.ANSWER, answer=stored(Synthesis(REFUSAL_TEXT, Generator.REFUSAL)))
+    yield AskEvent(AskEventKind.ANSWER, answer=answer)
 
 
 def _written_events(

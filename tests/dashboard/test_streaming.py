@@ -310,3 +310,17 @@ def test_without_claude_the_page_answers_at_once_as_before(client: Client) -> No
     posted = client.post("/", {"question": QUESTION, "stream": "1"}, headers={"HX-Request": "true"})
     assert "sse-connect" not in posted.content.decode() and posted["HX-Push-Url"]
     assert Answer.objects.get().generator == "extractive"
+
+
+def test_without_claude_a_stream_is_the_local_answer_whole_even_if_the_reader_leaves(client: Client) -> None:
+    login(client, "reader")
+    response = stream_ask(client)
+    chunks = response.streaming_content
+    assert isinstance(chunks, Iterator)
+    first = next(chunks).decode()
+    assert first.startswith("event: delta")
+    leave(response)
+    stored = Answer.objects.get()
+    [(_, data)] = events_of([first.encode()])
+    assert stored.generator == "extractive" and not stored.error and stored.text == data["text"]
+    assert Verification.objects.filter(answer=stored).exists()

@@ -8,6 +8,7 @@ the answer says so (`budget_held`). An anonymous visitor's answer is booked with
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Generator, Sequence
 from contextlib import AbstractContextManager, nullcontext
@@ -96,7 +97,8 @@ def synthesize_streaming(
     else:
         written = extractive.synthesize(question, sources, question_vector)
     if written.text:
-        yield written.text
+        with contextlib.suppress(claude.ReaderLeft):  # written whole already: nothing was cut off
+            yield written.text
     return written
 
 
