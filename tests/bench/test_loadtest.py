@@ -137,3 +137,37 @@ def test_the_streaming_fake_claude_writes_word_by_word_and_whole_answers_after_e
     first, _ = pieces[0]
     assert 0.3 <= first < whole_after <= pieces[-1][0] + 0.05 and "".join(t for _, t in pieces) == FAKE_WORDS
     assert waited >= whole_after and whole.content[0].type == "text" and whole.content[0].text == FAKE_WORDS
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("development_broker")  # as the run above: on Redis's database 0, never beside it
+def test_the_smallest_streamed_run_measures_first_words_beside_whole_answers_and_refusals(
+    scratch_database_url,
+):
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.local",
+        "DATABASE_URL": scratch_database_url,
+        "REDIS_URL": settings.REDIS_URL,
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.loadtest", "--prepare", "--smallest", "--stream"],
+        cwd=BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]  # no request failed, every answer was verified
+    report = json.loads(done.stdout)
+    sizes = report["configurations"]
+    assert list(sizes) == ["1 reader", "10 readers"]
+    for kinds in sizes.values():
+        assert set(kinds) == {"refusal", "whole", "streamed"}
+        assert all(runs[0]["asks"] > 0 and runs[0]["failed"] == 0 for runs in kinds.values())
+        assert all(kinds[kind][0]["first_word"]["p50_ms"] > 0 for kind in ("streamed", "whole"))
+    # One reader sees a streamed answer's first word before a whole answer's, which comes only when it is whole.
+    alone = sizes["1 reader"]
+    assert alone["streamed"][0]["first_word"]["p50_ms"] < alone["whole"][0]["first_word"]["p50_ms"]
+    assert report["yardsticks"]["fake_first_token_ms"] > 0 and report["yardsticks"]["round_trip_ms"] > 0
+    assert report["answers"] > 0 and report["unverified"] == 0
