@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 CALIBRATE_STAMP := $(VENV)/.installed-calibrate
 
-.PHONY: run test check bench bench-baseline load eval calibrate install browser clean
+.PHONY: run test check bench bench-baseline load eval calibrate install browser screenshot clean
 
 run: $(STAMP)
 	$(PY) -m config.devstack run
@@ -38,6 +38,12 @@ calibrate: $(CALIBRATE_STAMP)
 	$(PY) -m config.devstack exec -- python manage.py calibrate_judge
 
 install: $(STAMP)
+
+# The README's screenshot (docs/images/answer.png) taken again, of the answer to the first question it suggests:
+# after a change to the answer page.
+screenshot: $(STAMP) browser
+	README_SCREENSHOT=1 $(PY) -m config.devstack exec -- python -m pytest -q -m slow \
+		"tests/e2e/test_browser.py::test_the_readme_screenshot_is_the_answer_to_its_first_question"
 
 # The browser tests drive Debian's Chromium (a download of Playwright's own browser cannot work here).
 browser:

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from garden.chunking import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS, passage_spans
+from garden.chunking import MAX_PASSAGE_CHARS, TARGET_PASSAGE_CHARS, passage_spans
 from garden.services import embedding_input
 from providers import embeddings
 
@@ -195,7 +195,7 @@ def _passages_of(texts: Iterable[str]) -> Iterator[str]:
     for span in passage_spans(prose):
         passage = span.of(prose)
         # Longer: one paragraph with no sentence end to cut at (a list of names, a flattened table).
-        if MIN_PASSAGE_CHARS <= len(passage) <= MAX_CHUNK_CHARS:
+        if MIN_PASSAGE_CHARS <= len(passage) <= MAX_PASSAGE_CHARS:
             yield passage
 
 
@@ -351,4 +351,4 @@ def first_sentence(text: str) -> str:
     """A passage's first sentence (at most a target chunk's length): a question-sized query about it."""
     match = re.search(r"(?<=[.!?])\s", text)
     sentence = text[: match.start()] if match else text
-    return sentence[:TARGET_CHUNK_CHARS]
+    return sentence[:TARGET_PASSAGE_CHARS]

@@ -29,9 +29,9 @@ from garden.answering.retrieval_report import Observed, calibrate, held_out, mea
 from garden.answering.self_calibration import self_calibrate
 from garden.golden import GoldenEntry
 from garden.models import Article, ArticleRevision, Passage, Topic, names_keep
+from garden.name_limits import NAME_TITLE_LIMIT
 from garden.readers import Reader
 from garden.services import embedding_input
-from garden.vocabulary import NAME_TITLE_LIMIT
 from providers import embeddings
 
 NOTE_COUNTS = (50, 5_000, 50_000)

@@ -235,7 +235,7 @@ def _is_heading(text: str, start: int) -> bool:
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """Character spans of the sentences of `text`: lines and list items first, then sentence ends, with
     bullet and heading marks trimmed (a claim is the statement alone; `garden.chunking.sentence_spans` keeps
-    the markup, as a chunk must)."""
+    the markup, as a passage must)."""
     spans: list[tuple[int, int]] = []
     line_start = 0
     for line in re.split(r"(\n)", text):

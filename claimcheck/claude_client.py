@@ -4,7 +4,7 @@ call fails (`ClaudeCallError`), what a call cost (`Usage`) and the budget calls 
 The engine does not reach Claude itself: the verifier adapts the project's Claude client (`providers.claude`)
 to `ClaudeClient` and hands it in, so the judges and the panel stay plain Python that a test can drive with a
 client of its own. `ClaudeReply` and `Usage` have the fields of the garden client's own, and the adapter
-(`verifier/claude_client.py`) copies them across: the garden may not import the engine, nor the engine the garden's
+(`verifier/claude_adapter.py`) copies them across: the garden may not import the engine, nor the engine the garden's
 client, so the port keeps types of its own.
 """
 

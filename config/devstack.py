@@ -40,7 +40,7 @@ PG_SYSTEM_USER = "groundwork-pg"
 
 # The sample garden: earlier/ is an older copy of six of its notes, kept as their superseded revisions.
 SAMPLE_GARDEN = ["--history", "garden/sample/earlier", "garden/sample/articles"]
-# PostgreSQL's own cache. The vector index must fit in it to be fast; its size grows with the chunks
+# PostgreSQL's own cache. The vector index must fit in it to be fast; its size grows with the passages
 # (docs/performance.md has `make bench`'s figures), and PostgreSQL's default, 128MB, is too small for a large
 # garden.
 EMBEDDED_POSTGRES_SHARED_BUFFERS = os.environ.get("EMBEDDED_POSTGRES_SHARED_BUFFERS", "512MB")
@@ -278,6 +278,19 @@ def check_redis(url: str) -> None:
         raise SystemExit(f"[devstack] Redis at {host}:{port} does not answer (REDIS_URL={url})")
 
 
+# The linters `make check` and `make test` run first, each a tool of the venv and its arguments; the pre-commit
+# hooks (.pre-commit-config.yaml) run the same (tests/test_devstack.py holds them together).
+LINTERS: tuple[tuple[str, ...], ...] = (
+    ("ruff", "check", "."),
+    ("ruff", "format", "--check", "."),
+    ("mypy", "."),
+    ("lint-imports",),  # the one-way rules between packages (pyproject.toml)
+    # Templates: formatted as djLint formats them, and linted (no line over 120 characters).
+    ("djlint", "templates", "--check"),
+    ("djlint", "templates", "--lint"),
+)
+
+
 def python() -> str:
     return sys.executable
 
@@ -480,15 +493,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if options.mode in {"test", "check"}:
             venv_bin = Path(python()).parent
             env = {**env, "DJANGO_SETTINGS_MODULE": "config.settings.test"}
-            lint = [
-                [str(venv_bin / "ruff"), "check", "."],
-                [str(venv_bin / "ruff"), "format", "--check", "."],
-                [str(venv_bin / "mypy"), "."],
-                [str(venv_bin / "lint-imports")],  # the one-way rules between packages (pyproject.toml)
-                # Templates: formatted as djLint formats them, and linted (no line over 120 characters).
-                [str(venv_bin / "djlint"), "templates", "--check"],
-                [str(venv_bin / "djlint"), "templates", "--lint"],
-            ]
+            lint = [[str(venv_bin / tool), *arguments] for tool, *arguments in LINTERS]
             tests = [python(), "-m", "pytest", *args]
             if options.mode == "check" or not args:  # `make check`, or the whole suite: in parallel
                 tests = [python(), "-m", "pytest", *parallel_options(), *args]

@@ -1,4 +1,4 @@
-"""Splitting article bodies into sentences and chunks, keeping character offsets into the original text.
+"""Splitting article bodies into sentences and passages, keeping character offsets into the original text.
 
 Every span `(start, end)` satisfies `text[start:end] == piece`, so any quote can be mapped back to its place.
 """
@@ -15,12 +15,12 @@ from claimcheck.text import word_set
 from garden.syntax import TRAILING, fenced_blocks
 
 # Abbreviations after which a full stop does not end a sentence: the shared ones (claimcheck.text) and "max",
-# "min". Not the claim splitter's longer list: every stored chunk's boundaries rest on this one, and a longer list
+# "min". Not the claim splitter's longer list: every stored passage's boundaries rest on this one, and a longer list
 # would move some of them (a passage breaks after "vol." today) and so their embeddings at the next import.
 ABBREVIATIONS = SHARED_ABBREVIATIONS | word_set("max min")
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s+|$)")
-TARGET_CHUNK_CHARS = 600
-MAX_CHUNK_CHARS = 900
+TARGET_PASSAGE_CHARS = 600
+MAX_PASSAGE_CHARS = 900
 
 
 @dataclass(frozen=True)
@@ -57,9 +57,9 @@ def _trimmed(text: str, start: int, end: int) -> Span | None:
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     """Sentences of `text[start:end]`; a trailing `[n]` citation stays with the sentence before it.
 
-    The garden's splitter, beside the claim splitter (`claimcheck.claims.split_sentences`), on purpose: a chunk
+    The garden's splitter, beside the claim splitter (`claimcheck.claims.split_sentences`), on purpose: a passage
     is a slice of the note as written, heading marks, bullets and table pipes included, so this one cuts only
-    at sentence ends and keeps the markup that the claim splitter trims off a claim; every stored chunk's
+    at sentence ends and keeps the markup that the claim splitter trims off a claim; every stored passage's
     boundaries (and so its embedding) rest on it.
     """
     end = len(text) if end is None else end
@@ -129,16 +129,16 @@ def _is_heading(text: str, span: Span) -> bool:
 
 
 def page_of(pages: Sequence[int], offset: int) -> int | None:
-    """The page (1-based) of a PDF's body that holds `offset`, given where each page starts; None for a note."""
+    """The page (1-based) of a paged body (a PDF's) that holds `offset`, given where each page starts; None without pages."""
     return bisect_right(pages, offset) if pages else None
 
 
 def passage_spans(text: str, pages: Sequence[int] = ()) -> list[Span]:
-    """Chunks of about TARGET_CHUNK_CHARS: whole paragraphs merged, a long paragraph split at sentences.
+    """Passages of about TARGET_PASSAGE_CHARS: whole paragraphs merged, a long paragraph split at sentences.
 
-    A heading is never left alone at the end of a chunk: it starts the chunk of the text it heads. A code
+    A heading is never left alone at the end of a passage: it starts the passage of the text it heads. A code
     block is never cut (however long), and a long table is cut only between rows. With `pages` (where each
-    page of a PDF starts in `text`), no chunk runs across two pages, so each is cited by its one page.
+    page starts in `text`, as in a PDF), no passage runs across two pages, so each is cited by its one page.
     """
     if not pages:
         return _passage_spans(text)
@@ -154,7 +154,7 @@ def _passage_spans(text: str) -> list[Span]:
     pieces: list[Span] = []
     blocks = fenced_blocks(text)
     for paragraph in paragraph_spans(text, blocks):
-        if paragraph.end - paragraph.start <= MAX_CHUNK_CHARS or _is_code(text, paragraph, blocks):
+        if paragraph.end - paragraph.start <= MAX_PASSAGE_CHARS or _is_code(text, paragraph, blocks):
             pieces.append(paragraph)
             continue
         group_start = group_end = None
@@ -167,7 +167,7 @@ def _passage_spans(text: str) -> list[Span]:
             if (
                 group_start is not None
                 and group_end is not None
-                and sentence.end - group_start > TARGET_CHUNK_CHARS
+                and sentence.end - group_start > TARGET_PASSAGE_CHARS
             ):
                 pieces.append(Span(group_start, group_end))
                 group_start = None
@@ -182,7 +182,7 @@ def _passage_spans(text: str) -> list[Span]:
     for piece in pieces:
         is_heading = _is_heading(text, piece)
         if current is not None and (
-            heading_only or (not is_heading and piece.end - current.start <= TARGET_CHUNK_CHARS)
+            heading_only or (not is_heading and piece.end - current.start <= TARGET_PASSAGE_CHARS)
         ):
             current = Span(current.start, piece.end)
             heading_only = heading_only and is_heading

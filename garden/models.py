@@ -1,4 +1,4 @@
-"""The knowledge garden (articles, revisions, chunks, topics, themes, links) and the questions asked of it."""
+"""The knowledge garden (articles, revisions, passages, topics, themes, links) and the questions asked of it."""
 
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ from django.urls import reverse
 from pgvector.django import HnswIndex, VectorField
 
 from garden.answering.phrases import phrase_key, phrase_keys, question_phrases
+from garden.name_limits import NAME_SLUG_LIMIT, NAME_TITLE_LIMIT
 from garden.readers import ANONYMOUS, Reader, reader_of
 from garden.skips import skipped_words
-from garden.vocabulary import NAME_SLUG_LIMIT, NAME_TITLE_LIMIT
 from providers.embeddings import DIMENSIONS
 
 
@@ -505,7 +505,7 @@ class Passage(models.Model):
     is_current = models.BooleanField(default=True)
     embedding = VectorField(dimensions=DIMENSIONS)
     # What made `embedding` (`providers.embeddings.embedder`, e.g. "onnx-int8/v2"). After EMBEDDING_BACKEND is
-    # switched, the next import embeds again the current chunks another embedder made.
+    # switched, the next import embeds again the current passages another embedder made.
     embedded_by = models.CharField(max_length=40)
     search_vector = models.GeneratedField(
         expression=SearchVector("text", config="english"),
@@ -517,7 +517,7 @@ class Passage(models.Model):
         db_table = "garden_chunk"  # its first name: the rename left the table as it was
         ordering = ["revision", "ordinal"]
         indexes = [
-            # m 12 and ef_construction 800 with RETRIEVAL_EF_SEARCH 200: on real passages at 100k chunks, the
+            # m 12 and ef_construction 800 with RETRIEVAL_EF_SEARCH 200: at 100k real passages, the
             # most recall for a given ef_search of the pairs measured; cheaper builds (16/200, 12/400) needed a
             # wider search for the same recall (docs/performance.md). Changing them needs a migration.
             HnswIndex(

@@ -252,7 +252,7 @@ _CUT_AT_START = re.compile(
 def passages_shown(
     passages: Iterable[Passage], reader: Reader, hidden: Mapping[int, set[str]] | None = None
 ) -> dict[int, str]:
-    """Each chunk's text (by its id) as `reader` is shown it, in an answer's sources or a search: see
+    """Each passage's text (by its id) as `reader` is shown it, in an answer's sources or a search: see
     `texts_shown`."""
     passages = list(passages)
     shown = texts_shown([(c.article_id, c.text) for c in passages], reader, hidden)

@@ -59,7 +59,7 @@ class NewRevision:
 
 
 def revisions_supersede(article_ids: Iterable[int]) -> None:
-    """The current revisions of these articles, and their chunks, are current no more: a new one follows."""
+    """The current revisions of these articles, and their passages, are current no more: a new one follows."""
     previous = list(
         ArticleRevision.objects.select_for_update()
         .filter(article_id__in=list(article_ids), superseded=False)

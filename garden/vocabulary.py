@@ -15,13 +15,11 @@ from typing import Any
 import yaml
 
 from garden.formats.note import ArticleFileError, ParsedArticle
+from garden.name_limits import NAME_SLUG_LIMIT as NAME_SLUG_LIMIT
+from garden.name_limits import NAME_TITLE_LIMIT as NAME_TITLE_LIMIT
 from garden.syntax import slugify
 
 GARDEN_FILE = "_garden.yaml"
-# What a topic's or theme's slug and title hold. A longer name is a sentence, not one a question would use:
-# it is left out of the vocabulary (its note still imports, and is still found by its text).
-NAME_SLUG_LIMIT = 100
-NAME_TITLE_LIMIT = 200
 
 
 def fits(slug: str, title: str) -> bool:
@@ -67,7 +65,9 @@ def vocabulary_derived(
         return slug
 
     for note in notes:
-        names = note.names or [file_name(note.relative_path or note.slug, pdf=bool(note.pages))]
+        # A paged note's place keeps its file's suffix (`garden.formats.registry.suffix_kept`, which this module,
+        # below answering, may not import): its file's name is its place's without the suffix.
+        names = note.names or [file_name(note.relative_path or note.slug, keeps_suffix=bool(note.pages))]
         note_topics = [
             topic(title, aliases)
             for title, aliases in topics_named(note.title, note.aliases, note.tags, names)
@@ -93,10 +93,11 @@ def topics_named(
     return named
 
 
-def file_name(relative_path: str, *, pdf: bool) -> str:
-    """The name a note's file gives it, by which a question may name it; a PDF's without its suffix."""
+def file_name(relative_path: str, *, keeps_suffix: bool) -> str:
+    """The name a note's file gives it, by which a question may name it: without its suffix when its place
+    (`relative_path`) keeps it, as a PDF's does."""
     name = PurePosixPath(relative_path).name
-    return PurePosixPath(name).stem if pdf else name
+    return PurePosixPath(name).stem if keeps_suffix else name
 
 
 def has_vocabulary_file(folder: Path) -> bool:

@@ -7,11 +7,12 @@ import sys
 import time
 from pathlib import Path
 
+import yaml
 from django.conf import settings
 
 from config import ports
 from config.database import current_database_url
-from config.devstack import cpu_loop_seconds, suite_timed
+from config.devstack import LINTERS, cpu_loop_seconds, suite_timed
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Stands in for pytest under `make test`: on Ctrl-C (SIGINT) it cleans up, which here means writing a file.
@@ -91,3 +92,12 @@ def test_the_whole_suite_s_time_is_given_in_cpu_loops_too():
     assert suite_timed(600, None, 0.4) == "the whole suite took 600 s (the CPU loop could not be measured)"
     loop = cpu_loop_seconds(dict(os.environ))
     assert loop is not None and 0.005 < loop < 5  # the bench's own loop, measured in a process of its own
+
+
+def test_the_pre_commit_hooks_run_the_linters_make_check_runs():
+    config = yaml.safe_load((Path(__file__).resolve().parent.parent / ".pre-commit-config.yaml").read_text())
+    hooks = [hook for repo in config["repos"] for hook in repo["hooks"]]
+    entries = [hook["entry"].split() for hook in hooks]
+    assert all(entry[0].startswith(".venv/bin/") for entry in entries)  # the venv's tools: nothing downloaded
+    assert [(entry[0].removeprefix(".venv/bin/"), *entry[1:]) for entry in entries] == list(LINTERS)
+    assert all(hook["language"] == "system" and hook["pass_filenames"] is False for hook in hooks)

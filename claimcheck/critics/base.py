@@ -37,7 +37,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class SourcePassage:
-    """One numbered source the answer was given: the cited chunk, and the whole current article body."""
+    """One numbered source the answer was given: the cited passage, and the whole current article body."""
 
     number: int
     article_slug: str

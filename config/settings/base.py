@@ -233,11 +233,14 @@ RETRIEVAL_PROBES_AFTER_SHARE = env.float("RETRIEVAL_PROBES_AFTER_SHARE", default
 RETRIEVAL_PROBES_IN_SCOPE = env.int("RETRIEVAL_PROBES_IN_SCOPE", default=150)
 RETRIEVAL_PROBES_OUT_OF_SCOPE = env.int("RETRIEVAL_PROBES_OUT_OF_SCOPE", default=150)
 RETRIEVAL_PROBES_MISSED = env.float("RETRIEVAL_PROBES_MISSED", default=0.05)
+# ... and once they refuse RETRIEVAL_PROBES_REFUSED of the out-of-scope probes, the ones that answer the most
+# in-scope probes are taken rather than stricter ones.
+RETRIEVAL_PROBES_REFUSED = env.float("RETRIEVAL_PROBES_REFUSED", default=0.95)
 RETRIEVAL_MAX_ARTICLES = env.int("RETRIEVAL_MAX_ARTICLES", default=5)
 RETRIEVAL_MAX_SOURCES = env.int("RETRIEVAL_MAX_SOURCES", default=8)
-# pgvector HNSW search breadth: higher is more exact and slower; it must also cover index entries of chunks
+# pgvector HNSW search breadth: higher is more exact and slower; it must also cover index entries of passages
 # superseded but not yet vacuumed, which the partial index still returns and the query then drops.
-# 200: on real passages at 100k chunks (make bench), recall@10 0.989 against the exact scan with the index's
+# 200: at 100k real passages (make bench), recall@10 0.989 against the exact scan with the index's
 # m 12 and ef_construction 800, p95 far below the NumPy scan's; 100 found 0.972, too close to 0.97.
 RETRIEVAL_EF_SEARCH = env.int("RETRIEVAL_EF_SEARCH", default=200)
 

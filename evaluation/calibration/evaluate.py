@@ -232,7 +232,7 @@ def begin_cross_validation(
 
 
 def speed(items: Sequence[Item], sample: int = 60) -> dict[str, Any]:
-    """Claims judged per second end to end (cold sources), and the 6-claim / 8-chunk answer latency."""
+    """Claims judged per second end to end (cold sources), and the 6-claim / 8-passage answer latency."""
     from claimcheck.claims import split_claims
     from claimcheck.judges import local
 
@@ -245,12 +245,12 @@ def speed(items: Sequence[Item], sample: int = 60) -> dict[str, Any]:
         claims += len(judged.votes)
     elapsed = time.perf_counter() - started
 
-    # A realistic answer: eight ~80-word chunks and six claims drawn from them (some altered).
+    # A realistic answer: eight ~80-word passages and six claims drawn from them (some altered).
     words = " ".join(item.source for item in items if item.dataset == "begin").split()
     passages = [" ".join(words[i * 80 : (i + 1) * 80]) for i in range(8)]
     answer_sentences = []
     for i in range(6):
-        # Twenty words of chunk i, kept as one sentence, cited to it.
+        # Twenty words of passage i, kept as one sentence, cited to it.
         body = " ".join(passages[i].split()[5:25]).replace(".", ",").replace("?", ",").replace("!", ",")
         answer_sentences.append(f"According to the garden, {body.rstrip(',;: ')} [{i + 1}].")
     answer = " ".join(answer_sentences)

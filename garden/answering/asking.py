@@ -28,7 +28,7 @@ from garden.models import (
 )
 from garden.readers import Reader, reader_of
 from garden.selectors import passages_shown
-from garden.text import storable
+from garden.storable import storable
 from providers.timing import phase
 
 EMPTY_QUESTION = "Please type a question."

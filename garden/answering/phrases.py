@@ -19,7 +19,7 @@ import unicodedata
 from collections.abc import Collection, Iterable
 from functools import lru_cache
 
-from garden.vocabulary import NAME_TITLE_LIMIT
+from garden.name_limits import NAME_TITLE_LIMIT
 
 _WORD = re.compile(r"\w+")
 MARKS_AT_EDGE = 3

@@ -1,4 +1,4 @@
-"""Hybrid retrieval: pgvector cosine over chunk embeddings, PostgreSQL full-text search, topic and theme signals.
+"""Hybrid retrieval: pgvector cosine over passage embeddings, PostgreSQL full-text search, topic and theme signals.
 
 Nearest-neighbour search always returns something, so a vector hit only counts above its calibrated threshold;
 a full-text hit likewise. The refusal gate (`garden.answering.asking`) refuses when topics, articles and themes are all
@@ -208,7 +208,7 @@ def vector_candidates(
     ef_search: int | None = None,
     reader: Reader = ANONYMOUS,
 ) -> list[tuple[int, int]]:
-    """(chunk id, article id) of the nearest current chunks `reader` may read, nearest first, through the HNSW
+    """(passage id, article id) of the nearest current passages `reader` may read, nearest first, through the HNSW
     index.
 
     `ef_search` (default `RETRIEVAL_EF_SEARCH`, never below `limit`) is the index's search breadth. The
@@ -227,8 +227,8 @@ def vector_candidates(
 def passage_candidates(
     vector: npt.NDArray[np.float32], lexemes: Sequence[str], *, reader: Reader = ANONYMOUS
 ) -> list[int]:
-    """The ids of `vector_candidates` then of the chunks that hold every lexeme (best `ts_rank_cd` first, through
-    the GIN index), each once, in one round trip; only chunks `reader` may read."""
+    """The ids of `vector_candidates` then of the passages that hold every lexeme (best `ts_rank_cd` first, through
+    the GIN index), each once, in one round trip; only passages `reader` may read."""
     if not lexemes:
         return list(dict.fromkeys(passage_id for passage_id, _ in vector_candidates(vector, reader=reader)))
     with connection.cursor() as cursor:
@@ -250,9 +250,9 @@ def passage_candidates(
 def passage_scores(
     passage_ids: Sequence[int], vector: npt.NDArray[np.float32], lexemes: Sequence[str]
 ) -> list[PassageHit]:
-    """Both scores of the given chunks: cosine similarity, and the share of the question's lexemes present.
+    """Both scores of the given passages: cosine similarity, and the share of the question's lexemes present.
 
-    Coverage rather than a rank: a chunk sharing one common word with an unrelated question scores low.
+    Coverage rather than a rank: a passage sharing one common word with an unrelated question scores low.
     """
     if not passage_ids:
         return []
@@ -278,7 +278,7 @@ def _literal(vector: npt.NDArray[np.float32]) -> str:
 def live_hits(hits: Sequence[PassageHit], reader: Reader = ANONYMOUS) -> list[PassageHit]:
     """The hits in articles live for `reader` (`ArticleQuerySet.live`), in their order. `Passage.is_current`
     and the searches' audience filter already leave out what is withheld, retired or not theirs; this holds
-    the rule itself, so no way of writing a chunk can let a withheld note's text through (an edit in the admin
+    the rule itself, so no way of writing a passage can let a withheld note's text through (an edit in the admin
     once did)."""
     if not hits:
         return []
@@ -302,7 +302,7 @@ class Candidates:
 def gather(
     question: str, vector: npt.NDArray[np.float32] | None = None, *, reader: Reader = ANONYMOUS
 ) -> Candidates:
-    """Topics, themes and candidate chunks (vector and full-text) `reader` may read, each with both scores,
+    """Topics, themes and candidate passages (vector and full-text) `reader` may read, each with both scores,
     best first."""
     if vector is None:
         vector = embeddings.embed_one(question)
@@ -326,7 +326,7 @@ def gather(
 def select(
     candidates: Candidates, thresholds: Thresholds, *, max_articles: int, max_sources: int
 ) -> RetrievalResult:
-    """Apply the thresholds: the counted articles (best first) and the chunks to give synthesis as sources."""
+    """Apply the thresholds: the counted articles (best first) and the passages to give synthesis as sources."""
     result = RetrievalResult(topic_ids=candidates.topic_ids, theme_ids=candidates.theme_ids)
     best: dict[int, PassageHit] = {}
     for hit in candidates.hits:
@@ -355,7 +355,7 @@ def retrieve(
     thresholds: Thresholds | None = None,
     reader: Reader = ANONYMOUS,
 ) -> RetrievalResult:
-    """Topics, themes, counted articles (best first) and the chunks to give synthesis as numbered sources, of
+    """Topics, themes, counted articles (best first) and the passages to give synthesis as numbered sources, of
     what `reader` may read: the refusal gate sees nothing of another audience's notes."""
     began = time.perf_counter()
     candidates = gather(question, vector, reader=reader)

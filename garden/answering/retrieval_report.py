@@ -89,13 +89,16 @@ def measure(observed: Sequence[Observed], thresholds: Thresholds) -> dict[str, A
     }
 
 
-def calibrate(observed: Sequence[Observed], *, missed: float = 0.0) -> Thresholds:
+def calibrate(observed: Sequence[Observed], *, missed: float = 0.0, enough: float = 1.0) -> Thresholds:
     """The thresholds that refuse no in-scope question, refuse the most out-of-scope ones, then recall best.
 
     `missed`: the share of in-scope questions they may refuse at no cost (0 for a golden set, whose questions
     the garden answers; more for the probes of `self_calibration`, some of which it cannot once held out: one
-    such probe would otherwise open the gate to everything). Among equally good settings the one in the middle
-    of the widest such range is taken, for a safety margin.
+    such probe would otherwise open the gate to everything). `enough`: the share of out-of-scope questions
+    refused beyond which refusing more is worth nothing, so that among thresholds that refuse that many, the
+    ones that answer the most in-scope questions win (1 for a golden set; less for probes, whose strictest
+    fit refuses real readers' questions to keep out the last few general-knowledge ones). Among equally good
+    settings the one in the middle of the widest such range is taken, for a safety margin.
     """
     best_key: tuple[float, ...] | None = None
     best: list[Thresholds] = []
@@ -105,7 +108,8 @@ def calibrate(observed: Sequence[Observed], *, missed: float = 0.0) -> Threshold
             figures = measure(observed, thresholds)
             key = (
                 -max((figures["in_scope_wrongly_refused"] or 0.0) - missed, 0.0),
-                figures["out_of_scope_refused"] or 0.0,
+                min(figures["out_of_scope_refused"] or 0.0, enough),
+                figures["in_scope_answered"] or 0.0,
                 figures["recall_at_5"] or 0.0,
             )
             if best_key is None or key > best_key:
@@ -118,7 +122,7 @@ def calibrate(observed: Sequence[Observed], *, missed: float = 0.0) -> Threshold
     return middle if middle in best else best[len(best) // 2]
 
 
-def held_out(observed: Sequence[Observed], *, missed: float = 0.0) -> dict[str, Any]:
+def held_out(observed: Sequence[Observed], *, missed: float = 0.0, enough: float = 1.0) -> dict[str, Any]:
     """What calibration may be expected to do on questions it was not fitted on: the golden set cut in two
     by a hash of each question's id, thresholds fitted on each half and measured on the other, the two
     halves' figures averaged (in-scope and out-of-scope questions are few: the fitted half's own figures
@@ -127,7 +131,9 @@ def held_out(observed: Sequence[Observed], *, missed: float = 0.0) -> dict[str, 
     for item in observed:
         halves[zlib.crc32(item.question.id.encode()) % 2].append(item)
     figures = [
-        measure(halves[1 - n], calibrate(halves[n], missed=missed)) for n in (0, 1) if halves[0] and halves[1]
+        measure(halves[1 - n], calibrate(halves[n], missed=missed, enough=enough))
+        for n in (0, 1)
+        if halves[0] and halves[1]
     ]
     return {
         key: round(float(np.mean(values)), 3)

@@ -142,13 +142,13 @@ def self_calibrate(*, in_scope: int | None = None, out_of_scope: int | None = No
         settings.RETRIEVAL_PROBES_OUT_OF_SCOPE if out_of_scope is None else out_of_scope
     )
     observed = probes_observe(inside + outside)
-    missed = settings.RETRIEVAL_PROBES_MISSED
-    thresholds = calibrate(observed, missed=missed)
+    missed, enough = settings.RETRIEVAL_PROBES_MISSED, settings.RETRIEVAL_PROBES_REFUSED
+    thresholds = calibrate(observed, missed=missed, enough=enough)
     return SelfCalibration(
         thresholds=thresholds,
         figures=measure(observed, thresholds),
         configured=measure(observed, Thresholds.from_settings()),
-        expected=held_out(observed, missed=missed),
+        expected=held_out(observed, missed=missed, enough=enough),
         probes={"in_scope": len(inside), "out_of_scope": len(outside)},
     )
 

@@ -2,7 +2,7 @@
 
 Comments (`%% ... %%`, `<!-- ... -->`) are the editor's own and are dropped; so are block ids (`^abc123` at the
 end of a line: a link to one still reaches the note), the `==` of highlights (the words stay) and Dataview or
-Logseq fields (`key:: value`). None of it reaches a chunk, a claim or a page. Code keeps all of it: in a code
+Logseq fields (`key:: value`). None of it reaches a passage, a claim or a page. Code keeps all of it: in a code
 block `%%` is code (`garden.syntax.code_spans` says where code is). Callouts (`> [!note] Title`) are content and
 stay; pages render them as callouts. Pure.
 """

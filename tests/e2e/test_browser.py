@@ -1,6 +1,12 @@
 """What people see in a real browser: a reader asks and watches the verdict arrive, a refusal, an editor
 resolving a flagged claim, an operator watching Verify-all reach its report, a visitor marking an answer and
-reporting a claim; at desktop and phone widths."""
+reporting a claim; at desktop and phone widths. The README's screenshot is taken here too, of the first question it
+tells a newcomer to ask (`README_SCREENSHOT=1` writes it to docs/images/answer.png: `make screenshot`)."""
+
+import os
+import re
+import shutil
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group, User
@@ -8,7 +14,7 @@ from django.core.management import call_command
 
 from garden.models import Answer, Conversation, Passage
 from tests.conftest import SAMPLE_FOLDERS, SAMPLE_IMPORT
-from tests.e2e.conftest import screenshot
+from tests.e2e.conftest import SCREENSHOTS, screenshot
 from tests.factories import answer_for
 from verifier.marks import MARKED_UNHELPFUL, MARKED_WRONG
 from verifier.queueing import verification_create
@@ -17,6 +23,8 @@ from verifier.verifying import verification_run
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 WIDTHS = {"desktop": 1200, "phone": 390}
+ROOT = Path(__file__).resolve().parent.parent.parent
+README_IMAGE = ROOT / "docs" / "images" / "answer.png"
 STATUS_LABELS = {"Verified", "Inferred", "Unverified", "Outdated", "Misattributed", "Contradicted"}
 
 
@@ -74,6 +82,36 @@ def test_a_reader_asks_sees_the_verdict_arrive_and_a_refusal(site, browser, cele
         screenshot(page, f"reader-refusal-{name}")
         assert violations == []  # htmx and the pages ran under the policy with nothing blocked
         page.close()
+
+
+def first_question() -> str:
+    """The first question README.md tells a newcomer to ask of the sample garden: its first quoted line."""
+    found = re.search(r"^> (.+\?)$", (ROOT / "README.md").read_text(encoding="utf-8"), re.MULTILINE)
+    assert found, "README.md quotes no question to ask"
+    return found.group(1)
+
+
+def test_the_readme_screenshot_is_the_answer_to_its_first_question(site, browser, celery_worker):
+    call_command("import_garden", *SAMPLE_IMPORT, "--no-progress")
+    page = browser.new_page(viewport={"width": WIDTHS["desktop"], "height": 900})
+    page.goto(f"{site}/")
+    page.fill("#id_question", first_question())
+    page.click("form.ask button")
+    page.wait_for_selector(".answer-text a.cite", timeout=30_000)
+    page.wait_for_selector(".verdict-line", timeout=90_000)
+    assert "grounded" in page.inner_text(".verdict-line")  # the verdict the README describes
+    page.locator("ol.claims details summary").first.click()  # a claim opened: its quote, source and votes
+    screenshot(page, "readme-answer")
+    # The README's: the page down to the answer's end (its sources and the follow-up box are below).
+    shown = page.locator(".answer-layout").first.bounding_box()
+    height = shown["y"] + shown["height"] + 16
+    taken = SCREENSHOTS / "readme-answer-cut.png"
+    page.screenshot(
+        path=str(taken), full_page=True, clip={"x": 0, "y": 0, "width": WIDTHS["desktop"], "height": height}
+    )
+    if os.environ.get("README_SCREENSHOT"):
+        shutil.copyfile(taken, README_IMAGE)
+    page.close()
 
 
 def flagged_answer() -> Answer:

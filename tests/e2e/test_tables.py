@@ -15,6 +15,7 @@ from tests.conftest import SAMPLE_FOLDERS
 from tests.e2e.conftest import screenshot
 from tests.factories import verification_with_claims
 from verifier.models import Claim, CriticFinding, JudgeParameters, Verification, Vote
+from verifier.tokens import token_create, token_revoke
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -86,8 +87,12 @@ def user_for(role: str) -> User:
     return user
 
 
-def tables_filled(operator: User) -> dict[str, str]:
+def tables_filled(operator: User, editor: User) -> dict[str, str]:
     """Rows for every table, with long values where real ones get long; returns the pages' addresses."""
+    for user in (operator, editor):
+        token_create(user_id=user.pk, name="laptop")
+        revoked, _ = token_create(user_id=user.pk, name="Claude Desktop on the team's shared build machine")
+        token_revoke(user_id=user.pk, token_id=revoked.pk)
     call_command("import_garden", str(SAMPLE_FOLDERS[0]), "--no-progress")
     verification = verification_with_claims(2)
     answer = verification.answer
@@ -182,6 +187,7 @@ def tables_filled(operator: User) -> dict[str, str]:
         "compare": f"/operators/runs/compare/?first={runs[0].pk}&second={runs[1].pk}",
         "review": "/review/",
         "answer": answer.get_absolute_url(),
+        "tokens": "/accounts/tokens/",
     }
 
 
@@ -236,8 +242,8 @@ def report_for(shift: float) -> dict[str, object]:
 
 def test_every_table_reads_at_a_glance_on_a_laptop_and_a_phone(site, browser):
     operator, editor = user_for("operator"), user_for("editor")
-    pages = tables_filled(operator)
-    visits = {operator: list(pages), editor: ["review", "answer"]}
+    pages = tables_filled(operator, editor)
+    visits = {operator: list(pages), editor: ["review", "answer", "tokens"]}
     problems: list[str] = []
     for user, names in visits.items():
         role = user.groups.get().name

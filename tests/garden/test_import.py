@@ -53,7 +53,7 @@ def test_import_creates_articles_chunks_links_topics_and_themes(tmp_path, capsys
     link = Link.objects.get(source=article, target_slug="test-signal-box")
     assert link.target == Article.objects.get(slug="test-signal-box")
     assert Link.objects.get(source__slug="test-signal-box").target == article
-    assert "chunks/s" in capsys.readouterr().out
+    assert "passages/s" in capsys.readouterr().out
 
 
 def test_reimport_is_idempotent_and_a_changed_file_makes_a_new_revision(tmp_path, capsys):

@@ -75,7 +75,7 @@ def test_two_thousand_articles_import_and_broken_files_are_reported(tmp_path, ca
     with pytest.raises(CommandError, match="2 file"):
         call_command("import_garden", str(folder), "--no-progress")
     out, err = capsys.readouterr()
-    assert "Imported 2000 new" in out and "chunks/s" in out
+    assert "Imported 2000 new" in out and "passages/s" in out
     assert (
         "broken-encoding.md: not valid UTF-8" in err
         and "broken-front-matter.md: front matter is not valid YAML" in err

@@ -60,7 +60,7 @@ def test_after_a_switch_the_next_import_embeds_unchanged_notes_again(garden, set
     call_command("import_garden", str(garden), "--no-progress")
 
     out = capsys.readouterr().out
-    assert f"Embedded {count} chunks of unchanged notes again" in out
+    assert f"Embedded {count} passages of unchanged notes again" in out
     assert INT8 in out
     passages = list(Passage.objects.select_related("revision").order_by("pk"))
     assert {c.embedded_by for c in passages} == {INT8}

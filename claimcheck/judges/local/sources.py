@@ -72,7 +72,7 @@ def _piece_spans(text: str) -> list[tuple[int, int]]:
 # By the judge's encoder (its model and backend) and the text: another backend gives other embeddings.
 _prepared_cache: OrderedDict[tuple[str, str], Prepared] = OrderedDict()
 _prepared_lock = threading.Lock()
-# Sources kept: the chunks of many recent answers (an answer has about eight), with memory bounded.
+# Sources kept: the passages of many recent answers (an answer has about eight), with memory bounded.
 _PREPARED_CACHE_SIZE: Final = 256
 
 

@@ -219,15 +219,15 @@ class Command(BaseCommand):
     def report(self, report: ImportReport) -> None:
         self.stdout.write(
             f"Imported {report.created} new and {report.revised} revised articles, {report.unchanged} unchanged; "
-            f"{report.passages} chunks in {report.seconds:.1f}s ({report.passages_per_second:.1f} chunks/s)."
+            f"{report.passages} passages in {report.seconds:.1f}s ({report.passages_per_second:.1f} passages/s)."
         )
         if report.embedded != report.passages:
             self.stdout.write(
-                f"Embedded {report.embedded} of those chunks; the others were unchanged passages."
+                f"Embedded {report.embedded} of those passages; the others were unchanged."
             )
         if report.reembedded:
             self.stdout.write(
-                f"Embedded {report.reembedded} chunks of unchanged notes again: another embedding backend "
+                f"Embedded {report.reembedded} passages of unchanged notes again: another embedding backend "
                 f"had made them (the configured one is {embeddings.embedder()})."
             )
         if report.moved:

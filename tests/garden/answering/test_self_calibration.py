@@ -5,12 +5,13 @@ import json
 from io import StringIO
 from pathlib import Path
 
+import numpy as np
 import pytest
 from django.core.management import call_command
 
 from garden import tasks
-from garden.answering.retrieval import Thresholds, calibration_in_force
-from garden.answering.retrieval_report import calibrate, calibration_store, measure, observe
+from garden.answering.retrieval import Candidates, PassageHit, Thresholds, calibration_in_force
+from garden.answering.retrieval_report import Observed, calibrate, calibration_store, measure, observe
 from garden.answering.self_calibration import (
     PROBES_FILE,
     Probe,
@@ -21,7 +22,7 @@ from garden.answering.self_calibration import (
     out_of_scope_probes,
     probes_observe,
 )
-from garden.golden import golden_load
+from garden.golden import OUT_OF_SCOPE, GoldenEntry, golden_load
 from garden.models import CalibrationSource, Passage, RetrievalCalibration
 from garden.sync import garden_import
 from tests.factories import garden_write, login
@@ -69,6 +70,27 @@ def test_an_in_scope_probe_is_made_from_a_title_and_heading_and_its_passage_is_h
     assert any(
         p.held_out in {h.passage_id for h in w.candidates.hits} for p, w in zip(probes, whole, strict=True)
     )
+
+
+def _asked(name: str, category: str, vector_score: float) -> Observed:
+    """A question whose one hit scores `vector_score` (no words in common: its text score is 0)."""
+    hit = PassageHit(passage_id=hash(name), article_id=hash(name), vector_score=vector_score, text_score=0.0)
+    candidates = Candidates([], [], [hit], set(), np.zeros(384, np.float32))
+    return Observed(GoldenEntry(name, category, name + "?", ()), candidates)
+
+
+def test_once_enough_out_of_scope_probes_are_refused_answering_in_scope_ones_comes_first():
+    # 20 in-scope probes, one of them weak (0.40); 98 general-knowledge probes far off (0.30), 2 close (0.45).
+    observed = [_asked(f"in-{n}", "single_fact", 0.40 if n == 0 else 0.50 + n / 100) for n in range(20)]
+    observed += [_asked(f"out-{n}", OUT_OF_SCOPE, 0.45 if n < 2 else 0.30) for n in range(100)]
+    # Refusing every out-of-scope probe costs the weak in-scope one, which the 5 % tolerance allows.
+    strictest = measure(observed, calibrate(observed, missed=0.05))
+    assert (strictest["out_of_scope_refused"], strictest["in_scope_answered"]) == (1.0, 0.95)
+    # Refusing 98 % is enough: then the thresholds that answer every in-scope probe win.
+    enough = measure(observed, calibrate(observed, missed=0.05, enough=0.98))
+    assert (enough["out_of_scope_refused"], enough["in_scope_answered"]) == (0.98, 1.0)
+    # Never below what is enough, however many in-scope probes a looser gate would answer.
+    assert measure(observed, calibrate(observed, missed=0.05, enough=0.99))["out_of_scope_refused"] == 1.0
 
 
 @pytest.mark.slow

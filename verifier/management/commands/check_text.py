@@ -18,7 +18,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from claimcheck.judges.types import Source
 from claimcheck.terms import NOT_SUPPORTED, JudgeMode
-from garden.text import storable
+from garden.storable import storable
 from verifier.checking import text_check
 from verifier.models import SpendPurpose
 
