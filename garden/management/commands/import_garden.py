@@ -222,9 +222,7 @@ class Command(BaseCommand):
             f"{report.passages} passages in {report.seconds:.1f}s ({report.passages_per_second:.1f} passages/s)."
         )
         if report.embedded != report.passages:
-            self.stdout.write(
-                f"Embedded {report.embedded} of those passages; the others were unchanged."
-            )
+            self.stdout.write(f"Embedded {report.embedded} of those passages; the others were unchanged.")
         if report.reembedded:
             self.stdout.write(
                 f"Embedded {report.reembedded} passages of unchanged notes again: another embedding backend "
