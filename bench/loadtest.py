@@ -9,7 +9,8 @@ worker, pre-flight, embedding, retrieval, synthesis, database, queueing) and whe
 unverified.
 
 With `--claude-delay SECONDS` it measures instead whether readers who need no Claude wait behind slow Claude
-calls: see the section below and docs/performance.md ("Claude calls and web threads").
+calls: see the section below and docs/performance.md ("Claude calls and web threads"). With `--stream`, streamed
+answers beside whole ones and refusals (bench/stream_load.py; docs/performance.md, "Streamed answers").
 """
 
 from __future__ import annotations
@@ -448,6 +449,24 @@ def parser_build() -> argparse.ArgumentParser:
     )
     parser.add_argument("--rounds", type=int, default=1, help="Times each configuration runs, alternating.")
     parser.add_argument(
+        "--stream",
+        action="store_true",
+        help="Streamed answers beside whole ones and refusals, with 1 and --readers readers: time to the first "
+        "word, the whole answer and the finished verdict, and asks a second (bench/stream_load.py).",
+    )
+    parser.add_argument(
+        "--first-token",
+        type=float,
+        default=0.5,
+        help="With --stream: seconds the fake Claude takes its first word.",
+    )
+    parser.add_argument(
+        "--word-seconds",
+        type=float,
+        default=0.05,
+        help="With --stream: seconds the fake Claude takes each next word.",
+    )
+    parser.add_argument(
         "--smallest", action="store_true", help=f"A smoke run of the Claude configurations: {SMALLEST}."
     )
     return parser
@@ -606,7 +625,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         cache.clear()
     sizes = {"web_workers": options.web_workers, "celery_workers": options.celery_workers}
     common = {"readers": options.readers, "seconds": options.seconds, "drain_seconds": options.drain_seconds}
-    if options.claude_delay > 0:
+    if options.stream:
+        from bench.stream_load import stream_load_test
+
+        report, problem = stream_load_test(
+            **common,
+            **sizes,
+            first_token=options.first_token,
+            word_seconds=options.word_seconds,
+            web_threads=options.threads,
+            rounds=options.rounds,
+        )
+    elif options.claude_delay > 0:
         report, problem = claude_load_test(
             **common,
             **sizes,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable
 from functools import wraps
@@ -9,14 +10,14 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from ninja import Field, NinjaAPI, Schema, Status
 from ninja.errors import HttpError
 from ninja.openapi.schema import OpenAPISchema
 from ninja.utils import check_csrf
 
 from claimcheck.terms import ClaimStatus, RiskLabel, Verdict
-from dashboard.asking import ConversationNotFound, ask, conversation_owned
+from dashboard.asking import ConversationNotFound, ask, ask_streaming, conversation_owned
 from dashboard.bearer import BearerRefused, bearer_authenticate, request_spender
 from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
 from dashboard.permissions import (
@@ -29,9 +30,10 @@ from dashboard.permissions import (
 )
 from dashboard.presenters import check_sources, checked_payload, health_payload
 from dashboard.ratelimit import MARK_RATE_LIMITED, RATE_LIMITED, rate_limited
-from dashboard.shapes import CITED_AS, AnswerOut, VerdictOut, answer_shape, verdict_shape
+from dashboard.shapes import CITED_AS, AnswerOut, VerdictOut, answer_shape, shape_json, verdict_shape
+from dashboard.streams import EVENT_STREAM, ServerSentEvents, event_stream_response
 from garden import selectors
-from garden.answering.asking import QuestionError
+from garden.answering.asking import AnswerStream, QuestionError
 from garden.models import Answer
 from garden.readers import ALL_AUDIENCES
 from verifier.budget import spending_for
@@ -161,6 +163,14 @@ class AskIn(Schema):
         "own (a visitor's: started in the same session); any other id is 404. Without it, a new conversation "
         "starts.",
     )
+    stream: bool = Field(
+        False,
+        description="True: the answer comes as Server-Sent Events (`text/event-stream`) while it is written: "
+        '`delta` events (`{"text": ...}`, to add to what came before; never cut inside a `[n]` citation), '
+        "then one `answer` event with the stored answer (as this endpoint returns it without `stream`), or "
+        'an `error` event (`{"error": ...}`) if it was withheld meanwhile. An answer whose stream broke is '
+        "stored with its `error` saying what happened and no text.",
+    )
 
 
 class ErrorOut(Schema):
@@ -251,13 +261,27 @@ class CheckOut(Schema):
         503: ErrorOut,
     },
     summary="Ask the garden a question",
+    openapi_extra={
+        "responses": {
+            "200": {
+                "content": {
+                    EVENT_STREAM: {
+                        "schema": {"type": "string"},
+                        "example": 'event: delta\ndata: {"text": "The viaduct is 230 m long [1]."}\n\n'
+                        'event: answer\ndata: {"answer_id": "...", "answer": "...", ...}\n\n',
+                    }
+                }
+            }
+        }
+    },
 )
 def api_ask(
     request: HttpRequest, payload: AskIn, response: HttpResponse
-) -> Status[AnswerOut | dict[str, str]]:
+) -> Status[AnswerOut | dict[str, str]] | StreamingHttpResponse:
     """Answers from the garden's articles (or refuses, at no cost, when it has nothing) and queues the check.
     With `conversation`, the question is a follow-up in it, retrieved with what came before; the answer
-    returns its `conversation` either way."""
+    returns its `conversation` either way. With `stream`, the answer's words come as they are written
+    (`text/event-stream`); the check is queued once the answer is whole."""
     if not may_ask(request):
         return Status(403, {"error": ASK_FORBIDDEN})
     if (wait := rate_limited(request, "ask")) is not None:
@@ -265,6 +289,9 @@ def api_ask(
         return Status(429, {"error": RATE_LIMITED})
     try:
         conversation = conversation_owned(payload.conversation, request.user, request.session)
+        if payload.stream:
+            stream = ask_streaming(payload.question, request.user, claude_slot(), conversation)
+            return event_stream_response(_answer_events(request, stream))
         with spending_for(request_spender(request)):
             answer = ask(payload.question, request.user, claude_slot(), conversation)
     except ConversationNotFound as error:
@@ -280,6 +307,26 @@ def api_ask(
     if (why := selectors.answer_hidden_why(loaded, request_reader(request))) is not None:
         return Status(404, {"error": why})
     return Status(200, answer_shape(loaded, reader=request_reader(request)))
+
+
+def _answer_events(request: HttpRequest, stream: AnswerStream) -> ServerSentEvents:
+    """The stream's events for the API: `delta`s as JSON text, then the stored `answer` as the endpoint
+    returns it without `stream` (an `error` when it was withheld meanwhile)."""
+    reader = request_reader(request)
+
+    def answer(stored: Answer) -> tuple[str, str]:
+        loaded = selectors.answer_get(stored.public_id, reader)
+        why = selectors.ANSWER_WITHHELD if loaded is None else selectors.answer_hidden_why(loaded, reader)
+        if loaded is None or why is not None:
+            return "error", json.dumps({"error": why})
+        return "answer", json.dumps(shape_json(answer_shape(loaded, reader=reader)))
+
+    return ServerSentEvents(
+        stream,
+        spender=request_spender(request),
+        delta=lambda text: json.dumps({"text": text}),
+        answer=answer,
+    )
 
 
 @api.get(

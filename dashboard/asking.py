@@ -7,6 +7,7 @@ owner may ask in a conversation; anyone else's id is not found, as an unknown on
 
 from __future__ import annotations
 
+import secrets
 import uuid
 from contextlib import AbstractContextManager
 
@@ -14,7 +15,8 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.contrib.sessions.backends.base import SessionBase
 from django.db.models import Count, QuerySet
 
-from garden.answering.asking import question_ask
+from garden.answering.asking import AnswerStream, question_ask, question_stream
+from garden.answering.synthesis import claude_for
 from garden.errors import UserFacingError
 from garden.models import Answer, Conversation, Question
 from garden.readers import reader_of
@@ -26,6 +28,12 @@ SESSION_ASKED = (
 )
 SESSION_CONVERSATIONS = (
     "conversations"  # the public ids of the conversations this session started, newest last
+)
+SESSION_STREAMS = "streams"  # questions a page asked whose answers it has yet to stream, by a random token
+STREAMS_KEPT = 4  # a reader asks one at a time; a few more cover tabs asked at once
+STREAM_GONE = (
+    "This answer was streamed already, or the question has expired. Your conversations are listed on the home "
+    "page."
 )
 CONVERSATION_NOT_FOUND = (
     "No conversation of yours has this id: ask without one to start a new conversation. (A visitor who is not "
@@ -94,6 +102,52 @@ def ask(
         claude_slot=claude_slot,
         conversation=conversation,
     )
+
+
+def ask_streaming(
+    text: str | None,
+    user: AbstractBaseUser | AnonymousUser | None = None,
+    claude_slot: AbstractContextManager[object] | None = None,
+    conversation: Conversation | None = None,
+) -> AnswerStream:
+    """`ask`, with the answer's words as they are written (`garden.answering.asking.question_stream`): its
+    verification is queued once the stored answer is committed, which a broken stream's never is."""
+    anonymous = user is not None and not user.is_authenticated
+    return question_stream(
+        text=text,
+        user=user,
+        anonymous=anonymous,
+        on_stored=lambda answer: verification_request(answer=answer),
+        claude_slot=claude_slot,
+        conversation=conversation,
+    )
+
+
+def claude_writes_for(user: AbstractBaseUser | AnonymousUser) -> bool:
+    """Whether Claude writes this asker's answers, so a page streams them; the local synthesiser's and a
+    refusal come whole at once, and stay one request."""
+    return claude_for(anonymous=not user.is_authenticated) is not None
+
+
+def stream_begin(session: SessionBase, text: str, conversation: Conversation | None) -> str:
+    """Keep a question the page will stream the answer of (its question box posted it; the browser's
+    `EventSource` then fetches the stream, which can only be a GET); the token that fetches it, once."""
+    token = secrets.token_urlsafe(16)
+    waiting = dict(list(session.get(SESSION_STREAMS, {}).items())[-(STREAMS_KEPT - 1) :])
+    waiting[token] = {"question": text, "conversation": str(conversation.public_id) if conversation else None}
+    session[SESSION_STREAMS] = waiting
+    return token
+
+
+def stream_take(session: SessionBase, token: str) -> tuple[str, str | None] | None:
+    """The question (and conversation id) kept under `token`, forgotten as it is taken; None when there is none
+    (streamed already, or from another session)."""
+    waiting = dict(session.get(SESSION_STREAMS, {}))
+    kept = waiting.pop(token, None)
+    if kept is None:
+        return None
+    session[SESSION_STREAMS] = waiting
+    return kept["question"], kept["conversation"]
 
 
 def session_remember(session: SessionBase, answer: Answer) -> None:

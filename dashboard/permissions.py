@@ -9,14 +9,14 @@ from typing import Any, TypeVar
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponseBase
 
 from claimcheck.terms import JudgeMode
 from garden.readers import Reader, reader_of
 from verifier.marks import marker_of
 from verifier.roles import ASK, REVIEW
 
-View = TypeVar("View", bound=Callable[..., HttpResponse])
+View = TypeVar("View", bound=Callable[..., HttpResponseBase])
 
 
 def request_reader(request: HttpRequest) -> Reader:
@@ -64,7 +64,7 @@ def ask_required(view: View) -> View:
     """Pages for asking and reading answers: a visitor who may not ask is sent to log in (or refused)."""
 
     @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         if may_ask(request):
             return view(request, *args, **kwargs)
         if request.user.is_authenticated:
@@ -79,7 +79,7 @@ def role_required(permission: str) -> Callable[[View], View]:
 
     def decorate(view: View) -> View:
         @wraps(view)
-        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
             if not request.user.is_authenticated:
                 return redirect_to_login(request.get_full_path())
             if not request.user.has_perm(permission):

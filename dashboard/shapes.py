@@ -9,7 +9,7 @@ would publish.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -381,6 +381,12 @@ def conversation_shape(
         risk_label=worst_label(labels),
         checking=sum(status not in FINISHED for status, _ in checks),
     )
+
+
+def citations_shape(sources: Sequence[tuple[int, Passage, float]]) -> list[CitationOut]:
+    """The citations of an answer still being written, from its (number, passage, score) sources: enough to
+    link its `[n]` (the passages' text is left out)."""
+    return [_citation(number, passage, "") for number, passage, _ in sources]
 
 
 def _citation(number: int, passage: Passage, text: str) -> CitationOut:

@@ -21,6 +21,7 @@ register_converter(GardenSlugConverter, "garden_slug")
 app_name = "dashboard"
 urlpatterns = [
     path("", reader.ask_page, name="ask"),
+    path("ask/stream/<str:token>/", reader.ask_stream, name="ask-stream"),
     path("conversations/<uuid:public_id>/", reader.conversation_page, name="conversation"),
     path("answers/<uuid:public_id>/", reader.answer_page, name="answer"),
     path("answers/<uuid:public_id>/verdict/", reader.verdict_partial, name="verdict"),

@@ -16,12 +16,13 @@ from django.db.models import Count
 from django.utils import timezone
 
 from claimcheck.terms import LOCAL_JUDGE, ClaimStatus, JurorRole
-from evaluation.models import RunItemStatus, VerifyRun
+from evaluation.models import RunItemStatus, VerifyRun, VerifyRunItem
 from garden.answering.retrieval import Thresholds, calibration_in_force
 from garden.golden import OUT_OF_SCOPE
 from garden.models import Answer, Article
 from garden.readers import ANONYMOUS, Reader
 from garden.selectors import ANSWER_WITHHELD
+from verifier.marks import answers_unhelpful
 from verifier.models import Claim, Vote
 
 FIGURES = (
@@ -124,6 +125,21 @@ class JudgeRan:
 
 
 @dataclass(frozen=True)
+class ReadersMarks:
+    """Readers' word on the answers the garden gave them since the run before (`since`, its start; None: since
+    the first answer), up to this run's start: of the answers readers marked helpful or not, those at least one
+    marked not helpful. Verify-all's own answers are not readers'."""
+
+    since: str | None
+    unhelpful: int
+    marked: int
+
+    @property
+    def rate(self) -> float | None:
+        return self.unhelpful / self.marked if self.marked else None
+
+
+@dataclass(frozen=True)
 class RunReport(Figures):
     """A finished run's figures (the fields of `Figures` are the whole run's). Out of scope are the golden set's
     out-of-scope questions and those another audience could answer (`beyond_audience` of them, counted in
@@ -141,6 +157,7 @@ class RunReport(Figures):
     judges: list[JudgeRan] | None
     audience: str = ""  # the audience the run was asked as (empty: the default one, `evaluation.audiences`)
     beyond_audience: int = 0  # questions another audience could answer, asked as one that cannot see them
+    readers_marks: ReadersMarks | None = None  # None in a report stored before readers marked answers
 
     @property
     def judges_named(self) -> str:
@@ -173,6 +190,7 @@ class RunReport(Figures):
             judges=None if judges is None else [JudgeRan(**judge) for judge in judges],
             audience=data.get("audience", ""),
             beyond_audience=data.get("beyond_audience", 0),
+            readers_marks=ReadersMarks(**marks) if (marks := data.get("readers_marks")) else None,
         )
 
 
@@ -286,6 +304,26 @@ def run_report(run: VerifyRun) -> RunReport:
         judges=run_judges(run),
         audience=run.audience,
         beyond_audience=sum(item.beyond_audience and item.golden.category != OUT_OF_SCOPE for item in items),
+        readers_marks=_readers_marks(run),
+    )
+
+
+def _readers_marks(run: VerifyRun) -> ReadersMarks:
+    """What readers said of the answers given between the run before this one and this one (see `ReadersMarks`)."""
+    since = (
+        VerifyRun.objects.filter(started_at__lt=run.started_at)
+        .order_by("-started_at")
+        .values_list("started_at", flat=True)
+        .first()
+    )
+    answers = Answer.objects.filter(created_at__lt=run.started_at).exclude(
+        pk__in=VerifyRunItem.objects.exclude(answer=None).values("answer_id")
+    )
+    if since is not None:
+        answers = answers.filter(created_at__gte=since)
+    share = answers_unhelpful(answers)
+    return ReadersMarks(
+        since=since.isoformat() if since else None, unhelpful=share.unhelpful, marked=share.marked
     )
 
 

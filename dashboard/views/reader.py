@@ -7,18 +7,24 @@ import uuid
 from django.conf import settings
 from django.core.paginator import Page, Paginator
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
+from django.utils.html import escape
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard.asking import (
     CONVERSATION_NOT_FOUND,
+    STREAM_GONE,
     ConversationNotFound,
     ask,
+    ask_streaming,
+    claude_writes_for,
     conversation_owned,
     conversations_recent,
     session_remember,
+    stream_begin,
+    stream_take,
 )
 from dashboard.bearer import request_spender
 from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
@@ -31,12 +37,15 @@ from dashboard.shapes import (
     ConversationOut,
     TurnOut,
     answer_shape,
+    citations_shape,
     conversation_shape,
     verdict_shape,
 )
+from dashboard.streams import ServerSentEvents, event_stream_response, sse_event
+from dashboard.templatetags.groundwork import link_citations
 from dashboard.views.htmx import HtmxHttpRequest
 from garden import selectors
-from garden.answering.asking import QuestionError
+from garden.answering.asking import QuestionError, question_clean
 from garden.models import Answer, Article, Conversation
 from garden.sync.git import commit_web_url
 from verifier.budget import spending_for
@@ -53,12 +62,21 @@ IMAGE_CACHING = "private, max-age=300"
 @require_http_methods(["GET", "POST"])
 def ask_page(request: HtmxHttpRequest) -> HttpResponse:
     """The question box. A POST answers at once; htmx swaps the answer in, without JavaScript we redirect.
-    With `conversation` (the box under a conversation's turns) the question is a follow-up in it."""
+    With `conversation` (the box under a conversation's turns) the question is a follow-up in it. With `stream`
+    (the box sends it through htmx) and Claude writing the answer, the page watches it being written instead
+    (`_stream_begin`)."""
     # The form draws the box and keeps what was typed; `ask` alone judges a question, as for the API.
     form = AskForm(request.POST or None)
     error = ""
     if request.method == "POST" and (wait := rate_limited(request, "ask")) is not None:
         return _too_many(request, wait)
+    if (
+        request.method == "POST"
+        and request.htmx
+        and request.POST.get("stream")
+        and claude_writes_for(request.user)
+    ):
+        return _stream_begin(request, form)
     if request.method == "POST":
         try:
             conversation = conversation_owned(request.POST.get("conversation"), request.user, request.session)
@@ -94,17 +112,84 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
     )
 
 
-def _asked(request: HtmxHttpRequest, answer: Answer, *, follow_up: bool) -> HttpResponse:
+def _stream_begin(request: HtmxHttpRequest, form: AskForm) -> HttpResponse:
+    """A question the page will watch being answered: judged now as `ask` would judge it, then kept for the
+    stream (`ask_stream`), which the placeholder swapped in here fetches."""
+    try:
+        conversation = conversation_owned(request.POST.get("conversation"), request.user, request.session)
+        text = question_clean(form["question"].value())
+    except ConversationNotFound:
+        raise Http404(CONVERSATION_NOT_FOUND) from None
+    except QuestionError as problem:
+        return render(request, "dashboard/ask.html#ask-error", {"error": problem.message}, status=422)
+    token = stream_begin(request.session, text, conversation)
+    context = {"token": token, "question": text, "follow_up": conversation is not None}
+    return render(request, "dashboard/conversation.html#streaming", context)
+
+
+@ask_required
+@require_GET
+def ask_stream(request: HtmxHttpRequest, token: str) -> HttpResponse | StreamingHttpResponse:
+    """The answer to a question the page kept (`_stream_begin`), as Server-Sent Events: its words as they are
+    written (escaped, each whole `[n]` linked to its source), then the stored turn, swapped in for them as the
+    page would show it (its verdict polling), then `done`. Taken once: fetched again (the browser reconnects
+    after the end), it says the stream is over."""
+    kept = stream_take(request.session, token)
+    if kept is None:
+        return _stream_over(request, STREAM_GONE)
+    question, conversation_id = kept
+    try:
+        conversation = conversation_owned(conversation_id, request.user, request.session)
+        stream = ask_streaming(question, request.user, claude_slot(), conversation)
+    except (ConversationNotFound, QuestionError) as problem:
+        return _stream_over(request, problem.message)
+    except ClaudeBusy:
+        return _stream_over(request, CLAUDE_BUSY)
+    citations = citations_shape(stream.sources)
+
+    def answer(stored: Answer) -> tuple[str, str]:
+        if not request.user.is_authenticated:
+            session_remember(request.session, stored)
+            request.session.save()  # the response began before the answer was stored
+        reader = request_reader(request)
+        loaded = selectors.answer_get(stored.public_id, reader)
+        if loaded is None or selectors.answer_hidden_why(loaded, reader) is not None:
+            page = render(request, "dashboard/ask.html#ask-error", {"error": selectors.ANSWER_WITHHELD})
+        else:
+            page = _asked(request, loaded, follow_up=conversation is not None, pushed=True)
+        return "answer", page.content.decode()
+
+    events = ServerSentEvents(
+        stream,
+        spender=request_spender(request),
+        delta=lambda text: link_citations(citations, str(escape(text))),
+        answer=answer,
+    )
+    return event_stream_response(events, ending="done")
+
+
+def _stream_over(request: HtmxHttpRequest, message: str) -> StreamingHttpResponse:
+    """A stream with nothing to write: the message in the answer's place, then `done`, which ends it."""
+    page = render(request, "dashboard/ask.html#ask-error", {"error": message}).content.decode()
+    return event_stream_response([sse_event("answer", page), sse_event("done", "")])
+
+
+def _asked(
+    request: HtmxHttpRequest, answer: Answer, *, follow_up: bool, pushed: bool = False
+) -> HttpResponse:
     """What htmx swaps in for a question just answered: a follow-up's turn, added under the turns before it
-    (with a fresh box and the conversation's label out of band); a first question's conversation, whole."""
+    (with a fresh box and the conversation's label out of band); a first question's conversation, whole.
+    `pushed`: swapped in at the end of a stream, so it takes the browser to the answer's address itself."""
     conversation = answer.question.conversation
     assert conversation is not None  # every question asked is stored in one
+    pushed_url = answer.get_absolute_url() if pushed else ""
     if follow_up:
         context = {
             "turn": TurnOut(turn=answer.question.turn, answer=_shape(request, answer)),
             "conversation": _conversation_out(request, conversation, [answer], labels_only=True),
             "form": _next_box(),
             "may_continue": True,
+            "pushed_url": pushed_url,
         }
         return render(request, "dashboard/conversation.html#follow-up", context)
     return render(
@@ -114,6 +199,7 @@ def _asked(request: HtmxHttpRequest, answer: Answer, *, follow_up: bool) -> Http
             "conversation": _conversation_out(request, conversation, [answer]),
             "form": _next_box(),
             "may_continue": True,
+            "pushed_url": pushed_url,
         },
     )
 

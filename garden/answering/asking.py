@@ -3,17 +3,27 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections import abc
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, ExitStack
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 
-from garden.answering.conversations import conversation_retrieve
-from garden.answering.preflight import preflight
+from garden.answering.conversations import Retrieved, conversation_retrieve
+from garden.answering.preflight import Preflight, preflight
 from garden.answering.retrieval import RetrievalResult
-from garden.answering.synthesis import SourceText, Synthesis, synthesize
+from garden.answering.streaming import AskEvent, AskEventKind, ShownText
+from garden.answering.synthesis import (
+    SourceText,
+    Synthesis,
+    claude_for,
+    synthesize,
+    synthesize_streaming,
+)
+from garden.answering.synthesis.claude import ReaderLeft
 from garden.errors import UserFacingError
 from garden.models import (
     Answer,
@@ -67,6 +77,53 @@ def _sources(result: RetrievalResult) -> list[tuple[int, Passage, float]]:
     ]
 
 
+@dataclass(frozen=True)
+class _Asked:
+    """A question cleaned, pre-flighted and retrieved: all that comes before its answer is written."""
+
+    text: str
+    began: float
+    check: Preflight
+    reader: Reader
+    retrieved: Retrieved
+    sources: list[tuple[int, Passage, float]]
+
+    @property
+    def refused(self) -> bool:
+        return self.retrieved.refused
+
+    @property
+    def written_for(self) -> str:
+        """The question the answer is written for: Claude's condensed follow-up, else the question."""
+        search = self.retrieved.search
+        return search.text if search.rule == SearchRule.CONDENSED else self.text
+
+    def source_texts(self) -> list[SourceText]:
+        """The sources as the asker is shown them: a link to a note not theirs names nothing."""
+        shown = passages_shown([passage for _, passage, _ in self.sources], self.reader)
+        return [
+            SourceText(number, passage.cited_as, shown[passage.pk]) for number, passage, _ in self.sources
+        ]
+
+
+def _retrieve(
+    text: str | None,
+    user: AbstractBaseUser | AnonymousUser | None,
+    conversation: Conversation | None,
+    reader: Reader | None,
+    *,
+    anonymous: bool,
+) -> _Asked:
+    text = question_clean(text)
+    began = time.perf_counter()
+    check = preflight(text)
+    reader = reader_of(user) if reader is None else reader
+    # The asker's garden: another audience's notes are not in it.
+    retrieved = conversation_retrieve(text, conversation, reader, anonymous=anonymous)
+    sources = [] if retrieved.refused else _sources(retrieved.result)
+    return _Asked(text, began, check, reader, retrieved, sources)
+
+
 def question_ask(
     *,
     text: str | None,
@@ -93,28 +150,133 @@ def question_ask(
     Call this outside any transaction: synthesis books Claude's call with the daily budget, whose ledger
     lock and booking must be committed at once, not held for the length of the call.
     """
-    text = question_clean(text)
-    began = time.perf_counter()
-    check = preflight(text)
-    reader = reader_of(user) if reader is None else reader
-    # The asker's garden: another audience's notes are not in it.
-    retrieved = conversation_retrieve(text, conversation, reader, anonymous=anonymous)
-    result, search = retrieved.result, retrieved.search
-    sources = [] if retrieved.refused else _sources(result)
-    if retrieved.refused:
+    asked = _retrieve(text, user, conversation, reader, anonymous=anonymous)
+    if asked.refused:
         synthesis = Synthesis(REFUSAL_TEXT, Generator.REFUSAL)
     else:
-        # Written from the passages as the asker is shown them: a link to a note not theirs names nothing.
-        shown = passages_shown([passage for _, passage, _ in sources], reader)
         synthesis = synthesize(
-            search.text if search.rule == SearchRule.CONDENSED else text,
-            [SourceText(number, passage.cited_as, shown[passage.pk]) for number, passage, _ in sources],
-            result.vector,
+            asked.written_for,
+            asked.source_texts(),
+            asked.retrieved.result.vector,
             claude_slot,
             anonymous=anonymous,
         )
-    total_ms = round((time.perf_counter() - began) * 1000)
+    return _store(asked, synthesis, user, conversation, anonymous=anonymous, on_stored=on_stored)
 
+
+def question_stream(
+    *,
+    text: str | None,
+    user: AbstractBaseUser | AnonymousUser | None = None,
+    anonymous: bool = False,
+    on_stored: Callable[[Answer], object] | None = None,
+    claude_slot: AbstractContextManager[object] | None = None,
+    conversation: Conversation | None = None,
+    reader: Reader | None = None,
+) -> AnswerStream:
+    """`question_ask`, with the answer's words given as they are written: the events of
+    `garden.answering.streaming` (`delta`s, then the stored `answer`).
+
+    The question is cleaned, retrieved and judged by the refusal gate now, and the Claude slot taken now
+    (`QuestionError` and what the slot raises come out of here, with nothing stored); the answer is written as
+    the stream is read. A refusal is one `delta` of its text at no cost. The answer is stored (and `on_stored`
+    run) once the stream has ended, whole or broken: a break is stored with its `error` and no text
+    (`garden.answering.synthesis.claude.synthesize_streaming`), as is a stream closed before its end (the
+    reader left: `READER_LEFT`), so no half answer is ever stored as whole.
+    """
+    asked = _retrieve(text, user, conversation, reader, anonymous=anonymous)
+    held = ExitStack()
+    if not asked.refused and claude_slot is not None and claude_for(anonymous=anonymous) is not None:
+        held.enter_context(claude_slot)
+
+    def stored(synthesis: Synthesis) -> Answer:
+        return _store(asked, synthesis, user, conversation, anonymous=anonymous, on_stored=on_stored)
+
+    if asked.refused:
+        events = _refusal_events(stored)
+    else:
+        sources = asked.source_texts()
+        pieces = synthesize_streaming(
+            asked.written_for, sources, asked.retrieved.result.vector, anonymous=anonymous
+        )
+        events = _written_events(pieces, ShownText("\n".join(s.text for s in sources)), stored)
+    return AnswerStream(events, held, asked.sources)
+
+
+def _refusal_events(stored: Callable[[Synthesis], Answer]) -> Iterator[AskEvent]:
+    """The refusal, stored first: it is whole already, whether or not the reader stays for it."""
+    answer = stored(Synthesis(REFUSAL_TEXT, Generator.REFUSAL))
+    yield AskEvent(AskEventKind.DELTA, REFUSAL_TEXT)
+    yield AskEvent(AskEventKind.ANSWER, answer=answer)
+
+
+def _written_events(
+    pieces: abc.Generator[str, None, Synthesis], shown: ShownText, stored: Callable[[Synthesis], Answer]
+) -> Iterator[AskEvent]:
+    """The deltas of the text as it may be shown, then the stored answer; closed before its end (the reader
+    left), Claude is stopped and the answer stored saying so."""
+    try:
+        while True:
+            try:
+                piece = next(pieces)
+            except StopIteration as done:
+                synthesis: Synthesis = done.value
+                break
+            if text := shown.feed(piece):
+                yield AskEvent(AskEventKind.DELTA, text)
+    except GeneratorExit:
+        try:
+            pieces.throw(ReaderLeft())
+        except StopIteration as done:
+            stored(done.value)
+        raise
+    if not synthesis.error and (rest := shown.rest()):
+        yield AskEvent(AskEventKind.DELTA, rest)
+    yield AskEvent(AskEventKind.ANSWER, answer=stored(synthesis))
+
+
+class AnswerStream:
+    """The events of a streamed question; `close()` ends it early (stored as the reader having left) and
+    gives back the Claude slot, whether or not it was ever read."""
+
+    def __init__(
+        self, events: Iterator[AskEvent], held: ExitStack, sources: list[tuple[int, Passage, float]]
+    ) -> None:
+        self._events = events
+        self._held = held
+        self.sources = sources  # (number, passage, score) of each source the answer is written from
+
+    def __iter__(self) -> AnswerStream:
+        return self
+
+    def __next__(self) -> AskEvent:
+        try:
+            return next(self._events)
+        except BaseException:
+            self._held.close()
+            raise
+
+    def close(self) -> None:
+        try:
+            close = getattr(self._events, "close", None)
+            if close is not None:
+                close()
+        finally:
+            self._held.close()
+
+
+def _store(
+    asked: _Asked,
+    synthesis: Synthesis,
+    user: AbstractBaseUser | AnonymousUser | None,
+    conversation: Conversation | None,
+    *,
+    anonymous: bool,
+    on_stored: Callable[[Answer], object] | None,
+) -> Answer:
+    """The question, its retrieval and its answer stored in one transaction (`on_stored` run in it)."""
+    total_ms = round((time.perf_counter() - asked.began) * 1000)
+    result, search, text = asked.retrieved.result, asked.retrieved.search, asked.text
     with phase("database"), transaction.atomic():
         conversation, turn = _next_turn(conversation, user, anonymous=anonymous)
         question = Question.objects.create(
@@ -125,14 +287,14 @@ def question_ask(
             search_rule=search.rule,
             asked_by_id=user.pk if user is not None and user.is_authenticated else None,
             anonymous=anonymous,
-            preflight_domain=check.domain,
-            preflight_risk=check.risk,
-            preflight_suggestion=check.suggestion,
+            preflight_domain=asked.check.domain,
+            preflight_risk=asked.check.risk,
+            preflight_suggestion=asked.check.suggestion,
         )
         retrieval = Retrieval.objects.create(
             question=question,
-            refused=retrieved.refused,
-            refusal_reason=(retrieved.refusal_reason or REFUSAL_REASON) if retrieved.refused else "",
+            refused=asked.refused,
+            refusal_reason=(asked.retrieved.refusal_reason or REFUSAL_REASON) if asked.refused else "",
             latency_ms=result.latency_ms,
         )
         retrieval.topics.set(result.topic_ids)
@@ -162,7 +324,7 @@ def question_ask(
         )
         AnswerSource.objects.bulk_create(
             AnswerSource(answer=answer, number=number, passage=passage, score=score)
-            for number, passage, score in sources
+            for number, passage, score in asked.sources
         )
         if on_stored is not None:
             on_stored(answer)

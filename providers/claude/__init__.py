@@ -4,7 +4,7 @@ Answer synthesis (`garden.answering.synthesis.claude`) and the claim judge (`cla
 through this package and nothing else, so the SDK, its retries, prices and reply checks live in one place.
 
 `config` holds `ClaudeConfig` (how to reach Claude) and `claude_config()` (the one the settings describe);
-`client` makes the call (`call_claude`), mapping every SDK failure to a `ClaudeError` with the key redacted;
+`client` makes the call (`call_claude`), `streaming` a streamed one (`ClaudeStream`), mapping every SDK failure to a `ClaudeError` with the key redacted;
 `retries` bounds the SDK's retries; `replies` reads a reply strictly into a `ClaudeReply`; `pricing` knows
 what a model costs (`cost_usd`, `Usage`); `budget` the protocol a spending limit follows (`Budget`); `errors`
 holds `ClaudeError` and the messages users see. Plain Python: only `claude_config()` reads Django settings,
@@ -30,6 +30,7 @@ from providers.claude.errors import (
 )
 from providers.claude.pricing import DEFAULT_PRICES, FALLBACK_PRICE, NO_USAGE, Usage, cost_usd, price_for
 from providers.claude.replies import ClaudeReply
+from providers.claude.streaming import ClaudeStream
 
 __all__ = [
     "AUTH_MESSAGE",
@@ -50,6 +51,7 @@ __all__ = [
     "ClaudeError",
     "ClaudeErrorKind",
     "ClaudeReply",
+    "ClaudeStream",
     "Usage",
     "call_claude",
     "claude_config",

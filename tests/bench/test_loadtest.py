@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
@@ -110,3 +111,29 @@ def test_the_smallest_run_with_a_slow_claude_measures_every_configuration(scratc
     assert runs[UNBOUNDED]["WEB_CLAUDE_SLOTS"] == 8 and runs[UNBOUNDED]["busy (503) share"] == 0
     assert runs[BOUNDED]["Claude asks"]["answered"] > 0 and runs[UNBOUNDED]["Claude asks"]["answered"] > 0
     assert report["verified"] == report["answers"] > 0
+
+
+def test_the_streaming_fake_claude_writes_word_by_word_and_whole_answers_after_every_word() -> None:
+    import anthropic
+
+    from bench.stream_load import FAKE_WORDS, fake_claude
+
+    claude, whole_after = fake_claude(0.3, 0.02)
+    with claude:
+        client = anthropic.Anthropic(api_key="sk-ant-test-not-a-real-key-0000", base_url=claude.base_url)
+        asked: Any = {
+            "model": "claude-fake",
+            "max_tokens": 300,
+            "messages": [{"role": "user", "content": "Any?"}],
+        }
+        began = time.monotonic()
+        pieces = []
+        for event in client.messages.create(**asked, stream=True):
+            if event.type == "content_block_delta" and event.delta.type == "text_delta":
+                pieces.append((time.monotonic() - began, event.delta.text))
+        began = time.monotonic()
+        whole = client.messages.create(**asked)
+        waited = time.monotonic() - began
+    first, _ = pieces[0]
+    assert 0.3 <= first < whole_after <= pieces[-1][0] + 0.05 and "".join(t for _, t in pieces) == FAKE_WORDS
+    assert waited >= whole_after and whole.content[0].type == "text" and whole.content[0].text == FAKE_WORDS

@@ -310,3 +310,45 @@ def test_tasks_queued_before_evaluation_was_an_app_still_find_their_task():
 
     app.loader.import_default_modules()
     assert {"verifier.tasks.verify_golden_item", "verifier.tasks.retrain_judge"} <= set(app.tasks)
+
+
+def test_a_run_gives_the_share_of_readers_answers_marked_unhelpful_since_the_run_before(
+    small_golden, client, capsys
+):
+    from django.contrib.auth.models import AnonymousUser
+
+    from garden.answering.asking import question_ask
+    from verifier.marks import answer_mark_record
+
+    def mark(answer, marker, *, helpful):
+        answer_mark_record(answer=answer, marker=marker, user=AnonymousUser(), helpful=helpful)
+
+    tunnel, river = (question_ask(text=q) for q in ("How long is Cold Knap Tunnel?", "Who built River Kest?"))
+    mark(tunnel, "session:a", helpful=False)
+    mark(tunnel, "session:b", helpful=True)  # one reader's "no" is enough to count it unhelpful
+    mark(river, "session:a", helpful=True)
+    question_ask(text="Who built River Kest?")  # unmarked: not counted either way
+    first = run_inline("first", small_golden)
+    assert first.report["readers_marks"] == {"since": None, "unhelpful": 1, "marked": 2}
+
+    # Since the first run: a reader's answer marked unhelpful counts, Verify-all's own answer does not.
+    mark(question_ask(text="How long is Cold Knap Tunnel?"), "session:c", helpful=False)
+    mark(first.items.exclude(answer=None).first().answer, "session:c", helpful=False)
+    call_command("verify_all", "--label", "second", "--inline", "--golden", str(small_golden))
+    second = VerifyRun.objects.get(label="second")
+    assert second.report["readers_marks"] == {
+        "since": first.started_at.isoformat(),
+        "unhelpful": 1,
+        "marked": 1,
+    }
+    assert "Readers marked unhelpful: 1 of the 1 answers they marked since the run before (100.0%)" in (
+        capsys.readouterr().out
+    )
+    operator = User.objects.create_user("op", password="x")
+    operator.groups.add(Group.objects.get(name="operator"))
+    client.force_login(operator)
+    page = page_text(client.get(f"/operators/runs/{first.pk}/").content.decode())
+    assert re.search(
+        r"Readers' marks</strong> since the first answer: answers marked unhelpful: 1 of 2 \(50(\.0)?\s?%\)",
+        page,
+    ), page

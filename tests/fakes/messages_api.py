@@ -1,7 +1,10 @@
 """A local HTTP server that speaks enough of the Anthropic Messages API for the real SDK to talk to it.
 
 Tests script what the server does next (a FIFO of behaviours, with a default once the script runs out)
-and read back every request it received. Load the `fake_messages_api` fixture from a conftest with
+and read back every request it received. A request with `"stream": true` is answered as the real API streams:
+Server-Sent Events (`message_start`, `content_block_start`, `ping`, `content_block_delta`s, `content_block_stop`,
+`message_delta`, `message_stop`) in a chunked body, one text piece a word; `streamed(...)` scripts how (a delay
+per word, an `error` event or a dropped connection after some words). Load the `fake_messages_api` fixture from a conftest with
 `pytest_plugins = ["tests.fakes.messages_api"]`.
 """
 
@@ -10,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import re
 import socket
 import threading
 import time
@@ -61,6 +65,8 @@ class Behaviour:
 
     `payload` is a message body to complete with the request's model and a fresh id (`None` for
     error and raw replies); `raw` is sent as-is. `delay_seconds` is waited before anything is sent.
+    `stream`: how a streaming request is answered (a request with `"stream": true` and no plan here gets its
+    payload's text at once, a word an event).
     """
 
     status: int = 200
@@ -69,6 +75,19 @@ class Behaviour:
     headers: Mapping[str, str] = field(default_factory=dict)
     content_type: str = "application/json"
     delay_seconds: float = 0.0
+    stream: StreamPlan | None = None
+
+
+@dataclass(frozen=True)
+class StreamPlan:
+    """How a streamed reply goes: `word_seconds` waited before each word after the first; after
+    `break_after` words (None: never) an `error` event of `error_type` (`break_with` "error") or the connection
+    cut mid-body (`break_with` "drop")."""
+
+    word_seconds: float = 0.0
+    break_after: int | None = None
+    break_with: str = "error"
+    error_type: str = "overloaded_error"
 
 
 Responder = Callable[[dict[str, Any]], Behaviour]
@@ -166,6 +185,43 @@ def refusal(
             extra={"stop_details": stop_details},
         )
     )
+
+
+def streamed(
+    text: str,
+    *,
+    input_tokens: int = 12,
+    output_tokens: int | None = None,
+    stop_reason: str = "end_turn",
+    first_word_seconds: float = 0.0,
+    word_seconds: float = 0.0,
+    break_after: int | None = None,
+    break_with: str = "error",
+    error_type: str = "overloaded_error",
+) -> Behaviour:
+    """A reply to a streaming request: `text` a word an event, the first after `first_word_seconds` and each
+    next after `word_seconds`; `output_tokens` defaults to the number of words. With `break_after`, the stream
+    breaks after that many words: an `error` event (`break_with="error"`, as the API sends when overloaded) or
+    the connection cut (`break_with="drop"`), with no `message_delta` or `message_stop`."""
+    words = stream_words(text)
+    reply = reply_text(
+        text,
+        input_tokens=input_tokens,
+        output_tokens=len(words) if output_tokens is None else output_tokens,
+        stop_reason=stop_reason,
+    )
+    plan = StreamPlan(word_seconds, break_after, break_with, error_type)
+    return replace(reply, delay_seconds=first_word_seconds, stream=plan)
+
+
+def stream_words(text: str) -> list[str]:
+    """The pieces the fake streams `text` in: each word with the space after it."""
+    return re.findall(r"\s*\S+\s*|\s+", text)
+
+
+def sse_event(name: str, data: Mapping[str, Any]) -> bytes:
+    """One Server-Sent Event as the Messages API frames it."""
+    return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
 
 
 def status(
@@ -319,6 +375,9 @@ class FakeMessagesAPI:
     def refusal(self, **kwargs: Any) -> FakeMessagesAPI:
         return self.enqueue(refusal(**kwargs))
 
+    def streamed(self, text: str, **kwargs: Any) -> FakeMessagesAPI:
+        return self.enqueue(streamed(text, **kwargs))
+
     def respond(self, fn: Responder) -> FakeMessagesAPI:
         """Enqueue a callable that builds the behaviour from the parsed request body."""
         return self.enqueue(fn)
@@ -382,6 +441,10 @@ class FakeMessagesAPI:
         if behaviour.delay_seconds and self._closing.wait(behaviour.delay_seconds):
             return
         number = next(self._ids)
+        wants_stream = isinstance(body, dict) and body.get("stream") is True
+        if wants_stream and behaviour.status == 200 and behaviour.payload is not None:
+            self._stream(handler, behaviour, body, number)
+            return
         if behaviour.raw is not None:
             payload_bytes = behaviour.raw
         else:
@@ -406,6 +469,91 @@ class FakeMessagesAPI:
             # Surface a broken responder in the test's failure instead of a dropped connection.
             message = f"The fake's responder raised {type(exc).__name__}: {exc}"
             return status(500, _error_body(500, message), {"x-should-retry": "false"})
+
+    def _stream(self, handler: _Handler, behaviour: Behaviour, body: dict[str, Any], number: int) -> None:
+        """The payload's reply as the API streams it, in a chunked body; broken as `behaviour.stream` says."""
+        payload = dict(behaviour.payload or {})
+        plan = behaviour.stream or StreamPlan()
+        usage = payload.get("usage", {})
+        text = "".join(
+            block.get("text", "") for block in payload.get("content", []) if block.get("type") == "text"
+        )
+        message = {
+            "id": f"msg_fake_{number:06d}",
+            "type": "message",
+            "role": "assistant",
+            "content": [],
+            "model": payload.get("model") or body.get("model", "claude-fake"),
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": usage.get("input_tokens", 0), "output_tokens": 1},
+        }
+
+        def chunk(data: bytes) -> None:
+            handler.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            handler.wfile.flush()
+
+        try:
+            handler.send_response(200, "OK")
+            handler.send_header("Content-Type", "text/event-stream; charset=utf-8")
+            handler.send_header("Cache-Control", "no-cache")
+            handler.send_header("Transfer-Encoding", "chunked")
+            handler.send_header("request-id", f"req_fake_{number:06d}")
+            handler.end_headers()
+            chunk(sse_event("message_start", {"type": "message_start", "message": message}))
+            chunk(
+                sse_event(
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": 0,
+                        "content_block": {"type": "text", "text": ""},
+                    },
+                )
+            )
+            chunk(sse_event("ping", {"type": "ping"}))
+            for sent, word in enumerate(stream_words(text)):
+                if plan.break_after is not None and sent >= plan.break_after:
+                    self._break(handler, plan, chunk)
+                    return
+                if sent and plan.word_seconds and self._closing.wait(plan.word_seconds):
+                    return
+                delta = {"type": "text_delta", "text": word}
+                chunk(
+                    sse_event(
+                        "content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}
+                    )
+                )
+            if plan.break_after is not None:
+                self._break(handler, plan, chunk)
+                return
+            chunk(sse_event("content_block_stop", {"type": "content_block_stop", "index": 0}))
+            chunk(
+                sse_event(
+                    "message_delta",
+                    {
+                        "type": "message_delta",
+                        "delta": {"stop_reason": payload.get("stop_reason"), "stop_sequence": None},
+                        "usage": {"output_tokens": usage.get("output_tokens", 0)},
+                    },
+                )
+            )
+            chunk(sse_event("message_stop", {"type": "message_stop"}))
+            chunk(b"")
+        except (BrokenPipeError, ConnectionResetError):
+            handler.close_connection = True
+
+    @staticmethod
+    def _break(handler: _Handler, plan: StreamPlan, chunk: Callable[[bytes], None]) -> None:
+        handler.close_connection = True
+        if plan.break_with == "drop":
+            # Cut mid-body: the chunked body never ends, as when a connection is lost.
+            with contextlib.suppress(OSError):
+                handler.connection.shutdown(socket.SHUT_RDWR)
+            return
+        error = {"type": plan.error_type, "message": f"Fake {plan.error_type} mid-stream."}
+        chunk(sse_event("error", {"type": "error", "error": error}))
+        chunk(b"")
 
     @staticmethod
     def _check(method: str, path: str, headers: Mapping[str, str], body: Any) -> tuple[int, str] | None:

@@ -102,6 +102,13 @@ class Command(BaseCommand):
             self.stdout.write(f"  {label:<34} {'-' if value is None else f'{value:.1%}'}")
             if key == "out_of_scope_refused" and report.beyond_audience:
                 self.stdout.write(f"    of them {report.beyond_audience} another audience could answer")
+        if marks := report.readers_marks:
+            rate = "-" if marks.rate is None else f"{marks.rate:.1%}"
+            since = "the run before" if marks.since else "the first answer"
+            self.stdout.write(
+                f"  Readers marked unhelpful: {marks.unhelpful} of the {marks.marked} answers they marked "
+                f"since {since} ({rate})"
+            )
         if gate := report.refusal_gate:
             fitted = (
                 f"calibrated for this garden on {gate.calibrated_at[:10]}"

@@ -8,8 +8,9 @@ the answer says so (`budget_held`). An anonymous visitor's answer is booked with
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from decimal import Decimal
@@ -19,7 +20,7 @@ import numpy.typing as npt
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from providers.claude import Budget, claude_config
+from providers.claude import Budget, ClaudeConfig, claude_config
 from providers.timing import phase
 
 BUDGET_SPENT = (
@@ -62,6 +63,45 @@ def answer_budget(*, anonymous: bool = False) -> Budget | None:
     return import_string(path)(anonymous=anonymous) if path else None
 
 
+def claude_for(*, anonymous: bool) -> ClaudeConfig | None:
+    """How to reach Claude for this asker's answer; None when the local synthesiser writes it."""
+    if anonymous and settings.ANONYMOUS_CLAUDE_DAILY_USD <= 0:
+        return None  # strangers get no share of the Claude budget unless the operator gives them one
+    return claude_config()
+
+
+def synthesize_streaming(
+    question: str,
+    sources: Sequence[SourceText],
+    question_vector: npt.NDArray[np.float32] | None = None,
+    *,
+    anonymous: bool = False,
+) -> Generator[str, None, Synthesis]:
+    """`synthesize`, yielding the answer's text as it is written: Claude's a piece at a time
+    (`claude.synthesize_streaming`: how a break is stored), the local synthesiser's at once. The caller holds
+    the Claude slot (`claude_for` says whether one is needed) for as long as it reads."""
+    from garden.answering.synthesis import claude, extractive
+
+    config = claude_for(anonymous=anonymous)
+    if config is not None:
+        try:
+            return (
+                yield from claude.synthesize_streaming(
+                    question, sources, config, budget=answer_budget(anonymous=anonymous)
+                )
+            )
+        except BudgetSpent:
+            written = dataclasses.replace(
+                extractive.synthesize(question, sources, question_vector), budget_held=True
+            )
+    else:
+        written = extractive.synthesize(question, sources, question_vector)
+    if written.text:
+        with contextlib.suppress(claude.ReaderLeft):  # written whole already: nothing was cut off
+            yield written.text
+    return written
+
+
 @phase("synthesis")
 def synthesize(
     question: str,
@@ -77,9 +117,7 @@ def synthesize(
     `anonymous`: asked by a visitor who is not signed in."""
     from garden.answering.synthesis import claude, extractive
 
-    config = claude_config()
-    if anonymous and settings.ANONYMOUS_CLAUDE_DAILY_USD <= 0:
-        config = None  # strangers get no share of the Claude budget unless the operator gives them one
+    config = claude_for(anonymous=anonymous)
     if config is not None:
         try:
             with claude_slot if claude_slot is not None else nullcontext():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections import abc
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
@@ -15,7 +16,16 @@ from claimcheck.text import escape_for_prompt, unescape_from_prompt
 from garden.answering.synthesis import BudgetSpent, SourceText, Synthesis
 from garden.models import Generator
 from garden.syntax import TRAILING
-from providers.claude import Budget, ClaudeConfig, ClaudeError, call_claude, cost_usd
+from providers.claude import (
+    Budget,
+    ClaudeConfig,
+    ClaudeError,
+    ClaudeReply,
+    ClaudeStream,
+    Usage,
+    call_claude,
+    cost_usd,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +74,36 @@ def most_cost(
     return cost_usd(model, request_bytes + _FRAMING_TOKENS, max_tokens, config.prices)
 
 
+def _booked(
+    config: ClaudeConfig, budget: Budget | None, model: str, messages: list[dict[str, Any]], max_tokens: int
+) -> object | None:
+    """The booking of the most an answer can cost; raises `BudgetSpent` when what is left cannot cover it."""
+    if budget is None:
+        return None
+    booking = budget.book(model, most_cost(config, model=model, messages=messages, max_tokens=max_tokens))
+    if booking is None:
+        raise BudgetSpent
+    return booking
+
+
+def _request(question: str, sources: Sequence[SourceText]) -> tuple[str, list[dict[str, Any]], int]:
+    """The model, messages and max_tokens of an answer's call."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": prompt_text(question, sources)}]
+    return settings.CLAUDE_ANSWER_MODEL, messages, settings.CLAUDE_ANSWER_MAX_TOKENS
+
+
+def _failed(model: str, message: str, usage: Usage) -> Synthesis:
+    return Synthesis(
+        "",
+        Generator.CLAUDE,
+        model=model,
+        error=message,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cost_usd=usage.cost_usd,
+    )
+
+
 def synthesize(
     question: str, sources: Sequence[SourceText], config: ClaudeConfig, *, budget: Budget | None = None
 ) -> Synthesis:
@@ -72,14 +112,8 @@ def synthesize(
     Raises `BudgetSpent` (no call made) when what is left of the budget cannot cover the most it can cost;
     a failed call is returned as a `Synthesis` with `error`, and what it was billed is settled either way.
     """
-    model = settings.CLAUDE_ANSWER_MODEL
-    messages: list[dict[str, Any]] = [{"role": "user", "content": prompt_text(question, sources)}]
-    max_tokens = settings.CLAUDE_ANSWER_MAX_TOKENS
-    booking = None
-    if budget is not None:
-        booking = budget.book(model, most_cost(config, model=model, messages=messages, max_tokens=max_tokens))
-        if booking is None:
-            raise BudgetSpent
+    model, messages, max_tokens = _request(question, sources)
+    booking = _booked(config, budget, model, messages, max_tokens)
     # Anything but a ClaudeError leaves the booking standing at its most: the call may have been billed.
     try:
         reply = call_claude(
@@ -88,19 +122,58 @@ def synthesize(
     except ClaudeError as error:
         if budget is not None:
             budget.settle(booking, error.usage)
-        return Synthesis(
-            "",
-            Generator.CLAUDE,
-            model=model,
-            error=error.message,
-            input_tokens=error.usage.input_tokens,
-            output_tokens=error.usage.output_tokens,
-            cost_usd=error.usage.cost_usd,
-        )
+        return _failed(model, error.message, error.usage)
     if budget is not None:
         budget.settle(booking, reply.usage)
+    return _finished(reply, reply.text, sources)
+
+
+class ReaderLeft(Exception):
+    """Thrown into a streamed answer when whoever was reading it went away: Claude is stopped."""
+
+
+def synthesize_streaming(
+    question: str, sources: Sequence[SourceText], config: ClaudeConfig, *, budget: Budget | None = None
+) -> abc.Generator[str, None, Synthesis]:
+    """Claude's answer from `sources` as it is written: yields its text a piece at a time (as Claude wrote
+    it, before `unescape_from_prompt`), and returns the `Synthesis` to store, as `synthesize` would.
+
+    Booked as `synthesize` books, before the call (`BudgetSpent` before anything is yielded). A stream that
+    breaks after some text returns an answer with no text and an `error` saying so (`STREAM_BROKEN`,
+    `STREAM_LOST`); `ReaderLeft` thrown in at a yield stops Claude and returns one saying `READER_LEFT`.
+    Either way the budget is settled at what the stream says was billed (`providers.claude.ClaudeStream`).
+    """
+    model, messages, max_tokens = _request(question, sources)
+    booking = _booked(config, budget, model, messages, max_tokens)
+    stream = ClaudeStream(config, model=model, system=SYSTEM_PROMPT, messages=messages, max_tokens=max_tokens)
+    written: list[str] = []
+    try:
+        for piece in stream.text():
+            written.append(piece)
+            yield piece
+    except ClaudeError as error:
+        if budget is not None:
+            budget.settle(booking, error.usage)
+        message = error.message
+        if written:
+            message = STREAM_LOST if error.kind in ("connection", "timeout") else STREAM_BROKEN
+        return _failed(stream.model, message, error.usage)
+    except ReaderLeft:
+        stream.close()
+        if budget is not None:
+            budget.settle(booking, stream.usage)
+        return _failed(stream.model, READER_LEFT, stream.usage)
+    reply = stream.reply()
+    if budget is not None:
+        budget.settle(booking, reply.usage)
+    return _finished(reply, "".join(written), sources)
+
+
+def _finished(reply: ClaudeReply, text: str, sources: Sequence[SourceText]) -> Synthesis:
+    """The answer to store from a whole reply: read back from the prompt's escaping, and cut to its whole
+    sentences when it reached its length limit."""
     # Claude read "<" as "&lt;" and may write it so; a source that really holds "&lt;" keeps it.
-    text = unescape_from_prompt(reply.text.strip(), "\n".join(s.text for s in sources))
+    text = unescape_from_prompt(text.strip(), "\n".join(s.text for s in sources))
     problem = ""
     if reply.stop_reason == "max_tokens":
         # A reply cut off at its length limit ends mid-sentence: keep the sentences it finished.
@@ -139,4 +212,16 @@ EMPTY_REPLY = "The answer service returned an empty answer. Please try again."
 CUT_OFF_REPLY = (
     "The answer service reached its length limit before finishing a sentence. "
     "Please try again, or ask a narrower question."
+)
+STREAM_BROKEN = (
+    "The answer service failed while it was writing this answer, so the part it had written is not kept. "
+    "Please try again."
+)
+STREAM_LOST = (
+    "The connection to the answer service was lost while it was writing this answer, so the part it had "
+    "written is not kept. Please try again."
+)
+READER_LEFT = (
+    "The page or program that asked left before the answer was finished, so Claude was stopped and the part "
+    "it had written is not kept. Ask again to see an answer."
 )
