@@ -260,7 +260,7 @@ def report_measure(
                 report["embedding_backends"] = _backends(questions, runs, backends)
         if "large_garden" in only:
             with beside.section("large_garden"):
-                report["large_garden"] = bench_large_garden(garden_notes)
+                report["large_garden"] = bench_large_garden(garden_notes, runs)
         if "import_memory" in only:
             with beside.section("import_memory"):
                 report["import_memory"] = bench_import_memory(

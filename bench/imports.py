@@ -6,18 +6,19 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import statistics
 import tempfile
 from collections.abc import Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 
-from bench.timing import timed
+from bench.overhead import Overhead, encode_alone, garden_passages, in_encoder_runs
 from config.workers import CeleryWorker, WorkerNotReady, workers_running, workers_wait
-from garden.models import Article, Passage
-from garden.services import embedding_input
-from garden.sync import FanOutError, Workers, garden_import, workers_find
+from garden.models import Article
+from garden.sync import FanOutError, ImportReport, Workers, garden_import, workers_find
 from providers import embeddings
 
 
@@ -91,31 +92,41 @@ def generate_garden(folder: Path, count: int, seed: int = 7) -> Path:
     return folder
 
 
-def bench_large_garden(count: int) -> dict[str, Any]:
-    """A first import of `count` generated notes, the embedding model's own encode of the same chunks in the
-    same run (so the import's overhead beyond the model is a ratio of two figures measured together), and a
-    re-import of the unchanged garden."""
+def bench_large_garden(count: int, runs: int = 1) -> dict[str, Any]:
+    """First imports of `count` generated notes beside the embedding model's own encode of the same passages,
+    `runs` pairs of them, the import first in even runs and the encode first in odd ones, each timed between
+    two measurements of the encoder yardstick (`bench.overhead`): the import's overhead beyond the model is the
+    ratio of two figures measured together, in encoder runs, with its spread over the runs. Then a re-import
+    of the unchanged garden."""
+    pairs = Overhead()
+    passages: list[str] = []
     with tempfile.TemporaryDirectory() as scratch:
         folder = generate_garden(Path(scratch) / "garden", count)
-        first = garden_import([folder])
-        inputs = [
-            embedding_input(c.revision.title, c.text)
-            for c in Passage.objects.filter(revision__source_path__startswith=scratch).select_related(
-                "revision"
-            )
-        ]
-        encode_seconds = timed(embeddings.embed, sorted(inputs, key=len))[0] / 1000
-        again = garden_import([folder])
-        # Gone again, so the retrieval figures that follow are measured on the same garden as before.
-        Article.objects.filter(revisions__source_path__startswith=scratch).delete()
+        embeddings.load()
+        first: ImportReport | None = None
+        again: ImportReport | None = None
+        for run in range(runs):
+            for step in ("import", "encode") if run % 2 == 0 else ("encode", "import"):
+                if step == "encode":
+                    pairs.add_encode(*in_encoder_runs(partial(encode_alone, passages))[:2])
+                    continue
+                seconds, in_runs, report = in_encoder_runs(partial(garden_import, [folder]))
+                pairs.add_import(seconds, in_runs)
+                if first is None:
+                    first, passages = report, garden_passages(folder)
+                    again = garden_import([folder])
+                # Gone again, for the next run, and so the retrieval figures that follow are measured on the
+                # same garden as before.
+                Article.objects.filter(garden=str(folder.resolve())).delete()
+    assert first is not None and again is not None
     return {
         "notes": count,
+        "runs": runs,
         "chunks": first.passages,
-        "first_import_seconds": round(first.seconds, 1),
-        "chunks_per_second": round(first.passages_per_second, 1),
+        "first_import_seconds": round(statistics.median(pairs.import_seconds), 1),
+        "chunks_per_second": round(first.passages / statistics.median(pairs.import_seconds), 1),
         "import_embedding_seconds": round(first.embed_seconds, 1),
-        "encode_seconds": round(encode_seconds, 1),
-        "overhead_beyond_encode_pct": round(100 * (first.seconds - encode_seconds) / encode_seconds, 1),
+        **pairs.figures("", first.passages),
         "reimport_unchanged_seconds": round(again.seconds, 1),
         "reimport_embedded": again.embedded,
     }

@@ -85,6 +85,7 @@ PER: dict[str, Yardstick] = {
     "import_memory.ask_on_largest.*": Yardstick.ROUND_TRIP,
     "logseq_import.logseq_seconds": Yardstick.ENCODER,
     "logseq_import.markdown_seconds": Yardstick.ENCODER,
+    "logseq_import.*_encode_seconds": Yardstick.ENCODER,
     "logseq_import.*_reading_seconds": Yardstick.CPU,
     "distributed_import.*.seconds": Yardstick.ENCODER,
     "distributed_import.*.chunks_per_second": Yardstick.ENCODER,

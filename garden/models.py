@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -190,7 +191,23 @@ def names_keep(
     given = given or {}
     derived = [row for row in rows if row.pk in given]
     own = [row for row in rows if row.pk not in given]
-    Name.objects.filter(**{f"{field}__in": derived}).delete()
+    # A derived topic's names as they should be, against those stored: an import has stored most of them with
+    # its groups (`names_place`), so only what differs is written, not every name of the topic again.
+    wanted = Counter(
+        (row.pk, article_id, phrase[:NAME_TITLE_LIMIT])
+        for row in derived
+        for article_id, names in given[row.pk].items()
+        for phrase in phrase_keys(names)
+    )
+    stale = []
+    for pk, *key in Name.objects.filter(**{f"{field}__in": derived}).values_list(
+        "pk", field, "article_id", "phrase"
+    ):
+        if wanted[tuple(key)] > 0:
+            wanted[tuple(key)] -= 1
+        else:
+            stale.append(pk)
+    Name.objects.filter(pk__in=stale).delete()
     Name.objects.filter(**{f"{field}__in": own, "article__isnull": True}).delete()
     from_notes: dict[int, set[str]] = {}
     for pk, phrase in Name.objects.filter(**{f"{field}__in": own, "article__isnull": False}).values_list(
@@ -199,10 +216,9 @@ def names_keep(
         from_notes.setdefault(pk, set()).add(phrase)
     Name.objects.bulk_create(
         [
-            Name(phrase=phrase[:NAME_TITLE_LIMIT], article_id=article_id, **{field: row})
-            for row in derived
-            for article_id, names in given[row.pk].items()
-            for phrase in phrase_keys(names)
+            Name(phrase=phrase, article_id=article_id, **{f"{field}_id": pk})
+            for (pk, article_id, phrase), missing in wanted.items()
+            for _ in range(missing)
         ]
         + [
             Name(phrase=phrase[:NAME_TITLE_LIMIT], **{field: row})

@@ -69,6 +69,22 @@ def test_a_slower_machine_is_not_slower_code() -> None:
     assert compared["import.seconds"]["change"] == 1.0
 
 
+def test_a_figure_the_baseline_does_not_hold_is_neither_compared_nor_checked() -> None:
+    # A section that gained a figure since the baseline was written (the Logseq import's encode alone): the
+    # run still passes against the old baseline, and the new figure has its ratio for the next one.
+    grown = _report()
+    grown["logseq_import"] = {"logseq_seconds": 3.0, "logseq_encode_seconds": 40.0}
+    grown["ratios"] = ratios(grown)
+    old = {
+        "options": OPTIONS,
+        "ratios": {**_report()["ratios"], "logseq_import.logseq_seconds": {"ratio": 6.0}},
+    }
+    compared = against_baseline(grown, old, OPTIONS)
+    assert "logseq_import.logseq_encode_seconds" in grown["ratios"]
+    assert "logseq_import.logseq_encode_seconds" not in compared
+    assert regressions(compared, DEFAULT_MARGIN) == {}
+
+
 def test_tails_are_compared_but_not_checked() -> None:
     slow_tail = _report()
     slow_tail["retrieval"]["sizes"][0]["hybrid_retrieval"]["p95_ms"] = 48.0
