@@ -15,6 +15,7 @@ from ninja import Field, NinjaAPI, Schema, Status
 from ninja.errors import HttpError
 from ninja.openapi.schema import OpenAPISchema
 from ninja.utils import check_csrf
+from pydantic import StrictBool
 
 from claimcheck.terms import ClaimStatus, RiskLabel, Verdict
 from dashboard.asking import ConversationNotFound, ask, ask_streaming, conversation_owned
@@ -77,6 +78,10 @@ class GroundworkAPI(NinjaAPI):
         for operations in schema["paths"].values():
             for operation in operations.values():
                 operation["responses"].setdefault("401", refused)
+        # `/api/ask` answers 200 in JSON, or with `stream` as Server-Sent Events: both are documented.
+        for path, operations in schema["paths"].items():
+            if path.endswith("/ask"):
+                operations["post"]["responses"][200]["content"][EVENT_STREAM] = ASK_STREAMED
         return schema
 
 
@@ -163,7 +168,7 @@ class AskIn(Schema):
         "own (a visitor's: started in the same session); any other id is 404. Without it, a new conversation "
         "starts.",
     )
-    stream: bool = Field(
+    stream: StrictBool = Field(
         False,
         description="True: the answer comes as Server-Sent Events (`text/event-stream`) while it is written: "
         '`delta` events (`{"text": ...}`, to add to what came before; never cut inside a `[n]` citation), '
@@ -171,6 +176,21 @@ class AskIn(Schema):
         'an `error` event (`{"error": ...}`) if it was withheld meanwhile. An answer whose stream broke is '
         "stored with its `error` saying what happened and no text.",
     )
+
+
+# With `stream`: each Server-Sent Event, its `data` a JSON object (see `AskIn.stream`).
+ASK_STREAMED = {
+    "schema": {
+        "type": "object",
+        "properties": {
+            "event": {"type": "string", "enum": ["delta", "answer", "error"]},
+            "data": {"type": "string", "description": "JSON: a delta's text, the answer, or the error."},
+        },
+        "required": ["event", "data"],
+    },
+    "example": 'event: delta\ndata: {"text": "The viaduct is 230 m long [1]."}\n\n'
+    'event: answer\ndata: {"answer_id": "...", "answer": "...", ...}\n\n',
+}
 
 
 class ErrorOut(Schema):
@@ -261,19 +281,6 @@ class CheckOut(Schema):
         503: ErrorOut,
     },
     summary="Ask the garden a question",
-    openapi_extra={
-        "responses": {
-            "200": {
-                "content": {
-                    EVENT_STREAM: {
-                        "schema": {"type": "string"},
-                        "example": 'event: delta\ndata: {"text": "The viaduct is 230 m long [1]."}\n\n'
-                        'event: answer\ndata: {"answer_id": "...", "answer": "...", ...}\n\n',
-                    }
-                }
-            }
-        }
-    },
 )
 def api_ask(
     request: HttpRequest, payload: AskIn, response: HttpResponse
