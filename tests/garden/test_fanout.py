@@ -194,7 +194,7 @@ def test_a_failed_batch_stops_the_import_after_the_groups_written_and_a_rerun_fi
     assert resumed.returncode == 0, resumed.stderr
     assert f"Imported {100 - kept} new and 0 revised articles, {kept} unchanged" in resumed.stdout
     rest = Passage.objects.filter(article__path__startswith="Note ").exclude(article__in=stored).count()
-    assert f"; {rest} chunks in" in resumed.stdout  # only the notes not stored before were embedded
+    assert f"; {rest} passages in" in resumed.stdout  # only the notes not stored before were embedded
     revisions = ArticleRevision.objects.filter(article__path__startswith="Note ")
     assert revisions.count() == revisions.values("article").distinct().count() == 100  # none stored twice
 
