@@ -150,6 +150,23 @@ def test_with_redis_away_the_import_says_so(tmp_path):
     assert not Article.objects.filter(path__startswith="Note ").exists()
 
 
+# The import's own roll call, with up to 60 s for the first worker to answer, from a process configured as the
+# import's (`import_command`).
+ROLL_CALL = (
+    "import sys, django; django.setup(); from config.celery import app; "
+    "sys.exit(0 if app.control.inspect(timeout=60, limit=1).stats() else 1)"
+)
+
+
+def _roll_call_answered(broker_url: str) -> bool:
+    """Whether a worker on this broker answers the roll call an import makes (`workers_find`)."""
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "REDIS_URL": broker_url}
+    done = subprocess.run(
+        [sys.executable, "-c", ROLL_CALL], cwd=settings.BASE_DIR, env=env, timeout=120, check=False
+    )
+    return done.returncode == 0
+
+
 @pytest.fixture
 def faulty_worker(own_redis: EmbeddedRedis, tmp_path: Path) -> Iterator[tuple[Worker, Path]]:
     """A worker on the test's own Redis that breaks on the marked passage while the returned file exists.
@@ -167,8 +184,13 @@ def faulty_worker(own_redis: EmbeddedRedis, tmp_path: Path) -> Iterator[tuple[Wo
         own_session=True,  # kill() takes its pool process too, even one asleep in a hanging batch
     )
     worker.start()
-    yield worker, fault
-    worker.kill()  # at once: a batch left hanging would hold up a warm shutdown
+    try:
+        # Its first roll call answered, so the import's own (5 s) is not its first: a prefork worker that had just
+        # logged "ready." let one pass unanswered, on a quiet machine as on a loaded one.
+        assert _roll_call_answered(own_redis.url), "the faulty worker answered no roll call within 60 s"
+        yield worker, fault
+    finally:
+        worker.kill()  # at once: a batch left hanging would hold up a warm shutdown
 
 
 @pytest.mark.slow
