@@ -150,11 +150,11 @@ def test_with_redis_away_the_import_says_so(tmp_path):
     assert not Article.objects.filter(path__startswith="Note ").exists()
 
 
-# The import's own roll call, with up to 60 s for the first worker to answer, from a process configured as the
+# The import's own roll call, with up to 20 s for a worker to answer, from a process configured as the
 # import's (`import_command`).
 ROLL_CALL = (
     "import sys, django; django.setup(); from config.celery import app; "
-    "sys.exit(0 if app.control.inspect(timeout=60, limit=1).stats() else 1)"
+    "sys.exit(0 if app.control.inspect(timeout=20, limit=1).stats() else 1)"
 )
 
 
@@ -183,11 +183,16 @@ def faulty_worker(own_redis: EmbeddedRedis, tmp_path: Path) -> Iterator[tuple[Wo
         pool="prefork",
         own_session=True,  # kill() takes its pool process too, even one asleep in a hanging batch
     )
-    worker.start()
+    # A prefork worker that had logged "ready." sometimes answered no roll call at all (in 2 of 4 fresh clones'
+    # runs, once for 60 s), so the test's import found no worker: one that does not answer is started again.
+    for _ in range(3):
+        worker.start()
+        if _roll_call_answered(own_redis.url):
+            break
+        worker.kill()
+    else:
+        pytest.fail("the faulty worker, started three times, answered no roll call")
     try:
-        # Its first roll call answered, so the import's own (5 s) is not its first: a prefork worker that had just
-        # logged "ready." let one pass unanswered, on a quiet machine as on a loaded one.
-        assert _roll_call_answered(own_redis.url), "the faulty worker answered no roll call within 60 s"
         yield worker, fault
     finally:
         worker.kill()  # at once: a batch left hanging would hold up a warm shutdown
