@@ -12,7 +12,7 @@ from django.conf import settings
 
 from config import ports
 from config.database import current_database_url
-from config.devstack import LINTERS, cpu_loop_seconds, suite_timed
+from config.devstack import LINTERS, cpu_loop_seconds, parallel_options, suite_timed
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Stands in for pytest under `make test`: on Ctrl-C (SIGINT) it cleans up, which here means writing a file.
@@ -101,3 +101,33 @@ def test_the_pre_commit_hooks_run_the_linters_make_check_runs():
     assert all(entry[0].startswith(".venv/bin/") for entry in entries)  # the venv's tools: nothing downloaded
     assert [(entry[0].removeprefix(".venv/bin/"), *entry[1:]) for entry in entries] == list(LINTERS)
     assert all(hook["language"] == "system" and hook["pass_filenames"] is False for hook in hooks)
+
+
+GROUPED = """
+import os, pathlib, time, pytest
+
+@pytest.mark.parametrize("n", range(8))
+def test_ungrouped(n): time.sleep(0.1)
+
+@pytest.mark.xdist_group("broker")
+@pytest.mark.parametrize("n", range(8))
+def test_grouped(n): pathlib.Path(f"ran-{n}").write_text(os.environ["PYTEST_XDIST_WORKER"])
+"""
+
+
+def test_the_tests_of_one_group_run_in_one_process(tmp_path):
+    """`make test`'s processes keep an `xdist_group`'s tests together (tests that share Redis's database 0 must
+    not run at once). pytest 9.2 broke this without a word (pytest-xdist#1386): grouped tests were dealt out as
+    any others, and the two `make load` smoke runs took each other's verifications. Dealt out as any others, the
+    eight would all fall to one of the two processes once in 128 runs."""
+    (tmp_path / "test_grouped.py").write_text(GROUPED)
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:django", "-p", "no:cacheprovider", *parallel_options(2)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert len({path.read_text() for path in tmp_path.glob("ran-*")}) == 1
