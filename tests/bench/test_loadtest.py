@@ -80,28 +80,33 @@ def scratch_database_url():
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-@pytest.mark.slow
-# As the bench's smoke run (tests/test_bench.py): never beside it.
-@pytest.mark.xdist_group("development_broker")
-def test_the_smallest_run_with_a_slow_claude_measures_every_configuration(scratch_database_url):
-    # As `make load` runs it: the development settings (Celery on Redis's database 0, apart from the test
-    # session's worker), in a scratch database.
+def load_run(database_url: str, *options: str) -> dict[str, Any]:
+    """`python -m bench.loadtest --prepare --smallest` with these options, as `make load` runs it: the development
+    settings (Celery on Redis's database 0, apart from the test session's worker), in a scratch database. Its
+    report, once it has passed: no request failed, every answer was verified."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.local",
-        "DATABASE_URL": scratch_database_url,
+        "DATABASE_URL": database_url,
         "REDIS_URL": settings.REDIS_URL,
     }
     done = subprocess.run(
-        [sys.executable, "-m", "bench.loadtest", "--prepare", "--smallest"],
+        [sys.executable, "-m", "bench.loadtest", "--prepare", "--smallest", *options],
         cwd=BASE_DIR,
         env=env,
         capture_output=True,
         text=True,
         timeout=600,
     )
-    assert done.returncode == 0, done.stderr[-3000:]  # no request failed, every answer was verified
-    report = json.loads(done.stdout)
+    assert done.returncode == 0, f"{done.stderr[-3000:]}\n{done.stdout[-3000:]}"
+    return json.loads(done.stdout)
+
+
+@pytest.mark.slow
+# As the bench's smoke run (tests/test_bench.py): never beside it.
+@pytest.mark.xdist_group("development_broker")
+def test_the_smallest_run_with_a_slow_claude_measures_every_configuration(scratch_database_url):
+    report = load_run(scratch_database_url)
     runs = {name: runs[0] for name, runs in report["configurations"].items()}
     assert list(runs) == [BASELINE, BOUNDED, UNBOUNDED]
     assert all(run["without Claude"]["requests"] > 0 for run in runs.values())
@@ -144,22 +149,7 @@ def test_the_streaming_fake_claude_writes_word_by_word_and_whole_answers_after_e
 def test_the_smallest_streamed_run_measures_first_words_beside_whole_answers_and_refusals(
     scratch_database_url,
 ):
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.local",
-        "DATABASE_URL": scratch_database_url,
-        "REDIS_URL": settings.REDIS_URL,
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.loadtest", "--prepare", "--smallest", "--stream"],
-        cwd=BASE_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]  # no request failed, every answer was verified
-    report = json.loads(done.stdout)
+    report = load_run(scratch_database_url, "--stream")
     sizes = report["configurations"]
     assert list(sizes) == ["1 reader", "10 readers"]
     for kinds in sizes.values():
