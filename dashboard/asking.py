@@ -15,7 +15,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.contrib.sessions.backends.base import SessionBase
 from django.db.models import Count, QuerySet
 
-from garden.answering.asking import AnswerStream, question_ask, question_stream
+from garden.answering.asking import AnswerStream, Asking, question_ask, question_stream
 from garden.answering.synthesis import claude_for
 from garden.errors import UserFacingError
 from garden.models import Answer, Conversation, Question
@@ -93,15 +93,7 @@ def ask(
 
     Raises `garden.answering.asking.QuestionError` for an empty or over-long question, and what `claude_slot` raises.
     """
-    anonymous = user is not None and not user.is_authenticated
-    return question_ask(
-        text=text,
-        user=user,
-        anonymous=anonymous,
-        on_stored=lambda answer: verification_request(answer=answer),
-        claude_slot=claude_slot,
-        conversation=conversation,
-    )
+    return question_ask(text=text, **_asking(user, claude_slot, conversation))
 
 
 def ask_streaming(
@@ -112,11 +104,17 @@ def ask_streaming(
 ) -> AnswerStream:
     """`ask`, with the answer's words as they are written (`garden.answering.asking.question_stream`): its
     verification is queued once the stored answer is committed, which a broken stream's never is."""
-    anonymous = user is not None and not user.is_authenticated
-    return question_stream(
-        text=text,
+    return question_stream(text=text, **_asking(user, claude_slot, conversation))
+
+
+def _asking(
+    user: AbstractBaseUser | AnonymousUser | None,
+    claude_slot: AbstractContextManager[object] | None,
+    conversation: Conversation | None,
+) -> Asking:
+    return Asking(
         user=user,
-        anonymous=anonymous,
+        anonymous=user is not None and not user.is_authenticated,
         on_stored=lambda answer: verification_request(answer=answer),
         claude_slot=claude_slot,
         conversation=conversation,

@@ -7,6 +7,7 @@ from collections import abc
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass
+from typing import TypedDict, Unpack
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -106,51 +107,52 @@ class _Asked:
         ]
 
 
-def _retrieve(
-    text: str | None,
-    user: AbstractBaseUser | AnonymousUser | None,
-    conversation: Conversation | None,
-    reader: Reader | None,
-    *,
-    anonymous: bool,
-) -> _Asked:
+class Asking(TypedDict, total=False):
+    """Who asks a question, where, and what runs once its answer is stored: the options `question_ask` and
+    `question_stream` share.
+
+    `user`: the asker (None: the command line or a run). `anonymous`: asked by a visitor who is not signed in,
+    whose answer (and its check) spends only their own Claude allowance, none by default
+    (`ANONYMOUS_CLAUDE_DAILY_USD`). `on_stored(answer)` runs in the transaction that stores the answer, so what
+    it writes is stored with it. `claude_slot` is held while Claude writes the answer; what it raises (none free)
+    comes out of the call, with nothing stored. `conversation`: the thread this question continues (whoever
+    calls checks that the asker owns it); None starts a new one. A follow-up is retrieved with what came before
+    (`garden.answering.conversations`). `reader`: whose garden the question is answered from when it is not
+    `user`'s (a Verify-all run asked as an audience); `reader_of(user)` by default.
+    """
+
+    user: AbstractBaseUser | AnonymousUser | None
+    anonymous: bool
+    on_stored: Callable[[Answer], object] | None
+    claude_slot: AbstractContextManager[object] | None
+    conversation: Conversation | None
+    reader: Reader | None
+
+
+def _retrieve(text: str | None, asking: Asking) -> _Asked:
     text = question_clean(text)
     began = time.perf_counter()
     check = preflight(text)
-    reader = reader_of(user) if reader is None else reader
+    reader = asking.get("reader")
+    reader = reader_of(asking.get("user")) if reader is None else reader
     # The asker's garden: another audience's notes are not in it.
-    retrieved = conversation_retrieve(text, conversation, reader, anonymous=anonymous)
+    retrieved = conversation_retrieve(
+        text, asking.get("conversation"), reader, anonymous=asking.get("anonymous", False)
+    )
     sources = [] if retrieved.refused else _sources(retrieved.result)
     return _Asked(text, began, check, reader, retrieved, sources)
 
 
-def question_ask(
-    *,
-    text: str | None,
-    user: AbstractBaseUser | AnonymousUser | None = None,
-    anonymous: bool = False,
-    on_stored: Callable[[Answer], object] | None = None,
-    claude_slot: AbstractContextManager[object] | None = None,
-    conversation: Conversation | None = None,
-    reader: Reader | None = None,
-) -> Answer:
-    """Answer a question from the garden and store the question, its retrieval and its answer.
+def question_ask(*, text: str | None, **asking: Unpack[Asking]) -> Answer:
+    """Answer a question from the garden and store the question, its retrieval and its answer (`Asking`: the
+    options).
 
     When retrieval finds no topic, article or theme the canned refusal is stored and no model is called.
     A synthesis failure is stored on the answer (`error`) with a message for the reader; it never raises.
-    `anonymous`: asked by a visitor who is not signed in, whose answer (and its check) spends only their own
-    Claude allowance, none by default (`ANONYMOUS_CLAUDE_DAILY_USD`).
-    `on_stored(answer)` runs in the transaction that stores the answer, so what it writes is stored with it.
-    `claude_slot` is held while Claude writes the answer; what it raises (none free) comes out of here, with
-    nothing stored.
-    `conversation`: the thread this question continues (whoever calls checks that the asker owns it); None
-    starts a new one. A follow-up is retrieved with what came before (`garden.answering.conversations`).
-    `reader`: whose garden the question is answered from when it is not `user`'s (a Verify-all run asked as
-    an audience); `reader_of(user)` by default.
     Call this outside any transaction: synthesis books Claude's call with the daily budget, whose ledger
     lock and booking must be committed at once, not held for the length of the call.
     """
-    asked = _retrieve(text, user, conversation, reader, anonymous=anonymous)
+    asked = _retrieve(text, asking)
     if asked.refused:
         synthesis = Synthesis(REFUSAL_TEXT, Generator.REFUSAL)
     else:
@@ -158,22 +160,13 @@ def question_ask(
             asked.written_for,
             asked.source_texts(),
             asked.retrieved.result.vector,
-            claude_slot,
-            anonymous=anonymous,
+            asking.get("claude_slot"),
+            anonymous=asking.get("anonymous", False),
         )
-    return _store(asked, synthesis, user, conversation, anonymous=anonymous, on_stored=on_stored)
+    return _store(asked, synthesis, asking)
 
 
-def question_stream(
-    *,
-    text: str | None,
-    user: AbstractBaseUser | AnonymousUser | None = None,
-    anonymous: bool = False,
-    on_stored: Callable[[Answer], object] | None = None,
-    claude_slot: AbstractContextManager[object] | None = None,
-    conversation: Conversation | None = None,
-    reader: Reader | None = None,
-) -> AnswerStream:
+def question_stream(*, text: str | None, **asking: Unpack[Asking]) -> AnswerStream:
     """`question_ask`, with the answer's words given as they are written: the events of
     `garden.answering.streaming` (`delta`s, then the stored `answer`).
 
@@ -184,13 +177,15 @@ def question_stream(
     (`garden.answering.synthesis.claude.synthesize_streaming`), as is a stream closed before its end (the
     reader left: `READER_LEFT`), so no half answer is ever stored as whole.
     """
-    asked = _retrieve(text, user, conversation, reader, anonymous=anonymous)
+    asked = _retrieve(text, asking)
+    anonymous = asking.get("anonymous", False)
     held = ExitStack()
+    claude_slot = asking.get("claude_slot")
     if not asked.refused and claude_slot is not None and claude_for(anonymous=anonymous) is not None:
         held.enter_context(claude_slot)
 
     def stored(synthesis: Synthesis) -> Answer:
-        return _store(asked, synthesis, user, conversation, anonymous=anonymous, on_stored=on_stored)
+        return _store(asked, synthesis, asking)
 
     if asked.refused:
         events = _refusal_events(stored)
@@ -265,20 +260,13 @@ class AnswerStream:
             self._held.close()
 
 
-def _store(
-    asked: _Asked,
-    synthesis: Synthesis,
-    user: AbstractBaseUser | AnonymousUser | None,
-    conversation: Conversation | None,
-    *,
-    anonymous: bool,
-    on_stored: Callable[[Answer], object] | None,
-) -> Answer:
+def _store(asked: _Asked, synthesis: Synthesis, asking: Asking) -> Answer:
     """The question, its retrieval and its answer stored in one transaction (`on_stored` run in it)."""
     total_ms = round((time.perf_counter() - asked.began) * 1000)
     result, search, text = asked.retrieved.result, asked.retrieved.search, asked.text
+    user, anonymous = asking.get("user"), asking.get("anonymous", False)
     with phase("database"), transaction.atomic():
-        conversation, turn = _next_turn(conversation, user, anonymous=anonymous)
+        conversation, turn = _next_turn(asking.get("conversation"), user, anonymous=anonymous)
         question = Question.objects.create(
             text=text,
             conversation=conversation,
@@ -326,7 +314,7 @@ def _store(
             AnswerSource(answer=answer, number=number, passage=passage, score=score)
             for number, passage, score in asked.sources
         )
-        if on_stored is not None:
+        if (on_stored := asking.get("on_stored")) is not None:
             on_stored(answer)
     return answer
 
