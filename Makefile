@@ -24,9 +24,11 @@ bench: $(STAMP)
 bench-baseline: $(STAMP)
 	$(PY) -m config.devstack exec -- python -m bench --smallest --write-baseline
 
-# 50 concurrent readers for 60 seconds against a local server (127.0.0.1 only); fails on any error.
+# 50 concurrent readers for 60 seconds against a local server (127.0.0.1 only), then answers streamed to 1 and
+# 50 readers (time to first word); fails on any error.
 load: $(STAMP)
 	$(PY) -m config.devstack exec -- python -m bench.loadtest --prepare
+	$(PY) -m config.devstack exec -- python -m bench.loadtest --stream --seconds 20
 
 # The offline judge: score it on ../shared/eval (balanced accuracy, AUC, leave-one-domain-out), or retrain it:
 # calibrate writes params.json from the benchmarks, then retrains this garden's judge with its editors' reviews.
