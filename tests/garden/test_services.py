@@ -4,13 +4,17 @@ revision's content_hash follows one rule (garden/services.py), which keeps uncha
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
+from django.contrib.postgres.search import SearchQuery
 from django.core.management import call_command
 from django.test import Client
 
 from garden import services
+from garden.chunking import passage_spans
 from garden.models import Article, ArticleRevision, Passage
-from garden.services import NewRevision
+from garden.services import NewRevision, embedding_input
+from providers import embeddings
 from tests.factories import garden_write
 
 pytestmark = pytest.mark.django_db
@@ -95,3 +99,24 @@ def test_a_note_saved_with_windows_line_ends_and_a_byte_order_mark_is_the_same_n
 
     assert written == []
     assert ArticleRevision.objects.get(article__slug="hive-inspections").content_hash == NOTE_HASH
+
+
+def test_a_revision_s_passages_are_stored_with_their_vectors_exactly_and_found_by_their_words(tmp_path):
+    # The writer COPYs passages with their vectors in binary: each stored vector is the one its text was given.
+    body = "## Summer\n\nThe hive is inspected every nine days.\n\n## Winter\n\nThe hive is left closed and fed fondant."
+    article = Article.objects.create(slug="winter-hives", title="Winter hives")
+    spans = [(s.start, s.end) for s in passage_spans(body)]
+    vectors = embeddings.embed([embedding_input("Winter hives", body[a:b]) for a, b in spans])
+
+    (revision,) = services.revisions_write(
+        [NewRevision(article=article, title="Winter hives", body=body, spans=spans, vectors=vectors.tolist())]
+    )
+
+    stored = list(Passage.objects.filter(revision=revision).order_by("ordinal"))
+    assert [(p.text, p.start, p.end, p.page, p.is_current) for p in stored] == [
+        (body[a:b], a, b, None, True) for a, b in spans
+    ]
+    assert np.array_equal(np.array([p.embedding for p in stored], dtype=np.float32), vectors)
+    assert {p.embedded_by for p in stored} == {embeddings.embedder()}
+    found = Passage.objects.filter(search_vector=SearchQuery("fondant", config="english"))
+    assert [p.pk for p in found] == [p.pk for p in stored if "fondant" in p.text]
