@@ -75,11 +75,10 @@ class GroundworkAPI(NinjaAPI):
             "revoked).",
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}},
         }
-        for operations in schema["paths"].values():
+        for path, operations in schema["paths"].items():
             for operation in operations.values():
                 operation["responses"].setdefault("401", refused)
-        # `/api/ask` answers 200 in JSON, or with `stream` as Server-Sent Events: both are documented.
-        for path, operations in schema["paths"].items():
+            # `/api/ask` answers 200 in JSON, or with `stream` as Server-Sent Events: both are documented.
             if path.endswith("/ask"):
                 operations["post"]["responses"][200]["content"][EVENT_STREAM] = ASK_STREAMED
         return schema

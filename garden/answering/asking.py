@@ -86,6 +86,7 @@ class _Asked:
     began: float
     check: Preflight
     reader: Reader
+    anonymous: bool  # asked by a visitor who is not signed in (`Asking`)
     retrieved: Retrieved
     sources: list[tuple[int, Passage, float]]
 
@@ -135,12 +136,11 @@ def _retrieve(text: str | None, asking: Asking) -> _Asked:
     check = preflight(text)
     reader = asking.get("reader")
     reader = reader_of(asking.get("user")) if reader is None else reader
+    anonymous = asking.get("anonymous", False)
     # The asker's garden: another audience's notes are not in it.
-    retrieved = conversation_retrieve(
-        text, asking.get("conversation"), reader, anonymous=asking.get("anonymous", False)
-    )
+    retrieved = conversation_retrieve(text, asking.get("conversation"), reader, anonymous=anonymous)
     sources = [] if retrieved.refused else _sources(retrieved.result)
-    return _Asked(text, began, check, reader, retrieved, sources)
+    return _Asked(text, began, check, reader, anonymous, retrieved, sources)
 
 
 def question_ask(*, text: str | None, **asking: Unpack[Asking]) -> Answer:
@@ -161,7 +161,7 @@ def question_ask(*, text: str | None, **asking: Unpack[Asking]) -> Answer:
             asked.source_texts(),
             asked.retrieved.result.vector,
             asking.get("claude_slot"),
-            anonymous=asking.get("anonymous", False),
+            anonymous=asked.anonymous,
         )
     return _store(asked, synthesis, asking)
 
@@ -178,10 +178,9 @@ def question_stream(*, text: str | None, **asking: Unpack[Asking]) -> AnswerStre
     reader left: `READER_LEFT`), so no half answer is ever stored as whole.
     """
     asked = _retrieve(text, asking)
-    anonymous = asking.get("anonymous", False)
     held = ExitStack()
     claude_slot = asking.get("claude_slot")
-    if not asked.refused and claude_slot is not None and claude_for(anonymous=anonymous) is not None:
+    if not asked.refused and claude_slot is not None and claude_for(anonymous=asked.anonymous) is not None:
         held.enter_context(claude_slot)
 
     def stored(synthesis: Synthesis) -> Answer:
@@ -192,7 +191,7 @@ def question_stream(*, text: str | None, **asking: Unpack[Asking]) -> AnswerStre
     else:
         sources = asked.source_texts()
         pieces = synthesize_streaming(
-            asked.written_for, sources, asked.retrieved.result.vector, anonymous=anonymous
+            asked.written_for, sources, asked.retrieved.result.vector, anonymous=asked.anonymous
         )
         events = _written_events(pieces, ShownText("\n".join(s.text for s in sources)), stored)
     return AnswerStream(events, held, asked.sources)
@@ -264,7 +263,7 @@ def _store(asked: _Asked, synthesis: Synthesis, asking: Asking) -> Answer:
     """The question, its retrieval and its answer stored in one transaction (`on_stored` run in it)."""
     total_ms = round((time.perf_counter() - asked.began) * 1000)
     result, search, text = asked.retrieved.result, asked.retrieved.search, asked.text
-    user, anonymous = asking.get("user"), asking.get("anonymous", False)
+    user, anonymous = asking.get("user"), asked.anonymous
     with phase("database"), transaction.atomic():
         conversation, turn = _next_turn(asking.get("conversation"), user, anonymous=anonymous)
         question = Question.objects.create(
