@@ -227,14 +227,14 @@ RETRIEVAL_TEXT_THRESHOLD = env.float("RETRIEVAL_TEXT_THRESHOLD", default=0.90)
 # Without a golden set the garden calibrates the gate on probes of itself (`retrieval_report --self-calibrate`):
 # after an import that changed at least RETRIEVAL_PROBES_AFTER_SHARE of its notes (or its first), a sample of
 # RETRIEVAL_PROBES_IN_SCOPE questions made from its titles and headings and RETRIEVAL_PROBES_OUT_OF_SCOPE shipped
-# general-knowledge ones; the thresholds may refuse RETRIEVAL_PROBES_MISSED of the in-scope probes.
+# general-knowledge ones; the thresholds with the most probes right win (a probe refused counts as much as a
+# probe answered), refusing no more than RETRIEVAL_PROBES_MISSED of the in-scope probes.
 RETRIEVAL_PROBES_AFTER_IMPORT = env.bool("RETRIEVAL_PROBES_AFTER_IMPORT", default=True)
 RETRIEVAL_PROBES_AFTER_SHARE = env.float("RETRIEVAL_PROBES_AFTER_SHARE", default=0.20)
 RETRIEVAL_PROBES_IN_SCOPE = env.int("RETRIEVAL_PROBES_IN_SCOPE", default=150)
 RETRIEVAL_PROBES_OUT_OF_SCOPE = env.int("RETRIEVAL_PROBES_OUT_OF_SCOPE", default=150)
 RETRIEVAL_PROBES_MISSED = env.float("RETRIEVAL_PROBES_MISSED", default=0.05)
-# ... and once they refuse RETRIEVAL_PROBES_REFUSED of the out-of-scope probes, the ones that answer the most
-# in-scope probes are taken rather than stricter ones.
+# ... and refusals beyond RETRIEVAL_PROBES_REFUSED of the out-of-scope probes count for nothing.
 RETRIEVAL_PROBES_REFUSED = env.float("RETRIEVAL_PROBES_REFUSED", default=0.95)
 RETRIEVAL_MAX_ARTICLES = env.int("RETRIEVAL_MAX_ARTICLES", default=5)
 RETRIEVAL_MAX_SOURCES = env.int("RETRIEVAL_MAX_SOURCES", default=8)

@@ -90,15 +90,18 @@ def measure(observed: Sequence[Observed], thresholds: Thresholds) -> dict[str, A
 
 
 def calibrate(observed: Sequence[Observed], *, missed: float = 0.0, enough: float = 1.0) -> Thresholds:
-    """The thresholds that refuse no in-scope question, refuse the most out-of-scope ones, then recall best.
+    """The thresholds that get the most questions right (out-of-scope ones refused, in-scope ones answered)
+    refusing no more than `missed` of the in-scope ones (or as few more as can be), then recall best.
 
-    `missed`: the share of in-scope questions they may refuse at no cost (0 for a golden set, whose questions
-    the garden answers; more for the probes of `self_calibration`, some of which it cannot once held out: one
-    such probe would otherwise open the gate to everything). `enough`: the share of out-of-scope questions
-    refused beyond which refusing more is worth nothing, so that among thresholds that refuse that many, the
-    ones that answer the most in-scope questions win (1 for a golden set; less for probes, whose strictest
-    fit refuses real readers' questions to keep out the last few general-knowledge ones). Among equally good
-    settings the one in the middle of the widest such range is taken, for a safety margin.
+    `missed`: the share of in-scope questions they may refuse (0 for a golden set, whose questions the garden
+    answers; more for the probes of `self_calibration`, some of which it cannot once held out). Within it, a
+    share of out-of-scope questions refused is worth as much as the same share of in-scope ones answered: the
+    thresholds with the most right win, so one weak in-scope probe does not open the gate to many
+    general-knowledge ones, nor are readers' questions given up for a few such probes no thresholds keep out
+    (on a large garden some come in by its own names). `enough`: the share of out-of-scope questions refused
+    beyond which refusing more is worth nothing (1 for a golden set; less for probes: a general-knowledge
+    question is not out of scope for every garden). Among equally good settings the one in the middle of the
+    widest such range is taken, for a safety margin.
     """
     best_key: tuple[float, ...] | None = None
     best: list[Thresholds] = []
@@ -106,10 +109,10 @@ def calibrate(observed: Sequence[Observed], *, missed: float = 0.0, enough: floa
         for text in np.arange(0.30, 1.05, 0.05):
             thresholds = Thresholds(vector=round(float(vector), 2), text=round(float(text), 2))
             figures = measure(observed, thresholds)
+            right = min(figures["out_of_scope_refused"] or 0.0, enough) + (figures["in_scope_answered"] or 0.0)
             key = (
                 -max((figures["in_scope_wrongly_refused"] or 0.0) - missed, 0.0),
-                min(figures["out_of_scope_refused"] or 0.0, enough),
-                figures["in_scope_answered"] or 0.0,
+                round(right, 3),
                 figures["recall_at_5"] or 0.0,
             )
             if best_key is None or key > best_key:

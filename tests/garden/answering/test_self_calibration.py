@@ -79,18 +79,24 @@ def _asked(name: str, category: str, vector_score: float) -> Observed:
     return Observed(GoldenEntry(name, category, name + "?", ()), candidates)
 
 
-def test_once_enough_out_of_scope_probes_are_refused_answering_in_scope_ones_comes_first():
-    # 20 in-scope probes, one of them weak (0.40); 98 general-knowledge probes far off (0.30), 2 close (0.45).
+def _fitted(observed: list[Observed], **fit: float) -> tuple[float, float]:
+    figures = measure(observed, calibrate(observed, **fit))
+    return figures["out_of_scope_refused"], figures["in_scope_answered"]
+
+
+def test_a_probe_refused_counts_as_much_as_a_probe_answered():
+    # 20 in-scope probes, one of them weak (0.40); of 100 general-knowledge probes, 2 close (0.45), 98 far off.
     observed = [_asked(f"in-{n}", "single_fact", 0.40 if n == 0 else 0.50 + n / 100) for n in range(20)]
     observed += [_asked(f"out-{n}", OUT_OF_SCOPE, 0.45 if n < 2 else 0.30) for n in range(100)]
-    # Refusing every out-of-scope probe costs the weak in-scope one, which the 5 % tolerance allows.
-    strictest = measure(observed, calibrate(observed, missed=0.05))
-    assert (strictest["out_of_scope_refused"], strictest["in_scope_answered"]) == (1.0, 0.95)
-    # Refusing 98 % is enough: then the thresholds that answer every in-scope probe win.
-    enough = measure(observed, calibrate(observed, missed=0.05, enough=0.98))
-    assert (enough["out_of_scope_refused"], enough["in_scope_answered"]) == (0.98, 1.0)
-    # Never below what is enough, however many in-scope probes a looser gate would answer.
-    assert measure(observed, calibrate(observed, missed=0.05, enough=0.99))["out_of_scope_refused"] == 1.0
+    # Refusing the two close ones would refuse one reader's question in 20: 2 % more refused for 5 % fewer answered.
+    assert _fitted(observed, missed=0.05) == (0.98, 1.0)
+    # With 10 close ones, answering the weak probe would let them all in: it is refused, within `missed`.
+    observed = [_asked(f"in-{n}", "single_fact", 0.40 if n == 0 else 0.50 + n / 100) for n in range(20)]
+    observed += [_asked(f"out-{n}", OUT_OF_SCOPE, 0.45 if n < 10 else 0.30) for n in range(100)]
+    assert _fitted(observed, missed=0.05) == (1.0, 0.95)
+    # Never beyond `missed`; and refusals beyond `enough` are worth nothing.
+    assert _fitted(observed, missed=0.0) == (0.90, 1.0)
+    assert _fitted(observed, missed=0.05, enough=0.90) == (0.90, 1.0)
 
 
 @pytest.mark.slow
