@@ -40,6 +40,7 @@ from bench.mcp import MCP_CALLS, bench_mcp
 from bench.memory import MEMORY_NOTE_COUNTS, bench_import_memory
 from bench.notes import NOTE_COUNTS, bench_notes
 from bench.retrieval import SIZES, bench_refusal, bench_retrieval
+from bench.stream_load import STREAM_READERS, STREAM_SECONDS, StreamLoadError, bench_streaming
 from bench.verify_all import bench_verify_all, golden_subset
 from bench.yardstick import SectionYardsticks, ratios, yardstick_measure
 from config.database import current_database_url
@@ -51,7 +52,7 @@ DESCRIPTION = (
     "5,000 and 50,000 notes, an import fanned out to one and two Celery workers, query embedding, retrieval at "
     "1k/10k/100k chunks, the HNSW recall/latency curve over ef_search, refusal, retrieval and refusal at "
     "50/5,000/50,000 notes, the judge, the citation gate on drafts citing this repository, Verify-all, "
-    "concurrent fact-checks over MCP's HTTP transport)."
+    "concurrent fact-checks over MCP's HTTP transport, and time to first word of streamed answers)."
 )
 
 
@@ -76,13 +77,15 @@ SECTIONS = [
     "citations",
     "verify_all",
     "mcp",
+    "streaming",
 ]
 
 
 # The smallest sizes: CI's smoke run (tests/test_bench.py) and the stored baseline (`make bench-baseline`).
 SMALLEST_ARGS = shlex.split(
     "--runs 1 --sizes 1000 --notes 50 500 --garden-notes 20 --memory-notes 20 50 --distributed-notes 20 "
-    "--graph-pages 20 --backends onnx-int8 --mcp-calls 4 --verify-all-questions 12"
+    "--graph-pages 20 --backends onnx-int8 --mcp-calls 4 --verify-all-questions 12 "
+    "--stream-readers 4 --stream-seconds 2"
 )
 # Options of the run itself, not of what it measures.
 RUN_OPTIONS = ("smallest", "baseline", "write_baseline", "check_baseline")
@@ -203,6 +206,18 @@ def parser_build() -> argparse.ArgumentParser:
         "HTTP transport (mcp).",
     )
     parser.add_argument(
+        "--stream-readers",
+        type=int,
+        default=STREAM_READERS,
+        help="Readers at once in the streaming section's larger size (the smaller is 1), as `make load` runs.",
+    )
+    parser.add_argument(
+        "--stream-seconds",
+        type=float,
+        default=STREAM_SECONDS,
+        help="Seconds each of the streaming section's configurations runs (streamed, whole, refused).",
+    )
+    parser.add_argument(
         "--only",
         nargs="+",
         choices=SECTIONS,
@@ -240,6 +255,8 @@ def report_measure(
     only: list[str],
     backends: list[str],
     mcp_calls: int = MCP_CALLS,
+    stream_readers: int = STREAM_READERS,
+    stream_seconds: float = STREAM_SECONDS,
 ) -> dict[str, Any]:
     """Each section asked for, measured in a scratch database of its own that is dropped after."""
     questions = golden_load(DEFAULT_FILE)
@@ -313,6 +330,9 @@ def report_measure(
         if "mcp" in only:
             with beside.section("mcp"):
                 report["mcp"] = bench_mcp(mcp_calls)
+        if "streaming" in only:
+            with beside.section("streaming"):
+                report["streaming"] = bench_streaming(current_database_url(), stream_readers, stream_seconds)
         report["yardstick"]["beside"] = beside.beside
     finally:
         connection.creation.destroy_test_db(original, verbosity=0)
@@ -331,7 +351,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     measuring = {name: value for name, value in options.items() if name not in RUN_OPTIONS}
     try:
         report = report_measure(**measuring)
-    except CitationsError as error:
+    except (CitationsError, StreamLoadError) as error:
         print(error, file=sys.stderr)
         return 1
     report["ratios"] = ratios(report)

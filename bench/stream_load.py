@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from django.core.cache import cache
+
 from bench.timing import percentiles
 from bench.yardstick import machine, round_trip_ms
 
@@ -37,6 +39,8 @@ FAKE_WORDS = (
 )
 REFUSAL, WHOLE, STREAMED = "refusal", "whole", "streamed"
 KINDS = (REFUSAL, WHOLE, STREAMED)
+# The bench's streaming section (`python -m bench --only streaming`), as `make load` runs it.
+STREAM_READERS, STREAM_SECONDS = 50, 20.0
 POLL_SECONDS = 0.5  # between verdict polls: finer than a judge's run, coarse enough not to load the server
 TIMEOUT_SECONDS = 120
 
@@ -208,9 +212,11 @@ def stream_load_test(
     celery_workers: int,
     drain_seconds: float,
     rounds: int = 1,
+    database_url: str | None = None,
 ) -> tuple[dict[str, Any], str]:
     """Serve the site with the fake Claude, run each configuration with 1 and `readers` readers, `rounds` times;
-    the report (each configuration's figures, a round each), and what failed ('' when nothing)."""
+    the report (each configuration's figures, a round each), and what failed ('' when nothing). The server and
+    worker use `database_url` when given (the bench's scratch database), else the environment's."""
     from bench.loadtest import FAILED, _celery, _drain, _server_env, _serving, _warm_up, work_load
 
     work = work_load()
@@ -227,6 +233,7 @@ def stream_load_test(
             "ANTHROPIC_BASE_URL": claude.base_url,
             # Every thread may wait on Claude: what a stream holds is the measure here, not the slots' bound.
             "WEB_CLAUDE_SLOTS": str(web_threads),
+            **({"DATABASE_URL": database_url} if database_url else {}),
         }
         with _celery(env, celery_workers), _serving(env, web_workers, web_threads) as base:
             _warm_up(base, work, web_workers * web_threads, ask=False)
@@ -259,3 +266,45 @@ def stream_load_test(
     }
     problem = FAILED.format(failed=failed, unverified=len(unverified)) if failed or unverified else ""
     return report, problem
+
+
+class StreamLoadError(Exception):
+    """The bench's streaming section failed: a request failed or an answer was left unverified."""
+
+
+def bench_streaming(database_url: str, readers: int, seconds: float) -> dict[str, Any]:
+    """`python -m bench`'s streaming section: the streamed load of `make load` (`stream_load_test`, the load
+    test's default server, fake and worker) with 1 and `readers` readers for `seconds` each, in the bench's
+    scratch database; and each size's time to first word, p50 and p95, streamed, whole and refused, over the
+    fake's first token (the floor a streamed answer cannot beat; a refusal asks no Claude). StreamLoadError
+    when a request failed or an answer was left unverified."""
+    from bench.loadtest import parser_build
+
+    defaults = parser_build().parse_args([])
+    cache.clear()  # as `make load` starts: no answer or vector of an earlier run served from the cache
+    report, problem = stream_load_test(
+        readers=readers,
+        seconds=seconds,
+        first_token=defaults.first_token,
+        word_seconds=defaults.word_seconds,
+        web_workers=defaults.web_workers,
+        web_threads=defaults.threads,
+        celery_workers=defaults.celery_workers,
+        drain_seconds=defaults.drain_seconds,
+        database_url=database_url,
+    )
+    if problem:
+        raise StreamLoadError(problem)
+    first_token = report["yardsticks"]["fake_first_token_ms"]
+    report["first_word_over_fake_first_token"] = {
+        size: {
+            kind: {
+                f"{tail}_ratio": round(runs[0]["first_word"][f"{tail}_ms"] / first_token, 2)
+                for tail in ("p50", "p95")
+            }
+            for kind, runs in kinds.items()
+            if runs[0]["first_word"]
+        }
+        for size, kinds in report["configurations"].items()
+    }
+    return report

@@ -60,3 +60,6 @@ def test_every_section_of_the_bench_runs_and_prints_its_figures():
     report = json.loads(done.stdout)
     for section in ["import", *SECTIONS]:
         assert figures(report.get(section)), f"the bench printed no figures for {section}"
+    # A streamed answer's first word comes no sooner than the fake Claude writes it, and before the whole one's.
+    alone = report["streaming"]["first_word_over_fake_first_token"]["1 reader"]
+    assert 1.0 <= alone["streamed"]["p50_ratio"] < alone["whole"]["p50_ratio"]
