@@ -109,10 +109,11 @@ def calibrate(observed: Sequence[Observed], *, missed: float = 0.0, enough: floa
         for text in np.arange(0.30, 1.05, 0.05):
             thresholds = Thresholds(vector=round(float(vector), 2), text=round(float(text), 2))
             figures = measure(observed, thresholds)
-            right = min(figures["out_of_scope_refused"] or 0.0, enough) + (figures["in_scope_answered"] or 0.0)
+            refused = min(figures["out_of_scope_refused"] or 0.0, enough)
+            answered = figures["in_scope_answered"] or 0.0
             key = (
                 -max((figures["in_scope_wrongly_refused"] or 0.0) - missed, 0.0),
-                round(right, 3),
+                round(refused + answered, 3),
                 figures["recall_at_5"] or 0.0,
             )
             if best_key is None or key > best_key:
