@@ -108,10 +108,11 @@ def bench_large_garden(count: int, runs: int = 1) -> dict[str, Any]:
         for run in range(runs):
             for step in ("import", "encode") if run % 2 == 0 else ("encode", "import"):
                 if step == "encode":
-                    pairs.add_encode(*in_encoder_runs(partial(encode_alone, passages))[:2])
+                    pairs.add_encode(in_encoder_runs(partial(encode_alone, passages)))
                     continue
-                seconds, in_runs, report = in_encoder_runs(partial(garden_import, [folder]))
-                pairs.add_import(seconds, in_runs)
+                imported = in_encoder_runs(partial(garden_import, [folder]))
+                pairs.add_import(imported)
+                report = imported.result
                 if first is None:
                     first, passages = report, garden_passages(folder)
                     again = garden_import([folder])

@@ -91,13 +91,14 @@ def bench_logseq_import(count: int = GRAPH_PAGES, runs: int = 3) -> dict[str, An
             order = [("logseq", graph), ("markdown", vault)]
             for kind, folder in order if run % 2 else order[::-1]:
                 reading[kind].append(_read_seconds(folder))
-                took, in_runs, report = in_encoder_runs(partial(garden_import, [folder]))
+                imported = in_encoder_runs(partial(garden_import, [folder]))
+                report = imported.result
                 seconds[kind].append(report.seconds)
-                pairs[kind].add_import(took, in_runs)
+                pairs[kind].add_import(imported)
                 passages[kind] = report.passages
                 texts = garden_passages(folder)
                 Article.objects.filter(garden=str(folder.resolve())).delete()
-                pairs[kind].add_encode(*in_encoder_runs(partial(encode_alone, texts))[:2])
+                pairs[kind].add_encode(in_encoder_runs(partial(encode_alone, texts)))
     logseq_s, markdown_s = statistics.median(seconds["logseq"]), statistics.median(seconds["markdown"])
     return {
         "pages": count,

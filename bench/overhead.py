@@ -1,18 +1,24 @@
 """An import's overhead beyond embedding: the import, and the encoder alone on the same passages, each timed
 between two measurements of the encoder yardstick, so that each is a number of encoder runs measured beside it
 and their ratio holds still while a neighbour's load comes and goes (docs/performance.md, "Where an import's
-time goes")."""
+time goes"). Each also in CPU seconds (this process's and the database server's, when it runs here): the work
+beyond the encoder's, which a neighbour's load does not change, and the least overhead it could make were all
+of it done beside the encoder on every core."""
 
 from __future__ import annotations
 
 import math
+import os
 import statistics
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
-from bench.timing import timed
+from django.db import connection
+
+from bench.timing import cpu_seconds, timed
 from bench.yardstick import encoder_seconds
 from garden.models import Passage
 from garden.services import embedding_input
@@ -21,14 +27,38 @@ from providers import embeddings
 T = TypeVar("T")
 
 
-def in_encoder_runs(fn: Callable[[], T]) -> tuple[float, float, T]:
-    """`fn()` timed: its seconds, those seconds in encoder runs (over the geometric mean of the encoder
-    yardstick measured just before and just after it), and what it returned."""
+class Run(NamedTuple, Generic[T]):
+    seconds: float
+    encoder_runs: float  # the seconds over the geometric mean of the encoder yardstick before and after
+    cpu_seconds: float  # this process's (every thread's) and the database server's, when it runs here
+    result: T
+
+
+def database_cpu_seconds() -> float:
+    """CPU seconds the PostgreSQL server has used (its processes, and its workers that have ended: a parallel
+    index build's), when it runs on this machine; else 0.0."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
+    try:
+        stat = Path(f"/proc/{backend}/stat").read_text()
+        command = Path(f"/proc/{backend}/cmdline").read_bytes()
+    except OSError:
+        return 0.0  # another machine's (or container's) server
+    if b"postgres" not in command:
+        return 0.0
+    return cpu_seconds(int(stat.rsplit(")", 1)[1].split()[1]), reaped=True)  # its postmaster's
+
+
+def in_encoder_runs(fn: Callable[[], T]) -> Run[T]:
+    """`fn()` timed, in seconds, in encoder runs and in CPU seconds, and what it returned."""
     before = encoder_seconds()
+    cpu_before = time.process_time() + database_cpu_seconds()
     milliseconds, result = timed(fn)
+    cpu = time.process_time() + database_cpu_seconds() - cpu_before
     after = encoder_seconds()
     seconds = milliseconds / 1000
-    return seconds, seconds / math.sqrt(before * after), result
+    return Run(seconds, seconds / math.sqrt(before * after), cpu, result)
 
 
 def garden_passages(folder: Path) -> list[str]:
@@ -53,14 +83,18 @@ class Overhead:
     encode_seconds: list[float] = field(default_factory=list)
     import_runs: list[float] = field(default_factory=list)
     encode_runs: list[float] = field(default_factory=list)
+    import_cpu: list[float] = field(default_factory=list)
+    encode_cpu: list[float] = field(default_factory=list)
 
-    def add_import(self, seconds: float, runs: float) -> None:
-        self.import_seconds.append(seconds)
-        self.import_runs.append(runs)
+    def add_import(self, run: Run[Any]) -> None:
+        self.import_seconds.append(run.seconds)
+        self.import_runs.append(run.encoder_runs)
+        self.import_cpu.append(run.cpu_seconds)
 
-    def add_encode(self, seconds: float, runs: float) -> None:
-        self.encode_seconds.append(seconds)
-        self.encode_runs.append(runs)
+    def add_encode(self, run: Run[Any]) -> None:
+        self.encode_seconds.append(run.seconds)
+        self.encode_runs.append(run.encoder_runs)
+        self.encode_cpu.append(run.cpu_seconds)
 
     def percents(self) -> list[float]:
         """Each run's overhead beyond embedding, in per cent: its import over its encode, in encoder runs."""
@@ -70,6 +104,7 @@ class Overhead:
         """Medians over the runs, and the spread of the overhead; `prefix` names the garden ("" or "logseq_")."""
         imported, encoded = statistics.median(self.import_seconds), statistics.median(self.encode_seconds)
         runs_i, runs_e = statistics.median(self.import_runs), statistics.median(self.encode_runs)
+        cpu_i, cpu_e = statistics.median(self.import_cpu), statistics.median(self.encode_cpu)
         percents = self.percents()
         per_thousand = 1000 / chunks if chunks else 0.0
         return {
@@ -81,4 +116,12 @@ class Overhead:
             f"{prefix}overhead_per_chunk_ms": round(per_thousand * (imported - encoded), 2),
             # The same in encoder runs, which a busier machine does not move: what compares across sizes.
             f"{prefix}overhead_encoder_runs_per_1000_chunks": round(per_thousand * (runs_i - runs_e), 2),
+            f"{prefix}import_cpu_seconds": round(cpu_i, 1),
+            f"{prefix}encode_cpu_seconds": round(cpu_e, 1),
+            # The import's own work: CPU seconds beyond the encoder's, per 1,000 passages; and the overhead it
+            # would make were all of it done beside the encoder on every core (the least the import can have).
+            f"{prefix}overhead_cpu_seconds_per_1000_chunks": round(per_thousand * (cpu_i - cpu_e), 2),
+            f"{prefix}overhead_floor_pct": round(100 * (cpu_i - cpu_e) / (os.cpu_count() or 1) / encoded, 1)
+            if encoded
+            else 0.0,
         }

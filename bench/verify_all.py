@@ -14,6 +14,7 @@ import yaml
 from django.conf import settings
 from django.core.cache import cache
 
+from bench.timing import cpu_seconds
 from config.workers import CeleryWorker, WorkerNotReady, workers_running
 from evaluation.models import RunStatus, VerifyRun
 from evaluation.starting import verify_run_start
@@ -39,20 +40,6 @@ def golden_subset(count: int | None, golden_file: Path = DEFAULT_FILE) -> Path:
     path = Path(tempfile.gettempdir()) / f"groundwork-bench-golden-{count}-{os.getpid()}.yaml"
     path.write_text(yaml.safe_dump(chosen, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return path
-
-
-def _cpu_seconds(pid: int) -> float:
-    """CPU time (user and system) used so far by process `pid` and its children (a worker's pool), from /proc."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0.0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # a process that ended meanwhile
-        if stat.parent.name == str(pid) or fields[1] == str(pid):  # fields[1] is the parent's pid
-            total += (int(fields[11]) + int(fields[12])) / ticks
-    return total
 
 
 WORKER_READY_SECONDS = 180  # torch and the models load in the worker's main process before its pool forks
@@ -157,14 +144,14 @@ def bench_verify_all(
     with workers_running([worker]):
         ready_seconds = _worker_ready(worker, f"bench{concurrency}@", concurrency)
         load_before = os.getloadavg()[0]
-        cpu_before = _cpu_seconds(worker.pid)
+        cpu_before = cpu_seconds(worker.pid)
         began = time.perf_counter()
         run = verify_run_start(label=f"bench {concurrency} worker(s)", golden_file=golden_file)
         deadline = began + timeout
         while VerifyRun.objects.get(pk=run.pk).status == RunStatus.RUNNING and time.perf_counter() < deadline:
             time.sleep(0.2)
         seconds = time.perf_counter() - began
-        cpu = _cpu_seconds(worker.pid) - cpu_before
+        cpu = cpu_seconds(worker.pid) - cpu_before
         finished = VerifyRun.objects.get(pk=run.pk)
         return {
             "workers": concurrency,
