@@ -36,11 +36,19 @@ UNCHECKED = ("p95",)
 # barely slows: unchanged code came out 1.86x its baseline in CI, and 1.91x then 3.80x measured again in a fresh
 # clone's make test beside three other test runs (2026-12-03). The vector search's speed is still checked inside
 # retrieval's figures (`retrieval.sizes.*.hybrid_retrieval.p50_ms`, within the smoke margin in those runs).
+# Logseq's and its vault's imports at the smallest sizes (20 pages, about 0.2 s) are mostly not encoding, yet
+# divided by the encoder: the baseline was measured beside a loaded suite, which slows the encoder's two threads
+# more than the import, so on a quiet machine unchanged code comes out slower: 1.85x and 2.13x (7354b49), 2.04x
+# and 2.17x (409b70b), 2.01x and 2.07x (082a005), alternating, and 2.27x in a fresh clone's make test (2026-12-05).
+# The sample garden's import, more of it encoding, came out 1.43x there: imports stay checked (`import.*`,
+# `large_garden.*`).
 UNCHECKED_FIGURES = (
     "hnsw.*.p50_ms",
     "query_embedding.*",
     "embedding_backends.*.query_embedding.*",
     "logseq_import.*_reading_seconds",
+    "logseq_import.logseq_seconds",
+    "logseq_import.markdown_seconds",
     "judge.six_claims_eight_chunks_median_ms",
     "judge.local_judge_claims_per_second",
     "embedding_backends.*.judge_claims_per_second",
