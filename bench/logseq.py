@@ -94,11 +94,11 @@ def bench_logseq_import(count: int = GRAPH_PAGES, runs: int = 3) -> dict[str, An
                 imported = in_encoder_runs(partial(garden_import, [folder]))
                 report = imported.result
                 seconds[kind].append(report.seconds)
-                pairs[kind].add_import(imported)
+                pairs[kind].imports.append(imported)
                 passages[kind] = report.passages
                 texts = garden_passages(folder)
                 Article.objects.filter(garden=str(folder.resolve())).delete()
-                pairs[kind].add_encode(in_encoder_runs(partial(encode_alone, texts)))
+                pairs[kind].encodes.append(in_encoder_runs(partial(encode_alone, texts)))
     logseq_s, markdown_s = statistics.median(seconds["logseq"]), statistics.median(seconds["markdown"])
     return {
         "pages": count,

@@ -77,34 +77,30 @@ def encode_alone(texts: Sequence[str]) -> None:
 
 @dataclass
 class Overhead:
-    """Imports and encodes of the same passages, paired run by run, each in seconds and in encoder runs."""
+    """Imports and encodes of the same passages (`in_encoder_runs`), paired run by run."""
 
-    import_seconds: list[float] = field(default_factory=list)
-    encode_seconds: list[float] = field(default_factory=list)
-    import_runs: list[float] = field(default_factory=list)
-    encode_runs: list[float] = field(default_factory=list)
-    import_cpu: list[float] = field(default_factory=list)
-    encode_cpu: list[float] = field(default_factory=list)
-
-    def add_import(self, run: Run[Any]) -> None:
-        self.import_seconds.append(run.seconds)
-        self.import_runs.append(run.encoder_runs)
-        self.import_cpu.append(run.cpu_seconds)
-
-    def add_encode(self, run: Run[Any]) -> None:
-        self.encode_seconds.append(run.seconds)
-        self.encode_runs.append(run.encoder_runs)
-        self.encode_cpu.append(run.cpu_seconds)
+    imports: list[Run[Any]] = field(default_factory=list)
+    encodes: list[Run[Any]] = field(default_factory=list)
 
     def percents(self) -> list[float]:
         """Each run's overhead beyond embedding, in per cent: its import over its encode, in encoder runs."""
-        return [100 * (i / e - 1) for i, e in zip(self.import_runs, self.encode_runs, strict=True) if e]
+        return [
+            100 * (i.encoder_runs / e.encoder_runs - 1)
+            for i, e in zip(self.imports, self.encodes, strict=True)
+            if e.encoder_runs
+        ]
 
     def figures(self, prefix: str, chunks: int) -> dict[str, float | list[float]]:
         """Medians over the runs, and the spread of the overhead; `prefix` names the garden ("" or "logseq_")."""
-        imported, encoded = statistics.median(self.import_seconds), statistics.median(self.encode_seconds)
-        runs_i, runs_e = statistics.median(self.import_runs), statistics.median(self.encode_runs)
-        cpu_i, cpu_e = statistics.median(self.import_cpu), statistics.median(self.encode_cpu)
+        imported, encoded = (
+            statistics.median(r.seconds for r in runs) for runs in (self.imports, self.encodes)
+        )
+        runs_i, runs_e = (
+            statistics.median(r.encoder_runs for r in runs) for runs in (self.imports, self.encodes)
+        )
+        cpu_i, cpu_e = (
+            statistics.median(r.cpu_seconds for r in runs) for runs in (self.imports, self.encodes)
+        )
         percents = self.percents()
         per_thousand = 1000 / chunks if chunks else 0.0
         return {

@@ -39,8 +39,8 @@ def test_the_database_servers_work_counts_in_an_imports_cpu_seconds():
 
 def test_the_floor_is_the_work_beyond_the_encoders_spread_over_every_core():
     pairs = Overhead()
-    pairs.add_import(Run(seconds=30.0, encoder_runs=300.0, cpu_seconds=45.0, result=None))
-    pairs.add_encode(Run(seconds=17.0, encoder_runs=170.0, cpu_seconds=33.0, result=None))
+    pairs.imports.append(Run(seconds=30.0, encoder_runs=300.0, cpu_seconds=45.0, result=None))
+    pairs.encodes.append(Run(seconds=17.0, encoder_runs=170.0, cpu_seconds=33.0, result=None))
     figures = pairs.figures("", 5000)
     assert figures["overhead_cpu_seconds_per_1000_chunks"] == 2.4  # 12 CPU seconds over 5,000 passages
     cores = os.cpu_count() or 1
