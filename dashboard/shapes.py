@@ -25,6 +25,9 @@ from verifier.models import Claim as ClaimRow
 from verifier.selectors import verdict_summary
 
 PAGE_ONLY = Field(exclude=True)
+# Whether an answer answers its question, as every surface names it.
+ANSWERS_QUESTION = "Answers the question"
+DOES_NOT_ANSWER = "Does not answer the question"
 CITED_AS = 'How the source is cited: its title, with its page for a PDF ("Hive care, p. 2").'
 
 
@@ -245,6 +248,19 @@ class AnswerOut:
     ]
     refused: bool
     refusal_reason: str | None
+    abstained: Annotated[
+        bool,
+        Field(
+            description="The notes were near the question but none said what it asks: the answer says so and "
+            "names the notes it looked in (an abstention; no claims to check)."
+        ),
+    ]
+    answers_question: Annotated[
+        bool, Field(description="Whether the answer answers the question: not refused, abstained or failed.")
+    ]
+    answers_question_label: Annotated[
+        str, Field(description='"Answers the question" or "Does not answer the question", as the page says.')
+    ]
     answer: str
     error: str | None
     generator: str
@@ -293,6 +309,9 @@ def answer_shape(answer: Answer, *, reader: Reader, verdict: VerdictOut | None =
         searched_how=_label(SearchRule, question.search_rule),
         refused=retrieval.refused,
         refusal_reason=retrieval.refusal_reason or None,
+        abstained=answer.abstained,
+        answers_question=answer.answers_question,
+        answers_question_label=ANSWERS_QUESTION if answer.answers_question else DOES_NOT_ANSWER,
         answer=answer.text,
         error=answer.error or None,
         generator=answer.generator,

@@ -783,6 +783,11 @@ class Answer(models.Model):
         db_default=False,
         help_text="Today's Claude budget could not cover this answer: the local synthesiser wrote it.",
     )
+    abstained = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="The notes were near the question but did not answer it: the answer says so (an abstention).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = AnswerQuerySet.as_manager()
@@ -823,6 +828,11 @@ class Answer(models.Model):
     @property
     def refused(self) -> bool:
         return self.generator == Generator.REFUSAL
+
+    @property
+    def answers_question(self) -> bool:
+        """Whether the answer answers its question: neither refused nor an abstention, and not failed."""
+        return not (self.refused or self.abstained or self.failed)
 
     @property
     def failed(self) -> bool:

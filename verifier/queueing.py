@@ -35,8 +35,9 @@ def _enqueue(verification_id: int) -> None:
 
 
 def verification_create(*, answer: Answer) -> Verification | None:
-    """A pending verification for a real answer; refusals and failed answers have no claims, so get none."""
-    if answer.refused or answer.failed:
+    """A pending verification for a real answer; refusals, abstentions and failed answers have no claims (an
+    abstention says only that the notes do not answer), so get none."""
+    if answer.refused or answer.abstained or answer.failed:
         return None
     return Verification.objects.get_or_create(answer=answer)[0]
 

@@ -271,6 +271,9 @@ VERIFIER_DAILY_BUDGET_USD = env.float("VERIFIER_DAILY_BUDGET_USD", default=5.0)
 # Where the garden books Claude's answers: the verifier's ledger, handed over here because garden never imports
 # verifier (a function returning a `providers.claude.Budget`; empty: answers have no limit).
 ANSWER_BUDGET = "verifier.budget.answer_budget"
+# Which sentence answers a question, as the local synthesiser asks before it answers (none: it abstains): the
+# engine's local judge on what the question takes as given. Wired here, so the garden imports no engine.
+ANSWERING_SENTENCE = "claimcheck.answerability.answering"
 # The same for the call that condenses a follow-up into a standalone question (booked under its own purpose).
 CONDENSE_BUDGET = "verifier.budget.condense_budget"
 # A claim where a juror is less sure than this goes to the tie-breaker.

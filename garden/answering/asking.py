@@ -209,6 +209,7 @@ def _written_events(
 ) -> Iterator[AskEvent]:
     """The deltas of the text as it may be shown, then the stored answer; closed before its end (the reader
     left), Claude is stopped and the answer stored saying so."""
+    said = False
     try:
         while True:
             try:
@@ -217,6 +218,7 @@ def _written_events(
                 synthesis: Synthesis = done.value
                 break
             if text := shown.feed(piece):
+                said = True
                 yield AskEvent(AskEventKind.DELTA, text)
     except GeneratorExit:
         try:
@@ -224,7 +226,9 @@ def _written_events(
         except StopIteration as done:
             stored(done.value)
         raise
-    if not synthesis.error and (rest := shown.rest()):
+    if synthesis.abstained and not said:
+        yield AskEvent(AskEventKind.DELTA, synthesis.text)  # in place of the model's `ABSTAINS`, held back
+    elif not synthesis.error and (rest := shown.rest()):
         yield AskEvent(AskEventKind.DELTA, rest)
     yield AskEvent(AskEventKind.ANSWER, answer=stored(synthesis))
 
@@ -308,6 +312,7 @@ def _store(asked: _Asked, synthesis: Synthesis, asking: Asking) -> Answer:
             cost_usd=synthesis.cost_usd,
             latency_ms=total_ms,
             budget_held=synthesis.budget_held,
+            abstained=synthesis.abstained,
         )
         AnswerSource.objects.bulk_create(
             AnswerSource(answer=answer, number=number, passage=passage, score=score)

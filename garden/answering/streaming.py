@@ -4,7 +4,9 @@ A streamed question gives `delta` events (text to add to what was shown) and the
 the stored answer. The deltas never end inside a citation whose number is not complete (`[1` waits for its
 `]`), inside an escaped "<" (`&lt;`) or in space, so a page can link `[n]` as it arrives; joined, they are
 the stored answer's text, unless the answer failed (its `error` says why, and its text is empty) or was cut
-to its whole sentences at its length limit (the `answer` event has the text to show).
+to its whole sentences at its length limit (the `answer` event has the text to show). A model's abstention
+(`ABSTAINS`) is never shown as written: what could still be one is held back, and the abstention's own text is
+sent in its place.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from claimcheck.text import ESCAPED_LT
+from garden.answering.synthesis import ABSTAINS
 from garden.models import Answer
 
 # What may still change when more text comes: a citation not yet closed, an escape not yet whole, space.
@@ -43,6 +46,7 @@ class ShownText:
     def __init__(self, original: str) -> None:
         self._held = ""
         self._begun = False
+        self._may_abstain = True  # all written so far could be the start of `ABSTAINS`
         self._unescape = ESCAPED_LT not in original
 
     def feed(self, piece: str) -> str:
@@ -51,15 +55,21 @@ class ShownText:
         if not self._begun:
             text = text.lstrip()
             self._begun = bool(text)
+        if self._may_abstain:
+            start = text.upper()[: len(ABSTAINS)]
+            if ABSTAINS.startswith(start):
+                self._held = text
+                return ""
+            self._may_abstain = False
         unfinished = _UNFINISHED.search(text)
         cut = unfinished.start() if unfinished else len(text)
         self._held = text[cut:]
         return self._read(text[:cut])
 
     def rest(self) -> str:
-        """At the end: what was held back, but its trailing space."""
+        """At the end: what was held back, but its trailing space (none of an abstention's `ABSTAINS`)."""
         rest, self._held = self._held.rstrip(), ""
-        return self._read(rest)
+        return "" if self._may_abstain else self._read(rest)
 
     def _read(self, text: str) -> str:
         return text.replace(ESCAPED_LT, "<") if self._unescape else text

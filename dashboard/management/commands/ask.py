@@ -99,6 +99,8 @@ class Command(BaseCommand):
             self.stdout.write(f"Searched for: {payload['searched_for']}")
         if payload["refused"]:
             self.stdout.write(f"RETRIEVAL REFUSED: {payload['refusal_reason']}")
+        if payload["abstained"]:
+            self.stdout.write(f"{payload['answers_question_label'].upper()}: the notes near it do not say.")
         if payload["error"]:
             self.stdout.write(f"ERROR: {payload['error']}")
         if payload["budget_held"]:

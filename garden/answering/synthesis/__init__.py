@@ -49,6 +49,39 @@ class Synthesis:
     cost_usd: Decimal = Decimal(0)
     latency_ms: int = 0
     budget_held: bool = False  # the daily budget could not cover Claude: the extractive synthesiser wrote it
+    abstained: bool = False  # the sources are near the question but do not answer it (`abstention_text`)
+
+
+# What an answer says when the notes are about the question's subject but none says what it asks: a fixed, plain
+# form, whoever wrote the answer, naming what the garden does hold; the sources are the nearest passages.
+ABSTENTION = (
+    "The garden's notes on {subjects} do not answer this question. The nearest passages are listed below as its "
+    "sources."
+)
+ABSTENTION_SUBJECTS = 3  # notes named in an abstention; the sources list every one
+# What Claude writes, and nothing else, when the sources do not answer the question (its prompt says so): the
+# answer stored and shown is then the abstention, as the local synthesiser's is.
+ABSTAINS = "NOT IN THE NOTES"
+
+
+def abstains(text: str) -> bool:
+    """Whether a model's answer is its abstention (`ABSTAINS`, whatever its case, with nothing but stops after)."""
+    return text.strip().rstrip(".!").strip().upper() == ABSTAINS
+
+
+def abstention_text(sources: Sequence[SourceText]) -> str:
+    """The abstention for `sources` (those the asker may see), naming their notes in the order given."""
+    titles = list(dict.fromkeys(s.title.rpartition(", p. ")[0] or s.title for s in sources))
+    named = titles[:ABSTENTION_SUBJECTS]
+    if len(titles) > len(named):
+        named.append("others")
+    subjects = " and ".join(named) if len(named) < 3 else f"{', '.join(named[:-1])} and {named[-1]}"
+    return ABSTENTION.format(subjects=subjects or "this subject")
+
+
+def abstaining(written: Synthesis, sources: Sequence[SourceText]) -> Synthesis:
+    """`written` as the abstention from `sources`: its text the fixed form, what its call cost kept."""
+    return dataclasses.replace(written, text=abstention_text(sources), abstained=True)
 
 
 class BudgetSpent(Exception):
