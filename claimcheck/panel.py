@@ -5,6 +5,10 @@ claim on which the two disagree, or where either is unsure, goes to the larger t
 passes the quote gate first. A failed Claude call is recorded and the panel falls back to the local judge,
 saying so; it never crashes and never passes silently. Each Claude judgement books the most it can cost with
 the budget before it is made, and settles at what it did cost, so the budget is a limit the panel never passes.
+
+Given the question the claims answer, the panel also decides whether they answer it: the Claude juror says so
+when it judged them, else the local judge reads whether one of them says what the question takes as given
+(`claimcheck.answerability`).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from claimcheck.answerability import answering
 from claimcheck.claims import Sentence
 from claimcheck.claude_client import Budget, ClaudeCallError, ClaudeClient, Usage
 from claimcheck.judges.claude import ClaimToJudge, ClaudeJudgement, judge_claims_with_claude, most_cost
@@ -51,6 +56,7 @@ class PanelOutcome:
     disclosure: str = ""
     budget_held: bool = False  # the daily budget kept Claude, or its tie-breaker, from judging
     errors: list[str] = field(default_factory=list)
+    answers_question: bool | None = None  # whether the claims answer the question; None: none was given
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: Decimal = Decimal(0)
@@ -90,8 +96,10 @@ def _claude(
     claims: Sequence[Sentence],
     numbers: Sequence[int],
     sources: Sequence[Source],
+    question: str | None = None,
 ) -> ClaudeJudgement:
-    """One Claude judgement of the claims at `numbers`, booked with the budget and added to what `outcome` spent.
+    """One Claude judgement of the claims at `numbers` (and whether they answer `question`, given it), booked
+    with the budget and added to what `outcome` spent.
 
     Raises `_BudgetSpent` (no call made) or `ClaudeCallError` (a call failed; billed replies still count).
     """
@@ -101,13 +109,15 @@ def _claude(
     ]
     booking = None
     if config.budget is not None:
-        most = most_cost(config.claude, model=model, claims=to_judge, sources=sources)
+        most = most_cost(config.claude, model=model, claims=to_judge, sources=sources, question=question)
         booking = config.budget.book(model, most)
         if booking is None:
             raise _BudgetSpent
     # Anything but a ClaudeCallError leaves the booking standing: the call may have been billed.
     try:
-        judgement = judge_claims_with_claude(config.claude, model=model, claims=to_judge, sources=sources)
+        judgement = judge_claims_with_claude(
+            config.claude, model=model, claims=to_judge, sources=sources, question=question
+        )
     except ClaudeCallError as error:
         _spent(config, outcome, booking, error.usage)
         raise
@@ -121,8 +131,30 @@ def _spent(config: PanelConfig, outcome: PanelOutcome, booking: object | None, u
         config.budget.settle(booking, usage)
 
 
-def run_panel(claims: Sequence[Sentence], sources: Sequence[Source], config: PanelConfig) -> PanelOutcome:
-    """Judge the checkable claims; `claims` may include meta-statements, which are skipped."""
+def run_panel(
+    claims: Sequence[Sentence], sources: Sequence[Source], config: PanelConfig, *, question: str | None = None
+) -> PanelOutcome:
+    """Judge the checkable claims; `claims` may include meta-statements, which are skipped. Given the `question`
+    the claims are an answer to, decide too whether they answer it: the Claude juror's word when it judged
+    them (the tie-breaker sees only the disputed claims, so it is not asked), else the local judge's."""
+    outcome = _judged(claims, sources, config, question)
+    if question is not None and outcome.answers_question is None:
+        outcome.answers_question = answered_locally(question, [c for c in claims if c.is_claim], sources)
+    return outcome
+
+
+def answered_locally(question: str, claims: Sequence[Sentence], sources: Sequence[Source]) -> bool:
+    """Whether one of `claims` says what `question` takes as given, as the local judge reads it, each claim
+    read as about the source it cites first (its title and headings); an answer with no claims does not
+    answer."""
+    by_number = {s.index: s for s in sources}
+    about = [next((by_number[n].context for n in c.citations if n in by_number), "") for c in claims]
+    return answering(question, [(c.text, title) for c, title in zip(claims, about, strict=True)]) is not None
+
+
+def _judged(
+    claims: Sequence[Sentence], sources: Sequence[Source], config: PanelConfig, question: str | None
+) -> PanelOutcome:
     checkable = [c for c in claims if c.is_claim]
     by_number = {s.index: s for s in sources}
     outcome = PanelOutcome(votes=[[] for _ in checkable], escalated=[False] * len(checkable))
@@ -146,7 +178,7 @@ def run_panel(claims: Sequence[Sentence], sources: Sequence[Source], config: Pan
     numbers = list(range(len(checkable)))
     judgement: ClaudeJudgement | None = None
     try:
-        judgement = _claude(config, outcome, config.juror_model, checkable, numbers, sources)
+        judgement = _claude(config, outcome, config.juror_model, checkable, numbers, sources, question)
     except _BudgetSpent:
         outcome.disclosure, outcome.budget_held = BUDGET_SPENT, True
     except ClaudeCallError as error:
@@ -157,6 +189,7 @@ def run_panel(claims: Sequence[Sentence], sources: Sequence[Source], config: Pan
             outcome.finals = local_votes()
         return outcome
     outcome.local_only = False
+    outcome.answers_question = judgement.answers_question
     jurors = _gated(judgement.votes, checkable, by_number)
     for votes, vote in zip(outcome.votes, jurors, strict=True):
         votes.append(CastVote(config.juror_model, JurorRole.JUROR, vote))

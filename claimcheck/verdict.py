@@ -1,5 +1,5 @@
-"""The verdict on an answer from its claims' statuses: delta score, risk score and label, by the rules each
-function states."""
+"""The verdict on an answer from its claims' statuses (and whether they answer its question): delta score, risk
+score and label, by the rules each function states."""
 
 from __future__ import annotations
 
@@ -18,12 +18,26 @@ class Scored:
     risk_label: RiskLabel
 
 
-def compact_line(*, risk_label: str, risk_score: int, judges: int, local_only: bool, flags: int) -> str:
+# What the compact line says, after the label, of an answer that does not answer its question.
+DOES_NOT_ANSWER = "does not answer"
+
+
+def compact_line(
+    *,
+    risk_label: str,
+    risk_score: int,
+    judges: int,
+    local_only: bool,
+    flags: int,
+    answers_question: bool | None = None,
+) -> str:
     """The compact line, e.g. `[Hall: ⚠ · 78/100 · 2 judges · 3 flags]`, or `... · local judge · ...` when the
-    local judge's verdict is the one shown."""
+    local judge's verdict is the one shown; `[Hall: ~ · does not answer · 50/100 · ...]` when the answer does
+    not answer its question (None: not decided, as for a text checked without one)."""
     judged = "local judge" if local_only and judges else f"{judges} judge{'s' * (judges != 1)}"
     flagged = f"{flags} flag{'s' if flags != 1 else ''}"
-    return f"[Hall: {risk_label} · {risk_score}/100 · {judged} · {flagged}]"
+    label = f"{risk_label} · {DOES_NOT_ANSWER}" if answers_question is False else risk_label
+    return f"[Hall: {label} · {risk_score}/100 · {judged} · {flagged}]"
 
 
 def verdict_of(statuses: Sequence[str]) -> Verdict:
@@ -39,19 +53,23 @@ def verdict_of(statuses: Sequence[str]) -> Verdict:
     return Verdict.MIXED
 
 
-def score(statuses: Sequence[str], confidences: Sequence[float]) -> Scored:
+def score(
+    statuses: Sequence[str], confidences: Sequence[float], *, answers_question: bool | None = None
+) -> Scored:
     """Delta score (mean claim delta), confidence 0-100 (mean claim confidence), risk score and label, from
     whichever judge gave the statuses: the local judge's verdict alone is a verdict too (the page discloses that
     the stronger judge did not run). `?` belongs only to a check in which no judge gave a verdict at all (a
     verification that failed), which is scored where it fails.
 
     Risk: 100 - confidence when grounded with confidence >= 80 (label ✓); confidence when hallucinating
-    (at least 51, label ⚠); 50 when mixed or unsure (label ~).
+    (at least 51, label ⚠); 50 when mixed or unsure (label ~). An answer that does not answer its question
+    (`answers_question` False) is never ✓, however grounded its claims: it is 50, `~`, and its verdict stays
+    what its claims' statuses make it.
     """
     verdict = verdict_of(statuses)
     delta = round(sum(DELTA[ClaimStatus(s)] for s in statuses) / len(statuses), 3) if statuses else 0.0
     confidence = round(100 * sum(confidences) / len(confidences)) if confidences else 0
-    if verdict == Verdict.GROUNDED and confidence >= CONFIDENT:
+    if verdict == Verdict.GROUNDED and confidence >= CONFIDENT and answers_question is not False:
         return Scored(verdict, delta, confidence, 100 - confidence, RiskLabel.GROUNDED)
     if verdict == Verdict.HALLUCINATING:
         return Scored(verdict, delta, confidence, max(confidence, 51), RiskLabel.HALLUCINATING)

@@ -4,13 +4,22 @@ import dataclasses
 from decimal import Decimal
 from typing import Any
 
+import pytest
+
 from claimcheck.claims import split_claims
 from claimcheck.claude_client import Usage
 from claimcheck.judges.claude import TOOL_NAME, ClaimToJudge, most_cost
 from claimcheck.judges.types import Source
-from claimcheck.panel import BUDGET_SPENT, NO_KEY, TIEBREAKER_BUDGET_SPENT, PanelConfig, run_panel
+from claimcheck.panel import (
+    BUDGET_SPENT,
+    NO_KEY,
+    TIEBREAKER_BUDGET_SPENT,
+    PanelConfig,
+    PanelOutcome,
+    run_panel,
+)
 from claimcheck.terms import Flag, JudgeMode, RiskLabel
-from claimcheck.verdict import score
+from claimcheck.verdict import Scored, compact_line, score
 from providers.claude import ClaudeConfig
 from tests.fakes.messages_api import status
 from verifier.claude_adapter import GardenClaude
@@ -281,3 +290,73 @@ def test_a_judge_that_obeys_an_injected_article_is_a_recorded_error_and_the_loca
     assert "Only the weaker local judge ran" in outcome.disclosure
     assert judged(outcome) == judged(local_only)
     assert outcome.finals[2].status in {"contradicted", "unverified"}
+
+
+# The answer's first claim says when the tower opened; no claim says what a ticket costs, near as they are.
+OPENING = "When did the Eiffel Tower open?"
+TICKET = "How much does a ticket to the Eiffel Tower cost?"
+
+
+def scored_of(outcome: PanelOutcome) -> Scored:
+    return score(
+        [v.status for v in outcome.finals],
+        [v.confidence for v in outcome.finals],
+        answers_question=outcome.answers_question,
+    )
+
+
+def test_without_a_key_the_local_judge_decides_whether_the_claims_answer_the_question():
+    answered = run_panel(split_claims(ANSWER), SOURCES, config(None), question=OPENING)
+    near = run_panel(split_claims(ANSWER), SOURCES, config(None), question=TICKET)
+    assert answered.answers_question is True and near.answers_question is False
+    assert run_panel(split_claims(ANSWER), SOURCES, config(None)).answers_question is None  # no question
+
+    assert scored_of(answered).risk_label == RiskLabel.GROUNDED
+    # Grounded claims that do not answer the question: never ✓, and the compact line says why.
+    scored = scored_of(near)
+    assert scored.verdict == "grounded" and scored.risk_label == RiskLabel.MIXED and scored.risk_score == 50
+    line = compact_line(
+        risk_label=scored.risk_label,
+        risk_score=scored.risk_score,
+        judges=1,
+        local_only=True,
+        flags=0,
+        answers_question=near.answers_question,
+    )
+    assert line == "[Hall: ~ · does not answer · 50/100 · local judge · 0 flags]"
+
+
+def test_an_answer_with_no_claims_does_not_answer_its_question():
+    outcome = run_panel(split_claims("Great question!"), SOURCES, config(None), question=OPENING)
+    assert outcome.finals == [] and outcome.answers_question is False
+
+
+@pytest.mark.parametrize(("question", "juror"), [(OPENING, False), (TICKET, True)])
+def test_the_claude_jurors_word_on_the_question_wins_over_the_local_judges(
+    fake_messages_api, question: str, juror: bool
+):
+    fake_messages_api.reply_tool(
+        TOOL_NAME, {**verdicts(OPENED, (2, "verified", HEIGHT, 0.95)), "answers_question": juror}
+    )
+    outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api), question=question)
+    assert not outcome.local_only and outcome.answers_question is juror
+    assert f"<question>{question}</question>" in str(fake_messages_api.last_request["body"]["messages"])
+
+
+def test_the_tie_breaker_sees_only_the_disputed_claims_so_is_not_asked_of_the_question(fake_messages_api):
+    fake_messages_api.reply_tool(
+        TOOL_NAME, {**verdicts(OPENED, (2, "contradicted", HEIGHT, 0.9)), "answers_question": True}
+    )
+    tie_breaker_says(fake_messages_api, "verified", 0.97)  # its reply says nothing of the question
+    outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api), question=OPENING)
+    assert outcome.escalated == [False, True] and not outcome.errors
+    assert "<question>" not in str(fake_messages_api.requests[1]["body"]["messages"])
+    assert outcome.answers_question is True
+
+
+def test_a_juror_that_says_nothing_of_the_question_is_an_error_and_the_local_judge_decides(fake_messages_api):
+    juror_says(fake_messages_api, "verified", 0.95)  # no `answers_question`
+    outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api), question=TICKET)
+    assert outcome.local_only and "malformed" in outcome.errors[0] and "answers_question" in outcome.errors[0]
+    assert "Only the weaker local judge ran" in outcome.disclosure
+    assert outcome.answers_question is False
