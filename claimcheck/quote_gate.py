@@ -1,12 +1,16 @@
-"""The quote gate: a judge's quote counts only if it is really in the source it names, and says the claim.
+"""The quote gate: a judge's quote counts only if it is really in the source it names, and is about the claim.
 
 `check_quote` looks for a quote in a source text: verbatim first (after normalising whitespace runs, curly
 quotes, dashes, invisible formatting characters and Markdown link markup), then fuzzily with rapidfuzz, and
 returns the span of the original source text that matched. `gate_vote` applies that to a judge's vote: a status
 that needs support whose quote is not in the named source falls to unverified (judges can fabricate too, see
-docs/architecture.md), and so does a verified or outdated vote whose quote, though in its source, does not carry
-the claim (`carries_claim`): a juror steered by a note can verify anything with the quote "the". `quote_passed`
-tells from a gated vote's flags whether its quote stood, and so whether readers may see it.
+docs/architecture.md), and so does one whose quote, though in its source, is not about the claim: a juror
+steered by a note can back anything with the quote "the". What "about" means follows what the status says of
+the source. Verified, outdated and misattributed say a source states the claim (a current one, a superseded
+one, another article than the one cited), so their quote must carry it (`carries_claim`). Inferred and
+contradicted say a source speaks of the claim without stating it (a premise it follows from, or what the source
+says instead), so their quote need only bear on it (`bears_on_claim`): hold two of its words, not its figures.
+`quote_passed` tells from a gated vote's flags whether its quote stood, and so whether readers may see it.
 Pure Python: no Django.
 """
 
@@ -34,6 +38,7 @@ __all__ = [
     "MIN_WORDS_HELD",
     "REJECTED",
     "QuoteCheck",
+    "bears_on_claim",
     "carries_claim",
     "check_quote",
     "gate_vote",
@@ -46,9 +51,12 @@ MIN_FUZZY_LENGTH: Final = 12
 # else the source says; a quote that says the claim, even in other words, keeps more (make eval).
 MIN_CLAIM_SHARE: Final = 1 / 3
 # ... and at least two of them (all, for a claim of one): any one word ("1932", "bridge") is in many a sentence.
+# An inferred or contradicted quote needs these two words too, and nothing more (`bears_on_claim`).
 MIN_WORDS_HELD: Final = 2
-# The statuses that say a source states the claim: their quote must carry it, not merely be in the source.
-_STATED: Final = frozenset({ClaimStatus.VERIFIED, ClaimStatus.OUTDATED})
+# The statuses that say a source speaks of the claim without stating it: an inference's premise, or what a source
+# says instead. Their quote may word the claim otherwise or give another figure, so it need only bear on it. Every
+# other status that shows a quote (verified, outdated, misattributed) says a source states it: the quote carries it.
+_UNSTATED: Final = frozenset({ClaimStatus.INFERRED, ClaimStatus.CONTRADICTED})
 # The flags the gate gives a vote whose quote it did not let stand: editors see such a quote, readers never.
 REJECTED: Final = frozenset({Flag.QUOTE_NOT_FOUND, Flag.QUOTE_MISSES_CLAIM})
 
@@ -114,15 +122,15 @@ def check_quote(quote: str, source_text: str, *, threshold: float = 90.0) -> Quo
 
 
 def gate_vote(vote: Ruling, sources: Mapping[int, Source], *, claim: str) -> Ruling:
-    """Let a vote on `claim` stand only if its quote is in the source it names and, where the vote says that
-    source states the claim, carries it.
+    """Let a vote on `claim` stand only if its quote is in the source it names and is about the claim.
 
     Any status but `unverified` needs support: when the quote is not found in the named source, or the source
     does not exist, the vote becomes unverified with the `quote-not-found` flag, keeping its confidence and the
     quote as given (editors see what was invented); a source number that does not exist is dropped so nothing
-    links to it. A verified or outdated vote whose quote is found but does not carry the claim
-    (`carries_claim`) becomes unverified with the `quote-misses-claim` flag. A quote that is found is replaced
-    by the exact span of the source it matched. An `unverified` vote keeps its status; an empty quote, or one
+    links to it. A vote whose quote is found but is not about the claim becomes unverified with the
+    `quote-misses-claim` flag: an inferred or contradicted quote must bear on the claim (`bears_on_claim`), a
+    verified, outdated or misattributed one carry it (`carries_claim`). A quote that is found is replaced by
+    the exact span of the source it matched. An `unverified` vote keeps its status; an empty quote, or one
     found in its source, passes unchanged, and any other gets the `quote-not-found` flag, so that readers are
     not shown it either.
     """
@@ -136,7 +144,8 @@ def gate_vote(vote: Ruling, sources: Mapping[int, Source], *, claim: str) -> Rul
     check = check_quote(vote.quote, source.text)
     if not check.found:
         return _downgrade(vote, Flag.QUOTE_NOT_FOUND, source_index=vote.source_index)
-    if vote.status in _STATED and not carries_claim(check.text, claim):
+    about_claim = bears_on_claim if vote.status in _UNSTATED else carries_claim
+    if not about_claim(check.text, claim):
         return _downgrade(vote, Flag.QUOTE_MISSES_CLAIM, source_index=vote.source_index)
     if check.text == vote.quote:
         return vote
@@ -166,6 +175,27 @@ def carries_claim(quote: str, claim: str) -> bool:
     if not held & (figures or names or words):
         return False
     return len(held) / len(words) >= MIN_CLAIM_SHARE or (figures | names) <= held
+
+
+def bears_on_claim(quote: str, claim: str) -> bool:
+    """Whether `quote` speaks of what `claim` is about, though it need not state it.
+
+    It must hold at least `MIN_WORDS_HELD` of the claim's content words (all of them, for a shorter claim),
+    compared as `carries_claim` compares them, but neither a share of them nor any figure or name: an inference
+    words its premise otherwise ("opened in 1932" for "has stood for 90 years"), and a contradiction gives
+    another figure or name. So where the claim states a figure (or a name) that the quote does not hold, a
+    figure (or name) the claim does not have counts as one word held, once: it is what the source says in its
+    place ("In 1932 the old bridge" bears on "The bridge opened in 1923"), while a lone "1932" or "bridge" does
+    not bear on it, nor "the".
+    """
+    words, figures, names = _claim_words(claim)
+    if not words:
+        return True  # a claim of function words only has nothing a quote could miss
+    held = words & _quote_words(quote)
+    _, quote_figures, quote_names = _claim_words(quote)
+    other_figure = bool(figures - held and quote_figures - words)
+    other_name = bool(names - held and quote_names - words)
+    return len(held) + (other_figure or other_name) >= min(MIN_WORDS_HELD, len(words))
 
 
 def _keyed_words(text: str) -> list[tuple[str, str]]:

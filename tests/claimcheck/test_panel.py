@@ -18,6 +18,7 @@ from claimcheck.panel import (
     PanelOutcome,
     run_panel,
 )
+from claimcheck.quote_gate import quote_passed
 from claimcheck.terms import Flag, JudgeMode, RiskLabel
 from claimcheck.verdict import Scored, compact_line, score
 from providers.claude import ClaudeConfig
@@ -144,6 +145,17 @@ def test_an_invented_quote_is_caught_by_the_quote_gate(fake_messages_api):
     juror_vote = outcome.votes[1][1].vote
     assert juror_vote.status == "unverified" and Flag.QUOTE_NOT_FOUND in juror_vote.flags
     assert outcome.escalated[1]
+
+
+def test_a_juror_quoting_only_the_gets_no_inference_past_the_quote_gate(fake_messages_api):
+    # "The" is in the source; a juror steered by a note could call any claim inferred with it.
+    juror_says(fake_messages_api, "inferred", 0.95, quote="The")
+    outcome = run_panel(split_claims(ANSWER), SOURCES, config(fake_messages_api, mode=JudgeMode.CLAUDE))
+    height = outcome.finals[1]
+    assert height.status == "unverified" and height.flags == (Flag.QUOTE_MISSES_CLAIM,)
+    # The quote is kept for editors, never shown to readers.
+    assert height.quote == "The" and not quote_passed(height.flags)
+    assert outcome.finals[0].status == "verified" and quote_passed(outcome.finals[0].flags)
 
 
 def test_once_the_budget_is_spent_the_panel_runs_local_only(fake_messages_api):
