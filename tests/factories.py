@@ -20,6 +20,8 @@ STATION_ANSWER = (
     "The first public train of the preserved railway left Ashcombe for Millbridge on 3 May 1981 [1]."
 )
 STATION_QUOTE = "The first public train of the preserved railway left Ashcombe for Millbridge on 3 May 1981."
+# The question STATION_ANSWER answers.
+STATION_QUESTION = "When did the first public train of the preserved railway leave Ashcombe?"
 
 
 def answer_for(text: str, *sources: Passage, question: str = "What does the garden say?") -> Answer:
@@ -39,8 +41,11 @@ def answer_for(text: str, *sources: Passage, question: str = "What does the gard
     return answer
 
 
-def verified_by_claude(quote: str, *, input_tokens: int = 900, output_tokens: int = 60) -> Behaviour:
-    """A Claude juror's reply that the answer's one claim is verified by `quote` from source 1."""
+def verified_by_claude(
+    quote: str, *, input_tokens: int = 900, output_tokens: int = 60, answers_question: bool = True
+) -> Behaviour:
+    """A Claude juror's reply that the answer's one claim is verified by `quote` from source 1 (and that it
+    answers its question, as a juror given one must say)."""
     verdict = {
         "claim_number": 1,
         "status": "verified",
@@ -50,18 +55,27 @@ def verified_by_claude(quote: str, *, input_tokens: int = 900, output_tokens: in
         "flags": [],
     }
     return reply_tool(
-        TOOL_NAME, {"verdicts": [verdict]}, input_tokens=input_tokens, output_tokens=output_tokens
+        TOOL_NAME,
+        {"verdicts": [verdict], "answers_question": answers_question},
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
     )
 
 
-def verify_station_answer() -> Verification:
-    """Run the judge on a one-claim answer citing the Ashcombe station passage it comes from."""
+def verify_station_answer(
+    question: str = STATION_QUESTION,
+    *,
+    answer: str = STATION_ANSWER,
+    passage_with: str = "first public train",
+) -> Verification:
+    """Run the judge on a one-claim `answer` to `question` citing the Ashcombe station passage it comes from (the
+    current one holding `passage_with`)."""
     passage = (
         Article.objects.get(slug="station-ashcombe")
         .revisions.get(superseded=False)
-        .passages.get(text__contains="first public train")
+        .passages.get(text__contains=passage_with)
     )
-    verification = verification_create(answer=answer_for(STATION_ANSWER, passage))
+    verification = verification_create(answer=answer_for(answer, passage, question=question))
     assert verification is not None
     verification_run(verification_id=verification.pk)
     return Verification.objects.get(pk=verification.pk)

@@ -78,8 +78,11 @@ def text_check(
     purpose: SpendPurpose,
     mode: JudgeMode | None = None,
     anonymous: bool = False,
+    question: str | None = None,
 ) -> Checked:
-    """Split `text` into claims and judge them against `sources` (the heart of every verification).
+    """Split `text` into claims and judge them against `sources` (the heart of every verification); given the
+    `question` the text answers, decide too whether it answers it (`PanelOutcome.answers_question`), which a
+    grounded verdict needs for its ✓.
 
     Each Claude judgement of the panel goes into the daily budget's ledger for `purpose`. The local judge
     decides with the parameters installed in this process: callers with a database install the active
@@ -87,8 +90,12 @@ def text_check(
     """
     config = panel_config(purpose, mode, anonymous=anonymous)
     claims = claim_splitter.split_claims(text)
-    outcome = run_panel(claims, sources, config)
-    scored = score([v.status for v in outcome.finals], [v.confidence for v in outcome.finals])
+    outcome = run_panel(claims, sources, config, question=question)
+    scored = score(
+        [v.status for v in outcome.finals],
+        [v.confidence for v in outcome.finals],
+        answers_question=outcome.answers_question,
+    )
     # The judge asked for ran: the local one when that is the mode, else Claude (the label stands either way).
     judge_available = config.mode == JudgeMode.LOCAL or not outcome.local_only
     return Checked(claims, outcome, scored, judge_available)

@@ -99,6 +99,13 @@ class Verification(models.Model):
     )
     judge_errors = models.TextField(blank=True)
     blocked = models.BooleanField(default=False, help_text="A critic check blocked the answer (e.g. safety).")
+    answers_question = models.BooleanField(
+        null=True,
+        blank=True,
+        help_text="Whether the answer answers its question: its claims say what it takes as given and give the "
+        "kind of answer it asks for (the Claude juror's word when it ran, else the local judge's); empty until "
+        "the judge has decided.",
+    )
     input_tokens = models.PositiveIntegerField(default=0)
     output_tokens = models.PositiveIntegerField(default=0)
     cost_usd = models.DecimalField(max_digits=10, decimal_places=6, default=Decimal(0))
@@ -126,7 +133,8 @@ class Verification(models.Model):
     @property
     def compact(self) -> str:
         """The compact line, e.g. `[Hall: ⚠ · 78/100 · 2 judges · 3 flags]`, or `... · local judge · ...` when the
-        local judge's verdict is the one shown."""
+        local judge's verdict is the one shown, `[Hall: ~ · does not answer · ...]` when the answer does not
+        answer its question."""
         if not self.finished or self.risk_score is None:
             return ""
         return compact_line(
@@ -135,6 +143,7 @@ class Verification(models.Model):
             judges=self.judges,
             local_only=self.local_only,
             flags=self.flags,
+            answers_question=self.answers_question,
         )
 
 

@@ -12,7 +12,7 @@ from pgvector.django import CosineDistance
 
 from claimcheck.critics import SourcePassage
 from claimcheck.judges.types import Source
-from garden.models import Answer, AnswerSource, ArticleRevision, Passage
+from garden.models import Answer, AnswerSource, ArticleRevision, Passage, SearchRule
 from garden.readers import ANONYMOUS, Reader, reader_of
 from garden.selectors import passages_shown
 from garden.syntax import headings_above
@@ -23,6 +23,15 @@ def passage_context(passage: Passage) -> str:
     the headings above the passage ("Stations of the line — Fellside"). Needs `passage.revision` loaded."""
     revision = passage.revision
     return " — ".join(dict.fromkeys([revision.title, *headings_above(revision.body, passage.start)]))
+
+
+def answer_question(answer: Answer) -> str:
+    """The question `answer` was written for, as the writer read it: Claude's standalone question for a follow-up
+    it condensed, else the question as asked."""
+    question = answer.question
+    if question.search_rule == SearchRule.CONDENSED and question.searched_for:
+        return question.searched_for
+    return question.text
 
 
 def answer_sources(answer: Answer) -> tuple[list[Source], dict[int, Passage]]:

@@ -1,8 +1,9 @@
 """Running one verification: pending -> running -> done | error.
 
-The critics and the judges' panel check the answer against the sources it was given, and the claims, votes,
-critic findings and verdict are stored in one transaction. A run is safe to repeat: an advisory lock keeps a
-duplicate delivery out, and a finished verification is left alone. Queueing it is `verifier.queueing`'s job.
+The critics and the judges' panel check the answer against the sources it was given (and whether it answers the
+question it was written for), and the claims, votes, critic findings and verdict are stored in one transaction. A
+run is safe to repeat: an advisory lock keeps a duplicate delivery out, and a finished verification is left alone.
+Queueing it is `verifier.queueing`'s job.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from verifier.budget import Spender, anonymous_local, spending_for
 from verifier.checking import Checked, text_check
 from verifier.judge_parameters import judge_parameters_use
 from verifier.models import Claim, CriticFinding, SpendPurpose, Verification, VerificationStatus, Vote
-from verifier.sources import answer_passages, answer_sources
+from verifier.sources import answer_passages, answer_question, answer_sources
 
 logger = logging.getLogger(__name__)
 
@@ -108,7 +109,12 @@ def _run(verification_id: int) -> Verification | None:
         # The check is spent for the reader who asked (the token they asked with is not kept on the question).
         with spending_for(Spender(user_id=answer.question.asked_by_id)):
             checked = text_check(
-                answer.text, sources, purpose=SpendPurpose.VERIFICATION, mode=mode, anonymous=anonymous
+                answer.text,
+                sources,
+                purpose=SpendPurpose.VERIFICATION,
+                mode=mode,
+                anonymous=anonymous,
+                question=answer_question(answer),
             )
     except Exception:
         logger.exception("the judge crashed on verification %s", verification_id)
@@ -194,6 +200,7 @@ def _store(
     verification.risk_label = scored.risk_label
     verification.delta_score = scored.delta_score
     verification.confidence = scored.confidence
+    verification.answers_question = outcome.answers_question
     verification.judges = len(outcome.judges)
     verification.flags = flags
     verification.local_only = outcome.local_only

@@ -69,7 +69,8 @@ def unverified_verdicts(body: dict[str, Any]) -> Behaviour:
         }
         for n in numbers
     ]
-    return reply_tool(TOOL_NAME, {"verdicts": verdicts}, input_tokens=500, output_tokens=50)
+    reply = {"verdicts": verdicts, "answers_question": True}  # a juror given the question must say
+    return reply_tool(TOOL_NAME, reply, input_tokens=500, output_tokens=50)
 
 
 def post_json(url: str, payload: dict[str, Any]) -> tuple[int, dict[str, Any], float]:

@@ -91,7 +91,7 @@ def test_claude_is_sent_the_same_few_sources_however_long_the_history(edited, cl
         "confidence": 0.9,
         "flags": [],
     }
-    claude.set_default(reply_tool(TOOL_NAME, {"verdicts": [verdict]}))
+    claude.set_default(reply_tool(TOOL_NAME, {"verdicts": [verdict], "answers_question": True}))
     verification = verification_create(answer=answer_for(OUTDATED_CLAIM, edited))
     assert verification is not None
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from claimcheck.judges.claude import QUESTION_PROMPT
 from claimcheck.judges.claude import SYSTEM_PROMPT as JUDGE_PROMPT
 from garden.answering.asking import EMPTY_QUESTION, REFUSAL_TEXT, QuestionError, question_ask
 from garden.answering.synthesis.claude import CUT_OFF_REPLY, SYSTEM_PROMPT
@@ -206,15 +207,17 @@ def test_a_note_that_forges_tags_and_instructions_stays_inside_its_source_for_th
     assert prompt.endswith(f"<question>\n{SLUICE_QUESTION}\n</question>")
     assert writer["system"] == SYSTEM_PROMPT
     # The judge's request (which adds superseded revisions as sources of their own) escapes the same passage the
-    # same way, inside its own source 1: its only tags are its own, each source and claim opened and closed once.
+    # same way, inside its own source 1: its only tags are its own, the question, each source and claim opened
+    # and closed once.
     data = judge["messages"][0]["content"][0]["text"]
     opened = re.findall(r'<source number="(\d+)" superseded="(?:true|false)">', data)
     skeleton = "".join(
         "S" if t.startswith("<source ") else "C" if t.startswith("<claim ") else t for t in tags(data)
     )
-    assert re.fullmatch("<sources>(?:S</source>)+</sources><claims>(?:C</claim>)+</claims>", skeleton), (
-        skeleton
-    )
+    assert re.fullmatch(
+        "<question></question><sources>(?:S</source>)+</sources><claims>(?:C</claim>)+</claims>", skeleton
+    ), skeleton
+    assert data.startswith(f"<question>{SLUICE_QUESTION}</question>")
     assert opened[: len(numbers)] == [str(n) for n in numbers] and len(set(opened)) == len(opened)
     assert escaped in source_block(data, '<source number="1" superseded="false">\n')
-    assert judge["system"] == JUDGE_PROMPT
+    assert judge["system"] == JUDGE_PROMPT + QUESTION_PROMPT
