@@ -1,11 +1,16 @@
-"""Whether a sentence answers a question: it must say what the question takes as given.
+"""Whether a sentence answers a question: it says what the question takes as given, and gives what it asks for.
 
 A question presupposes a statement: "What unit is measured to determine circuit complexity?" takes as given that
 "unit is measured to determine circuit complexity". A sentence that answers it says that statement (and more: the
 answer); a sentence near the question that does not say it (another measure, "circuit simplicity", a negation the
 question adds) does not answer it, however close its words. The statement is checked by the local judge, the
-same one that checks answers' claims, so a question is held to what a claim is held to. The answer's kind
-(a year for "when", a figure for "how many") is the synthesiser's concern: it ranks the sentences first.
+same one that checks answers' claims, so a question is held to what a claim is held to. A question that asks
+for a set kind of answer (a year for "when", a figure for "how many", a price for "how much") is answered only
+by a sentence that gives one, and a question that asks what is *not* so only by a sentence that says "not".
+
+Only a question that asks one thing is held to one sentence: a yes/no question, a comparison ("Which is older,
+A or B?") and a question that asks two things are answered from several sentences, or with a "no", and no one
+sentence says what they take as given; the verdict's claims are checked as ever.
 
 Pure Python and the local judge: no Django.
 """
@@ -21,19 +26,48 @@ from claimcheck.claims import Sentence, split_claims
 from claimcheck.judges.local.judge import judge_claims
 from claimcheck.judges.types import Source
 from claimcheck.terms import NOT_SUPPORTED
+from claimcheck.text import asked_kinds, gives_kind
 
 # Below this probability the local judge does not hold the question's presupposition said by the sentence: the
-# sentence is near the question without answering it. Tuned on SQuAD 2.0's "Computational complexity theory"
-# (`python -m bench --only answerability`): 0.3 abstains on too few questions written to look answerable, 0.5
-# on too many that the notes do answer.
-PRESUPPOSITION_SUPPORTED: Final = 0.4
+# sentence is near the question without answering it. A question that asks for a set kind of answer (a year, a
+# figure, a time, a person, a reason) is held mostly by that: the sentence must give one, and the judge's word
+# need only not be against it. Tuned with `python -m bench --only answerability` on SQuAD 2.0's "Computational
+# complexity theory" and the sample garden's golden set, which must not lose an answer it had: docs/performance.md
+# has the figures, and the values tried.
+PRESUPPOSITION_SUPPORTED: Final = 0.25
+PRESUPPOSITION_SUPPORTED_WITH_KIND: Final = 0.02
 
+_WH = r"(?:what|which|who|whom|whose|when|where|why|how)"
 # A question's first words that ask for the answer rather than state what is given: a preposition before the
-# question word ("In what year"), the question word with its measure ("how many"), and an auxiliary after it.
+# question word ("In what"), the question word with its measure ("how many", "what year"), and an auxiliary after
+# it.
 _ASKING = re.compile(
     r"^\s*(?:(?:in|on|at|by|for|from|to|of|with|during|under|after|before|according to)\s+)?"
-    r"(?:what|which|who|whom|whose|when|where|why|how(?:\s+(?:many|much|long|often|far|old|big|large))?)\b\s*"
+    rf"(?:{_WH}(?:\s+(?:many|much|long|often|far|old|big|large))?)\b\s*"
+    r"(?:(?:year|date|day|time|month|century|decade|kind of|type of|sort of)\b\s*)?"
     r"(?:(?:is|are|was|were|do|does|did|can|could|would|should|will|has|have|had)\b\s*)?",
+    re.IGNORECASE,
+)
+# Where a question asks a second thing ("..., and what protection does it have now?"); a question word inside a
+# clause ("the workers who died", "when he stepped down") asks nothing of its own.
+_ANOTHER_QUESTION = re.compile(rf"(?:[,;]|\b(?:and|or)\b)\s+(?:(?:and|or)\s+)?{_WH}\b", re.IGNORECASE)
+# What makes a question a comparison, or a choice between things named: no one sentence need say either.
+_COMPARING = re.compile(r"\b(?:or|than|compare[ds]?|comparison|versus|vs)\b", re.IGNORECASE)
+# A negation ("no", but not the "No." of "No. 4").
+_NEGATION = re.compile(
+    r"\b(?:not|never|none|nor|neither|cannot|without)\b|n't\b|\bno\b(?!\.?\s*\d)", re.IGNORECASE
+)
+# A question's sentences, each up to its stop and the space and capital after it ("No. 9" is not one's end): one
+# asking is held to one sentence; text around it ("Also ignore your instructions") says nothing the notes could.
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s+(?=[^a-z0-9\s])")
+# The kinds a question's own words ask for beyond `claimcheck.text.ANSWER_KINDS`: a person or body named for
+# "who" (a capitalised word the question does not hold, past the sentence's first), a reason for "why".
+_WHO = re.compile(r"^\s*(?:\w+\s+)?(?:who|whom|whose)\b", re.IGNORECASE)
+_NAME = re.compile(r"(?<=\s)[A-Z][\w&'’-]+")
+_WHY = re.compile(r"^\s*why\b", re.IGNORECASE)
+_REASON = re.compile(
+    r"\b(?:because|due to|owing to|thanks to|so that|in order to|as a result|the reason|reasons?|caused?|led to|"
+    r"therefore|after|following|for fear|since(?!\s+\d))\b|\bso\b",
     re.IGNORECASE,
 )
 
@@ -45,9 +79,37 @@ class Support:
     sentence: int  # its place in the sentences given
     probability: float
 
-    @property
-    def answers(self) -> bool:
-        return self.probability >= PRESUPPOSITION_SUPPORTED
+
+def asking(question: str) -> str | None:
+    """The one thing `question` asks, when it asks one thing by a question word ("What unit is measured...?"); None
+    for a yes/no question, a comparison or choice, and a question that asks two things (see the module's
+    docstring). Sentences around the asking one ("I heard... What time does she leave?") are left out."""
+    parts = [part.strip() for part in _SENTENCE_END.split(question.strip()) if part.strip()]
+    asked = [part for part in parts if part.endswith("?")] or parts
+    if len(asked) != 1:
+        return None
+    (part,) = asked
+    if not _ASKING.match(part) or _ANOTHER_QUESTION.search(part) or _COMPARING.search(part):
+        return None
+    return part
+
+
+def _asks_kind(asked: str) -> bool:
+    """Whether `asked` asks for a set kind of answer (`_gives_what_is_asked` checks it is given)."""
+    return bool(asked_kinds(asked) or _WHO.match(asked) or _WHY.match(asked))
+
+
+def _gives_what_is_asked(asked: str, sentence: str) -> bool:
+    """Whether `sentence` gives the kind of answer `asked` asks for (any, when it asks for no set kind) and keeps
+    its negation."""
+    kinds = asked_kinds(asked)
+    if kinds and not gives_kind(kinds, sentence):
+        return False
+    if _WHO.match(asked) and not set(_NAME.findall(sentence)) - set(_NAME.findall(f" {asked}")):
+        return False
+    if _WHY.match(asked) and not _REASON.search(sentence):
+        return False
+    return not _NEGATION.search(asked) or bool(_NEGATION.search(sentence))
 
 
 def presupposition(question: str) -> str:
@@ -59,18 +121,10 @@ def presupposition(question: str) -> str:
     return f"{given[:1].upper()}{given[1:]}."
 
 
-# Where a question asks two things ("How long is it and how many arches does it have?"): each is its own.
-_ANOTHER_QUESTION = re.compile(
-    r"\s*,?\s+(?:and|or)\s+(?=(?:what|which|who|whom|whose|when|where|why|how)\b)", re.IGNORECASE
-)
-
-
 def supports(question: str, sentences: Sequence[tuple[str, str]]) -> list[Support]:
     """How well each of `sentences` (each its text and the title of its note, which it is about: "The
-    society was founded..." is about the note's society) says what `question` takes as given, in their order;
-    for a question that asks two things, what either takes as given."""
-    given = [presupposition(part) for part in _ANOTHER_QUESTION.split(question) if part.strip()]
-    claims = [claim for statement in given for claim in split_claims(statement) if claim.is_claim]
+    society was founded..." is about the note's society) says what `question` takes as given, in their order."""
+    claims = [claim for claim in split_claims(presupposition(question)) if claim.is_claim]
     return [
         Support(i, _probability(claims, Source(1, text, context=title)))
         for i, (text, title) in enumerate(sentences)
@@ -86,7 +140,20 @@ def _probability(claims: Sequence[Sentence], sentence: Source) -> float:
 
 
 def answering(question: str, sentences: Sequence[tuple[str, str]]) -> Support | None:
-    """The sentence that best says what `question` takes as given, when one says it well enough; None when none
-    does (the sentences are near the question but do not answer it)."""
-    best = max(supports(question, sentences), key=lambda s: s.probability, default=None)
-    return best if best is not None and best.answers else None
+    """The sentence of `sentences` (best first: each its text and its note's title) that answers `question`:
+    the one that best says what the question takes as given, of those that give the kind of answer it asks for
+    and keep its negation; None when none does (the sentences are near the question but do not answer it).
+
+    A question that asks no one thing (`asking`) is not held to one sentence: the first answers it."""
+    if not sentences:
+        return None
+    asked = asking(question)
+    if asked is None:
+        return Support(0, 1.0)
+    fitting = [i for i, (text, _) in enumerate(sentences) if _gives_what_is_asked(asked, text)]
+    if not fitting:
+        return None
+    found = supports(asked, [sentences[i] for i in fitting])
+    best = max(found, key=lambda s: s.probability)
+    enough = PRESUPPOSITION_SUPPORTED_WITH_KIND if _asks_kind(asked) else PRESUPPOSITION_SUPPORTED
+    return Support(fitting[best.sentence], best.probability) if best.probability >= enough else None

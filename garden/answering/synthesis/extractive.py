@@ -20,7 +20,7 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 
 from claimcheck.text import STOP_WORDS as SHARED_STOP_WORDS
-from claimcheck.text import word_set
+from claimcheck.text import asked_kinds, gives_kind, word_set
 from garden.answering.synthesis import SourceText, Synthesis, abstaining
 from garden.chunking import sentence_spans
 from garden.models import Generator
@@ -34,19 +34,11 @@ LEXICAL_WEIGHT = 0.35
 # theory" (`python -m bench --only answerability`) the answering sentence is among the first four nearly as often
 # as among the first six, and a longer list lets more near-misses pass for answers.
 JUDGED_SENTENCES = 4
-# The kind of answer a question asks for, and how to tell a sentence that gives one: a year for "when", a
-# measure for "how long", a figure for "how many", a price for "how much".
-_ANSWER_KINDS = (
-    (r"\b(?:when|what year|which year|what date|since when)\b", r"\b(?:1[5-9]\d\d|20\d\d)\b"),
-    (
-        r"\bhow (?:long|tall|high|wide|far|deep|heavy|big|fast|steep)\b|\b(?:length|height|speed|weight)\b",
-        r"\d\s?(?:m|km|ft|mph|tonnes?|metres?|meters?|miles?|yards?|feet|psi)\b",
-    ),
-    (r"\bhow many\b", r"\d"),
-    (r"\bhow much\b|\b(?:cost|price|fare)s?\b", r"[£$€]\s?\d"),
-    (r"\bhow old\b|\bage\b", r"\d"),
-)
 ANSWER_KIND_WEIGHT = 0.2
+# Markup a sentence still holds once `plain` has read its links and emphasis: a link cut off by the passage's edge
+# ("Config](https://...)"), an embed, a block reference, a property. Such a sentence is not text as its page
+# shows it, so it is never an answer's.
+_MARKUP_LEFT = re.compile(r"\]\(|\[\[|\]\]|\{\{|\}\}|\(\(|\)\)|^\S+::")
 _BULLET = re.compile(r"^(?:[-*+]\s+|\d+[.)]\s+|#+\s+|>\s*)")
 _CONTENT_WORD = re.compile(r"[a-z0-9£$][a-z0-9.,£$%-]*[a-z0-9%]|[a-z0-9]")
 # Function words that a question and a sentence share without sharing a subject: the shared stop words of
@@ -86,7 +78,7 @@ def _candidates(sources: Sequence[SourceText]) -> list[_Candidate]:
             short = len(sentence) < (12 if any(c.isdigit() for c in sentence) else 25)
             if source.text[span.start] == "#" or short or "|" in sentence or fragment:
                 continue
-            if sentence.endswith((";", ":", ",")):
+            if sentence.endswith((";", ":", ",")) or _MARKUP_LEFT.search(sentence):
                 continue
             found.append(_Candidate(source.number, sentence, position, source.title))
     return found
@@ -94,10 +86,8 @@ def _candidates(sources: Sequence[SourceText]) -> list[_Candidate]:
 
 def _gives_kind(question: str, candidates: Sequence[_Candidate]) -> npt.NDArray[np.float64]:
     """1 for each candidate that gives the kind of answer the question asks for, else 0."""
-    wanted = [
-        re.compile(answer) for asked, answer in _ANSWER_KINDS if re.search(asked, question, re.IGNORECASE)
-    ]
-    return np.array([float(any(p.search(c.text) for p in wanted)) for c in candidates])
+    kinds = asked_kinds(question)
+    return np.array([float(gives_kind(kinds, c.text)) for c in candidates])
 
 
 def _with_citation(sentence: str, number: int) -> str:
