@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import connection
 from django.test import override_settings
 
+from bench.answerability import SMALLEST_QUESTIONS, bench_answerability
 from bench.baseline import (
     BASELINE_FILE,
     BASELINE_WRITTEN,
@@ -44,7 +45,7 @@ from bench.stream_load import STREAM_READERS, STREAM_SECONDS, StreamLoadError, b
 from bench.verify_all import bench_verify_all, golden_subset
 from bench.yardstick import SectionYardsticks, ratios, yardstick_measure
 from config.database import current_database_url
-from garden.golden import DEFAULT_FILE, GoldenEntry, golden_load
+from garden.golden import CATEGORIES, DEFAULT_FILE, GoldenEntry, golden_load
 from providers.embeddings import EmbeddingBackend
 
 DESCRIPTION = (
@@ -52,7 +53,8 @@ DESCRIPTION = (
     "5,000 and 50,000 notes, an import fanned out to one and two Celery workers, query embedding, retrieval at "
     "1k/10k/100k chunks, the HNSW recall/latency curve over ef_search, refusal, retrieval and refusal at "
     "50/5,000/50,000 notes, the judge, the citation gate on drafts citing this repository, Verify-all, "
-    "concurrent fact-checks over MCP's HTTP transport, and time to first word of streamed answers)."
+    "concurrent fact-checks over MCP's HTTP transport, time to first word of streamed answers, and answerability: "
+    "answers that give the fact, and abstentions, on SQuAD 2.0's article and the golden set)."
 )
 
 
@@ -78,6 +80,7 @@ SECTIONS = [
     "verify_all",
     "mcp",
     "streaming",
+    "answerability",
 ]
 
 
@@ -85,7 +88,8 @@ SECTIONS = [
 SMALLEST_ARGS = shlex.split(
     "--runs 1 --sizes 1000 --notes 50 500 --garden-notes 20 --memory-notes 20 50 --distributed-notes 20 "
     "--graph-pages 20 --backends onnx-int8 --mcp-calls 4 --verify-all-questions 12 "
-    "--stream-readers 4 --stream-seconds 2"
+    "--stream-readers 4 --stream-seconds 2 "
+    f"--answerability-questions {SMALLEST_QUESTIONS}"
 )
 # Options of the run itself, not of what it measures.
 RUN_OPTIONS = ("smallest", "baseline", "write_baseline", "check_baseline")
@@ -218,6 +222,13 @@ def parser_build() -> argparse.ArgumentParser:
         help="Seconds each of the streaming section's configurations runs (streamed, whole, refused).",
     )
     parser.add_argument(
+        "--answerability-questions",
+        type=int,
+        metavar="N",
+        help="Answerability on N answerable and N unanswerable questions of SQuAD 2.0's article (seeded), and "
+        "N questions of each golden category (default: all of both).",
+    )
+    parser.add_argument(
         "--only",
         nargs="+",
         choices=SECTIONS,
@@ -257,6 +268,7 @@ def report_measure(
     mcp_calls: int = MCP_CALLS,
     stream_readers: int = STREAM_READERS,
     stream_seconds: float = STREAM_SECONDS,
+    answerability_questions: int | None = None,
 ) -> dict[str, Any]:
     """Each section asked for, measured in a scratch database of its own that is dropped after."""
     questions = golden_load(DEFAULT_FILE)
@@ -333,6 +345,11 @@ def report_measure(
         if "streaming" in only:
             with beside.section("streaming"):
                 report["streaming"] = bench_streaming(current_database_url(), stream_readers, stream_seconds)
+        if "answerability" in only:
+            n = answerability_questions
+            asked = questions if n is None else golden_load(golden_subset(n * len(CATEGORIES)))
+            with beside.section("answerability"):
+                report["answerability"] = bench_answerability(asked, n)
         report["yardstick"]["beside"] = beside.beside
     finally:
         connection.creation.destroy_test_db(original, verbosity=0)

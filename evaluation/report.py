@@ -18,7 +18,7 @@ from django.utils import timezone
 from claimcheck.terms import LOCAL_JUDGE, ClaimStatus, JurorRole
 from evaluation.models import RunItemStatus, VerifyRun, VerifyRunItem
 from garden.answering.retrieval import Thresholds, calibration_in_force
-from garden.golden import OUT_OF_SCOPE
+from garden.golden import OUT_OF_SCOPE, UNANSWERABLE
 from garden.models import Answer, Article
 from garden.readers import ANONYMOUS, Reader
 from garden.selectors import ANSWER_WITHHELD
@@ -31,6 +31,7 @@ FIGURES = (
     ("unverified_claim_rate", "Unverified claim rate"),
     ("contradicted_claim_rate", "Contradicted claim rate"),
     ("refusal_rate", "Refusal rate"),
+    ("abstention_rate", "Abstention rate"),
     ("out_of_scope_refused", "Correct refusals (out of scope)"),
     ("in_scope_answered", "In-scope questions answered"),
     ("in_scope_refused", "Wrong refusals (in scope)"),
@@ -52,6 +53,8 @@ class Figures:
     unverified_claim_rate: float | None
     contradicted_claim_rate: float | None
     refusal_rate: float | None
+    # Answers that said the notes near the question do not answer it; None in a report stored before abstentions.
+    abstention_rate: float | None
     status_counts: dict[str, int]
 
     @classmethod
@@ -64,6 +67,7 @@ class Figures:
             "unverified_claim_rate": data.get("unverified_claim_rate"),
             "contradicted_claim_rate": data.get("contradicted_claim_rate"),
             "refusal_rate": data.get("refusal_rate"),
+            "abstention_rate": data.get("abstention_rate"),
             "status_counts": dict(data.get("status_counts") or {}),
         }
 
@@ -143,7 +147,9 @@ class ReadersMarks:
 class RunReport(Figures):
     """A finished run's figures (the fields of `Figures` are the whole run's). Out of scope are the golden set's
     out-of-scope questions and those another audience could answer (`beyond_audience` of them, counted in
-    `out_of_scope_refused`, not in the in-scope figures); `per_category` keeps the golden set's categories."""
+    `out_of_scope_refused`, not in the in-scope figures); unanswerable questions are in neither scope's figures
+    (their category's `answered_rate` is the share abstained on or refused); `per_category` keeps the golden
+    set's categories."""
 
     out_of_scope_refused: float | None
     in_scope_refused: float | None
@@ -204,10 +210,10 @@ def _rate(count: int, total: int) -> float | None:
 
 
 def _figures(
-    statuses: Counter[str], refused: int, questions: int, answered: int, checked: int
+    statuses: Counter[str], refused: int, questions: int, answered: int, checked: int, abstained: int
 ) -> dict[str, Any]:
     """The figures of a set of questions; `answered` of the `checked` questions (those with an expected fact)
-    state it."""
+    state it (for an unanswerable one: say the notes do not answer it)."""
     claims = sum(statuses.values())
     return {
         "questions": questions,
@@ -217,6 +223,7 @@ def _figures(
         "unverified_claim_rate": _rate(statuses[ClaimStatus.UNVERIFIED], claims),
         "contradicted_claim_rate": _rate(statuses[ClaimStatus.CONTRADICTED], claims),
         "refusal_rate": _rate(refused, questions),
+        "abstention_rate": _rate(abstained, questions),
         "status_counts": {status.value: statuses[status.value] for status in ClaimStatus},
     }
 
@@ -237,10 +244,14 @@ def run_report(run: VerifyRun) -> RunReport:
     overall: Counter[str] = Counter()
     per_category: dict[str, Counter[str]] = defaultdict(Counter)
     refused_by_category: Counter[str] = Counter()
+    abstained_by_category: Counter[str] = Counter()
     questions_by_category: Counter[str] = Counter()
     answered_by_category: Counter[str] = Counter()
     checked_by_category: Counter[str] = Counter()
     out_of_scope = out_of_scope_refused = 0
+    unanswerable = unanswerable_refused = (
+        0  # refused or abstained on, either is right: neither scope's figure
+    )
     unverified = []
     for item in items:
         category = item.golden.category
@@ -248,6 +259,9 @@ def run_report(run: VerifyRun) -> RunReport:
         out_of_scope_here = category == OUT_OF_SCOPE or item.beyond_audience  # it must be refused
         out_of_scope += out_of_scope_here
         out_of_scope_refused += out_of_scope_here and item.answer is not None and item.answer.refused
+        unanswerable_here = category == UNANSWERABLE and not out_of_scope_here
+        unanswerable += unanswerable_here
+        unanswerable_refused += unanswerable_here and item.answer is not None and item.answer.refused
         if item.answers_question is not None:
             checked_by_category[category] += 1
             answered_by_category[category] += item.answers_question
@@ -255,6 +269,7 @@ def run_report(run: VerifyRun) -> RunReport:
         if answer is None:
             continue
         refused_by_category[category] += answer.refused
+        abstained_by_category[category] += answer.abstained
         for claim in by_answer.get(answer.pk, []):
             overall[claim.status] += 1
             per_category[category][claim.status] += 1
@@ -271,14 +286,15 @@ def run_report(run: VerifyRun) -> RunReport:
                         flags=list(claim.flags),
                     )
                 )
-    in_scope = len(items) - out_of_scope
-    in_scope_refused = sum(refused_by_category.values()) - out_of_scope_refused
+    in_scope = len(items) - out_of_scope - unanswerable
+    in_scope_refused = sum(refused_by_category.values()) - out_of_scope_refused - unanswerable_refused
     overall_figures = _figures(
         overall,
         sum(refused_by_category.values()),
         len(items),
         sum(answered_by_category.values()),
         sum(checked_by_category.values()),
+        sum(abstained_by_category.values()),
     )
     return RunReport(
         **overall_figures,
@@ -296,6 +312,7 @@ def run_report(run: VerifyRun) -> RunReport:
                     count,
                     answered_by_category[category],
                     checked_by_category[category],
+                    abstained_by_category[category],
                 )
             )
             for category, count in sorted(questions_by_category.items())

@@ -13,7 +13,7 @@ from evaluation.audiences import asked_as, beyond_audience, reader_as
 from evaluation.models import GoldenQuestion, RunItemStatus, RunStatus, VerifyRun, VerifyRunItem
 from evaluation.report import run_report
 from garden.answering.asking import question_ask
-from garden.golden import OUT_OF_SCOPE
+from garden.golden import OUT_OF_SCOPE, UNANSWERABLE
 from garden.models import Answer
 from verifier.queueing import verification_create
 from verifier.verifying import verification_run
@@ -60,14 +60,16 @@ def verify_run_item(*, item_id: int) -> None:
 def _answers_question(golden: GoldenQuestion, answer: Answer | None, *, beyond: bool = False) -> bool | None:
     """Whether `answer` states the golden question's expected fact (an item that failed answered nothing);
     None when there is nothing to compare with, or when the check itself failed: the run must still finish.
-    A question another audience could answer (`beyond`) is checked as one out of scope: it must be refused."""
+    A question another audience could answer (`beyond`) is checked as one out of scope: it must be refused. An
+    unanswerable one (its notes do not say) must be abstained on, or refused."""
+    unanswerable = golden.category == UNANSWERABLE
     try:
         return answer_check(
             answer=answer.text if answer else "",
             expected=golden.reference_answer,
             question=golden.question,
-            in_scope=golden.category != OUT_OF_SCOPE and not beyond,
-            refused=bool(answer and answer.refused),
+            in_scope=golden.category != OUT_OF_SCOPE and not beyond and not unanswerable,
+            refused=bool(answer and (answer.refused or (unanswerable and answer.abstained))),
             outdated_fact=golden.outdated_fact,
         ).answers
     except Exception:

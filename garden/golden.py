@@ -8,6 +8,9 @@ from pathlib import Path
 import yaml
 
 OUT_OF_SCOPE = "out_of_scope"
+# Questions about what the notes cover that none of them answers ("What colour is River Kest painted?"): the
+# answer must say the notes do not say (an abstention), not answer with the nearest sentences.
+UNANSWERABLE = "unanswerable"
 CATEGORIES = (
     "single_fact",
     "synthesis",
@@ -15,6 +18,7 @@ CATEGORIES = (
     "comparison",
     "outdated",
     OUT_OF_SCOPE,
+    UNANSWERABLE,
     "adversarial",
 )
 DEFAULT_FILE = Path(__file__).resolve().parent / "sample" / "golden.yaml"

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from garden.answering.retrieval import Candidates, Thresholds, gather, select
-from garden.golden import GoldenEntry
+from garden.golden import UNANSWERABLE, GoldenEntry
 from garden.models import Article, CalibrationSource, Passage, RetrievalCalibration
 from garden.readers import ANONYMOUS, Reader
 from providers import embeddings
@@ -56,6 +56,8 @@ def measure(observed: Sequence[Observed], thresholds: Thresholds) -> dict[str, A
         refused = result.empty
         category = per_category[item.question.category]
         category["refused"].append(float(refused))
+        if item.question.category == UNANSWERABLE:
+            continue  # refused or passed to an abstention, either is right: the gate is not judged on it
         if item.question.in_scope:
             total_in += 1
             refused_in += refused

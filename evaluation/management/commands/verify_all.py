@@ -120,10 +120,16 @@ class Command(BaseCommand):
                 f"{fitted}; {gate.notes} notes."
             )
         self.stdout.write(
-            "\nPer category (unverified claim rate, answers stating the expected fact, refusal rate):"
+            "\nPer category (unverified claim rate, answers stating the expected fact, refusal rate, "
+            "abstention rate):"
         )
         for category, figures in report.per_category.items():
-            rates = (figures.unverified_claim_rate, figures.answered_rate, figures.refusal_rate)
+            rates = (
+                figures.unverified_claim_rate,
+                figures.answered_rate,
+                figures.refusal_rate,
+                figures.abstention_rate,
+            )
             self.stdout.write(
                 f"  {category:<16} "
                 + "  ".join(f"{'-' if rate is None else f'{rate:.1%}':>7}" for rate in rates)

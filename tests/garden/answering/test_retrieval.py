@@ -28,6 +28,7 @@ def test_golden_set_covers_every_category_with_enough_questions(golden):
         "comparison",
         "outdated",
         "out_of_scope",
+        "unanswerable",
         "adversarial",
     }
     assert all(q.expected_articles for q in golden if q.in_scope)
