@@ -44,7 +44,6 @@ from verifier.marks import answer_mark_record, claim_report_record
 from verifier.models import Claim
 from verifier.review import ReviewError
 from verifier.roles import VIEW_LOGS
-from verifier.selectors import verification_for_answer
 
 CSRF_FAILED = (
     "This request carries a session cookie but no valid CSRF token: send the csrftoken cookie's value in the "
@@ -173,7 +172,8 @@ class AskIn(Schema):
         '`delta` events (`{"text": ...}`, to add to what came before; never cut inside a `[n]` citation), '
         "then one `answer` event with the stored answer (as this endpoint returns it without `stream`), or "
         'an `error` event (`{"error": ...}`) if it was withheld meanwhile. An answer whose stream broke is '
-        "stored with its `error` saying what happened and no text.",
+        "stored with its `error` saying what happened and no text. An abstention (the notes do not say what is "
+        "asked) is one `delta` of its fixed text: the model's own words for it are never sent.",
     )
 
 
@@ -365,7 +365,7 @@ def api_verdict(request: HttpRequest, answer_id: str) -> Status[VerdictOut | dic
     if not Answer.objects.readable(request_reader(request)).filter(pk=answer.pk).exists():
         return Status(404, {"error": selectors.ANSWER_NOT_SHARED})
     verdict = verdict_shape(
-        verification_for_answer(answer),
+        answer,
         reader=request_reader(request),
         rejected_quotes=may_see_rejected_quotes(request),
     )

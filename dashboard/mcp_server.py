@@ -43,7 +43,6 @@ from garden.models import Answer, Article, Passage
 from garden.readers import ALL_AUDIENCES, Reader
 from verifier.budget import spending_for
 from verifier.checking import SOURCES_MAX, CheckError, garden_check, path_citations_audit, sources_check
-from verifier.selectors import verification_for_answer
 
 ASK_NOT_ALLOWED = (
     "Asking is for readers on this site (ANONYMOUS_CAN_ASK is off): run the MCP server as a reader, "
@@ -65,7 +64,7 @@ VERDICT_WAIT = (
     "The verdict is being checked (a worker judges each claim, usually within a minute): call `verdict` with "
     "answer_id {answer_id!r} until its status is done."
 )
-NOTHING_TO_CHECK = "Nothing to check: the answer is a refusal or has no claims."
+NOTHING_TO_CHECK = "Nothing to check: the answer is a refusal, an abstention or has no claims."
 TOO_MANY_CALLS = RATE_LIMITED + " (Call `{tool}` again in {seconds} s.)"
 
 INSTRUCTIONS = (
@@ -239,7 +238,7 @@ class GardenTools:
 
     def _verdict_or_wait(self, answer: Answer) -> dict[str, Any]:
         shape = verdict_shape(
-            verification_for_answer(answer),
+            answer,
             reader=self.reader,
             rejected_quotes=may_see_rejected_quotes(self.request),
         )
@@ -339,7 +338,10 @@ def mcp_server(caller: Caller) -> MCPServer:
         `citations` (number, title, cited_as, page, passage, url), `answer_id`, `usage` (tokens, cost) and
         `verdict`: the claim-by-claim check when done, else `wait` says to call `verdict`. When the garden has
         nothing on the question, `refused` is true, `refusal_reason` says why and no model was called (zero
-        tokens). With `conversation` (the one an earlier answer returned, of the same account), the question
+        tokens). When its notes are near the question but none says what it asks, `abstained` is true and the
+        answer says so, naming the notes it looked in. `answers_question` (with `answers_question_label`) says
+        whether the answer answers the question: not refused, not abstained, not failed, and not found by its
+        check to say only what is near it. With `conversation` (the one an earlier answer returned, of the same account), the question
         is a follow-up in it, searched with what came before; every answer returns its `conversation`."""
         return tools().ask(question, conversation)
 
@@ -349,7 +351,9 @@ def mcp_server(caller: Caller) -> MCPServer:
         """The check of an answer `ask` gave: `status` (pending, running, done, error), and when done the
         `verdict` (grounded, mixed, hallucinating), `risk_score`, `compact` line and `claims`, each with its
         `status` (verified, inferred, unverified, outdated, misattributed, contradicted), `quote`,
-        `source_index` and `confidence`. While pending, `wait` says to call again."""
+        `source_index` and `confidence`; `answers_question` and `answers_question_label` say whether the answer
+        answers its question (a grounded answer that does not is labelled ~, never ✓, and its compact line says
+        `does not answer`). While pending, `wait` says to call again."""
         return tools().verdict(answer_id)
 
     @server.tool(title="Fact-check a text")

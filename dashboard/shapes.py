@@ -20,19 +20,29 @@ from claimcheck.terms import ClaimStatus, JurorRole, RiskLabel, Severity, Verdic
 from garden.models import Answer, Conversation, Generator, Passage, SearchRule
 from garden.readers import Reader
 from garden.selectors import answer_links_hidden, passages_shown, texts_shown
-from verifier.models import FINISHED, CriticFinding, Verification, VerificationStatus, Vote
+from verifier.models import FINISHED, CriticFinding, VerificationStatus, Vote
 from verifier.models import Claim as ClaimRow
-from verifier.selectors import verdict_summary
+from verifier.selectors import answers_question, verdict_summary, verification_for_answer
 
 PAGE_ONLY = Field(exclude=True)
 # Whether an answer answers its question, as every surface names it.
 ANSWERS_QUESTION = "Answers the question"
 DOES_NOT_ANSWER = "Does not answer the question"
+ANSWERS_QUESTION_RULE = (
+    "Whether the answer answers its question: it is not refused, not an abstention and not failed, and its "
+    "verification, once finished, did not find that its claims only say what is near the question (a grounded "
+    "answer that does not answer is never labelled ✓)."
+)
+ANSWERS_QUESTION_LABEL = '"Answers the question" or "Does not answer the question", as the page says.'
 CITED_AS = 'How the source is cited: its title, with its page for a PDF ("Hive care, p. 2").'
 
 
 def _rounded(score: float) -> float:
     return round(score, 4)
+
+
+def answers_label(answers: bool) -> str:
+    return ANSWERS_QUESTION if answers else DOES_NOT_ANSWER
 
 
 def _label(vocabulary: Callable[[str], Any], value: str) -> str:
@@ -180,12 +190,32 @@ class CriticOut:
 class VerdictOut:
     status: str | None
     error: str | None = None
-    verdict: Verdict | None = None
+    verdict: Annotated[
+        Verdict | None,
+        Field(
+            description="The claims' verdict: grounded, mixed or hallucinating by their statuses (or no_claims). "
+            "Whether the answer answers its question is `answers_question`: one that does not is never ✓."
+        ),
+    ] = None
     risk_score: int | None = None
-    risk_label: RiskLabel | None = None
+    risk_label: Annotated[
+        RiskLabel | None,
+        Field(
+            description="✓ grounded, ~ mixed or unsure (or does not answer the question), ⚠ likely "
+            "hallucination, ? judge unavailable."
+        ),
+    ] = None
     delta_score: float | None = None
     confidence: int | None = None
-    compact: str | None = None
+    compact: Annotated[
+        str | None,
+        Field(
+            description="The compact line, e.g. `[Hall: ✓ · 12/100 · local judge · 0 flags]`, or "
+            "`[Hall: ~ · does not answer · 50/100 · ...]` for an answer that does not answer its question."
+        ),
+    ] = None
+    answers_question: Annotated[bool, Field(description=ANSWERS_QUESTION_RULE)]
+    answers_question_label: Annotated[str, Field(description=ANSWERS_QUESTION_LABEL)]
     judges: int = 0
     flags: int = 0
     local_only: bool = False
@@ -212,6 +242,28 @@ class VerdictOut:
     @property
     def verdict_label(self) -> str:
         return Verdict(self.verdict).label if self.verdict else ""
+
+    @property
+    def label_words(self) -> str:
+        """The words beside the risk label: what it means, or, when the answer does not answer its question and
+        is no likely hallucination, that (never "grounded")."""
+        if not self.answers_question and self.risk_label != RiskLabel.HALLUCINATING:
+            return DOES_NOT_ANSWER
+        return self.risk_label.text if self.risk_label else ""
+
+    @property
+    def answers_note(self) -> str:
+        """DOES_NOT_ANSWER when the answer does not answer its question and the label's words say something
+        else (a likely hallucination); else ""."""
+        return DOES_NOT_ANSWER if not self.answers_question and self.label_words != DOES_NOT_ANSWER else ""
+
+    @property
+    def verdict_shown(self) -> str:
+        """The claims' verdict as the page names it beside the label: not shown for claims that are grounded in
+        an answer that does not answer its question (its label says what matters)."""
+        if not self.answers_question and self.verdict == Verdict.GROUNDED:
+            return ""
+        return self.verdict_label
 
     @property
     def status_counts(self) -> list[tuple[str, str, int]]:
@@ -255,12 +307,8 @@ class AnswerOut:
             "names the notes it looked in (an abstention; no claims to check)."
         ),
     ]
-    answers_question: Annotated[
-        bool, Field(description="Whether the answer answers the question: not refused, abstained or failed.")
-    ]
-    answers_question_label: Annotated[
-        str, Field(description='"Answers the question" or "Does not answer the question", as the page says.')
-    ]
+    answers_question: Annotated[bool, Field(description=ANSWERS_QUESTION_RULE)]
+    answers_question_label: Annotated[str, Field(description=ANSWERS_QUESTION_LABEL)]
     answer: str
     error: str | None
     generator: str
@@ -299,6 +347,7 @@ def answer_shape(answer: Answer, *, reader: Reader, verdict: VerdictOut | None =
     question = answer.question
     retrieval = question.retrieval
     brief = getattr(answer, "verification", None)
+    answers = answers_question(answer)
     return AnswerOut(
         question_id=question.pk,
         answer_id=str(answer.public_id),
@@ -310,8 +359,8 @@ def answer_shape(answer: Answer, *, reader: Reader, verdict: VerdictOut | None =
         refused=retrieval.refused,
         refusal_reason=retrieval.refusal_reason or None,
         abstained=answer.abstained,
-        answers_question=answer.answers_question,
-        answers_question_label=ANSWERS_QUESTION if answer.answers_question else DOES_NOT_ANSWER,
+        answers_question=answers,
+        answers_question_label=answers_label(answers),
         answer=answer.text,
         error=answer.error or None,
         generator=answer.generator,
@@ -421,21 +470,34 @@ def _citation(number: int, passage: Passage, text: str) -> CitationOut:
 
 
 def verdict_shape(
-    verification: Verification | None,
+    answer: Answer,
     *,
     reader: Reader,
     hidden: Mapping[int, set[str]] | None = None,
     rejected_quotes: bool = False,
 ) -> VerdictOut:
-    """The verdict on an answer as `reader` is shown it; `verification_for_answer` has loaded claims and
-    votes. None (nothing to check) gives a verdict with no status and no claims.
+    """The verdict on `answer` as `reader` is shown it, its verification loaded with its claims and votes
+    (`verification_for_answer`, whose load stays on the answer for `answer_shape`). An answer with nothing to
+    check gives a verdict with no status and no claims; either way it says whether the answer answers its
+    question (`verifier.selectors.answers_question`).
 
     A quote the quote gate turned down (invented, or saying too little of its claim: `quote_passed`) is sent
     only with `rejected_quotes`, for editors and operators (`may_see_rejected_quotes`); readers get "" in its
     place, and the vote's flags say why. A quote's link to a note not the reader's names nothing
     (`garden.selectors.texts_shown`; `hidden`, when the page loaded the answer: `answer_links_hidden`)."""
+    verification = verification_for_answer(answer)
+    answers = answers_question(answer)
     if verification is None:
-        return VerdictOut(status=None, counts={}, sources_used=[], critics=[], claims=[], sentences=[])
+        return VerdictOut(
+            status=None,
+            answers_question=answers,
+            answers_question_label=answers_label(answers),
+            counts={},
+            sources_used=[],
+            critics=[],
+            claims=[],
+            sentences=[],
+        )
     summary = verdict_summary(verification)
     quoted = [
         (claim.passage.article_id if claim.passage else None, quote)
@@ -456,6 +518,8 @@ def verdict_shape(
         delta_score=verification.delta_score,
         confidence=verification.confidence,
         compact=verification.compact or None,
+        answers_question=answers,
+        answers_question_label=answers_label(answers),
         judges=verification.judges,
         flags=verification.flags,
         local_only=verification.local_only,

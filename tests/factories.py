@@ -22,6 +22,13 @@ STATION_ANSWER = (
 STATION_QUOTE = "The first public train of the preserved railway left Ashcombe for Millbridge on 3 May 1981."
 # The question STATION_ANSWER answers.
 STATION_QUESTION = "When did the first public train of the preserved railway leave Ashcombe?"
+# Another sentence of the Ashcombe station note, and a question near it that it does not answer (it gives no date).
+STEP_FREE_QUOTE = (
+    "Ashcombe is step-free throughout, with a lift to the footbridge and an accessible toilet next to the ticket "
+    "office."
+)
+STEP_FREE_ANSWER = f"{STEP_FREE_QUOTE.removesuffix('.')} [1]."
+LIFT_QUESTION = "When was the lift to the footbridge at Ashcombe station put in?"
 
 
 def answer_for(text: str, *sources: Passage, question: str = "What does the garden say?") -> Answer:
@@ -79,6 +86,11 @@ def verify_station_answer(
     assert verification is not None
     verification_run(verification_id=verification.pk)
     return Verification.objects.get(pk=verification.pk)
+
+
+def verify_step_free_answer(question: str = LIFT_QUESTION) -> Verification:
+    """Run the judge on STEP_FREE_ANSWER, a grounded answer, to `question` (by default one it does not answer)."""
+    return verify_station_answer(question, answer=STEP_FREE_ANSWER, passage_with="step-free")
 
 
 def verification_with_claims(count: int) -> Verification:

@@ -9,6 +9,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 
+from claimcheck.terms import Verdict
 from garden.models import Answer
 from verifier.budget import (
     anonymous_limit,
@@ -18,7 +19,11 @@ from verifier.budget import (
     spent_today_by_token,
     today_start,
 )
-from verifier.models import CriticFinding, Verification
+from verifier.models import CriticFinding, Verification, VerificationStatus
+
+# The verdict filter's value for the answers that do not answer their question: abstentions, and those whose
+# judge found so (a grounded answer among them is not listed as grounded).
+DOES_NOT_ANSWER = "does_not_answer"
 
 
 @dataclass(frozen=True)
@@ -38,8 +43,13 @@ def answers_logged(filters: LogFilters = LogFilters()) -> QuerySet[Answer]:
             "verification__findings", CriticFinding.objects.filter(passed=False), to_attr="failed_checks"
         )
     )
+    not_answering = Q(verification__status=VerificationStatus.DONE, verification__answers_question=False)
     if filters.verdict == "refused":
         answers = answers.filter(question__retrieval__refused=True)
+    elif filters.verdict == DOES_NOT_ANSWER:
+        answers = answers.filter(Q(abstained=True) | not_answering)
+    elif filters.verdict == Verdict.GROUNDED:
+        answers = answers.filter(verification__verdict=filters.verdict).exclude(not_answering)
     elif filters.verdict:
         answers = answers.filter(verification__verdict=filters.verdict)
     if filters.severity:

@@ -35,6 +35,18 @@ def verification_for_answer(answer: Answer) -> Verification | None:
     return getattr(answer, "verification", None)
 
 
+def answers_question(answer: Answer) -> bool:
+    """Whether `answer` answers its question, the one rule every face shows: it is not refused, not an
+    abstention and not failed (`Answer.answers_question`), and its verification, once finished, did not decide
+    otherwise (a grounded answer may say only what is near the question). Reads `answer.verification` when
+    loaded or cached."""
+    verification: Verification | None = getattr(answer, "verification", None)
+    decided_not = (
+        verification is not None and verification.finished and verification.answers_question is False
+    )
+    return answer.answers_question and not decided_not
+
+
 def conversation_labels(conversation: Conversation, reader: Reader) -> list[tuple[str, str]]:
     """Each checked turn's verification status and risk label (blank until it has one), in one query: of the
     turns `reader` may see only (`Answer.objects.readable`), as a turn hidden from them says nothing of its check."""

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from claimcheck.terms import Severity, Verdict, choices
 from dashboard.permissions import request_reader, role_required
+from dashboard.shapes import DOES_NOT_ANSWER
 from dashboard.views.htmx import HtmxHttpRequest, query_date
 from evaluation.audiences import UnknownAudience, audience_named
 from evaluation.chart import runs_chart
@@ -21,6 +22,7 @@ from evaluation.starting import RunNotQueued, verify_run_start
 from garden.answering.retrieval import Thresholds, calibration_in_force
 from garden.models import Audience
 from verifier.health import health_check
+from verifier.logs import DOES_NOT_ANSWER as DOES_NOT_ANSWER_FILTER
 from verifier.logs import LogFilters, alerts, answers_logged, spending_summary
 from verifier.marks import answers_unhelpful
 from verifier.models import JudgeParameters
@@ -125,6 +127,7 @@ def logs_page(request: HtmxHttpRequest) -> HttpResponse:
             "health": health_check(),
             "spend": spending_summary(),
             "verdicts": choices(Verdict),
+            "does_not_answer": (DOES_NOT_ANSWER_FILTER, DOES_NOT_ANSWER),
             "severities": choices(Severity),
             "judge_versions": JudgeParameters.objects.select_related("created_by")[:20],
             "calibration": calibration_in_force(),

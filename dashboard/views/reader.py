@@ -50,7 +50,7 @@ from garden.models import Answer, Article, Conversation
 from garden.sync.git import commit_web_url
 from verifier.budget import spending_for
 from verifier.marks import marks_of
-from verifier.selectors import conversation_labels, verification_for_answer
+from verifier.selectors import conversation_labels
 
 # An image's bytes never change for its hash, but whether it may be shown does: once the only note showing it is
 # withheld it is a 404. So no shared cache keeps it (one would go on serving it to anyone), and the browser that
@@ -207,9 +207,8 @@ def _asked(
 def _shape(request: HttpRequest, answer: Answer) -> AnswerOut:
     """The answer with its verdict, as its page shows it to this user. Polled every 2 s: the queries do not grow
     with the claims (`verification_for_answer`)."""
-    verification = verification_for_answer(answer)
     verdict = verdict_shape(
-        verification,
+        answer,
         reader=request_reader(request),
         hidden=selectors.answer_links_hidden(answer),
         rejected_quotes=may_see_rejected_quotes(request),

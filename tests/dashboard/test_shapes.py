@@ -46,6 +46,8 @@ VERDICT_FIELDS = {
     "delta_score",
     "confidence",
     "compact",
+    "answers_question",
+    "answers_question_label",
     "judges",
     "flags",
     "local_only",

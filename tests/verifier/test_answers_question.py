@@ -10,9 +10,11 @@ from tests.factories import (
     STATION_ANSWER,
     STATION_QUESTION,
     STATION_QUOTE,
+    STEP_FREE_QUOTE,
     answer_for,
     verified_by_claude,
     verify_station_answer,
+    verify_step_free_answer,
 )
 from tests.fakes.messages_api import FakeMessagesAPI, reply_tool
 from verifier.models import Verification
@@ -20,17 +22,6 @@ from verifier.queueing import verification_create
 from verifier.verifying import verification_run
 
 pytestmark = pytest.mark.django_db
-
-# A sentence of the Ashcombe station note, and a question near it that it does not answer: it gives no date.
-STEP_FREE = (
-    "Ashcombe is step-free throughout, with a lift to the footbridge and an accessible toilet next to the ticket "
-    "office [1]."
-)
-LIFT_ADDED = "When was the lift to the footbridge at Ashcombe station put in?"
-
-
-def verify_step_free(question: str = LIFT_ADDED) -> Verification:
-    return verify_station_answer(question, answer=STEP_FREE, passage_with="step-free")
 
 
 def test_a_grounded_answer_to_its_question_keeps_its_tick(settings) -> None:
@@ -43,7 +34,7 @@ def test_a_grounded_answer_to_its_question_keeps_its_tick(settings) -> None:
 
 def test_a_grounded_answer_near_its_question_that_does_not_answer_it_is_never_a_tick(settings) -> None:
     settings.ANTHROPIC_API_KEY = ""
-    verification = verify_step_free()
+    verification = verify_step_free_answer()
     assert verification.answers_question is False
     # Its claim is in the notes: the verdict on the claims stands; the label and the score say it does not answer.
     assert verification.verdict == "grounded" and verification.claims.get(is_claim=True).status == "verified"
@@ -65,9 +56,8 @@ def test_the_claude_jurors_word_wins_over_the_local_judges(claude: FakeMessagesA
     assert verification.verdict == "grounded" and verification.risk_label == RiskLabel.MIXED
     assert verification.compact == "[Hall: ~ · does not answer · 50/100 · 2 judges · 0 flags]"
 
-    step_free = STEP_FREE.removesuffix(" [1].") + "."
-    claude.set_default(verified_by_claude(step_free, answers_question=True))
-    assert verify_step_free().answers_question is True  # the local judge would find it not answered
+    claude.set_default(verified_by_claude(STEP_FREE_QUOTE, answers_question=True))
+    assert verify_step_free_answer().answers_question is True  # the local judge would find it not answered
 
 
 def test_a_juror_that_does_not_say_is_a_recorded_error_and_the_local_judge_decides(
@@ -76,13 +66,13 @@ def test_a_juror_that_does_not_say_is_a_recorded_error_and_the_local_judge_decid
     verdict = {
         "claim_number": 1,
         "status": "verified",
-        "quote": STEP_FREE.removesuffix(" [1].") + ".",
+        "quote": STEP_FREE_QUOTE,
         "source_number": 1,
         "confidence": 0.97,
         "flags": [],
     }
     claude.set_default(reply_tool(TOOL_NAME, {"verdicts": [verdict]}))  # no `answers_question`
-    verification = verify_step_free()
+    verification = verify_step_free_answer()
     assert verification.local_only and "answers_question" in verification.judge_errors
     assert verification.disclosure.startswith("Only the weaker local judge ran")
     assert verification.answers_question is False and verification.risk_label == RiskLabel.MIXED

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from claimcheck.terms import ClaimStatus
+from claimcheck.terms import ClaimStatus, Verdict
 from dashboard.asking import ConversationNotFound, ask, conversation_owned
 from dashboard.shapes import answer_shape, shape_json, verdict_shape
 from garden import selectors
@@ -19,9 +19,9 @@ from garden.answering.synthesis import BUDGET_SPENT
 from garden.readers import NO_SUCH_ACCOUNT as NO_ACCOUNT
 from garden.readers import NoSuchAccount, account_named, reader_of
 from verifier.models import Verification
-from verifier.selectors import verification_for_answer
 
 NO_SUCH_ACCOUNT = f"{NO_ACCOUNT} Nothing was asked."
+NOT_ANSWERED = "the judge found that none of its claims says what was asked."
 
 
 class Command(BaseCommand):
@@ -76,9 +76,7 @@ class Command(BaseCommand):
         if (
             wait
         ):  # the whole verdict, as GET /api/answers/{id}/verdict gives it to an operator (who runs this)
-            verdict = verdict_shape(
-                verification_for_answer(loaded), reader=reader_of(user), rejected_quotes=True
-            )
+            verdict = verdict_shape(loaded, reader=reader_of(user), rejected_quotes=True)
             payload["verification"] = shape_json(verdict)
         if as_json:
             self.stdout.write(_dumps(payload))
@@ -101,6 +99,8 @@ class Command(BaseCommand):
             self.stdout.write(f"RETRIEVAL REFUSED: {payload['refusal_reason']}")
         if payload["abstained"]:
             self.stdout.write(f"{payload['answers_question_label'].upper()}: the notes near it do not say.")
+        elif not payload["answers_question"] and not (payload["refused"] or payload["error"]):
+            self.stdout.write(f"{payload['answers_question_label'].upper()}: {NOT_ANSWERED}")
         if payload["error"]:
             self.stdout.write(f"ERROR: {payload['error']}")
         if payload["budget_held"]:
@@ -123,7 +123,11 @@ class Command(BaseCommand):
 
     def _print_verdict(self, verification: dict[str, Any]) -> None:
         """The compact line, the disclosure, then each claim with its status label, quote and flags."""
-        self.stdout.write(f"{verification['compact']} verdict: {verification['verdict']}")
+        verdict = verification["verdict"]
+        if not verification["answers_question"]:  # grounded or not, that is what the reader needs to know
+            said = verification["answers_question_label"].lower()
+            verdict = said if verdict == Verdict.GROUNDED else f"{verdict}, {said}"
+        self.stdout.write(f"{verification['compact']} verdict: {verdict}")
         if verification["disclosure"]:
             self.stdout.write(verification["disclosure"])
         for claim in verification["claims"]:
