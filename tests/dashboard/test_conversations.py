@@ -264,7 +264,8 @@ def test_a_turn_hidden_from_the_reader_counts_nowhere_in_the_worst_label():
 
     assert RiskLabel.HALLUCINATING.value in page_header(me.get(url).content.decode())
     theirs = other.get(url).content.decode()
-    assert ANSWER_NOT_SHARED in theirs and second.text[:40] in html.unescape(theirs)
+    # The second turn's words, up to its first citation (a link on the page).
+    assert ANSWER_NOT_SHARED in theirs and second.text.split(" [", 1)[0] in html.unescape(theirs)
     assert "no turn checked yet" in page_header(theirs) and "1 still being checked" in page_header(theirs)
     Verification.objects.filter(answer=second).update(
         status=VerificationStatus.DONE, risk_label=RiskLabel.GROUNDED

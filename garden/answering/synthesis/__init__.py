@@ -55,8 +55,8 @@ class Synthesis:
 # What an answer says when the notes are about the question's subject but none says what it asks: a fixed, plain
 # form, whoever wrote the answer, naming what the garden does hold; the sources are the nearest passages.
 ABSTENTION = (
-    "The garden's notes on {subjects} do not answer this question. The nearest passages are listed below as its "
-    "sources."
+    "The garden has notes on this ({subjects}), but none of them says what the question asks. The nearest "
+    "passages are listed below as its sources."
 )
 ABSTENTION_SUBJECTS = 3  # notes named in an abstention; the sources list every one
 # What Claude writes, and nothing else, when the sources do not answer the question (its prompt says so): the
@@ -72,11 +72,11 @@ def abstains(text: str) -> bool:
 def abstention_text(sources: Sequence[SourceText]) -> str:
     """The abstention for `sources` (those the asker may see), naming their notes in the order given."""
     titles = list(dict.fromkeys(s.title.rpartition(", p. ")[0] or s.title for s in sources))
-    named = titles[:ABSTENTION_SUBJECTS]
+    named = [f"“{title}”" for title in titles[:ABSTENTION_SUBJECTS]]
     if len(titles) > len(named):
-        named.append("others")
+        named.append(f"{len(titles) - len(named)} more")
     subjects = " and ".join(named) if len(named) < 3 else f"{', '.join(named[:-1])} and {named[-1]}"
-    return ABSTENTION.format(subjects=subjects or "this subject")
+    return ABSTENTION.format(subjects=subjects or "its subject")
 
 
 def abstaining(written: Synthesis, sources: Sequence[SourceText]) -> Synthesis:

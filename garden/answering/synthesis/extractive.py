@@ -22,7 +22,7 @@ from django.utils.module_loading import import_string
 from claimcheck.text import STOP_WORDS as SHARED_STOP_WORDS
 from claimcheck.text import asked_kinds, gives_kind, word_set
 from garden.answering.synthesis import SourceText, Synthesis, abstaining
-from garden.chunking import sentence_spans
+from garden.chunking import Span, sentence_spans
 from garden.models import Generator
 from garden.syntax import LINK, WIKILINK
 from providers import embeddings
@@ -39,6 +39,8 @@ ANSWER_KIND_WEIGHT = 0.2
 # ("Config](https://...)"), an embed, a block reference, a property. Such a sentence is not text as its page
 # shows it, so it is never an answer's.
 _MARKUP_LEFT = re.compile(r"\]\(|\[\[|\]\]|\{\{|\}\}|\(\(|\)\)|^\S+::")
+_TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]*-{3,}[\s:|-]*$")
 _BULLET = re.compile(r"^(?:[-*+]\s+|\d+[.)]\s+|#+\s+|>\s*)")
 _CONTENT_WORD = re.compile(r"[a-z0-9£$][a-z0-9.,£$%-]*[a-z0-9%]|[a-z0-9]")
 # Function words that a question and a sentence share without sharing a subject: the shared stop words of
@@ -71,8 +73,8 @@ def _candidates(sources: Sequence[SourceText]) -> list[_Candidate]:
     found = []
     for source in sources:
         for position, span in enumerate(sentence_spans(source.text)):
-            sentence = plain(_BULLET.sub("", span.of(source.text)).strip())
-            # Headings, table rows, fragments of lists ("a 1:48 scale model ...;") make poor sentences.
+            sentence = plain(_row_read(source.text, span) or _BULLET.sub("", span.of(source.text)).strip())
+            # Headings, table rows but as read, fragments of lists ("a 1:48 scale model ...;") make poor sentences.
             fragment = not sentence[:1].isupper() and not sentence[:1].isdigit()
             # A short sentence counts when it carries a figure ("Total length 196 m.").
             short = len(sentence) < (12 if any(c.isdigit() for c in sentence) else 25)
@@ -82,6 +84,19 @@ def _candidates(sources: Sequence[SourceText]) -> list[_Candidate]:
                 continue
             found.append(_Candidate(source.number, sentence, position, source.title))
     return found
+
+
+def _row_read(text: str, span: Span) -> str | None:
+    """A table's row read as a sentence, its first cell naming it: "| Life membership | £450.00 |" reads "Life
+    membership: £450.00"; None for anything else, a table's heading row and its rule included."""
+    row = _TABLE_ROW.match(span.of(text))
+    if row is None or _TABLE_RULE.match(row[0]):
+        return None
+    following = text[span.end :].lstrip("\n").split("\n", 1)[0]
+    cells = [cell.strip() for cell in row[1].split("|") if cell.strip()]
+    if _TABLE_RULE.match(following) or len(cells) < 2:
+        return None
+    return f"{cells[0]}: {', '.join(cells[1:])}"
 
 
 def _gives_kind(question: str, candidates: Sequence[_Candidate]) -> npt.NDArray[np.float64]:
