@@ -53,6 +53,7 @@ class VerificationAdmin(RecordOnly, admin.ModelAdmin[Verification]):
         "answer",
         "status",
         "verdict",
+        "answers_question",
         "risk_label",
         "risk_score",
         "judges",
@@ -62,7 +63,7 @@ class VerificationAdmin(RecordOnly, admin.ModelAdmin[Verification]):
         "cost_usd",
         "created_at",
     ]
-    list_filter = ["status", "verdict", "mode", "blocked", "local_only", "budget_held"]
+    list_filter = ["status", "verdict", "answers_question", "mode", "blocked", "local_only", "budget_held"]
     list_select_related = ["answer__question"]
     search_fields = ["answer__question__text", "answer__text", "error", "judge_errors"]
     date_hierarchy = "created_at"
