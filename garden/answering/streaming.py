@@ -38,6 +38,15 @@ class AskEvent:
     answer: Answer | None = None
 
 
+def _may_be_abstention(text: str) -> bool:
+    """Whether `text`, all a reply has written so far, may still be the abstention `ABSTAINS` (a start of it, or it
+    whole with nothing after but stops): "Not in the notes on the station, but..." is not."""
+    written = text.upper().rstrip()
+    return ABSTAINS.startswith(written) or (
+        written.startswith(ABSTAINS) and not written[len(ABSTAINS) :].strip(" .!")
+    )
+
+
 class ShownText:
     """The text of an answer being written, a piece at a time, as it may be shown: held back where what comes
     next may change it (a partial `[12`, `&l`, trailing space), "&lt;" read back as "<" as the stored answer
@@ -56,8 +65,7 @@ class ShownText:
             text = text.lstrip()
             self._begun = bool(text)
         if self._may_abstain:
-            start = text.upper()[: len(ABSTAINS)]
-            if ABSTAINS.startswith(start):
+            if _may_be_abstention(text):
                 self._held = text
                 return ""
             self._may_abstain = False

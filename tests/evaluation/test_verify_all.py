@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+import yaml
 from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.core.management import call_command
@@ -19,6 +20,7 @@ from evaluation.models import GoldenQuestion, RunItemStatus, RunStatus, VerifyRu
 from evaluation.report import NO_JUDGE, JudgeRan, report_shown, run_report
 from evaluation.running import RUN_FAILED, verify_run_item
 from evaluation.starting import QUEUE_UNREACHABLE, verify_run_start
+from garden.golden import DEFAULT_FILE
 from tests.factories import login, page_text, verification_with_claims
 from verifier.models import Verification, Vote
 from verifier.roles import roles_ensure
@@ -352,3 +354,22 @@ def test_a_run_gives_the_share_of_readers_answers_marked_unhelpful_since_the_run
         r"Readers' marks</strong> since the first answer: answers marked unhelpful: 1 of 2 \(50(\.0)?\s?%\)",
         page,
     ), page
+
+
+def test_a_run_counts_abstentions_and_an_unanswerable_question_abstained_on_as_answered(tmp_path):
+    entries = {e["id"]: e for e in yaml.safe_load(DEFAULT_FILE.read_text())}
+    # D2187's colour, which its note never gives; the tunnel's length, which its note does.
+    path = tmp_path / "golden.yaml"
+    path.write_text(yaml.safe_dump([entries["g083"], entries["g002"]]))
+    run = run_inline("abstaining", path)
+    items = {item.golden.code: item for item in run.items.select_related("golden", "answer")}
+    assert items["g083"].answer.abstained and items["g083"].answers_question is True
+    assert not items["g002"].answer.abstained and items["g002"].answers_question is True
+    report = run.report
+    assert (
+        report["abstention_rate"] == 0.5 and report["per_category"]["unanswerable"]["abstention_rate"] == 1.0
+    )
+    # Neither scope's refusal figures count it: it is in scope only for the tunnel.
+    assert report["in_scope_refused"] == 0.0 and report["in_scope_answered"] == 1.0
+    rows = list(csv.DictReader(io.StringIO(run_csv(run))))
+    assert {row["code"]: row["abstained"] for row in rows} == {"g083": "True", "g002": "False"}

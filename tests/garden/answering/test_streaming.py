@@ -36,3 +36,17 @@ def test_an_escaped_lt_is_read_back_as_the_stored_answer_reads_it(original: str,
 
 def test_a_range_of_sources_is_held_back_whole() -> None:
     assert shown(["Both say so [2", "-", "4", "]."]) == ["Both say so ", "", "", "[2-4].", ""]
+
+
+def test_what_may_still_be_the_models_abstention_is_held_back_and_never_shown() -> None:
+    assert shown(["NOT ", "IN THE", " NOTES", "."]) == ["", "", "", "", ""]
+    assert shown(["Not ", "until 1902 [1]."]) == ["", "Not until 1902 [1].", ""]
+
+
+def test_a_reply_that_begins_with_the_abstentions_words_and_goes_on_is_shown() -> None:
+    pieces = ["Not in the notes", " on the station, but the footbridge dates from 1902 [1]."]
+    assert shown(pieces) == [
+        "",
+        "Not in the notes on the station, but the footbridge dates from 1902 [1].",
+        "",
+    ]
