@@ -22,12 +22,15 @@ from garden.readers import Reader
 from garden.selectors import answer_links_hidden, passages_shown, texts_shown
 from verifier.models import FINISHED, CriticFinding, VerificationStatus, Vote
 from verifier.models import Claim as ClaimRow
-from verifier.selectors import answers_question, verdict_summary, verification_for_answer
+from verifier.selectors import (
+    DOES_NOT_ANSWER,
+    answers_label,
+    answers_question,
+    verdict_summary,
+    verification_for_answer,
+)
 
 PAGE_ONLY = Field(exclude=True)
-# Whether an answer answers its question, as every surface names it.
-ANSWERS_QUESTION = "Answers the question"
-DOES_NOT_ANSWER = "Does not answer the question"
 ANSWERS_QUESTION_RULE = (
     "Whether the answer answers its question: it is not refused, not an abstention and not failed, and its "
     "verification, once finished, did not find that its claims only say what is near the question (a grounded "
@@ -39,10 +42,6 @@ CITED_AS = 'How the source is cited: its title, with its page for a PDF ("Hive c
 
 def _rounded(score: float) -> float:
     return round(score, 4)
-
-
-def answers_label(answers: bool) -> str:
-    return ANSWERS_QUESTION if answers else DOES_NOT_ANSWER
 
 
 def _label(vocabulary: Callable[[str], Any], value: str) -> str:

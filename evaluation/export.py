@@ -17,6 +17,7 @@ from garden.models import Answer
 from garden.readers import ANONYMOUS, Reader
 from garden.selectors import ANSWER_WITHHELD
 from verifier.models import Claim, Verification
+from verifier.selectors import answers_label, answers_question
 
 CSV_FIELDS = [
     "code",
@@ -27,6 +28,7 @@ CSV_FIELDS = [
     "refused",
     "abstained",
     "answers_question",
+    "answers_question_label",
     "verdict",
     "risk_label",
     "claims",
@@ -72,6 +74,8 @@ def run_rows(run: VerifyRun, reader: Reader = ANONYMOUS) -> Iterable[dict[str, A
             "refused": bool(answer and answer.refused),
             "abstained": bool(answer and answer.abstained),
             "answers_question": item.answers_question,
+            # What the page says (`verifier.selectors.answers_question`), beside whether it states the expected fact.
+            "answers_question_label": answers_label(answers_question(answer)) if answer else "",
             "verdict": verification.verdict if verification else "",
             "risk_label": verification.risk_label if verification else "",
             "claims": sum(tally.values()),

@@ -35,6 +35,15 @@ def verification_for_answer(answer: Answer) -> Verification | None:
     return getattr(answer, "verification", None)
 
 
+# Whether an answer answers its question, as every surface names it (`answers_label`).
+ANSWERS_QUESTION = "Answers the question"
+DOES_NOT_ANSWER = "Does not answer the question"
+
+
+def answers_label(answers: bool) -> str:
+    return ANSWERS_QUESTION if answers else DOES_NOT_ANSWER
+
+
 def answers_question(answer: Answer) -> bool:
     """Whether `answer` answers its question, the one rule every face shows: it is not refused, not an
     abstention and not failed (`Answer.answers_question`), and its verification, once finished, did not decide

@@ -14,7 +14,6 @@ from django.core.management import call_command
 from django.test import Client
 
 from dashboard.mcp_server import NOTHING_TO_CHECK, GardenTools, user_request
-from dashboard.shapes import ANSWERS_QUESTION, DOES_NOT_ANSWER
 from garden.answering.synthesis import ABSTAINS, ABSTENTION_SUBJECTS, SourceText, abstention_text
 from garden.audiences import members_add
 from garden.models import Answer, Article, Generator
@@ -24,6 +23,7 @@ from tests.fakes.messages_api import FakeMessagesAPI, reply_text
 from verifier.logs import DOES_NOT_ANSWER as NOT_ANSWERING
 from verifier.models import Verification
 from verifier.roles import READER
+from verifier.selectors import ANSWERS_QUESTION, DOES_NOT_ANSWER
 
 pytestmark = pytest.mark.django_db
 

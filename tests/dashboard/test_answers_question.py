@@ -15,7 +15,6 @@ from django.test import Client
 
 from dashboard.management.commands.ask import NOT_ANSWERED
 from dashboard.mcp_server import GardenTools, user_request
-from dashboard.shapes import ANSWERS_QUESTION, DOES_NOT_ANSWER
 from tests.factories import (
     LIFT_QUESTION,
     STEP_FREE_QUOTE,
@@ -27,6 +26,7 @@ from tests.fakes.messages_api import Behaviour, FakeMessagesAPI, reply_text, rep
 from verifier.logs import DOES_NOT_ANSWER as NOT_ANSWERING_FILTER
 from verifier.models import Verification
 from verifier.roles import READER
+from verifier.selectors import ANSWERS_QUESTION, DOES_NOT_ANSWER
 from verifier.verifying import verification_run
 
 pytestmark = pytest.mark.django_db

@@ -373,3 +373,5 @@ def test_a_run_counts_abstentions_and_an_unanswerable_question_abstained_on_as_a
     assert report["in_scope_refused"] == 0.0 and report["in_scope_answered"] == 1.0
     rows = list(csv.DictReader(io.StringIO(run_csv(run))))
     assert {row["code"]: row["abstained"] for row in rows} == {"g083": "True", "g002": "False"}
+    said = {row["code"]: row["answers_question_label"] for row in rows}
+    assert said == {"g083": "Does not answer the question", "g002": "Answers the question"}
