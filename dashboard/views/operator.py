@@ -9,7 +9,6 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from claimcheck.terms import Severity, Verdict, choices
 from dashboard.permissions import request_reader, role_required
-from dashboard.shapes import DOES_NOT_ANSWER
 from dashboard.views.htmx import HtmxHttpRequest, query_date
 from evaluation.audiences import UnknownAudience, audience_named
 from evaluation.chart import runs_chart
@@ -27,6 +26,7 @@ from verifier.logs import LogFilters, alerts, answers_logged, spending_summary
 from verifier.marks import answers_unhelpful
 from verifier.models import JudgeParameters
 from verifier.roles import RETRAIN_JUDGE, RUN_VERIFY_ALL, VIEW_LOGS
+from verifier.selectors import DOES_NOT_ANSWER
 
 
 @role_required(RUN_VERIFY_ALL)
