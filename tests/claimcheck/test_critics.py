@@ -293,7 +293,10 @@ def test_path_citation_outside_the_tree_is_dropped_without_reading_it(
         "garden/link.txt:1 - secret words\n"
     )
     items = items_of(answer, source_tree=tree)
-    assert [(item["status"], item["reason"]) for item in items] == [("dropped", "outside-tree")] * 4
+    # The link is there, but what it points to is not the tree's: it reads as a file that is not there.
+    assert [(item["status"], item["reason"]) for item in items] == [("dropped", "outside-tree")] * 3 + [
+        ("dropped", "file-missing")
+    ]
     assert read == []
 
 
@@ -323,11 +326,27 @@ def test_hidden_files_in_the_tree_are_never_read_so_their_words_cannot_be_probed
     items = items_of(answer, source_tree=tree)
     assert [(item["status"], item["reason"], item.get("score")) for item in items] == [
         ("dropped", "outside-tree", None)
-    ] * 5
+    ] * 4 + [("dropped", "file-missing", None)]
     assert read == []
     assert (
         items_of("`garden/retrieval.py:12 - the refusal gate`", source_tree=tree)[0]["status"] == "verified"
     )
+
+
+def test_a_link_out_of_the_tree_reads_as_a_file_that_is_not_there(tree: Path) -> None:
+    (tree / ".env").write_text("SECRET_KEY=hunter2-production\n", encoding="utf-8")
+    (tree / "garden" / "notes.txt").symlink_to(tree.parent / "secret.txt")
+    (tree / "garden" / "settings.txt").symlink_to(tree / ".env")
+
+    def seen(name: str) -> tuple[str, list[tuple[str, str, bool]]]:
+        result = citation_gate.CHECK(make_input(f"`garden/{name}.txt:1 - secret words`", source_tree=tree))
+        items = result.details["items"]
+        message = result.message.replace(name, "NAME")
+        return message, [(item["status"], item["reason"], item["fabricated"]) for item in items]
+
+    missing = seen("missing")
+    assert missing[1] == [("dropped", "file-missing", True)]
+    assert seen("notes") == seen("settings") == missing
 
 
 def test_path_citation_in_a_sentence_is_checked_for_the_code_it_names(tree: Path) -> None:

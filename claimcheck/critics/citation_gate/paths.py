@@ -5,8 +5,9 @@ Two forms are read. `path:line - description`: the description's content words m
 names (its backticked spans, else its identifiers such as `RETRIEVAL_THRESHOLD` or `CriticInput`) must be on
 the line; a sentence that names no code is checked for the file and line alone.
 
-The file must be inside the tree (no `..`, no absolute path, no symlink out of it, nothing hidden such as
-`.env` or `.git/`; nothing else is ever opened) and the line must exist; what the citation says must be on that
+The file must be inside the tree (no `..`, no absolute path, nothing hidden such as `.env` or `.git/`: dropped
+as outside the tree, by the citation's text alone; a symlink out of the tree or to a hidden file is dropped as
+no such file, as if it were not there; nothing else is ever opened) and the line must exist; what the citation says must be on that
 line, else on the nearest line within `LINE_RADIUS` of it that holds it (corrected: line drift), else the
 citation is dropped. Pure Python: no Django.
 """
@@ -171,9 +172,15 @@ def _audit_path(
     if source_tree is None:
         item.reason = NO_SOURCE_TREE
         return item
-    target = _inside(source_tree, path)
-    if target is None:
+    named = _named_inside(path)
+    if named is None:
+        # Said by the citation's text alone: nothing of the tree is looked at, so nothing of it is told.
         item.reason = OUTSIDE_TREE
+        return item
+    target = _inside(source_tree, named)
+    if target is None:
+        # A link out of the tree or to a hidden file reads as no file at all: "not yours" as "not there".
+        item.reason = FILE_MISSING
         return item
     if target not in lines_by_file:
         lines_by_file[target] = _read_lines(target) if target.is_file() else None
@@ -209,22 +216,24 @@ def _audit_path(
     return item
 
 
-def _inside(source_tree: Path, path: str) -> Path | None:
-    """`path` resolved inside `source_tree`, or None when it is absolute, climbs out or links out of it, or is
-    hidden (a name starting with a dot, as `.env`, `.run/` and `.git/` do).
-
-    The checks on the text come first, so a path such as `../../etc/passwd` is refused without touching the
-    file system; `resolve` then catches a symlink inside the tree that points out of it, or to a hidden file.
-    Hidden files hold secrets, not sources: were they read, the gate's verdict on a description would tell
-    whether their words are there.
-    """
+def _named_inside(path: str) -> PurePosixPath | None:
+    """`path` as a relative path inside a tree, or None when its text alone puts it out of one: absolute,
+    climbing out (`../../etc/passwd`) or hidden (a name starting with a dot, as `.env`, `.run/` and `.git/` do).
+    No file is touched. Hidden files hold secrets, not sources: were they read, the gate's verdict on a
+    description would tell whether their words are there."""
     if "\\" in path or path.startswith("~"):
         return None
     pure = PurePosixPath(path)
     if pure.is_absolute() or ".." in pure.parts or _hidden(pure.parts):
         return None
+    return pure
+
+
+def _inside(source_tree: Path, path: PurePosixPath) -> Path | None:
+    """`path` resolved inside `source_tree`, or None when a symlink on the way links out of it or to a hidden
+    file."""
     root = source_tree.resolve()
-    target = (root / pure).resolve()
+    target = (root / path).resolve()
     if not target.is_relative_to(root) or _hidden(target.relative_to(root).parts):
         return None
     return target
