@@ -17,6 +17,7 @@ sync's failures, with its reason, on the logs page and in `/api/health`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
@@ -35,9 +36,11 @@ ACCESS_WRONG = (
     "`hr/: hr`; the notes it may apply to are withheld until it is fixed"
 )
 AUDIENCE_UNKNOWN = (
-    "it is for an audience there is none of ({names}): add it (`python manage.py audiences add NAME USER...`) "
-    "or correct the name; the note is withheld until then"
+    "it is for an audience there is none of ({names}): add it (`python manage.py audiences add NAME USER...`, "
+    "which releases the note at once) or correct the name; the note is withheld until then"
 )
+# The names in an AUDIENCE_UNKNOWN reason, wherever it is quoted (a sync's failures, a withheld article's reason).
+_UNKNOWN_NAMES = re.compile(re.escape(AUDIENCE_UNKNOWN.partition("({names})")[0]) + r"\(([^)]*)\)")
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,13 @@ def audiences_placed(note: ParsedArticle, relative: PurePosixPath, rules: Access
     if unknown:
         raise ArticleFileError(AUDIENCE_UNKNOWN.format(names=", ".join(sorted(unknown))))
     return replace(note, audiences=tuple(sorted(names)))
+
+
+def audiences_unknown(reason: str) -> tuple[str, ...]:
+    """The audiences a note was withheld for naming while there was none of them, as `reason` (why it was not
+    imported, or why its article is withheld) says; none for any other reason."""
+    found = _UNKNOWN_NAMES.search(reason)
+    return tuple(found.group(1).split(", ")) if found else ()
 
 
 def audiences_write(notes: Mapping[str, ParsedArticle]) -> int:
