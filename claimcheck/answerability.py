@@ -25,8 +25,9 @@ from typing import Final
 from claimcheck.claims import Sentence, split_claims
 from claimcheck.judges.local.judge import judge_claims
 from claimcheck.judges.types import Source
-from claimcheck.terms import NOT_SUPPORTED
+from claimcheck.terms import NOT_SUPPORTED, ClaimStatus
 from claimcheck.text import asked_kinds, gives_kind
+from garden.syntax import strip_citations
 
 # Below this probability the local judge does not hold the question's presupposition said by the sentence: the
 # sentence is near the question without answering it. A question that asks for a set kind of answer (a year, a
@@ -102,6 +103,7 @@ def _asks_kind(asked: str) -> bool:
 def _gives_what_is_asked(asked: str, sentence: str) -> bool:
     """Whether `sentence` gives the kind of answer `asked` asks for (any, when it asks for no set kind) and keeps
     its negation."""
+    sentence = strip_citations(sentence)  # a claim's "[1]" is no figure
     kinds = asked_kinds(asked)
     if kinds and not gives_kind(kinds, sentence):
         return False
@@ -132,11 +134,16 @@ def supports(question: str, sentences: Sequence[tuple[str, str]]) -> list[Suppor
 
 
 def _probability(claims: Sequence[Sentence], sentence: Source) -> float:
-    """The judge's probability that `sentence` says one of `claims`."""
+    """The judge's probability that `sentence` says one of `claims`; none when it finds the sentence says
+    otherwise ("less than k" where the question takes "more than k" as given): that sentence does not answer."""
     votes = judge_claims(claims, [sentence])
-    return max(
-        (v.confidence if v.status not in NOT_SUPPORTED else 1.0 - v.confidence for v in votes), default=0.0
-    )
+    return max((_said(v.status, v.confidence) for v in votes), default=0.0)
+
+
+def _said(status: str, confidence: float) -> float:
+    if status == ClaimStatus.CONTRADICTED:
+        return 0.0
+    return 1.0 - confidence if status in NOT_SUPPORTED else confidence
 
 
 def answering(question: str, sentences: Sequence[tuple[str, str]]) -> Support | None:

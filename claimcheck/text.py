@@ -146,7 +146,7 @@ ANSWER_KINDS: Final = tuple(
             r"|weeks?|months?|years?)\b",
         ),
         (r"\bhow many\b", r"\d|\b(?:" + "|".join(CARDINALS) + r")\b"),
-        (r"\bhow much\b", r"\d|\bfree\b"),
+        (r"\bhow much\b(?!.*\b(?:cost|price|fare|pay|charge)s?\b)", r"\d|\bfree\b"),
         (r"\b(?:cost|price|fare)s?\b", r"[£$€]\s?\d|\d\s?p\b|\bfree\b"),
         (r"\bhow old\b|\bage\b", r"\d"),
         (
