@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -31,6 +30,7 @@ from verifier.budget import DailyBudget
 from verifier.claude_adapter import claude_client
 from verifier.judge_parameters import judge_parameters_use
 from verifier.models import SpendPurpose
+from verifier.source_tree import critic_source_tree
 from verifier.sources import passage_context
 
 EMPTY_TEXT = "Please give some text to check."
@@ -172,10 +172,10 @@ def sources_check(
 def path_citations_audit(text: str) -> list[dict[str, Any]]:
     """The text's `path:line - description` citations, each audited by the citation gate against the source
     tree the operator named (CRITIC_SOURCE_TREE), as an answer's are: verified, corrected or dropped, with the
-    reason (a line past the file's end is dropped as line-missing). No tree named: each is dropped, and no file
-    of the server is read for it."""
-    tree = settings.CRITIC_SOURCE_TREE
-    return [item.as_dict() for item in audit_paths(text, Path(tree) if tree else None)]
+    reason (a line past the file's end is dropped as line-missing). No tree named, or one refused for being or
+    holding a garden (`verifier.source_tree`): each is dropped as no-source-tree, and no file of the server is
+    read for it."""
+    return [item.as_dict() for item in audit_paths(text, critic_source_tree())]
 
 
 def _checked_in_slot(

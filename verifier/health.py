@@ -1,6 +1,7 @@
 """Whether verifications can happen: the database, Redis, the workers seen lately, and how long answers have
 waited for their verdict. Workers say they are alive with a heartbeat in Redis; operators read the outcome on
-`/api/health` and the logs page, in words.
+`/api/health` and the logs page, in words, with the settings that leave a check undone (a refused
+CRITIC_SOURCE_TREE).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from django.utils import timezone
 
 from garden.models import Sync
 from verifier.models import Verification, VerificationStatus
+from verifier.source_tree import SOURCE_TREE_REFUSED_UNNAMED, source_tree_refused
 
 logger = logging.getLogger(__name__)
 
@@ -152,6 +154,8 @@ def health_check() -> Health:
             problems.append(SYNC_REFUSED.format(reason=sync.refused))
         if sync is not None and sync.failures:
             problems.append(NOTES_FAILED.format(count=len(sync.failures)))
+        if source_tree_refused():
+            problems.append(SOURCE_TREE_REFUSED_UNNAMED)
         now = timezone.now()
         window = datetime.timedelta(seconds=settings.VERIFIER_REQUEUE_AFTER_SECONDS)
         counts = Verification.objects.filter(

@@ -12,7 +12,6 @@ import contextlib
 import logging
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -27,6 +26,7 @@ from verifier.budget import Spender, anonymous_local, spending_for
 from verifier.checking import Checked, text_check
 from verifier.judge_parameters import judge_parameters_use
 from verifier.models import Claim, CriticFinding, SpendPurpose, Verification, VerificationStatus, Vote
+from verifier.source_tree import critic_source_tree
 from verifier.sources import answer_passages, answer_question, answer_sources
 
 logger = logging.getLogger(__name__)
@@ -76,13 +76,12 @@ def verification_run(*, verification_id: int) -> Verification | None:
 
 def critics_run(answer: Answer) -> list[CriticResult]:
     """The critic checks on an answer, against the sources it was given and the whole garden."""
-    tree = settings.CRITIC_SOURCE_TREE
     return run_critics(
         CriticInput(
             answer=answer.text,
             sources=answer_passages(answer),
             article_slugs=frozenset(Article.objects.values_list("slug", flat=True)),
-            source_tree=Path(tree) if tree else None,
+            source_tree=critic_source_tree(),
             rules=ConstraintRules(
                 min_citations=settings.CRITIC_MIN_CITATIONS,
                 max_chars=settings.CRITIC_MAX_CHARS,

@@ -10,6 +10,7 @@ from dashboard.asking import CONVERSATION_NOT_FOUND
 from dashboard.bearer import bearer_authenticate
 from dashboard.mcp_server import TOO_MANY_CALLS, GardenTools, user_request
 from dashboard.ratelimit import RATE_LIMITED
+from tests.conftest import SAMPLE_FOLDERS
 from verifier.roles import READER
 from verifier.tokens import token_create
 
@@ -68,3 +69,16 @@ def test_an_agent_asks_a_follow_up_in_its_own_conversation_and_never_in_another_
     assert str(refused.value) == CONVERSATION_NOT_FOUND
     with pytest.raises(ToolError):
         tools.ask("And how wide is it?", "not-a-conversation")
+
+
+def test_an_agent_s_check_tells_nothing_of_a_garden_named_as_the_source_tree(settings, sample_garden):
+    # CRITIC_SOURCE_TREE set to the imported sample garden: refused, so a right guess at a note's third line
+    # (`topics: [history]`) and the same guess at a note that is not there come back alike, unread.
+    settings.CRITIC_SOURCE_TREE = str(SAMPLE_FOLDERS[1])
+    tools = tools_for_token("tree-prober")
+    right = tools.check(f"{CHECKED} See `kvr-history.md:3 - topics history`.")["path_citations"]
+    wrong = tools.check(f"{CHECKED} See `kvr-historie.md:3 - topics history`.")["path_citations"]
+    assert [(item["status"], item["reason"]) for item in right] == [("dropped", "no-source-tree")]
+    assert [{**item, "reference": "", "end": 0} for item in right] == [
+        {**item, "reference": "", "end": 0} for item in wrong
+    ]
