@@ -293,7 +293,8 @@ JUDGE_EMBEDDING_BACKEND = env_choice("JUDGE_EMBEDDING_BACKEND", "torch", EMBEDDI
 
 # Critic checks (fixed severities). `path:line - description` citations are audited against this folder, a
 # source tree the operator names (its hidden files are never read); empty: such citations are not checked and
-# are dropped, so no file of the server is read for them.
+# are dropped, so no file of the server is read for them. One that is, lies inside or holds a garden is refused
+# as if empty (verifier.source_tree): the gate tells anyone who checks a text what is on a file's lines.
 CRITIC_SOURCE_TREE = env("CRITIC_SOURCE_TREE", default="")
 CRITIC_MIN_CITATIONS = env.int("CRITIC_MIN_CITATIONS", default=1)
 CRITIC_MAX_CHARS = env.int("CRITIC_MAX_CHARS", default=3000)
