@@ -341,8 +341,9 @@ def mcp_server(caller: Caller) -> MCPServer:
         tokens). When its notes are near the question but none says what it asks, `abstained` is true and the
         answer says so, naming the notes it looked in. `answers_question` (with `answers_question_label`) says
         whether the answer answers the question: not refused, not abstained, not failed, and not found by its
-        check to say only what is near it. With `conversation` (the one an earlier answer returned, of the same account), the question
-        is a follow-up in it, searched with what came before; every answer returns its `conversation`."""
+        check to say only what is near it. With `conversation` (the one an earlier answer returned, of the same
+        account), the question is a follow-up in it, searched with what came before; every answer returns its
+        `conversation`."""
         return tools().ask(question, conversation)
 
     @server.tool(title="An answer's verdict")
@@ -366,7 +367,8 @@ def mcp_server(caller: Caller) -> MCPServer:
         url), `source_address` and `confidence`; and the `compact` line, as `POST /api/check` returns it.
         `path_citations`: each `path:line - description` citation in the text, audited against the source tree
         the operator named (CRITIC_SOURCE_TREE) as an answer's are: `status` verified, corrected (with
-        `corrected_to`) or dropped, and the `reason` (e.g. line-missing, file-missing, no-source-tree)."""
+        `corrected_to`) or dropped, and the `reason` (e.g. line-missing, file-missing, no-source-tree: no tree
+        named, or one refused for holding a garden)."""
         return tools().check(text, sources)
 
     @server.resource(
