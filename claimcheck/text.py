@@ -130,8 +130,8 @@ def unescape_from_prompt(text: str, original: str) -> str:
 
 # The kind of answer a question asks for, and how to tell a sentence that gives one: a year or date for "when",
 # a measure for "how long", a figure for "how many" and "how much", a price for what costs, an age for "how
-# old", a time of day for "what time", a colour for "what colour". The extractive answers rank a sentence that gives it higher; the answerability check
-# (`claimcheck/answerability.py`) wants it.
+# old", a time of day for "what time", a colour for "what colour". The extractive answers rank a sentence that
+# gives it higher; the answerability check (`claimcheck/answerability.py`) wants it.
 _MONTH = "|".join(month.title() for month in MONTH_NAMES)
 ANSWER_KINDS: Final = tuple(
     (re.compile(asked, re.IGNORECASE), re.compile(given, re.IGNORECASE))
