@@ -1,15 +1,18 @@
 """Garden content is editable here: articles with their revisions, topics and themes.
 
-What the sync decides is shown, never edited: whether an article is withheld or retired, which garden it is of and
-its slug (its address, which links and citations resolve to). A withheld article, and a revision holding words of
-one, is listed only to those who may see it (`ArticleQuerySet.shown_to`: operators), and an edit of one is not
-retrieved while it is withheld (`garden.services.revisions_write`).
+What the sync decides is shown, never edited: whether an article is withheld or retired, which garden it is of, its
+path there, its audiences (the folder is the truth: operators change them in the files, and a git garden would keep
+an edit here only until its next commit) and its slug (its address, which links and citations resolve to). A
+withheld article, and a revision holding words of one, is listed only to those who may see it
+(`ArticleQuerySet.shown_to`: operators), and an edit of one is not retrieved while it is withheld
+(`garden.services.revisions_write`). A topic or theme is listed to those who may see one of its articles by the
+same rule, or while it has none.
 """
 
 from typing import Any
 
 from django.contrib import admin
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 from django.http import HttpRequest
 
 from garden import services
@@ -25,11 +28,24 @@ class AudienceAdmin(admin.ModelAdmin[Audience]):
     filter_horizontal = ["members"]
 
 
+def vocabulary_shown_to(queryset: QuerySet[Any], user: Any) -> QuerySet[Any]:
+    """The topics or themes of `queryset` that `user` may see in the admin: those with an article shown to them
+    (`ArticleQuerySet.shown_to`, the admin's articles: the one rule), and those with no article yet (one just
+    written here). A topic drawn only from notes of audiences not theirs is not listed, nor opened."""
+    field = queryset.model.articles.field.name  # "topics" or "themes"
+    articles = Article.objects.filter(**{field: OuterRef("pk")})
+    shown = Article.objects.shown_to(user).filter(**{field: OuterRef("pk")})
+    return queryset.filter(Exists(shown) | ~Exists(articles))
+
+
 @admin.register(Topic)
 class TopicAdmin(admin.ModelAdmin[Topic]):
     list_display = ["title", "slug"]
     search_fields = ["title", "slug", "aliases"]
     prepopulated_fields = {"slug": ["title"]}
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Topic]:
+        return vocabulary_shown_to(super().get_queryset(request), request.user)
 
 
 @admin.register(Theme)
@@ -37,6 +53,9 @@ class ThemeAdmin(admin.ModelAdmin[Theme]):
     list_display = ["title", "slug"]
     search_fields = ["title", "slug"]
     prepopulated_fields = {"slug": ["title"]}
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Theme]:
+        return vocabulary_shown_to(super().get_queryset(request), request.user)
 
 
 class RevisionInline(admin.TabularInline[ArticleRevision, Article]):
@@ -57,10 +76,12 @@ class ArticleAdmin(admin.ModelAdmin[Article]):
     search_fields = ["title", "slug"]
     filter_horizontal = ["topics", "themes"]
     inlines = [RevisionInline]
-    readonly_fields = ["garden", "retired_at", "withheld_at", "withheld_reason"]
+    # The folder is the truth: a note's garden, path and audiences come from its files, for everyone.
+    readonly_fields = ["garden", "path", "audiences", "retired_at", "withheld_at", "withheld_reason"]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Article | None = None) -> list[str]:
-        """An article written here is given its slug; after that it is its address and stays."""
+        """An article written here is given its slug (it has no file to take one from); after that it is its
+        address and stays."""
         return [*self.readonly_fields, *(["slug"] if obj is not None else [])]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Article]:
