@@ -14,6 +14,7 @@ from claimcheck.terms import FLAGGED, ClaimStatus
 from garden.errors import UserFacingError
 from garden.models import Answer
 from garden.readers import ANONYMOUS, Reader
+from garden.selectors import texts_shown
 from verifier.models import Claim, ClaimReport, Decision, Review, VerificationStatus
 
 WRONG_NEEDS_STATUS = "Say what the correct status is when the judge was wrong."
@@ -74,6 +75,20 @@ def claims_flagged(filters: QueueFilters = QueueFilters(), reader: Reader = ANON
     return (
         claims.annotate(severity=order).order_by("-verification__risk_score", "-severity", "-pk").distinct()
     )
+
+
+def claims_shown(claims: list[Claim], reader: Reader) -> list[Claim]:
+    """`claims` (of `claims_flagged`, passages loaded), each with its judge's quote and its passage's text as
+    `reader` is shown them on the reader pages (`quote_shown`, `passage_shown`: a link or embed of a note of an
+    audience not theirs names nothing, `garden.selectors.texts_shown`). One query however many."""
+    texts: list[tuple[int | None, str]] = []
+    for claim in claims:
+        article_id = claim.passage.article_id if claim.passage else None
+        texts += [(article_id, claim.quote), (article_id, claim.passage.text if claim.passage else "")]
+    shown = iter(texts_shown(texts, reader))
+    for claim in claims:
+        claim.quote_shown, claim.passage_shown = next(shown), next(shown)  # type: ignore[attr-defined]
+    return claims
 
 
 def review_record(

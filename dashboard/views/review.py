@@ -14,7 +14,14 @@ from dashboard.permissions import request_reader, role_required
 from dashboard.views.htmx import HtmxHttpRequest, query_date, safe_next
 from garden.models import Answer, Topic
 from verifier.models import Claim
-from verifier.review import QueueFilters, ReviewError, agreement_rates, claims_flagged, review_record
+from verifier.review import (
+    QueueFilters,
+    ReviewError,
+    agreement_rates,
+    claims_flagged,
+    claims_shown,
+    review_record,
+)
 from verifier.roles import REVIEW
 
 PAGE_SIZE = 30
@@ -32,7 +39,7 @@ def queue_page(request: HtmxHttpRequest) -> HttpResponse:
         reported=request.GET.get("reports") == "1",
     )
     reader = request_reader(request)
-    claims = list(claims_flagged(filters, reader)[:PAGE_SIZE])
+    claims = claims_shown(list(claims_flagged(filters, reader)[:PAGE_SIZE]), reader)
     return render(
         request,
         "dashboard/review.html",
@@ -52,10 +59,11 @@ def queue_page(request: HtmxHttpRequest) -> HttpResponse:
 @require_POST
 def decide(request: HtmxHttpRequest, claim_id: int) -> HttpResponse:
     """Record 'judge right', 'judge wrong' (with the correct status) or a note on one claim."""
+    reader = request_reader(request)
     claim = get_object_or_404(
         Claim.objects.select_related("verification__answer__question", "passage__article"),
         pk=claim_id,
-        verification__answer__in=Answer.objects.readable(request_reader(request)),
+        verification__answer__in=Answer.objects.readable(reader),
     )
     error = ""
     try:
@@ -73,7 +81,7 @@ def decide(request: HtmxHttpRequest, claim_id: int) -> HttpResponse:
             request,
             "dashboard/review.html#claim-card",
             {
-                "claim": claim,
+                "claim": claims_shown([claim], reader)[0],
                 "error": error,
                 "decided": not error,
                 "all_statuses": choices(ClaimStatus),

@@ -11,10 +11,13 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client
 
+from claimcheck.terms import ClaimStatus, JudgeMode
 from garden.audiences import members_add
-from garden.models import Article, Topic
+from garden.models import Article, Passage, Topic
+from garden.selectors import NOTE_NOT_SHARED_LINK
 from garden.sync import garden_import
-from tests.factories import garden_write
+from tests.factories import answer_for, garden_write
+from verifier.models import Claim, Verification, VerificationStatus
 from verifier.roles import EDITOR, OPERATOR
 
 pytestmark = pytest.mark.django_db
@@ -105,3 +108,77 @@ def test_the_admins_topics_show_what_the_editor_may_see(garden: Path) -> None:
     for client in (inside, operator):
         listed = html.unescape(client.get("/admin/garden/topic/").content.decode())
         assert hr_only.title in listed and shared.title in listed
+
+
+def flagged_quoting_the_link() -> Claim:
+    """A finished check of an answer drawn from the shared note, whose one claim the judge found contradicted,
+    quoting the passage's link to (and embed of) the hr note."""
+    passage = Passage.objects.get(article__path="Pay scales", is_current=True, text__contains="The details")
+    answer = answer_for("The pay scales are published each autumn [1].", passage)
+    verification = Verification.objects.create(
+        answer=answer, status=VerificationStatus.DONE, mode=JudgeMode.LOCAL, judges=1, risk_score=80
+    )
+    return Claim.objects.create(
+        verification=verification,
+        ordinal=1,
+        text=answer.text,
+        start=0,
+        end=len(answer.text),
+        status=ClaimStatus.CONTRADICTED,
+        quote=passage.text[passage.text.index("The details") :],
+        source_number=1,
+        passage=passage,
+        confidence=0.9,
+    )
+
+
+def test_the_review_queue_shows_quotes_and_passages_as_the_editors_reader_pages_do(garden: Path) -> None:
+    claim = flagged_quoting_the_link()
+    assert claim.passage is not None
+    assert HR_FILE in claim.quote and HR_FILE in claim.passage.text  # stored as written
+    outside = staff_in("bob", EDITOR, "board")
+
+    queue = html.unescape(outside.get("/review/").content.decode())
+    assert f"review-claim-{claim.pk}" in queue and "published each autumn" in queue
+    assert HR_FILE not in queue and HR_WORDS not in queue
+    assert queue.count(NOTE_NOT_SHARED_LINK) >= 2  # in the quote and in the passage
+    card = outside.post(
+        f"/review/claims/{claim.pk}/decide/",
+        {"decision": "note", "note": "A date?"},
+        headers={"HX-Request": "true"},
+    )
+    assert card.status_code == 200
+    card_text = html.unescape(card.content.decode())
+    assert NOTE_NOT_SHARED_LINK in card_text and HR_FILE not in card_text and HR_WORDS not in card_text
+
+    for client in (staff_in("alice", EDITOR, "hr"), staff_in("olive", OPERATOR)):
+        theirs = html.unescape(client.get("/review/?reviewed=1").content.decode())
+        assert f"review-claim-{claim.pk}" in theirs and f"[[{HR_FILE}]]" in theirs
+        assert NOTE_NOT_SHARED_LINK not in theirs
+
+
+def test_the_review_queue_lists_no_claim_of_an_answer_from_a_note_not_the_editors(garden: Path) -> None:
+    passage = Passage.objects.filter(article=hr_article(), is_current=True).first()
+    assert passage is not None
+    answer = answer_for("Every engineer is on a band reviewed each spring [1].", passage)
+    verification = Verification.objects.create(
+        answer=answer, status=VerificationStatus.DONE, mode=JudgeMode.LOCAL, judges=1, risk_score=80
+    )
+    claim = Claim.objects.create(
+        verification=verification,
+        ordinal=1,
+        text=answer.text,
+        start=0,
+        end=len(answer.text),
+        status=ClaimStatus.CONTRADICTED,
+        quote=HR_WORDS,
+        source_number=1,
+        passage=passage,
+        confidence=0.9,
+    )
+    outside = staff_in("bob", EDITOR, "board")
+    queue = html.unescape(outside.get("/review/").content.decode())
+    assert f"review-claim-{claim.pk}" not in queue and HR_WORDS not in queue
+    refused = outside.post(f"/review/claims/{claim.pk}/decide/", {"decision": "judge_right"})
+    assert refused.status_code == 404
+    assert f"review-claim-{claim.pk}" in staff_in("alice", EDITOR, "hr").get("/review/").content.decode()
