@@ -87,6 +87,13 @@ class ArticleAdmin(admin.ModelAdmin[Article]):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Article]:
         return super().get_queryset(request).filter(pk__in=Article.objects.shown_to(request.user))
 
+    def formfield_for_manytomany(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        """Only the topics and themes the user may see are offered (an article they may open is one of those
+        that lets them see each of its own, so saving keeps them all)."""
+        if db_field.name in ("topics", "themes"):
+            kwargs["queryset"] = vocabulary_shown_to(db_field.related_model.objects.all(), request.user)
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
 
 @admin.register(ArticleRevision)
 class ArticleRevisionAdmin(admin.ModelAdmin[ArticleRevision]):

@@ -109,6 +109,11 @@ def test_the_admins_topics_show_what_the_editor_may_see(garden: Path) -> None:
         listed = html.unescape(client.get("/admin/garden/topic/").content.decode())
         assert hr_only.title in listed and shared.title in listed
 
+    # Nor is it offered on the change page of a note they may edit.
+    article = f"/admin/garden/article/{Article.objects.get(path='Pay scales').pk}/change/"
+    assert hr_only.title not in html.unescape(outside.get(article).content.decode())
+    assert hr_only.title in html.unescape(operator.get(article).content.decode())
+
 
 def flagged_quoting_the_link() -> Claim:
     """A finished check of an answer drawn from the shared note, whose one claim the judge found contradicted,
