@@ -40,7 +40,7 @@ from garden.sync import garden_import
 
 SQUAD_FILE = "squad2_complexity.json"
 # Questions asked of each half (answerable, unanswerable) at the smallest size, CI's smoke run.
-SMALLEST_QUESTIONS = 6
+SMALLEST_QUESTIONS = 3
 RESAMPLES = 1000
 SEED = 46
 # The synthesiser's sentence chooser without the step: its best-ranked sentence answers, whatever it says.
