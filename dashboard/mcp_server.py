@@ -40,7 +40,7 @@ from garden import selectors
 from garden.answering.asking import QuestionError, question_clean
 from garden.answering.retrieval import retrieve
 from garden.models import Answer, Article, Passage
-from garden.readers import ALL_AUDIENCES, Reader
+from garden.readers import Reader
 from verifier.budget import spending_for
 from verifier.checking import SOURCES_MAX, CheckError, garden_check, path_citations_audit, sources_check
 
@@ -155,8 +155,16 @@ class GardenTools:
             "title": article.title,
             "address": site_address(article.get_absolute_url()),
             "updated": revision.date.isoformat() if revision.date else None,
-            "text": revision.body,
+            "text": selectors.revision_text_shown(revision, self.reader),
         }
+
+    def article_text(self, slug: str) -> str:
+        """The article's current text at `slug` as the reader's page shows it (the `article` resource)."""
+        found = selectors.article_get(slug, self.reader)
+        revision = selectors.article_revision(found, None, self.reader) if found else None
+        if revision is None:
+            raise ResourceNotFoundError(ARTICLE_NOT_FOUND.format(by="slug", value=slug))
+        return selectors.revision_text_shown(revision, self.reader)
 
     def ask(self, question: str, conversation: str | None = None) -> dict[str, Any]:
         if not may_ask(self.request):
@@ -186,10 +194,8 @@ class GardenTools:
         if not may_ask(self.request):
             raise ToolError(self._not_allowed(ASK_NOT_ALLOWED, "ask"))
         answer = _answer(answer_id)
-        if not Answer.objects.readable(ALL_AUDIENCES).filter(pk=answer.pk).exists():  # from everyone
-            raise ToolError(selectors.ANSWER_WITHHELD)
-        if not Answer.objects.readable(self.reader).filter(pk=answer.pk).exists():
-            raise ToolError(selectors.ANSWER_NOT_SHARED)
+        if (why := selectors.verdict_hidden_why(answer, self.reader)) is not None:
+            raise ToolError(why)
         return self._verdict_or_wait(answer)
 
     def check(self, text: str, sources: list[str] | None = None) -> dict[str, Any]:
@@ -327,7 +333,8 @@ def mcp_server(caller: Caller) -> MCPServer:
     @_django_call
     def read_article(title: Title = "", address: Address = "") -> dict[str, Any]:
         """Read one article of the garden, by its title or its address. Returns its `title`, `address`,
-        `updated` (the date of its current text, if known) and `text` (its current Markdown). An article the
+        `updated` (the date of its current text, if known) and `text` (its current Markdown as its page shows it to
+        you: a link or embed of a note not shared with you reads "a note not shared with you"). An article the
         garden does not show (private or withheld) is not found."""
         return tools().read_article(title, address)
 
@@ -391,11 +398,8 @@ def mcp_server(caller: Caller) -> MCPServer:
     )
     @_django_call
     def article(slug: str) -> str:
-        """An article's current text (Markdown), by its slug (from groundwork://articles)."""
-        found = selectors.article_get(slug, tools().reader)
-        revision = selectors.article_revision(found, None, tools().reader) if found else None
-        if found is None or revision is None:
-            raise ResourceNotFoundError(ARTICLE_NOT_FOUND.format(by="slug", value=slug))
-        return revision.body
+        """An article's current text (Markdown) as its page shows it to you, by its slug (from
+        groundwork://articles)."""
+        return tools().article_text(slug)
 
     return server

@@ -98,6 +98,15 @@ def answer_hidden_why(answer: Answer, reader: Reader) -> str | None:
     return None
 
 
+def verdict_hidden_why(answer: Answer, reader: Reader) -> str | None:
+    """Why `reader` may not see `answer`'s verdict, or None when they may. Withheld from everyone or drawn on
+    notes not theirs reads alike (ANSWER_NOT_SHARED), so the verdict endpoints never tell a reader whether a note
+    of another audience went private; an operator, who reads every audience, is told it is withheld."""
+    if Answer.objects.readable(reader).filter(pk=answer.pk).exists():
+        return None
+    return ANSWER_WITHHELD if reader.reads_all else ANSWER_NOT_SHARED
+
+
 def conversation_get(public_id: uuid.UUID) -> Conversation | None:
     return Conversation.objects.filter(public_id=public_id).first()
 
@@ -304,6 +313,12 @@ def texts_shown(
         return _cut_links_shown(text, theirs)
 
     return [shown(article_id, text) for article_id, text in texts]
+
+
+def revision_text_shown(revision: ArticleRevision, reader: Reader) -> str:
+    """A revision's whole text as `reader` is shown it, never its raw body: as `texts_shown` shows a passage
+    (what an agent reads of an article, `read_article` and its resources)."""
+    return texts_shown([(revision.article_id, revision.body)], reader)[0]
 
 
 def _cut_links_shown(text: str, theirs: set[str]) -> str:
