@@ -36,7 +36,6 @@ from dashboard.streams import EVENT_STREAM, ServerSentEvents, event_stream_respo
 from garden import selectors
 from garden.answering.asking import AnswerStream, QuestionError
 from garden.models import Answer
-from garden.readers import ALL_AUDIENCES
 from verifier.budget import spending_for
 from verifier.checking import CheckError, garden_check
 from verifier.health import health_check
@@ -360,10 +359,8 @@ def api_verdict(request: HttpRequest, answer_id: str) -> Status[VerdictOut | dic
     answer = Answer.objects.filter(public_id=public_id).first() if public_id else None
     if answer is None:
         return Status(404, {"error": ANSWER_NOT_FOUND})
-    if not Answer.objects.readable(ALL_AUDIENCES).filter(pk=answer.pk).exists():  # from everyone
-        return Status(404, {"error": selectors.ANSWER_WITHHELD})
-    if not Answer.objects.readable(request_reader(request)).filter(pk=answer.pk).exists():
-        return Status(404, {"error": selectors.ANSWER_NOT_SHARED})
+    if (why := selectors.verdict_hidden_why(answer, request_reader(request))) is not None:
+        return Status(404, {"error": why})
     verdict = verdict_shape(
         answer,
         reader=request_reader(request),

@@ -1,18 +1,28 @@
 """The verdict as readers and API clients see it, once the judge has run."""
 
 import pytest
+from django.contrib.auth.models import Group, User
+from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import escape
+from mcp.server.mcpserver.exceptions import ToolError
 
 from dashboard.asking import ask
-from garden.models import AnswerSource
+from dashboard.mcp_server import GardenTools, user_request
+from garden.audiences import members_add
+from garden.models import AnswerSource, Article
+from garden.selectors import ANSWER_NOT_SHARED
+from garden.sync import garden_import
 from tests.factories import (
     STATION_QUOTE,
+    garden_write,
     login,
     verification_with_claims,
     verified_by_claude,
     verify_station_answer,
 )
+from verifier.roles import OPERATOR, READER
 from verifier.verifying import verification_run
 
 pytestmark = pytest.mark.django_db
@@ -145,3 +155,45 @@ def test_the_answer_and_its_verdict_cost_the_same_few_queries_for_3_claims_or_20
             assert f'Source [{count}]: <a href="{passage}">{escape(last.article.title)}</a>' in html
             assert html.count("<td>claude-test</td>") == count
     assert queries[3] == queries[20]
+
+
+def test_a_verdict_withheld_and_one_not_shared_read_alike_over_the_api_and_mcp(tmp_path):
+    """Bob may read neither answer's verdict: one drew on a public note since made private, the other on an hr
+    note he is not shared. Both refusals are the same 404 and the same words, so he cannot tell a note of hr
+    that went private from one that is still there; an operator is told the first is withheld."""
+    folder = garden_write(
+        tmp_path / "garden",
+        {
+            ".gardenaccess": "hr/: hr\n",
+            "hr/Pay bands.md": "The pay review gives band Quillmartin a raise of eleven percent every March.\n",
+            "Tides.md": "The Harbourmere tide gauge reads four metres at the spring tide each April.\n",
+        },
+    )
+    members_add("hr", [])
+    assert not garden_import([folder]).failures
+    alice, bob = (User.objects.create_user(name, password="x") for name in ("alice", "bob"))
+    for user in (alice, bob):
+        user.groups.add(Group.objects.get(name=READER))
+    members_add("hr", ["alice"])
+    not_shared = ask("Quillmartin?", alice)
+    withheld = ask("Harbourmere?", bob)
+    assert not not_shared.refused and not withheld.refused
+    Article.objects.filter(slug="tides").update(withheld_at=timezone.now(), withheld_reason="made private")
+
+    as_bob = Client()
+    as_bob.force_login(bob)
+    refusals = [as_bob.get(f"/api/answers/{answer.public_id}/verdict") for answer in (not_shared, withheld)]
+    assert [(r.status_code, r.json()) for r in refusals] == [(404, {"error": ANSWER_NOT_SHARED})] * 2
+
+    tools = GardenTools(user_request(bob))
+    said = []
+    for answer in (not_shared, withheld):
+        with pytest.raises(ToolError) as refused:
+            tools.verdict(str(answer.public_id))
+        said.append(str(refused.value))
+    assert said == [ANSWER_NOT_SHARED] * 2
+
+    operator = User.objects.create_user("olga", password="x")
+    operator.groups.add(Group.objects.get(name=OPERATOR))
+    with pytest.raises(ToolError, match="no longer public"):
+        GardenTools(user_request(operator)).verdict(str(withheld.public_id))
