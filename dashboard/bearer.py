@@ -13,14 +13,11 @@ from django.http import HttpRequest
 from garden.errors import UserFacingError
 from verifier.budget import Spender
 from verifier.models import ApiToken
-from verifier.tokens import TOKEN_PREFIX, token_active
+from verifier.tokens import TOKEN_PREFIX, TokenRefused, token_active
 
 TOKEN_MALFORMED = (
     "The Authorization header must read `Bearer gw_…`, with a personal API token from your account page "
     "(/accounts/tokens/)."
-)
-TOKEN_REFUSED = (
-    "This API token is unknown or revoked: create a new one on your account page (/accounts/tokens/)."
 )
 _TOKEN_ATTRIBUTE = "api_token"
 
@@ -33,8 +30,8 @@ def bearer_authenticate(request: HttpRequest) -> ApiToken | None:
     """The token the request's Authorization header carries, its user made the request's user; None when the
     request carries no Authorization header, or one of another scheme (a proxy in front of the site may sign
     its users in with Basic). Raises `BearerRefused` for an empty bearer header or a token sent without its
-    scheme, and for a token that is unknown, revoked or of a deactivated user: such a call never falls back to
-    acting as nobody, or as the session's user."""
+    scheme, and for a token that is unknown, revoked, expired or of a deactivated user, saying which: such a
+    call never falls back to acting as nobody, or as the session's user."""
     header = request.headers.get("Authorization")
     if header is None:
         return None
@@ -45,9 +42,10 @@ def bearer_authenticate(request: HttpRequest) -> ApiToken | None:
         return None  # another scheme (a proxy's Basic sign-in, say): not ours, the call goes on as without it
     if not raw.strip():
         raise BearerRefused(TOKEN_MALFORMED)
-    token = token_active(raw.strip())
-    if token is None:
-        raise BearerRefused(TOKEN_REFUSED)
+    try:
+        token = token_active(raw.strip())
+    except TokenRefused as refused:
+        raise BearerRefused(refused.message) from None
     request.user = token.user
     setattr(request, _TOKEN_ATTRIBUTE, token)
     return token

@@ -126,7 +126,7 @@ class ApiTokenAdmin(RecordOnly, admin.ModelAdmin[ApiToken]):
     """Personal API tokens, to find one (by its owner, name or first characters) and revoke it, e.g. one that
     leaked; a token itself is never stored, so it cannot be shown."""
 
-    list_display = ["name", "user", "prefix", "created_at", "last_used_at", "revoked_at"]
+    list_display = ["name", "user", "prefix", "created_at", "expires_at", "last_used_at", "revoked_at"]
     list_filter = [("revoked_at", admin.EmptyFieldListFilter)]
     list_select_related = ["user"]
     search_fields = ["name", "prefix", "user__username"]

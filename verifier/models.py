@@ -169,6 +169,9 @@ class ApiToken(models.Model):
     prefix = models.CharField(max_length=12, help_text="The token's first characters, which are not secret.")
     digest = models.CharField(max_length=64, unique=True, help_text="SHA-256 of the token, in hex.")
     created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField(
+        help_text="From then on the token is refused (API_TOKEN_DAYS after made)."
+    )
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
 
@@ -177,6 +180,10 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+    @property
+    def expired(self) -> bool:
+        return self.expires_at <= timezone.now()
 
 
 class SignInIdentity(models.Model):

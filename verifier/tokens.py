@@ -12,6 +12,7 @@ import hashlib
 import re
 import secrets
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -26,10 +27,21 @@ LAST_USED_EVERY = datetime.timedelta(minutes=1)
 
 TOKEN_NAME_EMPTY = "Give the token a name, e.g. the machine or program that will use it."
 TOKEN_NAME_TOO_LONG = "A token's name is limited to {limit} characters; this has {length}."
+TOKEN_REFUSED = (
+    "This API token is unknown or revoked: create a new one on your account page (/accounts/tokens/)."
+)
+TOKEN_EXPIRED = (
+    "This API token expired on {date} (tokens last API_TOKEN_DAYS days): create a new one on your account page "
+    "(/accounts/tokens/)."
+)
 
 
 class TokenError(UserFacingError):
     """A token that cannot be created as asked (its name empty or too long)."""
+
+
+class TokenRefused(UserFacingError):
+    """A token that does not act for anyone: unknown, revoked, expired, or its user's no longer."""
 
 
 def _digest(raw: str) -> str:
@@ -45,8 +57,14 @@ def token_create(*, user_id: int, name: str) -> tuple[ApiToken, str]:
     if len(name) > TOKEN_NAME_MAX_CHARS:
         raise TokenError(TOKEN_NAME_TOO_LONG.format(limit=TOKEN_NAME_MAX_CHARS, length=len(name)))
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    now = timezone.now()
     token = ApiToken.objects.create(
-        user_id=user_id, name=name, prefix=raw[:PREFIX_SHOWN], digest=_digest(raw)
+        user_id=user_id,
+        name=name,
+        prefix=raw[:PREFIX_SHOWN],
+        digest=_digest(raw),
+        created_at=now,
+        expires_at=now + datetime.timedelta(days=settings.API_TOKEN_DAYS),
     )
     return token, raw
 
@@ -71,18 +89,20 @@ def tokens_listed(*, user_id: int) -> list[ApiToken]:
     return list(ApiToken.objects.filter(user_id=user_id).order_by("-created_at", "-pk"))
 
 
-def token_active(raw: str) -> ApiToken | None:
-    """The token `raw` is, with its user loaded, when it is well formed, known, not revoked and its user active;
-    else None. Marks it used (at most once a minute)."""
+def token_active(raw: str) -> ApiToken:
+    """The token `raw` is, with its user loaded, when it is well formed, known, not revoked, not expired and its
+    user active; marks it used (at most once a minute). Raises `TokenRefused` saying why not."""
     if not TOKEN_SHAPE.fullmatch(raw):
-        return None
+        raise TokenRefused(TOKEN_REFUSED)
     token = (
         ApiToken.objects.select_related("user")
         .filter(digest=_digest(raw), revoked_at__isnull=True, user__is_active=True)
         .first()
     )
     if token is None:
-        return None
+        raise TokenRefused(TOKEN_REFUSED)
+    if token.expired:
+        raise TokenRefused(TOKEN_EXPIRED.format(date=token.expires_at.date().isoformat()))
     now = timezone.now()
     if token.last_used_at is None or now - token.last_used_at >= LAST_USED_EVERY:
         token.last_used_at = now

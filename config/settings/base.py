@@ -335,6 +335,8 @@ RATE_LIMIT_PER_IP = env.int("RATE_LIMIT_PER_IP", default=30)  # requests per min
 RATE_LIMIT_PER_USER = env.int("RATE_LIMIT_PER_USER", default=20)  # requests per minute from one account
 # Requests per minute through one personal API token (instead of its address; its account's limit holds too).
 RATE_LIMIT_PER_TOKEN = env.int("RATE_LIMIT_PER_TOKEN", default=20)
+# Days a new personal API token works for: a token copied somewhere and forgotten stops working by itself.
+API_TOKEN_DAYS = env.int("API_TOKEN_DAYS", default=90)
 # How many reverse proxies of ours stand in front of the site: 0 counts REMOTE_ADDR; N counts the N-th
 # X-Forwarded-For entry from the right (the address our outermost proxy saw; entries left of it are the client's).
 RATE_LIMIT_TRUSTED_PROXIES = env.int("RATE_LIMIT_TRUSTED_PROXIES", default=0)

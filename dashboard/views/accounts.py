@@ -197,6 +197,7 @@ def tokens_page(request: HttpRequest) -> HttpResponse:
         "error": error,
         "name": name,
         "name_max_chars": TOKEN_NAME_MAX_CHARS,
+        "token_days": settings.API_TOKEN_DAYS,
     }
     response = render(request, "dashboard/tokens.html", context, status=400 if error else 200)
     add_never_cache_headers(response)

@@ -7,6 +7,7 @@ sample garden again when an earlier such test emptied the database.
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import subprocess
@@ -31,7 +32,6 @@ from mcp.shared.exceptions import MCPError
 from claimcheck.critics.citation_gate.items import DROPPED, LINE_MATCHES, LINE_MISSING, VERIFIED
 from config.database import current_database_url
 from config.devstack import free_port, wait_for_port
-from dashboard.bearer import TOKEN_REFUSED
 from dashboard.mcp_http import PATH, TOKEN_MISSING
 from garden.answering.asking import REFUSAL_REASON
 from garden.models import Article
@@ -39,7 +39,7 @@ from tests.dashboard.test_mcp import TOOLS, TUNNEL, WRONG_LENGTH
 from tests.fakes.messages_api import FakeMessagesAPI
 from verifier.models import ApiToken, JudgeSpend, SpendPurpose
 from verifier.roles import READER
-from verifier.tokens import token_create, token_revoke
+from verifier.tokens import TOKEN_EXPIRED, TOKEN_REFUSED, token_create, token_revoke
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -188,6 +188,9 @@ def test_a_token_sees_what_its_user_sees_and_a_revoked_one_is_refused_at_once(
 ) -> None:
     user, token = reader_token("http-reader")
     Article.objects.filter(title=TUNNEL).update(withheld_at=timezone.now(), withheld_reason="made private")
+    old, expired = token_create(user_id=user.pk, name="old")
+    expires_at = timezone.now() - datetime.timedelta(days=1)
+    ApiToken.objects.filter(pk=old.pk).update(expires_at=expires_at)
     seen: dict[str, Any] = {}
 
     async def talk(client: Client) -> None:
@@ -204,12 +207,13 @@ def test_a_token_sees_what_its_user_sees_and_a_revoked_one_is_refused_at_once(
             seen["after revoking"] = str(error)
 
     def revoke() -> None:
-        token_revoke(user_id=user.pk, token_id=ApiToken.objects.get(user=user).pk)
+        token_revoke(user_id=user.pk, token_id=ApiToken.objects.get(user=user, name="agent").pk)
 
     with served(tmp_path / "server.log") as server:
         session(server.url, token, talk)
         seen["revoked"] = refused_to_connect(server.url, token)
         seen["unknown"] = refused_to_connect(server.url, "gw_" + "x" * 43)
+        seen["expired"] = refused_to_connect(server.url, expired)
         seen["none"] = refused_to_connect(server.url, None)
         log = server.stop()
 
@@ -222,6 +226,7 @@ def test_a_token_sees_what_its_user_sees_and_a_revoked_one_is_refused_at_once(
 
     assert TOKEN_REFUSED in seen["after revoking"]
     assert TOKEN_REFUSED in seen["revoked"] and TOKEN_REFUSED in seen["unknown"]
+    assert TOKEN_EXPIRED.format(date=expires_at.date().isoformat()) in seen["expired"]
     assert TOKEN_MISSING in seen["none"]
     assert token not in log and token[len("gw_") :] not in log and "401" in log
 

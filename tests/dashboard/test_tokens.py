@@ -17,7 +17,7 @@ from django.views.debug import ExceptionReporter, get_exception_reporter_class
 
 from config.scrubbing import ScrubbingFormatter
 from dashboard.api import CSRF_FAILED
-from dashboard.bearer import TOKEN_MALFORMED, TOKEN_REFUSED
+from dashboard.bearer import TOKEN_MALFORMED
 from dashboard.ratelimit import RATE_LIMITED
 from dashboard.views.accounts import TOKEN_REVOKED
 from garden.models import Question, Sync
@@ -25,7 +25,7 @@ from tests.factories import login, page_text
 from tests.fakes.messages_api import FakeMessagesAPI
 from verifier.models import ApiToken, JudgeSpend, SpendPurpose
 from verifier.roles import OPERATOR, READER
-from verifier.tokens import TOKEN_NAME_EMPTY, TOKEN_NAME_TOO_LONG, token_create
+from verifier.tokens import TOKEN_EXPIRED, TOKEN_NAME_EMPTY, TOKEN_NAME_TOO_LONG, TOKEN_REFUSED, token_create
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_counts")]
 
@@ -175,6 +175,30 @@ def test_another_scheme_is_left_to_the_proxy_that_sent_it(client, settings):
     with_basic = ask(client, headers={"Authorization": "Basic dXNlcjpwYXNz"})
     assert with_basic.status_code == without.status_code != 401
     assert with_basic.json() == without.json()
+
+
+def test_a_token_lasts_api_token_days_and_is_then_refused_saying_it_expired(client, settings):
+    settings.API_TOKEN_DAYS = 30
+    reader = user_of(READER)
+    raw = token_of(reader)
+    token = ApiToken.objects.get()
+    assert token.expires_at - token.created_at == datetime.timedelta(days=30)
+    client.force_login(reader)
+    listed = page_text(client.get("/accounts/tokens/").content.decode())
+    assert "Expires" in listed and token.expires_at.strftime("%Y-%m-%d") in listed
+    assert "works for 30 days" in listed
+    client.logout()
+    assert ask(client, headers=bearer(raw)).status_code == 200
+
+    token.expires_at = timezone.now() - datetime.timedelta(seconds=1)
+    token.save()
+    refused = ask(client, headers=bearer(raw))
+    expired = TOKEN_EXPIRED.format(date=token.expires_at.date().isoformat())
+    assert refused.status_code == 401 and refused.json() == {"error": expired}
+    assert "expired" in expired
+    assert Question.objects.count() == 1  # the expired token asked nothing
+    client.force_login(reader)
+    assert "Expired" in page_text(client.get("/accounts/tokens/").content.decode())
 
 
 def test_a_deactivated_users_token_is_refused(client):
