@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from django.conf import settings
 from django.db import connection
@@ -54,6 +54,14 @@ COMMIT_REFUSED = " (commit {head}; the next sync tries it again)"
 UNCHANGED = "{head} was imported already: nothing changed"
 HIDDEN = "***"
 SYNC_FAILED = "the git garden could not be synced; the next fetch tries again"
+# A URL's user and password go to git in its environment, read back by this credential helper, never in its
+# arguments (which any account on the machine can list) nor in the URL it is given. The helper holds no secret.
+CREDENTIAL_USER = "GROUNDWORK_GIT_USERNAME"
+CREDENTIAL_PASSWORD = "GROUNDWORK_GIT_PASSWORD"
+CREDENTIAL_HELPER = (
+    f"!f() {{ if [ \"$1\" = get ]; then printf 'username=%s\\npassword=%s\\n' "
+    f'"${CREDENTIAL_USER}" "${CREDENTIAL_PASSWORD}"; fi; }}; f'
+)
 logger = logging.getLogger(__name__)
 _USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]+@")
 
@@ -92,6 +100,20 @@ def scrubbed(text: str, *urls: str) -> str:
 def garden_label(url: str) -> str:
     """How the logs page and `/api/health` name a git garden: its URL without credentials."""
     return scrubbed(url, url)
+
+
+def remote_credentials(url: str) -> tuple[str, list[str], dict[str, str]]:
+    """The URL to give git with no credential in it, the options and the environment that hand git the user and
+    password it held (decoded, as git decodes them): none when it holds none, or is not an HTTP(S) URL (an
+    ssh:// user is no secret, and ssh reads no credential helper)."""
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in {"http", "https"} or "@" not in parts.netloc:
+        return url, [], {}
+    userinfo, _, host = parts.netloc.rpartition("@")
+    user, _, password = userinfo.partition(":")
+    options = ["-c", "credential.helper=", "-c", f"credential.helper={CREDENTIAL_HELPER}"]  # ours alone
+    environment = {CREDENTIAL_USER: unquote(user), CREDENTIAL_PASSWORD: unquote(password)}
+    return urlunsplit(parts._replace(netloc=host)), options, environment
 
 
 def _git(*args: str, cwd: Path | None = None, url: str = "", env: Mapping[str, str] | None = None) -> str:
@@ -163,12 +185,21 @@ class GitGarden:
 
     def fetch(self) -> Commit:
         """Fetch the branch into the bare clone (made the first time); the head's commit. The URL is given on
-        each fetch and never written into the clone's config, so a token in it is stored nowhere."""
+        each fetch and never written into the clone's config, and a user and token in it reach git through its
+        environment (`remote_credentials`), so they are stored nowhere and no process's arguments show them."""
         if not (self.mirror / "HEAD").exists():
             self.home.mkdir(parents=True, exist_ok=True)
             _git("init", "--bare", "--quiet", str(self.mirror), url=self.url)
+        remote, options, credentials = remote_credentials(self.url)
         self._in_mirror(
-            "fetch", "--quiet", "--no-tags", "--force", self.url, f"+refs/heads/{self.branch}:{self.ref}"
+            *options,
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--force",
+            remote,
+            f"+refs/heads/{self.branch}:{self.ref}",
+            env=credentials,
         )
         return self.commit(self.ref)
 

@@ -2,10 +2,13 @@
 a push is synced by the commits' difference, a rename keeps its article, and the accidents (a force-push, a
 broken URL, a non-repository, a mass deletion) change nothing by accident and say why, with no credential."""
 
+import base64
+import http.server
 import os
 import subprocess
 import threading
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from django.contrib.auth.models import User
@@ -192,6 +195,53 @@ def test_a_fetch_that_fails_changes_nothing_says_why_and_shows_no_credential(rep
     assert sync.refused == message
     assert live(repo) == 3
     assert not any(secret in str(path) for path in clones.rglob("*"))
+    for config in clones.rglob("config"):
+        assert secret not in config.read_text()
+
+
+class AskingForCredentials(http.server.BaseHTTPRequestHandler):
+    """A git host that asks for a password and, given one, keeps the `Authorization` it was sent."""
+
+    received: list[str] = []
+
+    def do_GET(self) -> None:
+        if (given := self.headers.get("Authorization")) is None:
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Basic realm="notes"')
+        else:
+            self.received.append(given)
+            self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_token_reaches_the_host_but_never_a_command_line_or_the_clone(repo, clones, monkeypatch):
+    secret = "ghp_s3cretTOKEN/value"
+    host = http.server.ThreadingHTTPServer(("127.0.0.1", 0), AskingForCredentials)
+    threading.Thread(target=host.serve_forever, daemon=True).start()
+    commands: list[list[str]] = []
+    run = subprocess.run
+
+    def recorded(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        commands.append(list(args))
+        return run(args, **kwargs)  # type: ignore[call-overload, no-any-return]
+
+    monkeypatch.setattr(git.subprocess, "run", recorded)
+    try:
+        address = f"http://ada:{quote(secret, safe='')}@127.0.0.1:{host.server_port}/notes.git"
+        report = git_garden_import(address, "main")
+    finally:
+        host.shutdown()
+    assert len(report.refused) == 1 and secret not in report.refused[0][1]
+    # The host was sent the user and token, decoded as git decodes a URL's...
+    assert AskingForCredentials.received == ["Basic " + base64.b64encode(f"ada:{secret}".encode()).decode()]
+    # ...while neither is in any git command run, nor in what the clone keeps.
+    fetch = next(command for command in commands if "fetch" in command)
+    assert f"http://127.0.0.1:{host.server_port}/notes.git" in fetch
+    assert not any(secret in arg or "ada" in arg for command in commands for arg in command)
     for config in clones.rglob("config"):
         assert secret not in config.read_text()
 
