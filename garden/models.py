@@ -488,6 +488,27 @@ def _revision_url(article: Article, revision_id: int, *, current: bool) -> str:
     return url if current else f"{url}?revision={revision_id}"
 
 
+def _passages_unreadable(reader: Reader, through: str = "") -> Q:
+    """The passages (reached `through` a relation, e.g. "passage__") whose words `reader` may not see: in an
+    article withheld or of an audience not theirs, or holding words of one (`ArticleRevision.shows`)."""
+    unreadable = Q(**{f"{through}article__withheld_at__isnull": False}) | Q(
+        **{f"{through}revision__shows__overlap": _withheld_places()}
+    )
+    if not reader.reads_all:
+        unreadable |= ~Q(**{f"{through}article__audiences": []}) & ~Q(
+            **{f"{through}article__audiences__overlap": sorted(reader.audiences)}
+        )
+        unreadable |= Q(**{f"{through}revision__shows__overlap": _unreadable_places(reader)})
+    return unreadable
+
+
+class PassageQuerySet(models.QuerySet["Passage"]):
+    def unreadable(self, reader: Reader = ANONYMOUS) -> PassageQuerySet:
+        """The passages whose words `reader` may not see: the rule `AnswerQuerySet.readable` holds an answer's
+        sources to, for words not stored as an answer yet (a streamed answer's, as they are written)."""
+        return self.filter(_passages_unreadable(reader))
+
+
 class Passage(models.Model):
     """A passage of a revision: `revision.body[start:end] == text`, with its embedding and search vector."""
 
@@ -512,6 +533,8 @@ class Passage(models.Model):
         output_field=SearchVectorField(),
         db_persist=True,
     )
+
+    objects = PassageQuerySet.as_manager()
 
     class Meta:
         db_table = "garden_chunk"  # its first name: the rename left the table as it was
@@ -749,14 +772,7 @@ class AnswerQuerySet(models.QuerySet["Answer"]):
         """Answers `reader` may see: each of their sources is in an article the reader may read and holds no
         words of one they may not (an answer quotes and paraphrases its sources, so it is withheld with them,
         and is back when they are; an answer from another audience's notes is not this reader's)."""
-        unreadable = Q(passage__article__withheld_at__isnull=False) | Q(
-            passage__revision__shows__overlap=_withheld_places()
-        )
-        if not reader.reads_all:
-            unreadable |= ~Q(passage__article__audiences=[]) & ~Q(
-                passage__article__audiences__overlap=sorted(reader.audiences)
-            )
-            unreadable |= Q(passage__revision__shows__overlap=_unreadable_places(reader))
+        unreadable = _passages_unreadable(reader, through="passage__")
         return self.exclude(Exists(AnswerSource.objects.filter(answer=OuterRef("pk")).filter(unreadable)))
 
 

@@ -193,8 +193,23 @@ def question_stream(*, text: str | None, **asking: Unpack[Asking]) -> AnswerStre
         pieces = synthesize_streaming(
             asked.written_for, sources, asked.retrieved.result.vector, anonymous=asked.anonymous
         )
-        events = _written_events(pieces, ShownText("\n".join(s.text for s in sources)), stored)
+        shown = ShownText("\n".join(s.text for s in sources))
+        readable = _sources_readable(asked)
+        events = _written_events(pieces, shown, stored, readable=readable)
     return AnswerStream(events, held, asked.sources)
+
+
+def _sources_readable(asked: _Asked) -> Callable[[], bool]:
+    """Whether the asker may still see the words of the answer's sources: asked again before each delta leaves,
+    by the rule a stored answer is held to (`AnswerQuerySet.readable`), since a note may be withheld or leave
+    the asker's audiences while Claude writes from it."""
+    passage_ids = [passage.pk for _, passage, _ in asked.sources]
+
+    def readable() -> bool:
+        with phase("database"):
+            return not Passage.objects.filter(pk__in=passage_ids).unreadable(asked.reader).exists()
+
+    return readable
 
 
 def _refusal_events(stored: Callable[[Synthesis], Answer]) -> Iterator[AskEvent]:
@@ -205,11 +220,18 @@ def _refusal_events(stored: Callable[[Synthesis], Answer]) -> Iterator[AskEvent]
 
 
 def _written_events(
-    pieces: abc.Generator[str, None, Synthesis], shown: ShownText, stored: Callable[[Synthesis], Answer]
+    pieces: abc.Generator[str, None, Synthesis],
+    shown: ShownText,
+    stored: Callable[[Synthesis], Answer],
+    *,
+    readable: Callable[[], bool],
 ) -> Iterator[AskEvent]:
-    """The deltas of the text as it may be shown, then the stored answer; closed before its end (the reader
-    left), Claude is stopped and the answer stored saying so."""
-    said = False
+    """The deltas of the text as it may be shown, then the stored answer.
+
+    Each delta leaves only once `readable()` says the asker may still see the sources' words; once it says
+    not, no more words are shown, and the stored answer, withheld with its sources, ends the stream. Closed
+    before its end (the reader left), Claude is stopped and the answer stored saying so."""
+    said = withheld = False
     try:
         while True:
             try:
@@ -217,7 +239,8 @@ def _written_events(
             except StopIteration as done:
                 synthesis: Synthesis = done.value
                 break
-            if text := shown.feed(piece):
+            text = shown.feed(piece)
+            if text and not withheld and not (withheld := not readable()):
                 said = True
                 yield AskEvent(AskEventKind.DELTA, text)
     except GeneratorExit:
@@ -226,10 +249,14 @@ def _written_events(
         except StopIteration as done:
             stored(done.value)
         raise
-    if synthesis.abstained and not said:
-        yield AskEvent(AskEventKind.DELTA, synthesis.text)  # in place of the model's `ABSTAINS`, held back
-    elif not synthesis.error and (rest := shown.rest()):
-        yield AskEvent(AskEventKind.DELTA, rest)
+    if synthesis.error:
+        last = ""
+    elif synthesis.abstained and not said:
+        last = synthesis.text  # in place of the model's `ABSTAINS`, held back
+    else:
+        last = shown.rest()
+    if last and not withheld and readable():
+        yield AskEvent(AskEventKind.DELTA, last)
     yield AskEvent(AskEventKind.ANSWER, answer=stored(synthesis))
 
 

@@ -15,13 +15,16 @@ import pytest
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.http import StreamingHttpResponse
 from django.test import Client
+from django.utils import timezone
 
 from dashboard.asking import STREAM_GONE
 from dashboard.claude_slots import CLAUDE_BUSY
 from dashboard.streams import sse_event
 from garden.answering.asking import REFUSAL_TEXT
 from garden.answering.synthesis.claude import CUT_OFF_REPLY, READER_LEFT, STREAM_BROKEN, STREAM_LOST
-from garden.models import Answer
+from garden.models import Answer, Article
+from garden.readers import reader_of
+from garden.selectors import ANSWER_NOT_SHARED, ANSWER_WITHHELD
 from providers.claude import DEFAULT_PRICES, cost_usd
 from tests.factories import login
 from tests.fakes.messages_api import FakeMessagesAPI
@@ -324,3 +327,40 @@ def test_without_claude_a_stream_is_the_local_answer_whole_even_if_the_reader_le
     [(_, data)] = events_of([first.encode()])
     assert stored.generator == "extractive" and not stored.error and stored.text == data["text"]
     assert Verification.objects.filter(answer=stored).exists()
+
+
+def test_words_of_a_note_no_longer_shared_with_the_reader_stop_at_once_and_the_stream_ends_as_withheld(
+    client: Client, claude: FakeMessagesAPI
+) -> None:
+    claude.streamed(WRITTEN, word_seconds=0.02)
+    login(client, "reader")
+    response = stream_ask(client)
+    chunks = response.streaming_content
+    assert isinstance(chunks, Iterator)
+    first = next(chunks)
+    [(name, shown)] = events_of([first])
+    assert name == "delta" and shown["text"]
+    # While Claude writes, the notes it writes from are narrowed to the board, which this reader is not in.
+    Article.objects.update(audiences=["board"])
+    rest = events_of(chunks)
+    assert rest == [
+        ("error", {"error": ANSWER_NOT_SHARED})
+    ]  # not one word more, and the stored answer's word
+    stored = Answer.objects.get()
+    assert stored.text == WRITTEN and not stored.error  # written whole, and withheld with its sources
+    assert not Answer.objects.readable(reader_of(stored.question.asked_by)).exists()
+
+
+def test_a_stream_whose_sources_are_withheld_before_its_first_word_shows_none(
+    client: Client, claude: FakeMessagesAPI
+) -> None:
+    claude.streamed(WRITTEN)
+    login(client, "reader")
+    posted = client.post("/", {"question": QUESTION, "stream": "1"}, headers={"HX-Request": "true"})
+    [address] = re.findall(r'sse-connect="([^"]+)"', posted.content.decode())
+    response = client.get(address)  # retrieved now; the words are written as the stream is read
+    assert isinstance(response, StreamingHttpResponse)
+    Article.objects.update(withheld_at=timezone.now(), withheld_reason="made private")
+    text = b"".join(response.streaming_content).decode()
+    assert "event: delta" not in text and "196 m" not in text
+    assert html.escape(ANSWER_WITHHELD) in text and text.endswith("event: done\ndata: \n\n")
