@@ -130,7 +130,7 @@ class ApiTokenAdmin(RecordOnly, admin.ModelAdmin[ApiToken]):
     list_filter = [("revoked_at", admin.EmptyFieldListFilter)]
     list_select_related = ["user"]
     search_fields = ["name", "prefix", "user__username"]
-    exclude = ["digest"]
+    exclude = ["digest", "password_marker"]
     actions = ["revoke"]
 
     @admin.action(description="Revoke the selected tokens", permissions=["revoke"])

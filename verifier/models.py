@@ -172,6 +172,10 @@ class ApiToken(models.Model):
     expires_at = models.DateTimeField(
         help_text="From then on the token is refused (API_TOKEN_DAYS after made)."
     )
+    password_marker = models.CharField(
+        max_length=64,
+        help_text="SHA-256 of its user's password hash when made: a new password ends the token.",
+    )
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
 

@@ -13,6 +13,7 @@ import re
 import secrets
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
@@ -30,6 +31,11 @@ TOKEN_NAME_TOO_LONG = "A token's name is limited to {limit} characters; this has
 TOKEN_REFUSED = (
     "This API token is unknown or revoked: create a new one on your account page (/accounts/tokens/)."
 )
+TOKEN_PASSWORD_CHANGED = (
+    "This API token stopped working when its account's password changed: create a new one on your account page "
+    "(/accounts/tokens/)."
+)
+TOKEN_ACCOUNT_INACTIVE = "This API token's account is deactivated: its tokens no longer work."
 TOKEN_EXPIRED = (
     "This API token expired on {date} (tokens last API_TOKEN_DAYS days): create a new one on your account page "
     "(/accounts/tokens/)."
@@ -48,6 +54,13 @@ def _digest(raw: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
+def password_marker(password_hash: str) -> str:
+    """What a token keeps of its user's password, to die when it changes (as Django's sessions do with
+    `get_session_auth_hash`): a digest of the stored hash, which tells nothing of the password. Unkeyed, so
+    that changing SECRET_KEY does not end every token."""
+    return hashlib.sha256(password_hash.encode()).hexdigest()
+
+
 @transaction.atomic
 def token_create(*, user_id: int, name: str) -> tuple[ApiToken, str]:
     """A new token for the user `user_id` named `name`, and the token itself: the only time it can be read."""
@@ -58,8 +71,10 @@ def token_create(*, user_id: int, name: str) -> tuple[ApiToken, str]:
         raise TokenError(TOKEN_NAME_TOO_LONG.format(limit=TOKEN_NAME_MAX_CHARS, length=len(name)))
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
     now = timezone.now()
+    password = get_user_model().objects.values_list("password", flat=True).get(pk=user_id)
     token = ApiToken.objects.create(
         user_id=user_id,
+        password_marker=password_marker(password),
         name=name,
         prefix=raw[:PREFIX_SHOWN],
         digest=_digest(raw),
@@ -90,17 +105,20 @@ def tokens_listed(*, user_id: int) -> list[ApiToken]:
 
 
 def token_active(raw: str) -> ApiToken:
-    """The token `raw` is, with its user loaded, when it is well formed, known, not revoked, not expired and its
-    user active; marks it used (at most once a minute). Raises `TokenRefused` saying why not."""
+    """The token `raw` is, with its user loaded, when it is well formed, known, not revoked, not expired, and its
+    user active with the password they had when it was made; marks it used (at most once a minute). Raises
+    `TokenRefused` saying why not."""
     if not TOKEN_SHAPE.fullmatch(raw):
         raise TokenRefused(TOKEN_REFUSED)
     token = (
-        ApiToken.objects.select_related("user")
-        .filter(digest=_digest(raw), revoked_at__isnull=True, user__is_active=True)
-        .first()
+        ApiToken.objects.select_related("user").filter(digest=_digest(raw), revoked_at__isnull=True).first()
     )
     if token is None:
         raise TokenRefused(TOKEN_REFUSED)
+    if not token.user.is_active:
+        raise TokenRefused(TOKEN_ACCOUNT_INACTIVE)
+    if not secrets.compare_digest(token.password_marker, password_marker(token.user.password)):
+        raise TokenRefused(TOKEN_PASSWORD_CHANGED)
     if token.expired:
         raise TokenRefused(TOKEN_EXPIRED.format(date=token.expires_at.date().isoformat()))
     now = timezone.now()

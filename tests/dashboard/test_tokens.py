@@ -25,7 +25,15 @@ from tests.factories import login, page_text
 from tests.fakes.messages_api import FakeMessagesAPI
 from verifier.models import ApiToken, JudgeSpend, SpendPurpose
 from verifier.roles import OPERATOR, READER
-from verifier.tokens import TOKEN_EXPIRED, TOKEN_NAME_EMPTY, TOKEN_NAME_TOO_LONG, TOKEN_REFUSED, token_create
+from verifier.tokens import (
+    TOKEN_ACCOUNT_INACTIVE,
+    TOKEN_EXPIRED,
+    TOKEN_NAME_EMPTY,
+    TOKEN_NAME_TOO_LONG,
+    TOKEN_PASSWORD_CHANGED,
+    TOKEN_REFUSED,
+    token_create,
+)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_counts")]
 
@@ -201,12 +209,36 @@ def test_a_token_lasts_api_token_days_and_is_then_refused_saying_it_expired(clie
     assert "Expired" in page_text(client.get("/accounts/tokens/").content.decode())
 
 
-def test_a_deactivated_users_token_is_refused(client):
+def test_a_deactivated_users_token_is_refused_saying_so(client):
     reader = user_of(READER)
     raw = token_of(reader)
     reader.is_active = False
     reader.save()
-    assert ask(client, headers=bearer(raw)).status_code == 401
+    refused = ask(client, headers=bearer(raw))
+    assert refused.status_code == 401 and refused.json() == {"error": TOKEN_ACCOUNT_INACTIVE}
+    assert Question.objects.count() == 0
+
+
+def test_a_password_change_ends_the_accounts_tokens_and_a_new_token_works(client):
+    reader = user_of(READER)
+    raw = token_of(reader)
+    assert ask(client, headers=bearer(raw)).status_code == 200
+    client.force_login(reader)
+    changed = client.post(
+        "/accounts/password_change/",
+        {
+            "old_password": "pw-not-used",
+            "new_password1": "a-new-Passw0rd!",
+            "new_password2": "a-new-Passw0rd!",
+        },
+    )
+    assert changed.status_code == 302, changed.content.decode()[:500]
+    client.logout()
+    refused = ask(client, headers=bearer(raw))
+    assert refused.status_code == 401 and refused.json() == {"error": TOKEN_PASSWORD_CHANGED}
+    assert "password changed" in TOKEN_PASSWORD_CHANGED
+    assert ask(client, headers=bearer(token_of(reader, "after"))).status_code == 200  # made under the new one
+    assert Question.objects.count() == 2
 
 
 def test_a_token_of_one_user_never_acts_as_another(client):
