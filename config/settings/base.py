@@ -259,6 +259,9 @@ CLAUDE_CONDENSE_MODEL = env("CLAUDE_CONDENSE_MODEL", default="claude-haiku-5-5")
 # Claude is busy (503). Half of gunicorn's 8 threads: the other four keep serving pages and verdict polls, as many
 # as a process had in all before (docs/performance.md, "Claude calls and web threads").
 WEB_CLAUDE_SLOTS = env.int("WEB_CLAUDE_SLOTS", default=4)
+# Seconds a streamed answer may take before Claude is stopped and its slot given back: about four times what the
+# longest answer (CLAUDE_ANSWER_MAX_TOKENS) takes at Claude's usual pace, so only a stream that stalls or trickles reaches it.
+STREAM_MAX_SECONDS = env.float("STREAM_MAX_SECONDS", default=90.0)
 
 # --- The claim judge --------------------------------------------------------------------------
 # local: the offline judge only; claude: the Claude juror (the tie-breaker for claims it is unsure of);

@@ -24,7 +24,7 @@ from garden.answering.synthesis import (
     synthesize,
     synthesize_streaming,
 )
-from garden.answering.synthesis.claude import ReaderLeft
+from garden.answering.synthesis.claude import ReaderLeft, StreamTimedOut
 from garden.errors import UserFacingError
 from garden.models import (
     Answer,
@@ -229,16 +229,22 @@ def _written_events(
     """The deltas of the text as it may be shown, then the stored answer.
 
     Each delta leaves only once `readable()` says the asker may still see the sources' words; once it says
-    not, no more words are shown, and the stored answer, withheld with its sources, ends the stream. Closed
-    before its end (the reader left), Claude is stopped and the answer stored saying so."""
+    not, no more words are shown, and the stored answer, withheld with its sources, ends the stream. At
+    `STREAM_MAX_SECONDS` Claude is stopped (`StreamTimedOut`) and the answer stored saying so. Closed before its
+    end (the reader left), Claude is stopped and the answer stored saying so."""
+    deadline = time.monotonic() + settings.STREAM_MAX_SECONDS
     said = withheld = False
+    stop: Exception | None = None
     try:
         while True:
             try:
-                piece = next(pieces)
+                piece = next(pieces) if stop is None else pieces.throw(stop)
             except StopIteration as done:
                 synthesis: Synthesis = done.value
                 break
+            if time.monotonic() > deadline:
+                stop = StreamTimedOut()
+                continue
             text = shown.feed(piece)
             if text and not withheld and not (withheld := not readable()):
                 said = True

@@ -21,7 +21,13 @@ from dashboard.asking import STREAM_GONE
 from dashboard.claude_slots import CLAUDE_BUSY
 from dashboard.streams import sse_event
 from garden.answering.asking import REFUSAL_TEXT
-from garden.answering.synthesis.claude import CUT_OFF_REPLY, READER_LEFT, STREAM_BROKEN, STREAM_LOST
+from garden.answering.synthesis.claude import (
+    CUT_OFF_REPLY,
+    READER_LEFT,
+    STREAM_BROKEN,
+    STREAM_LOST,
+    STREAM_TOO_LONG,
+)
 from garden.models import Answer, Article
 from garden.readers import reader_of
 from garden.selectors import ANSWER_NOT_SHARED, ANSWER_WITHHELD
@@ -364,3 +370,25 @@ def test_a_stream_whose_sources_are_withheld_before_its_first_word_shows_none(
     text = b"".join(response.streaming_content).decode()
     assert "event: delta" not in text and "196 m" not in text
     assert html.escape(ANSWER_WITHHELD) in text and text.endswith("event: done\ndata: \n\n")
+
+
+def test_a_stream_that_runs_past_its_time_limit_is_stopped_and_stored_saying_so(
+    client: Client, claude: FakeMessagesAPI, settings
+) -> None:
+    settings.STREAM_MAX_SECONDS = 0.3
+    settings.WEB_CLAUDE_SLOTS = 1
+    claude.streamed(WRITTEN, input_tokens=2_000, word_seconds=0.1)
+    login(client, "reader")
+    words, answer = words_then_answer(events_of(stream_ask(client).streaming_content))
+
+    assert 0 < len("".join(words)) < len(WRITTEN)  # the words written in time, then no more
+    stored = Answer.objects.get()
+    assert stored.error == answer["error"] == STREAM_TOO_LONG and stored.text == "" and answer["answer"] == ""
+    assert not Verification.objects.filter(answer=stored).exists()
+    [spend] = JudgeSpend.objects.all()  # Claude was stopped, and settled at what it had written
+    assert spend.settled and spend.input_tokens == 2_000 and 0 < spend.output_tokens < len(WRITTEN)
+    # The one Claude slot was given back: the next streamed question is answered.
+    settings.STREAM_MAX_SECONDS = 30
+    claude.streamed("It opened in 1874 [1].")
+    _, answer = words_then_answer(events_of(stream_ask(client).streaming_content))
+    assert answer["answer"] == "It opened in 1874 [1]."

@@ -130,7 +130,8 @@ def synthesize_streaming(
     else:
         written = extractive.synthesize(question, sources, question_vector)
     if written.text:
-        with contextlib.suppress(claude.ReaderLeft):  # written whole already: nothing was cut off
+        # Written whole already: nothing is cut off.
+        with contextlib.suppress(claude.ReaderLeft, claude.StreamTimedOut):
             yield written.text
     return written
 

@@ -134,6 +134,10 @@ class ReaderLeft(Exception):
     """Thrown into a streamed answer when whoever was reading it went away: Claude is stopped."""
 
 
+class StreamTimedOut(Exception):
+    """Thrown into a streamed answer when it has run for `STREAM_MAX_SECONDS`: Claude is stopped."""
+
+
 def synthesize_streaming(
     question: str, sources: Sequence[SourceText], config: ClaudeConfig, *, budget: Budget | None = None
 ) -> abc.Generator[str, None, Synthesis]:
@@ -142,7 +146,8 @@ def synthesize_streaming(
 
     Booked as `synthesize` books, before the call (`BudgetSpent` before anything is yielded). A stream that
     breaks after some text returns an answer with no text and an `error` saying so (`STREAM_BROKEN`,
-    `STREAM_LOST`); `ReaderLeft` thrown in at a yield stops Claude and returns one saying `READER_LEFT`.
+    `STREAM_LOST`); `ReaderLeft` thrown in at a yield stops Claude and returns one saying `READER_LEFT`
+    (`StreamTimedOut`: `STREAM_TOO_LONG`).
     Either way the budget is settled at what the stream says was billed (`providers.claude.ClaudeStream`).
     """
     model, messages, max_tokens = _request(question, sources)
@@ -160,11 +165,13 @@ def synthesize_streaming(
         if written:
             message = STREAM_LOST if error.kind in ("connection", "timeout") else STREAM_BROKEN
         return _failed(stream.model, message, error.usage)
-    except ReaderLeft:
+    except (ReaderLeft, StreamTimedOut) as stopped:
         stream.close()
         if budget is not None:
             budget.settle(booking, stream.usage)
-        return _failed(stream.model, READER_LEFT, stream.usage)
+        return _failed(
+            stream.model, READER_LEFT if isinstance(stopped, ReaderLeft) else STREAM_TOO_LONG, stream.usage
+        )
     reply = stream.reply()
     if budget is not None:
         budget.settle(booking, reply.usage)
@@ -223,6 +230,10 @@ STREAM_BROKEN = (
 STREAM_LOST = (
     "The connection to the answer service was lost while it was writing this answer, so the part it had "
     "written is not kept. Please try again."
+)
+STREAM_TOO_LONG = (
+    "The answer took longer than answers may take here, so Claude was stopped and the part it had written is "
+    "not kept. Please try again, or ask a narrower question."
 )
 READER_LEFT = (
     "The page or program that asked left before the answer was finished, so Claude was stopped and the part "
