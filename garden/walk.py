@@ -11,6 +11,7 @@ for one file: whatever cannot be read is named in `skipped`.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Iterable
@@ -23,6 +24,9 @@ from garden.skips import SkipKind as SkipKind  # callers and tests import it fro
 from garden.syntax import IMAGES
 
 IGNORE_FILE = ".gardenignore"  # gitignore syntax, at the garden's root
+# A garden's rules files (`.gardenignore`, `.gardenaccess`) are a few lines each: one this long is a mistake,
+# and reading it whole at every sync would let a commit make each sync slow.
+RULES_FILE_MAX_BYTES = 64 * 1024
 # Folders that hold an editor's settings, deleted notes, templates or packages, never notes to publish.
 PRIVATE_FOLDERS = frozenset({"templates", "node_modules"})
 # Version control's own folders: their files are history's objects, never notes by name, and can be many.
@@ -39,6 +43,10 @@ NAME_NOT_UTF8 = "its name is not valid UTF-8; rename it to import it"
 FOLDER_UNREADABLE = "the folder cannot be read ({error}); the notes in it are left out until it can"
 IGNORE_UNREADABLE = "cannot be read ({error}); every note is withheld as private until it can"
 CANNOT_READ = "cannot be read: {error}"
+# Why a rules file is not read (`rules_file_read`), within its file's own message.
+RULES_LINK = "a symbolic link, and only a regular file is read"
+RULES_NOT_A_FILE = "a {kind}, and only a regular file is read"
+RULES_TOO_LARGE = f"larger than {RULES_FILE_MAX_BYTES // 1024} KiB, the most read"
 
 
 @dataclass(frozen=True)
@@ -66,6 +74,35 @@ def _kind(mode: int) -> str:
     return "device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "special file"
 
 
+class RulesFileRefused(OSError):
+    """A rules file that is there but is not read: its message says why (RULES_LINK, ...)."""
+
+
+def rules_file_read(path: Path) -> bytes | None:
+    """The bytes of a garden's rules file at `path` (`.gardenignore`, `.gardenaccess`), None when there is none.
+    It is read only as a regular file of at most RULES_FILE_MAX_BYTES: a symbolic link (which could name any
+    file on the machine), a pipe or device (which could hold a sync for ever) or a longer file raises
+    RulesFileRefused; its caller fails closed, as for a file that cannot be read."""
+    try:
+        # O_NOFOLLOW: a link is refused, not followed; O_NONBLOCK: opening a named pipe does not wait for a writer.
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise RulesFileRefused(RULES_LINK) from None
+        raise
+    mode = os.fstat(descriptor).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(descriptor)
+        raise RulesFileRefused(RULES_NOT_A_FILE.format(kind=_kind(mode)))
+    with os.fdopen(descriptor, "rb") as file:
+        data = file.read(RULES_FILE_MAX_BYTES + 1)
+    if len(data) > RULES_FILE_MAX_BYTES:
+        raise RulesFileRefused(RULES_TOO_LARGE)
+    return data
+
+
 class _Places:
     """The garden's rules of private places, applied to paths relative to its folder."""
 
@@ -77,9 +114,8 @@ class _Places:
         self.ignore_error: str | None = None
         lines: Iterable[str] = []
         try:
-            lines = (folder / IGNORE_FILE).read_bytes().decode("utf-8", "replace").splitlines()
-        except FileNotFoundError:
-            pass
+            written = rules_file_read(folder / IGNORE_FILE)
+            lines = written.decode("utf-8", "replace").splitlines() if written is not None else []
         except OSError as error:
             self.ignore_error = error.strerror or str(error)
         try:

@@ -29,6 +29,7 @@ from django.conf import settings
 from garden.audience_marks import audience_mark
 from garden.formats.note import ArticleFileError, ParsedArticle
 from garden.models import Article, Audience
+from garden.walk import rules_file_read
 
 ACCESS_FILE = ".gardenaccess"
 ACCESS_WRONG = (
@@ -68,9 +69,11 @@ NO_RULES = AccessRules()
 def access_rules(folder: Path) -> AccessRules:
     """The folder rules of the garden at `folder` (none without a `.gardenaccess`)."""
     try:
-        text = (folder / ACCESS_FILE).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return NO_RULES
+        # A link, a pipe or a file too long is refused: it fails closed, as one that cannot be read.
+        written = rules_file_read(folder / ACCESS_FILE)
+        if written is None:
+            return NO_RULES
+        text = written.decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         return AccessRules(error=ACCESS_WRONG.format(reason=getattr(error, "strerror", None) or str(error)))
     try:

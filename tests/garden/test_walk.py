@@ -16,6 +16,10 @@ from garden.walk import (
     LINK_SECOND_WAY,
     NAME_NOT_UTF8,
     NOT_A_FILE,
+    RULES_FILE_MAX_BYTES,
+    RULES_LINK,
+    RULES_NOT_A_FILE,
+    RULES_TOO_LARGE,
     article_files,
     garden_walk,
     image_files,
@@ -133,8 +137,44 @@ def test_an_unreadable_gardenignore_holds_every_note_back_as_private(tmp_path: P
     walk = garden_walk(folder, {".md"})
     assert walk.files == [] and names(walk.private, folder) == ["Orchard.md"]
     assert reasons(walk.skipped, folder) == {
-        ".gardenignore": IGNORE_UNREADABLE.format(error="Is a directory")
+        ".gardenignore": IGNORE_UNREADABLE.format(error=RULES_NOT_A_FILE.format(kind="folder"))
     }
+
+
+def _ignore_linked(folder: Path) -> None:
+    # A link to a file that would let every note through: it is not followed, wherever it points.
+    (folder.parent / "elsewhere.txt").write_text("# nothing is ignored\n")
+    (folder / ".gardenignore").symlink_to(folder.parent / "elsewhere.txt")
+
+
+@pytest.mark.parametrize(
+    ("make", "why"),
+    [
+        (_ignore_linked, RULES_LINK),
+        (lambda folder: os.mkfifo(folder / ".gardenignore"), RULES_NOT_A_FILE.format(kind="named pipe")),
+        (
+            lambda folder: (folder / ".gardenignore").write_text("# x\n" * (RULES_FILE_MAX_BYTES // 4 + 1)),
+            RULES_TOO_LARGE,
+        ),
+    ],
+    ids=["symlink", "named-pipe", "too-large"],
+)
+def test_a_gardenignore_that_is_a_link_a_pipe_or_too_long_is_not_read_and_holds_every_note_back(
+    tmp_path: Path, make, why: str
+) -> None:
+    folder = garden_write(tmp_path / "g", {"Orchard.md": "Apples.", "Pay.md": "Salaries."})
+    make(folder)  # a pipe with no writer would hold the walk for ever were it opened to be read
+    walk = garden_walk(folder, {".md"})
+    assert walk.files == [] and names(walk.private, folder) == ["Orchard.md", "Pay.md"]
+    assert reasons(walk.skipped, folder) == {".gardenignore": IGNORE_UNREADABLE.format(error=why)}
+
+
+def test_a_gardenignore_of_the_most_bytes_read_is_read(tmp_path: Path) -> None:
+    folder = garden_write(tmp_path / "g", {"Orchard.md": "Apples.", "Pay.md": "Salaries."})
+    rules = "Pay.md\n"
+    (folder / ".gardenignore").write_text(rules + "#" * (RULES_FILE_MAX_BYTES - len(rules) - 1) + "\n")
+    walk = garden_walk(folder, {".md"})
+    assert names(walk.files, folder) == ["Orchard.md"] and names(walk.private, folder) == ["Pay.md"]
 
 
 def test_an_unreadable_or_missing_folder_is_named_not_raised(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from garden.audience_marks import AUDIENCE_WRONG
 from garden.models import Article, Audience, Sync
 from garden.sync import garden_import
 from garden.sync.access import ACCESS_FILE, ACCESS_WRONG, AUDIENCE_UNKNOWN
+from garden.walk import RULES_FILE_MAX_BYTES, RULES_LINK, RULES_NOT_A_FILE, RULES_TOO_LARGE
 from tests.factories import garden_write
 
 pytestmark = pytest.mark.django_db
@@ -87,3 +89,36 @@ def test_an_audience_written_wrongly_withholds_the_note_and_names_it(
     assert [str(garden / "Pay.md"), reason] in Sync.objects.latest().failures
     assert any(reason in failure for _, failure in report.failures)
     assert not Article.objects.get(slug="lunch").withheld  # its own mark: the broken rules are not its
+
+
+def _access_linked(garden: Path) -> None:
+    (garden.parent / "open.yaml").write_text("nothing/: hr\n")  # would let Pay.md be read by everyone
+    (garden / ACCESS_FILE).symlink_to(garden.parent / "open.yaml")
+
+
+@pytest.mark.parametrize(
+    ("make", "why"),
+    [
+        (_access_linked, RULES_LINK),
+        (lambda garden: os.mkfifo(garden / ACCESS_FILE), RULES_NOT_A_FILE.format(kind="named pipe")),
+        (
+            lambda garden: (garden / ACCESS_FILE).write_text("# x\n" * (RULES_FILE_MAX_BYTES // 4 + 1)),
+            RULES_TOO_LARGE,
+        ),
+    ],
+    ids=["symlink", "named-pipe", "too-large"],
+)
+def test_a_gardenaccess_that_is_a_link_a_pipe_or_too_long_withholds_as_one_written_wrongly(
+    tmp_path: Path, make, why: str
+) -> None:
+    garden = garden_write(tmp_path / "g", {"Pay.md": BODY, "Lunch.md": f"---\naudience: hr\n---\n{BODY}"})
+    garden_import([garden])
+    assert Article.objects.live().filter(slug="pay").exists()
+    make(garden)  # a pipe with no writer would hold the sync for ever were it opened to be read
+    report = garden_import([garden])
+    reason = ACCESS_WRONG.format(reason=why)
+    article = Article.objects.get(slug="pay")
+    assert article.withheld and reason in article.withheld_reason
+    assert [str(garden / "Pay.md"), reason] in Sync.objects.latest().failures
+    assert any(reason in failure for _, failure in report.failures)
+    assert not Article.objects.get(slug="lunch").withheld  # its own mark: the unread rules are not its
