@@ -22,6 +22,7 @@ from claimcheck.panel import CastVote
 from claimcheck.quote_gate import quote_passed
 from claimcheck.terms import LOCAL_JUDGE, UNSURE_RISK, JudgeMode, RiskLabel, Severity
 from garden.models import Answer, Article, Passage
+from garden.readers import reader_of
 from verifier.budget import Spender, anonymous_local, spending_for
 from verifier.checking import Checked, text_check
 from verifier.judge_parameters import judge_parameters_use
@@ -75,12 +76,15 @@ def verification_run(*, verification_id: int) -> Verification | None:
 
 
 def critics_run(answer: Answer) -> list[CriticResult]:
-    """The critic checks on an answer, against the sources it was given and the whole garden."""
+    """The critic checks on an answer, against the sources it was given and the garden as its asker may read
+    it: a note withheld, or of an audience not the asker's, "does not exist" word for word as a slug no note
+    has, so a question cannot learn from the check which slugs are there."""
+    readable = Article.objects.readable(reader_of(answer.question.asked_by))
     return run_critics(
         CriticInput(
             answer=answer.text,
             sources=answer_passages(answer),
-            article_slugs=frozenset(Article.objects.values_list("slug", flat=True)),
+            article_slugs=frozenset(readable.values_list("slug", flat=True)),
             source_tree=critic_source_tree(),
             rules=ConstraintRules(
                 min_citations=settings.CRITIC_MIN_CITATIONS,
