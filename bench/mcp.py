@@ -30,6 +30,7 @@ from config.devstack import free_port, wait_for_port
 from dashboard.mcp_http import PATH
 from garden.models import Passage
 from verifier.roles import READER
+from verifier.scopes import TokenScope
 from verifier.tokens import token_create
 
 MCP_CALLS = 20
@@ -79,7 +80,7 @@ def agent_tokens(count: int) -> list[str]:
     for number in range(count):
         user, _ = User.objects.get_or_create(username=f"bench-agent-{number}")
         user.groups.add(group)
-        tokens.append(token_create(user_id=user.pk, name="bench")[1])
+        tokens.append(token_create(user_id=user.pk, name="bench", scopes=[TokenScope.CHECK])[1])
     return tokens
 
 

@@ -19,7 +19,7 @@ from pydantic import StrictBool
 
 from claimcheck.terms import ClaimStatus, RiskLabel, Verdict
 from dashboard.asking import ConversationNotFound, ask, ask_streaming, conversation_owned
-from dashboard.bearer import BearerRefused, bearer_authenticate, request_spender
+from dashboard.bearer import BearerRefused, bearer_authenticate, request_spender, scope_missing
 from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
 from dashboard.permissions import (
     check_mode,
@@ -43,6 +43,7 @@ from verifier.marks import answer_mark_record, claim_report_record
 from verifier.models import Claim
 from verifier.review import ReviewError
 from verifier.roles import VIEW_LOGS
+from verifier.scopes import TokenScope
 
 CSRF_FAILED = (
     "This request carries a session cookie but no valid CSRF token: send the csrftoken cookie's value in the "
@@ -287,6 +288,8 @@ def api_ask(
     With `conversation`, the question is a follow-up in it, retrieved with what came before; the answer
     returns its `conversation` either way. With `stream`, the answer's words come as they are written
     (`text/event-stream`); the check is queued once the answer is whole."""
+    if (why := scope_missing(request, TokenScope.ASK)) is not None:
+        return Status(403, {"error": why})
     if not may_ask(request):
         return Status(403, {"error": ASK_FORBIDDEN})
     if (wait := rate_limited(request, "ask")) is not None:
@@ -353,6 +356,8 @@ def api_answer(request: HttpRequest, answer_id: str) -> Status[AnswerOut | dict[
 )
 def api_verdict(request: HttpRequest, answer_id: str) -> Status[VerdictOut | dict[str, str]]:
     """Claims with statuses, quotes, flags and juror votes; `status` is pending/running until the judge is done."""
+    if (why := scope_missing(request, TokenScope.ASK)) is not None:
+        return Status(403, {"error": why})
     if not may_ask(request):
         return Status(403, {"error": ASK_FORBIDDEN})
     public_id = _public_id(answer_id)
@@ -394,6 +399,8 @@ class ReportedOut(Schema):
 
 def _answer_shown(request: HttpRequest, answer_id: str) -> Answer | Status[dict[str, str]]:
     """The answer, when this caller may ask and may see it (to read or mark it), or the refusal to send."""
+    if (why := scope_missing(request, TokenScope.ASK)) is not None:
+        return Status(403, {"error": why})
     if not may_ask(request):
         return Status(403, {"error": ASK_FORBIDDEN})
     reader = request_reader(request)
@@ -488,6 +495,8 @@ def _public_id(answer_id: str) -> uuid.UUID | None:
 def api_check(request: HttpRequest, payload: CheckIn, response: HttpResponse) -> Status[dict[str, Any]]:
     """Retrieves the garden's passages for the text and judges each of its claims against them. Visitors who are
     not logged in may check only when ANONYMOUS_CAN_CHECK is on, and then with the local judge alone."""
+    if (why := scope_missing(request, TokenScope.CHECK)) is not None:
+        return Status(403, {"error": why})
     if not may_check(request):
         return Status(403, {"error": CHECK_FORBIDDEN})
     if (wait := rate_limited(request, "check")) is not None:

@@ -13,11 +13,16 @@ from django.http import HttpRequest
 from garden.errors import UserFacingError
 from verifier.budget import Spender
 from verifier.models import ApiToken
+from verifier.scopes import TokenScope
 from verifier.tokens import TOKEN_PREFIX, TokenRefused, token_active
 
 TOKEN_MALFORMED = (
     "The Authorization header must read `Bearer gw_…`, with a personal API token from your account page "
     "(/accounts/tokens/)."
+)
+TOKEN_SCOPE_MISSING = (
+    "This API token may not do this: it needs the `{scope}` scope, and the token has {scopes}. Make a token with "
+    "`{scope}` ticked on your account page (/accounts/tokens/)."
 )
 _TOKEN_ATTRIBUTE = "api_token"
 
@@ -55,6 +60,16 @@ def request_token(request: HttpRequest) -> ApiToken | None:
     """The personal token this request was authenticated with, if it was."""
     token = getattr(request, _TOKEN_ATTRIBUTE, None)
     return token if isinstance(token, ApiToken) else None
+
+
+def scope_missing(request: HttpRequest, scope: TokenScope) -> str | None:
+    """Why the request may not do what needs `scope`: it came with a personal token not made for it (a call
+    without a token, with a session or over stdio, has no scope to lack); None when it may."""
+    token = request_token(request)
+    if token is None or token.allows(scope):
+        return None
+    scopes = ", ".join(f"`{name}`" for name in token.scopes) or "none"
+    return TOKEN_SCOPE_MISSING.format(scope=scope.value, scopes=scopes)
 
 
 def request_spender(request: HttpRequest) -> Spender:

@@ -25,12 +25,12 @@ from django.db import close_old_connections
 from django.http import HttpRequest
 from django.urls import Resolver404, resolve
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from pydantic import Field
 
 from dashboard.asking import CONVERSATION_NOT_FOUND, ConversationNotFound, conversation_owned
 from dashboard.asking import ask as answer_ask
-from dashboard.bearer import request_spender, request_token
+from dashboard.bearer import request_spender, request_token, scope_missing
 from dashboard.claude_slots import CLAUDE_BUSY, ClaudeBusy, claude_slot
 from dashboard.permissions import check_mode, may_ask, may_check, may_see_rejected_quotes, request_reader
 from dashboard.presenters import check_sources, checked_payload
@@ -43,6 +43,7 @@ from garden.models import Answer, Article, Passage
 from garden.readers import Reader
 from verifier.budget import spending_for
 from verifier.checking import SOURCES_MAX, CheckError, garden_check, path_citations_audit, sources_check
+from verifier.scopes import TokenScope
 
 ASK_NOT_ALLOWED = (
     "Asking is for readers on this site (ANONYMOUS_CAN_ASK is off): run the MCP server as a reader, "
@@ -122,6 +123,7 @@ class GardenTools:
         return request_reader(self.request)
 
     def search(self, query: str) -> dict[str, Any]:
+        self.within_scope(TokenScope.READ)
         try:
             query = question_clean(query)
         except QuestionError as error:
@@ -137,6 +139,7 @@ class GardenTools:
         return {"query": query, "found": bool(passages), "passages": passages}
 
     def read_article(self, title: str = "", address: str = "") -> dict[str, Any]:
+        self.within_scope(TokenScope.READ)
         if address.strip():
             article = selectors.article_get(_address_slug(address.strip()) or "", self.reader)
             if article is None:
@@ -160,6 +163,8 @@ class GardenTools:
 
     def article_text(self, slug: str) -> str:
         """The article's current text at `slug` as the reader's page shows it (the `article` resource)."""
+        if (why := scope_missing(self.request, TokenScope.READ)) is not None:
+            raise ResourceError(why)
         found = selectors.article_get(slug, self.reader)
         revision = selectors.article_revision(found, None, self.reader) if found else None
         if revision is None:
@@ -167,6 +172,7 @@ class GardenTools:
         return selectors.revision_text_shown(revision, self.reader)
 
     def ask(self, question: str, conversation: str | None = None) -> dict[str, Any]:
+        self.within_scope(TokenScope.ASK)
         if not may_ask(self.request):
             raise ToolError(self._not_allowed(ASK_NOT_ALLOWED, "ask"))
         self._within_limit("ask")
@@ -191,6 +197,7 @@ class GardenTools:
         return payload
 
     def verdict(self, answer_id: str) -> dict[str, Any]:
+        self.within_scope(TokenScope.ASK)
         if not may_ask(self.request):
             raise ToolError(self._not_allowed(ASK_NOT_ALLOWED, "ask"))
         answer = _answer(answer_id)
@@ -199,6 +206,7 @@ class GardenTools:
         return self._verdict_or_wait(answer)
 
     def check(self, text: str, sources: list[str] | None = None) -> dict[str, Any]:
+        self.within_scope(TokenScope.CHECK)
         if not may_check(self.request):
             raise ToolError(self._not_allowed(CHECK_NOT_ALLOWED, "check text"))
         self._within_limit("check")
@@ -227,6 +235,11 @@ class GardenTools:
             claim["source_address"] = cited.get("url")
         payload["path_citations"] = path_citations_audit(text)
         return payload
+
+    def within_scope(self, scope: TokenScope) -> None:
+        """Refuse a call over HTTP whose token was not made for `scope` (over stdio there is no token)."""
+        if (why := scope_missing(self.request, scope)) is not None:
+            raise ToolError(why)
 
     def _within_limit(self, tool: str) -> None:
         """Count a call over HTTP (it came with a token) as the API counts its own: per token and per user. On
@@ -318,6 +331,13 @@ def mcp_server(caller: Caller) -> MCPServer:
     def tools() -> GardenTools:
         return GardenTools(caller())
 
+    def reading() -> GardenTools:
+        """The tools for a resource that lists the garden: refused to a token made without `read`."""
+        garden = tools()
+        if (why := scope_missing(garden.request, TokenScope.READ)) is not None:
+            raise ResourceError(why)
+        return garden
+
     server: MCPServer = MCPServer(name="groundwork", title="Groundwork", instructions=INSTRUCTIONS)
 
     @server.tool(title="Search the garden")
@@ -390,7 +410,7 @@ def mcp_server(caller: Caller) -> MCPServer:
                 "address": site_address(article.get_absolute_url()),
                 "uri": f"groundwork://articles/{article.slug}",
             }
-            for article in selectors.article_list(tools().reader)
+            for article in selectors.article_list(reading().reader)
         ]
 
     @server.resource(

@@ -12,6 +12,7 @@ from django.utils import timezone
 from claimcheck.terms import ClaimStatus, JudgeMode, JurorRole, Severity, Verdict, choices
 from claimcheck.verdict import compact_line
 from garden.models import Answer, Passage
+from verifier.scopes import TokenScope
 
 
 class VerificationStatus(models.TextChoices):
@@ -172,6 +173,11 @@ class ApiToken(models.Model):
     expires_at = models.DateTimeField(
         help_text="From then on the token is refused (API_TOKEN_DAYS after made)."
     )
+    scopes = ArrayField(
+        models.CharField(max_length=8, choices=choices(TokenScope)),
+        default=list,
+        help_text="What the token may do (verifier.scopes): read, ask, check.",
+    )
     password_marker = models.CharField(
         max_length=64,
         help_text="SHA-256 of its user's password hash when made: a new password ends the token.",
@@ -188,6 +194,9 @@ class ApiToken(models.Model):
     @property
     def expired(self) -> bool:
         return self.expires_at <= timezone.now()
+
+    def allows(self, scope: TokenScope) -> bool:
+        return scope.value in self.scopes
 
 
 class SignInIdentity(models.Model):

@@ -11,6 +11,7 @@ import datetime
 import hashlib
 import re
 import secrets
+from collections.abc import Iterable
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -19,6 +20,7 @@ from django.utils import timezone
 
 from garden.errors import UserFacingError
 from verifier.models import TOKEN_NAME_MAX_CHARS, ApiToken
+from verifier.scopes import DEFAULT_SCOPES, TokenScope
 
 TOKEN_PREFIX = "gw_"
 TOKEN_SHAPE = re.compile(r"gw_[A-Za-z0-9_-]{43}")
@@ -28,6 +30,8 @@ LAST_USED_EVERY = datetime.timedelta(minutes=1)
 
 TOKEN_NAME_EMPTY = "Give the token a name, e.g. the machine or program that will use it."
 TOKEN_NAME_TOO_LONG = "A token's name is limited to {limit} characters; this has {length}."
+TOKEN_SCOPES_NONE = "Tick what the token may do: read, ask or check (one or more)."
+TOKEN_SCOPE_UNKNOWN = "A token's scopes are read, ask and check; {scope!r} is none of them."
 TOKEN_REFUSED = (
     "This API token is unknown or revoked: create a new one on your account page (/accounts/tokens/)."
 )
@@ -62,19 +66,26 @@ def password_marker(password_hash: str) -> str:
 
 
 @transaction.atomic
-def token_create(*, user_id: int, name: str) -> tuple[ApiToken, str]:
-    """A new token for the user `user_id` named `name`, and the token itself: the only time it can be read."""
+def token_create(*, user_id: int, name: str, scopes: Iterable[str] = DEFAULT_SCOPES) -> tuple[ApiToken, str]:
+    """A new token for the user `user_id` named `name`, that may do `scopes` (`verifier.scopes`), and the token
+    itself: the only time it can be read."""
     name = " ".join(name.split())
     if not name:
         raise TokenError(TOKEN_NAME_EMPTY)
     if len(name) > TOKEN_NAME_MAX_CHARS:
         raise TokenError(TOKEN_NAME_TOO_LONG.format(limit=TOKEN_NAME_MAX_CHARS, length=len(name)))
+    scopes = set(scopes)
+    if not scopes:
+        raise TokenError(TOKEN_SCOPES_NONE)
+    if unknown := sorted(scopes - set(TokenScope)):
+        raise TokenError(TOKEN_SCOPE_UNKNOWN.format(scope=unknown[0]))
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
     now = timezone.now()
     password = get_user_model().objects.values_list("password", flat=True).get(pk=user_id)
     token = ApiToken.objects.create(
         user_id=user_id,
         password_marker=password_marker(password),
+        scopes=[scope.value for scope in TokenScope if scope in scopes],
         name=name,
         prefix=raw[:PREFIX_SHOWN],
         digest=_digest(raw),

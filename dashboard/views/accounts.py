@@ -24,6 +24,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from dashboard.oidc import SignInFailed, authorization_redirect, logout_url, token_verified
 from verifier.identities import identity_sign_in
 from verifier.models import TOKEN_NAME_MAX_CHARS
+from verifier.scopes import DEFAULT_SCOPES, TokenScope
 from verifier.tokens import TokenError, token_create, token_owned, token_revoke, tokens_listed
 
 LOCAL_ACCOUNTS_OFF = "Passwords kept on this site are turned off: sign in with {provider} instead. Nothing was sent or checked."
@@ -180,15 +181,18 @@ def _user_id(request: HttpRequest) -> int:
 @login_required
 @require_http_methods(["GET", "POST"])
 def tokens_page(request: HttpRequest) -> HttpResponse:
-    """The signed-in user's personal API tokens: a form to create one, and the list with a revoke button each.
+    """The signed-in user's personal API tokens: a form to create one (named, with what it may do: read and ask
+    ticked to begin with), and the list with a revoke button each.
     A token just created is shown on the page its form answers, once: it is not stored anywhere it could be read
     again (not even the session), and the page is not cached."""
     created, error, name = "", "", ""
+    ticked: list[str] = [scope.value for scope in DEFAULT_SCOPES]
     if request.method == "POST":
         name = request.POST.get("name", "")
+        ticked = request.POST.getlist("scopes")
         try:
-            _, created = token_create(user_id=_user_id(request), name=name)
-            name = ""
+            _, created = token_create(user_id=_user_id(request), name=name, scopes=ticked)
+            name, ticked = "", [scope.value for scope in DEFAULT_SCOPES]
         except TokenError as problem:
             error = problem.message
     context = {
@@ -198,6 +202,7 @@ def tokens_page(request: HttpRequest) -> HttpResponse:
         "name": name,
         "name_max_chars": TOKEN_NAME_MAX_CHARS,
         "token_days": settings.API_TOKEN_DAYS,
+        "scopes": [(scope.value, scope.label, scope.value in ticked) for scope in TokenScope],
     }
     response = render(request, "dashboard/tokens.html", context, status=400 if error else 200)
     add_never_cache_headers(response)

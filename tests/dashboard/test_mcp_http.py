@@ -39,6 +39,7 @@ from tests.dashboard.test_mcp import TOOLS, TUNNEL, WRONG_LENGTH
 from tests.fakes.messages_api import FakeMessagesAPI
 from verifier.models import ApiToken, JudgeSpend, SpendPurpose
 from verifier.roles import READER
+from verifier.scopes import TokenScope
 from verifier.tokens import TOKEN_EXPIRED, TOKEN_REFUSED, token_create, token_revoke
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -136,7 +137,7 @@ async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
 def reader_token(name: str) -> tuple[User, str]:
     user = User.objects.create_user(name, password="x")
     user.groups.add(Group.objects.get(name=READER))
-    return user, token_create(user_id=user.pk, name="agent")[1]
+    return user, token_create(user_id=user.pk, name="agent", scopes=list(TokenScope))[1]
 
 
 def test_an_agent_with_a_token_searches_asks_and_checks_over_http(

@@ -1,5 +1,6 @@
 """The MCP tools in this process, for what needs settings a server in another process cannot be given: a call
-over HTTP counts against its token's rate limit, as the same call to the API does; one on stdio does not."""
+over HTTP counts against its token's rate limit, as the same call to the API does; one on stdio does not; a
+token does only what its scopes allow."""
 
 import pytest
 from django.contrib.auth.models import Group, User
@@ -7,11 +8,13 @@ from django.test import RequestFactory
 from mcp.server.mcpserver.exceptions import ToolError
 
 from dashboard.asking import CONVERSATION_NOT_FOUND
-from dashboard.bearer import bearer_authenticate
+from dashboard.bearer import TOKEN_SCOPE_MISSING, bearer_authenticate
 from dashboard.mcp_server import TOO_MANY_CALLS, GardenTools, user_request
 from dashboard.ratelimit import RATE_LIMITED
+from garden.models import Question
 from tests.conftest import SAMPLE_FOLDERS
 from verifier.roles import READER
+from verifier.scopes import TokenScope
 from verifier.tokens import token_create
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_counts")]
@@ -19,11 +22,12 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_counts")]
 CHECKED = "Cold Knap Tunnel is 402 m long."
 
 
-def tools_for_token(name: str) -> GardenTools:
-    """The tools as they run for an HTTP request with a new token of a new reader (from one address)."""
+def tools_for_token(name: str, scopes: list[TokenScope] | None = None) -> GardenTools:
+    """The tools as they run for an HTTP request with a new token of a new reader (from one address), made for
+    `scopes` (all of them unless given)."""
     user = User.objects.create_user(name, password="x")
     user.groups.add(Group.objects.get(name=READER))
-    raw = token_create(user_id=user.pk, name="agent")[1]
+    raw = token_create(user_id=user.pk, name="agent", scopes=scopes or list(TokenScope))[1]
     request = RequestFactory().post("/mcp", headers={"Authorization": f"Bearer {raw}"})
     assert bearer_authenticate(request) is not None
     return GardenTools(request)
@@ -41,6 +45,23 @@ def test_an_agent_s_calls_are_limited_per_token_as_the_api_s_are(settings):
     waited = TOO_MANY_CALLS.split("{seconds}")[0].format(tool="check")  # then the seconds to wait
     assert message.startswith(RATE_LIMITED) and message.startswith(waited)
     assert neighbour.check(CHECKED)["claims"]  # another token, the same address
+
+
+def test_a_read_only_token_searches_but_may_not_ask_or_check_naming_the_scope(sample_garden):
+    reading = tools_for_token("agent-reading", [TokenScope.READ])
+    assert reading.search("Cold Knap Tunnel")["found"]
+    assert reading.read_article(title="Cold Knap Tunnel")["text"]
+    with pytest.raises(ToolError) as asking:
+        reading.ask("How long is Cold Knap Tunnel?")
+    assert str(asking.value) == TOKEN_SCOPE_MISSING.format(scope="ask", scopes="`read`")
+    with pytest.raises(ToolError) as checking:
+        reading.check(CHECKED)
+    assert "`check` scope" in str(checking.value)
+    asking_only = tools_for_token("agent-asking", [TokenScope.ASK])
+    with pytest.raises(ToolError) as searching:
+        asking_only.search("Cold Knap Tunnel")
+    assert "`read` scope" in str(searching.value)
+    assert not Question.objects.exists()  # nothing was asked
 
 
 def test_an_agent_on_stdio_is_held_by_the_daily_budget_alone(settings):

@@ -17,7 +17,7 @@ from django.views.debug import ExceptionReporter, get_exception_reporter_class
 
 from config.scrubbing import ScrubbingFormatter
 from dashboard.api import CSRF_FAILED
-from dashboard.bearer import TOKEN_MALFORMED
+from dashboard.bearer import TOKEN_MALFORMED, TOKEN_SCOPE_MISSING
 from dashboard.ratelimit import RATE_LIMITED
 from dashboard.views.accounts import TOKEN_REVOKED
 from garden.models import Question, Sync
@@ -25,6 +25,7 @@ from tests.factories import login, page_text
 from tests.fakes.messages_api import FakeMessagesAPI
 from verifier.models import ApiToken, JudgeSpend, SpendPurpose
 from verifier.roles import OPERATOR, READER
+from verifier.scopes import TokenScope
 from verifier.tokens import (
     TOKEN_ACCOUNT_INACTIVE,
     TOKEN_EXPIRED,
@@ -32,6 +33,7 @@ from verifier.tokens import (
     TOKEN_NAME_TOO_LONG,
     TOKEN_PASSWORD_CHANGED,
     TOKEN_REFUSED,
+    TOKEN_SCOPES_NONE,
     token_create,
 )
 
@@ -49,7 +51,7 @@ def user_of(role: str | None, name: str | None = None) -> User:
 
 
 def token_of(user: User, name: str = "laptop") -> str:
-    return token_create(user_id=user.pk, name=name)[1]
+    return token_create(user_id=user.pk, name=name, scopes=list(TokenScope))[1]
 
 
 def bearer(raw: str) -> dict[str, str]:
@@ -69,17 +71,22 @@ def test_a_user_creates_lists_and_revokes_a_token_on_their_account_page(client):
     assert 'href="/accounts/tokens/"' in client.get("/").content.decode()  # linked from the header
     assert "You have no tokens yet." in client.get("/accounts/tokens/").content.decode()
 
-    created = client.post("/accounts/tokens/", {"name": "  Claude   Desktop "})
+    form = page_text(client.get("/accounts/tokens/").content.decode())
+    assert re.search(r'value="read"\s+checked', form) and re.search(r'value="ask"\s+checked', form)
+    assert not re.search(r'value="check"\s+checked', form)  # read and ask ticked to begin with
+    created = client.post("/accounts/tokens/", {"name": "  Claude   Desktop ", "scopes": ["read", "ask"]})
     assert created.status_code == 200 and "no-store" in created["Cache-Control"]
     [token] = ApiToken.objects.all()
     [raw] = re.findall(r'id="created-token"[^>]*value="([^"]+)"', created.content.decode())
     assert raw.startswith("gw_") and raw.startswith(token.prefix) and len(raw) == 46
     assert "shown only this once" in created.content.decode()
     assert token.name == "Claude Desktop" and raw not in token.digest  # only its digest is kept
+    assert token.scopes == ["read", "ask"]
 
     listed = page_text(client.get("/accounts/tokens/").content.decode())
     assert raw not in listed  # never shown again
     assert "<td>Claude Desktop</td>" in listed and f"{token.prefix}…" in listed
+    assert "read, ask" in listed
     assert "never" in listed and "Revoke…" in listed
 
     confirm = client.get(f"/accounts/tokens/{token.pk}/revoke/").content.decode()
@@ -88,6 +95,43 @@ def test_a_user_creates_lists_and_revokes_a_token_on_their_account_page(client):
     done = client.post(f"/accounts/tokens/{token.pk}/revoke/", follow=True)
     assert escape(TOKEN_REVOKED.format(name="Claude Desktop")) in done.content.decode()
     assert "Revoked " in page_text(done.content.decode()) and ApiToken.objects.get().revoked_at is not None
+
+
+def test_a_read_only_token_may_not_ask_and_says_which_scope_it_needs(client):
+    reader = user_of(READER)
+    _, raw = token_create(user_id=reader.pk, name="reading", scopes=["read"])
+    refused = ask(client, headers=bearer(raw))
+    assert refused.status_code == 403
+    assert refused.json() == {"error": TOKEN_SCOPE_MISSING.format(scope="ask", scopes="`read`")}
+    assert Question.objects.count() == 0  # nothing was asked
+    assert client.get("/api/health", headers=bearer(raw)).status_code == 200  # needs no scope
+
+    _, asker = token_create(user_id=reader.pk, name="asking")  # read and ask, as the page ticks them at first
+    answered = ask(client, headers=bearer(asker))
+    assert answered.status_code == 200
+    answer_id = answered.json()["answer_id"]
+    assert client.get(f"/api/answers/{answer_id}", headers=bearer(asker)).status_code == 200
+    for path in [f"/api/answers/{answer_id}", f"/api/answers/{answer_id}/verdict"]:
+        assert client.get(path, headers=bearer(raw)).status_code == 403, path
+    marked = client.post(
+        f"/api/answers/{answer_id}/mark",
+        {"helpful": True},
+        content_type="application/json",
+        headers=bearer(raw),
+    )
+    assert marked.status_code == 403 and "`ask` scope" in marked.json()["error"]
+
+    checked = check(client, headers=bearer(asker))
+    assert checked.status_code == 403 and "`check` scope" in checked.json()["error"]
+    _, checker = token_create(user_id=reader.pk, name="checking", scopes=["check"])
+    assert check(client, headers=bearer(checker)).status_code == 200
+
+
+def test_a_token_needs_something_it_may_do(client):
+    login(client, READER)
+    page = client.post("/accounts/tokens/", {"name": "nothing"})
+    assert page.status_code == 400 and escape(TOKEN_SCOPES_NONE) in page.content.decode()
+    assert not ApiToken.objects.exists()
 
 
 @pytest.mark.parametrize(
