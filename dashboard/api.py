@@ -30,7 +30,13 @@ from dashboard.permissions import (
     request_reader,
 )
 from dashboard.presenters import check_sources, checked_payload, health_payload
-from dashboard.ratelimit import MARK_RATE_LIMITED, RATE_LIMITED, rate_limited
+from dashboard.ratelimit import (
+    MARK_RATE_LIMITED,
+    RATE_LIMITED,
+    REPORTS_DAY_SPENT,
+    rate_limited,
+    reports_limited,
+)
 from dashboard.shapes import CITED_AS, AnswerOut, VerdictOut, answer_shape, shape_json, verdict_shape
 from dashboard.streams import EVENT_STREAM, ServerSentEvents, event_stream_response
 from garden import selectors
@@ -458,6 +464,9 @@ def api_claim_report(
         return Status(429, {"error": MARK_RATE_LIMITED})
     if (marker := request_marker(request)) is None:
         return Status(403, {"error": MARK_NEEDS_READER})
+    if (wait := reports_limited(request)) is not None:
+        response["Retry-After"] = str(wait)
+        return Status(429, {"error": REPORTS_DAY_SPENT.format(limit=settings.REPORTS_PER_ADDRESS_PER_DAY)})
     try:
         report = claim_report_record(claim=claim, marker=marker, user=request.user, note=payload.note)
     except ReviewError as error:

@@ -30,6 +30,10 @@ logger = logging.getLogger(__name__)
 
 RATE_LIMITED = "Too many requests: please wait a minute before asking again."
 MARK_RATE_LIMITED = "Too many marks: please wait a minute before marking again. Nothing was recorded."
+REPORTS_DAY_SPENT = (
+    "This address has reported the most claims it may today ({limit}): please report again tomorrow. "
+    "Nothing was recorded."
+)
 # After the shared cache errors, counts stay in memory this long before it is tried again, so a cache that is
 # away costs each request nothing rather than a connection timeout.
 SHARED_RETRY_SECONDS = 30.0
@@ -98,6 +102,18 @@ def rate_limited(request: HttpRequest, scope: str) -> int | None:
         if usage is not None and usage["should_limit"]:
             waits.append(max(1, int(usage["time_left"])))
     return max(waits) if waits else None
+
+
+def reports_limited(request: HttpRequest) -> int | None:
+    """Count a claim report against its client address for the day (REPORTS_PER_ADDRESS_PER_DAY), however it
+    is sent: a visitor's new browser session is a new reader to the marks, never a new address, so one address
+    fills the editors' queue no faster than that. The seconds until the day's window ends when it is over, else
+    None."""
+    limit = settings.REPORTS_PER_ADDRESS_PER_DAY
+    usage = get_usage(request, group="report:ip", key=_ip_key, rate=f"{limit}/d", increment=True)
+    if usage is not None and usage["should_limit"]:
+        return max(1, int(usage["time_left"]))
+    return None
 
 
 # When the shared cache last failed, for every thread of this process (Django makes a cache object per thread).

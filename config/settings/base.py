@@ -336,6 +336,8 @@ CACHES = {
 RATELIMIT_USE_CACHE = "ratelimit"
 RATE_LIMIT_PER_IP = env.int("RATE_LIMIT_PER_IP", default=30)  # requests per minute from one address
 RATE_LIMIT_PER_USER = env.int("RATE_LIMIT_PER_USER", default=20)  # requests per minute from one account
+# Claim reports one client address may make a day, whoever sends them: each joins the editors' review queue.
+REPORTS_PER_ADDRESS_PER_DAY = env.int("REPORTS_PER_ADDRESS_PER_DAY", default=100)
 # Requests per minute through one personal API token (instead of its address; its account's limit holds too).
 RATE_LIMIT_PER_TOKEN = env.int("RATE_LIMIT_PER_TOKEN", default=20)
 # Days a new personal API token works for: a token copied somewhere and forgotten stops working by itself.

@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from dashboard.permissions import ask_required, request_marker, request_reader
-from dashboard.ratelimit import MARK_RATE_LIMITED, rate_limited
+from dashboard.ratelimit import MARK_RATE_LIMITED, REPORTS_DAY_SPENT, rate_limited, reports_limited
 from dashboard.views.htmx import HtmxHttpRequest
 from garden import selectors
 from garden.models import Answer
@@ -101,6 +101,11 @@ def claim_report(request: HtmxHttpRequest, public_id: uuid.UUID, claim_id: int) 
     marker = request_marker(request, start_session=True)
     if marker is None:
         return _refused(request, template, context, NO_SESSION, 400, back)
+    if (wait := reports_limited(request)) is not None:
+        spent = REPORTS_DAY_SPENT.format(limit=settings.REPORTS_PER_ADDRESS_PER_DAY)
+        response = _refused(request, template, context, spent, 429, back)
+        response["Retry-After"] = str(wait)
+        return response
     try:
         report = claim_report_record(claim=claim, marker=marker, user=request.user, note=note)
     except ReviewError as problem:

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from claimcheck.terms import ClaimStatus
 from dashboard.api import BODY_NOT_JSON, MARK_NEEDS_READER
-from dashboard.ratelimit import MARK_RATE_LIMITED
+from dashboard.ratelimit import MARK_RATE_LIMITED, REPORTS_DAY_SPENT
 from evaluation.retraining import editor_reviews
 from garden.models import Conversation, Passage
 from tests.factories import answer_for, login, page_text, verification_with_claims
@@ -130,6 +130,27 @@ def test_marks_are_rate_limited_with_a_clear_message(client, answer, verified, s
     assert without_js.status_code == 302
     assert MARK_RATE_LIMITED in client.get(without_js["Location"]).content.decode()
     assert ClaimReport.objects.get(claim=verified).note == ""
+
+
+def test_one_address_makes_a_bounded_number_of_reports_a_day_however_many_sessions(
+    verified, flagged, settings
+):
+    settings.REPORTS_PER_ADDRESS_PER_DAY = 2
+    spent = REPORTS_DAY_SPENT.format(limit=2)
+    # Each visitor a fresh browser session, so a new reader to the marks: the address is the same.
+    for claim in (verified, flagged):
+        assert report(Client(), claim, "Wrong.", headers=HTMX).status_code == 200
+    over = report(Client(), flagged, "Wrong again.", headers=HTMX)
+    assert over.status_code == 429 and spent in over.content.decode()
+    assert 0 < int(over["Retry-After"]) <= 86_400  # the rest of the day's window
+    user = reader()
+    bearer = {"Authorization": f"Bearer {token_create(user_id=user.pk, name='laptop')[1]}"}
+    path = f"/api/answers/{verified.verification.answer.public_id}/claims/{verified.pk}/report"
+    scripted = Client().post(path, {"note": "Wrong."}, "application/json", headers=bearer)
+    assert scripted.status_code == 429 and scripted.json() == {"error": spent}
+    assert ClaimReport.objects.count() == 2  # nothing more reached the editors' queue
+    elsewhere = Client(REMOTE_ADDR="198.51.100.7")
+    assert report(elsewhere, flagged, "Wrong.", headers=HTMX).status_code == 200
 
 
 def test_who_may_not_ask_may_not_mark(client, answer, settings):
