@@ -209,6 +209,8 @@ EMBEDDING_BACKEND = env_choice("EMBEDDING_BACKEND", "onnx-int8", EMBEDDING_BACKE
 EMBEDDING_ONNX_CACHE = env("EMBEDDING_ONNX_CACHE", default=str(BASE_DIR / ".run" / "onnx"))
 # Size limits, each applied before any other work on what it limits.
 QUESTION_MAX_CHARS = env.int("QUESTION_MAX_CHARS", default=2000)
+# Turns one conversation may hold: each follow-up is retrieved and condensed with all the turns before it.
+CONVERSATION_MAX_TURNS = env.int("CONVERSATION_MAX_TURNS", default=50)
 CHECK_MAX_CHARS = env.int("CHECK_MAX_CHARS", default=10_000)  # text sent to the fact-check (API)
 REVIEW_NOTE_MAX_CHARS = env.int("REVIEW_NOTE_MAX_CHARS", default=2000)  # an editor's note on a claim
 # Request bodies other than file uploads, refused before they are read. The largest legitimate one is an admin

@@ -49,10 +49,13 @@ REFUSAL_TEXT = (
     "Try rephrasing with the words the articles would use, or browse the articles."
 )
 REFUSAL_REASON = "No topic, article or theme in the garden matched the question."
+CONVERSATION_FULL = (
+    "This conversation has {limit:,} turns, the most one may have: start a new conversation to ask more."
+)
 
 
 class QuestionError(UserFacingError):
-    """A question that cannot be asked (empty or too long)."""
+    """A question that cannot be asked (empty, too long, or the next turn of a full conversation)."""
 
 
 def question_clean(text: str | None) -> str:
@@ -132,6 +135,11 @@ class Asking(TypedDict, total=False):
 
 def _retrieve(text: str | None, asking: Asking) -> _Asked:
     text = question_clean(text)
+    conversation = asking.get("conversation")
+    # Each follow-up is retrieved (and condensed) with every turn before it: a thread's cost stays bounded.
+    limit = settings.CONVERSATION_MAX_TURNS
+    if conversation is not None and Question.objects.filter(conversation=conversation).count() >= limit:
+        raise QuestionError(CONVERSATION_FULL.format(limit=limit))
     began = time.perf_counter()
     check = preflight(text)
     reader = asking.get("reader")

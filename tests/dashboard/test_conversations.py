@@ -13,6 +13,7 @@ from django.test import Client
 
 from claimcheck.terms import ClaimStatus, RiskLabel
 from dashboard.asking import CONVERSATION_NOT_FOUND
+from garden.answering.asking import CONVERSATION_FULL
 from garden.audiences import members_add
 from garden.models import Answer, Article, Conversation, Question, SearchRule
 from garden.selectors import ANSWER_NOT_SHARED
@@ -58,6 +59,20 @@ def test_the_api_returns_the_conversation_and_a_follow_up_continues_it():
     assert follow_up["searched_for"] == f"{TUNNEL} {BUILT}"
     assert "cold-knap-tunnel" in {source["article"] for source in follow_up["sources"]}
     assert conversation.questions.count() == 2
+
+
+def test_a_conversation_holds_a_bounded_number_of_turns_and_says_so(settings):
+    settings.CONVERSATION_MAX_TURNS = 2
+    me = reader("me")
+    first = api_ask(me, TUNNEL).json()
+    assert api_ask(me, BUILT, first["conversation"]).json()["turn"] == 2
+    full = CONVERSATION_FULL.format(limit=2)
+    third = api_ask(me, "How wide is it?", first["conversation"])
+    assert third.status_code == 400 and third.json() == {"error": full}
+    page = me.post("/", {"question": "How wide is it?", "conversation": first["conversation"]})
+    assert page.status_code == 422 and full in html.unescape(page.content.decode())
+    assert Question.objects.filter(conversation__public_id=first["conversation"]).count() == 2
+    assert api_ask(me, "How wide is it?").json()["turn"] == 1  # a new conversation takes it
 
 
 def test_an_out_of_scope_follow_up_through_the_api_is_refused_at_no_cost():
