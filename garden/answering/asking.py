@@ -203,7 +203,7 @@ def question_stream(*, text: str | None, **asking: Unpack[Asking]) -> AnswerStre
         )
         shown = ShownText("\n".join(s.text for s in sources))
         readable = _sources_readable(asked)
-        events = _written_events(pieces, shown, stored, readable=readable)
+        events = _written_events(pieces, shown, stored, readable=readable, written=held.close)
     return AnswerStream(events, held, asked.sources)
 
 
@@ -233,13 +233,15 @@ def _written_events(
     stored: Callable[[Synthesis], Answer],
     *,
     readable: Callable[[], bool],
+    written: Callable[[], object],
 ) -> Iterator[AskEvent]:
     """The deltas of the text as it may be shown, then the stored answer.
 
     Each delta leaves only once `readable()` says the asker may still see the sources' words; once it says
     not, no more words are shown, and the stored answer, withheld with its sources, ends the stream. At
-    `STREAM_MAX_SECONDS` Claude is stopped (`StreamTimedOut`) and the answer stored saying so. Closed before its
-    end (the reader left), Claude is stopped and the answer stored saying so."""
+    `STREAM_MAX_SECONDS` Claude is stopped (`StreamTimedOut`) and the answer stored saying so; `written()` runs
+    as soon as the model is done (it gives back the Claude slot), before the last events are sent. Closed
+    before its end (the reader left), Claude is stopped and the answer stored saying so."""
     deadline = time.monotonic() + settings.STREAM_MAX_SECONDS
     said = withheld = False
     stop: Exception | None = None
@@ -263,6 +265,7 @@ def _written_events(
         except StopIteration as done:
             stored(done.value)
         raise
+    written()
     if synthesis.error:
         last = ""
     elif synthesis.abstained and not said:

@@ -6,10 +6,17 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
+import socket
+import struct
+import sys
+import time
+import traceback
 from collections.abc import Iterator
 from typing import Any
 from unittest import mock
+from urllib.parse import urlsplit
 
 import pytest
 from django.db.backends.base.base import BaseDatabaseWrapper
@@ -18,7 +25,7 @@ from django.test import Client
 from django.utils import timezone
 
 from dashboard.asking import STREAM_GONE
-from dashboard.claude_slots import CLAUDE_BUSY
+from dashboard.claude_slots import CLAUDE_BUSY, claude_slot
 from dashboard.streams import sse_event
 from garden.answering.asking import REFUSAL_TEXT
 from garden.answering.synthesis.claude import (
@@ -392,3 +399,105 @@ def test_a_stream_that_runs_past_its_time_limit_is_stopped_and_stored_saying_so(
     claude.streamed("It opened in 1874 [1].")
     _, answer = words_then_answer(events_of(stream_ask(client).streaming_content))
     assert answer["answer"] == "It opened in 1874 [1]."
+
+
+def _stream_request(live_server: Any, client: Client, settings: Any) -> bytes:
+    """The raw GET of the stream of a question a page asked, signed in as `client` is (one request on its
+    connection: a kept-alive one waits on a thread of the test's server for the next, as gunicorn's does not)."""
+    posted = client.post("/", {"question": QUESTION, "stream": "1"}, headers={"HX-Request": "true"})
+    [address] = re.findall(r'sse-connect="([^"]+)"', posted.content.decode())
+    session = client.cookies[settings.SESSION_COOKIE_NAME].value
+    host = urlsplit(live_server.url).netloc
+    return (
+        f"GET {html.unescape(address)} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n"
+        f"Cookie: {settings.SESSION_COOKIE_NAME}={session}\r\nConnection: close\r\n\r\n"
+    ).encode()
+
+
+def _serving() -> list[int]:
+    """The threads of the site's live server that are in a request now (not the fake Messages API's)."""
+    serving = []
+    for ident, frame in sys._current_frames().items():
+        stack = traceback.extract_stack(frame)
+        if any(f.filename.endswith(os.path.join("servers", "basehttp.py")) for f in stack):
+            serving.append(ident)
+    return serving
+
+
+def _until(done: Any, seconds: float = 20) -> None:
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_client_that_reads_nothing_holds_no_web_thread_nor_claude_slot_once_claude_is_done(
+    live_server: Any, sample_garden: None, client: Client, claude: FakeMessagesAPI, settings: Any
+) -> None:
+    settings.WEB_CLAUDE_SLOTS = 1
+    claude.streamed(WRITTEN, word_seconds=0.05)
+    login(client, "reader")
+    request = _stream_request(live_server, client, settings)
+    with socket.create_connection(_address(live_server)) as reader:
+        reader.sendall(request)  # ... and reads nothing
+        _until(lambda: Answer.objects.exists())
+        _until(lambda: not _serving())  # the web thread is free, the reader's connection still open
+        with claude_slot():  # and so is the one Claude slot
+            pass
+        stored = Answer.objects.get()
+        assert stored.text == WRITTEN and not stored.error  # written whole into the reader's connection
+        reader.settimeout(5)
+        received = b""
+        while not received.endswith(b"event: done\ndata: \n\n"):
+            received += reader.recv(65536)
+    assert b"event: answer" in received and f"answer-{stored.public_id}".encode() in received
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_client_that_leaves_without_reading_stops_claude_and_frees_its_thread_and_slot(
+    live_server: Any, sample_garden: None, client: Client, claude: FakeMessagesAPI, settings: Any
+) -> None:
+    settings.WEB_CLAUDE_SLOTS = 1
+    claude.streamed(WRITTEN, word_seconds=0.1)
+    login(client, "reader")
+    request = _stream_request(live_server, client, settings)
+    reader = socket.create_connection(_address(live_server))
+    reader.sendall(request)
+    _until(lambda: claude.request_count == 1)  # Claude is writing
+    # Gone without reading a byte: the connection is reset, as a closed browser tab's is.
+    reader.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    reader.close()
+    _until(lambda: Answer.objects.exists())
+    _until(lambda: not _serving())
+    with claude_slot():
+        pass
+    stored = Answer.objects.get()
+    assert stored.error == READER_LEFT and stored.text == ""
+    [spend] = JudgeSpend.objects.all()
+    assert spend.settled and 0 < spend.output_tokens < len(WRITTEN)  # stopped before it was done
+
+
+def _address(live_server: Any) -> tuple[str, int]:
+    parts = urlsplit(live_server.url)
+    assert parts.hostname is not None and parts.port is not None
+    return parts.hostname, parts.port
+
+
+def test_the_claude_slot_is_given_back_once_claude_is_done_before_the_reader_has_read_the_end(
+    client: Client, claude: FakeMessagesAPI, settings
+) -> None:
+    settings.WEB_CLAUDE_SLOTS = 1
+    claude.streamed(WRITTEN)
+    login(client, "reader")
+    response = stream_ask(client)
+    chunks = response.streaming_content
+    assert isinstance(chunks, Iterator)
+    # The server's thread writes each event as it comes; here it has the stored answer to write, and the
+    # reader has read none of it (nor the events before it, held in its connection's buffers).
+    while not next(chunks).startswith(b"event: answer"):
+        pass
+    with claude_slot():  # Claude is done, so another reader may have the one slot
+        pass
+    leave(response)
+    assert not Answer.objects.get().error  # written whole before the reader went: kept whole
