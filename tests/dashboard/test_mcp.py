@@ -22,8 +22,10 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from config.database import current_database_url
+from dashboard.management.commands.mcp import USER_GONE
 from dashboard.mcp_server import ASK_NOT_ALLOWED, CHECK_NOT_ALLOWED
 from garden.answering.asking import REFUSAL_REASON
+from garden.audiences import members_add, members_remove
 from garden.models import Article
 from verifier.roles import READER
 
@@ -184,6 +186,37 @@ def test_a_reader_s_agent_checks_a_wrong_figure_and_then_never_sees_the_note_wit
     session(server("--as", "agent-without-a-role"), roleless)
 
     assert "'agent-without-a-role' may not check text" in seen["roleless"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_on_stdio_an_audience_removed_or_the_account_deactivated_counts_from_the_next_call(
+    sample_garden: None,
+) -> None:
+    member = reader("agent-member")
+    members_add("signals", ["agent-member"])
+    Article.objects.filter(title=TUNNEL).update(audiences=["signals"])
+    seen: dict[str, Any] = {}
+
+    def remove() -> None:
+        members_remove("signals", ["agent-member"])  # as `manage.py audiences remove` does
+
+    def deactivate() -> None:
+        User.objects.filter(pk=member.pk).update(is_active=False)
+
+    async def talk(client: Client) -> None:
+        seen["member"] = await call(client, "read_article", title=TUNNEL)
+        await anyio.to_thread.run_sync(remove)  # while the server runs
+        seen["removed"] = await refused_with(client, "read_article", title=TUNNEL)
+        seen["searched"] = await call(client, "search", query=TUNNEL)
+        await anyio.to_thread.run_sync(deactivate)
+        seen["deactivated"] = await refused_with(client, "search", query=TUNNEL)
+
+    session(server("--as", "agent-member"), talk)
+
+    assert "402 m" in seen["member"]["text"]
+    assert "No article" in seen["removed"]
+    assert not any(p["title"] == TUNNEL for p in seen["searched"]["passages"])
+    assert USER_GONE.format(username="agent-member") in seen["deactivated"]
 
 
 @pytest.mark.django_db
