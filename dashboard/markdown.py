@@ -145,8 +145,11 @@ def _embed(match: re.Match[str], page: _Page) -> str:
     target, heading = match["target"].strip(), match["anchor"]
     if ATTACHMENTS.search(target):
         return f'<p class="embed-missing">Attachment not shown here: {escape(target)}</p>'
-    if page.embed_depth >= EMBED_DEPTH:
-        url = reverse("dashboard:article", args=[slugify(target) or "-"])
+    if page.embed_depth >= EMBED_DEPTH:  # `page.links`: the embedded note's own, resolved for the reader
+        url = (page.links or {}).get(written_key(target))
+        if url == NOT_SHARED_LINK:
+            return f'<p class="embed-missing">{escape(NOTE_NOT_SHARED)}</p>'
+        url = url or reverse("dashboard:article", args=[slugify(target) or "-"])
         return _embed_link(EMBED_NESTED, url, escape(target))
     embedded = (page.embeds or {}).get(written_key(target))
     if embedded is None:
@@ -163,7 +166,8 @@ def _embed(match: re.Match[str], page: _Page) -> str:
         return _embed_link(EMBED_TOO_LONG, embedded.url, title)
     page.shown.notes.add(embedded.url)
     page.shown.chars_left -= len(section)
-    text = _render(section, _Page(None, None, None, page.shown, embed_depth=page.embed_depth + 1))
+    inner = _Page(embedded.links, None, None, page.shown, embed_depth=page.embed_depth + 1)
+    text = _render(section, inner)
     return (
         f'<aside class="embed"><p class="embed-title">From <a href="{escape(embedded.url)}">{title}</a></p>'
         f"{text}</aside>"

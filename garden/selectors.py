@@ -6,7 +6,7 @@ import bisect
 import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
@@ -52,6 +52,8 @@ class Embedded:
     url: str
     body: str | None  # None: too long for what the page has left to show (`article_embeds`)
     shared: bool = True  # False: a note of an audience the reader is not in (nothing else of it is here)
+    # Its own links as the reader is shown them (`links_resolved`): its names are theirs to see, or not, too.
+    links: Mapping[str, str | None] = field(default_factory=dict)
 
 
 NOT_SHARED = Embedded(title="", url="", body=None, shared=False)
@@ -111,11 +113,15 @@ def conversation_get(public_id: uuid.UUID) -> Conversation | None:
     return Conversation.objects.filter(public_id=public_id).first()
 
 
-def conversation_answers(conversation: Conversation, reader: Reader) -> list[Answer]:
-    """The answers of the conversation's turns, in order, each loaded for `reader` as `answer_get` loads one."""
-    return list(
-        _answers_loaded(reader).filter(question__conversation=conversation).order_by("question__turn")
-    )
+def conversation_answers(
+    conversation: Conversation, reader: Reader, turns: range | None = None
+) -> list[Answer]:
+    """The answers of the conversation's turns (those numbered in `turns`, or all), in order, each loaded for
+    `reader` as `answer_get` loads one."""
+    answers = _answers_loaded(reader).filter(question__conversation=conversation)
+    if turns is not None:
+        answers = answers.filter(question__turn__gte=turns.start, question__turn__lt=turns.stop)
+    return list(answers.order_by("question__turn"))
 
 
 def article_list(reader: Reader) -> QuerySet[Article]:
@@ -174,17 +180,7 @@ def article_links(
     audience `reader` is not in (its page shows none of the words the link gives it). A link to a heading or block of a note
     (`[[Note#Heading]]`, `[[Note#^id]]` in `revision`) -> the passage that holds it: all of them in one query,
     however many the note writes."""
-    links: dict[str, str | None] = {}
-    targets: dict[str, Article] = {}
-    for link in article.links_out.select_related("target"):
-        target = link.target if link.target is not None and not link.target.withheld else None
-        if target is not None and not reader.may_read(target.audiences):
-            links.update(dict.fromkeys(link.written, NOT_SHARED_LINK))
-            continue
-        for written in link.written:
-            links[written] = target.get_absolute_url() if target else None  # a withheld note: a red link
-            if target is not None:
-                targets[written] = target
+    links, targets = links_resolved(article.links_out.select_related("target"), reader)
     anchored: dict[int, dict[str, Article]] = {}  # target's pk -> its anchors as linked (lower case)
     for match in WIKILINK.finditer(revision.body if revision else ""):
         target = targets.get(written_key(match["target"]))
@@ -199,6 +195,25 @@ def article_links(
             if url is not None:
                 links[key] = url
     return links
+
+
+def links_resolved(links: Iterable[Link], reader: Reader) -> tuple[dict[str, str | None], dict[str, Article]]:
+    """What one note's links (their targets loaded) show `reader`, the one place a link's name is decided for a
+    reader at any depth (the page's own text, or a note it embeds): each target as written -> the URL of its
+    article, None for a red link (no such note, or withheld), or NOT_SHARED_LINK for a note of an audience not
+    theirs; and the articles of the URLs given, by the same keys."""
+    shown: dict[str, str | None] = {}
+    targets: dict[str, Article] = {}
+    for link in links:
+        target = link.target if link.target is not None and not link.target.withheld else None
+        if target is not None and not reader.may_read(target.audiences):
+            shown.update(dict.fromkeys(link.written, NOT_SHARED_LINK))
+            continue
+        for written in link.written:
+            shown[written] = target.get_absolute_url() if target else None  # a withheld note: a red link
+            if target is not None:
+                targets[written] = target
+    return shown, targets
 
 
 def _anchored_revisions(article_ids: list[int]) -> QuerySet[ArticleRevision]:
@@ -355,7 +370,8 @@ def article_embeds(revision: ArticleRevision, reader: Reader) -> dict[str, Embed
     """The notes this revision embeds (`![[Note]]`), by the target as written, with their current text: in order
     of their first embed, as long as their texts together fit `settings.EMBED_MAX_CHARS`; a note that does not
     fit comes without its text (`body` None), and no more than that is read; a note of an audience `reader` is
-    not in is `NOT_SHARED`. Three queries however many."""
+    not in is `NOT_SHARED`. Each shown note's own links come resolved for the same reader, so what it links or
+    embeds in turn names a note not theirs no more than the page does. Four queries however many."""
     keys = list(dict.fromkeys(written_key(match["target"]) for match in EMBED.finditer(revision.body)))
     if not keys:
         return {}
@@ -386,11 +402,17 @@ def article_embeds(revision: ArticleRevision, reader: Reader) -> dict[str, Embed
                 left -= length
                 fitting.add(pk)
     bodies = dict(ArticleRevision.objects.filter(pk__in=fitting).values_list("pk", "body")) if fitting else {}
+    shown_ids = {article_id for article_id, (pk, _, _) in currents.items() if pk in fitting}
+    links_of: dict[int, list[Link]] = {}
+    if shown_ids:
+        for link in Link.objects.filter(source_id__in=shown_ids).select_related("target"):
+            links_of.setdefault(link.source_id, []).append(link)
     embedded: dict[str, Embedded] = dict.fromkeys(not_shared, NOT_SHARED)
     for key, target in by_key.items():
         if target.pk in currents:
             pk, title, _ = currents[target.pk]
-            embedded[key] = Embedded(title, target.get_absolute_url(), bodies.get(pk))
+            own_links = links_resolved(links_of.get(target.pk, []), reader)[0]
+            embedded[key] = Embedded(title, target.get_absolute_url(), bodies.get(pk), links=own_links)
     return embedded
 
 
