@@ -211,6 +211,7 @@ EMBEDDING_ONNX_CACHE = env("EMBEDDING_ONNX_CACHE", default=str(BASE_DIR / ".run"
 QUESTION_MAX_CHARS = env.int("QUESTION_MAX_CHARS", default=2000)
 # Turns one conversation may hold: each follow-up is retrieved and condensed with all the turns before it.
 CONVERSATION_MAX_TURNS = env.int("CONVERSATION_MAX_TURNS", default=50)
+CONVERSATION_TURNS_PER_PAGE = env.int("CONVERSATION_TURNS_PER_PAGE", default=10)  # each turn has its verdict
 CHECK_MAX_CHARS = env.int("CHECK_MAX_CHARS", default=10_000)  # text sent to the fact-check (API)
 REVIEW_NOTE_MAX_CHARS = env.int("REVIEW_NOTE_MAX_CHARS", default=2000)  # an editor's note on a claim
 # Request bodies other than file uploads, refused before they are read. The largest legitimate one is an admin

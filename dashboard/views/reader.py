@@ -256,15 +256,25 @@ def _may_continue(request: HttpRequest, conversation: Conversation) -> bool:
 
 
 def _conversation_render(
-    request: HtmxHttpRequest, conversation: Conversation, highlighted: str = ""
+    request: HtmxHttpRequest, conversation: Conversation, highlighted: Answer | None = None
 ) -> HttpResponse:
-    answers = selectors.conversation_answers(conversation, request_reader(request))
+    """The conversation's page of CONVERSATION_TURNS_PER_PAGE turns: the one holding `highlighted`, else the one
+    `?page=` asks for, else the last (where the next turn is asked, so the box is on it alone)."""
+    turns = Paginator(range(1, conversation.questions.count() + 1), settings.CONVERSATION_TURNS_PER_PAGE)
+    if highlighted is not None:
+        number: str | int | None = (highlighted.question.turn - 1) // turns.per_page + 1
+    else:
+        number = request.GET.get("page") or turns.num_pages
+    page = turns.get_page(number)
+    shown = range(page.object_list[0], page.object_list[-1] + 1) if page.object_list else range(0)
+    answers = selectors.conversation_answers(conversation, request_reader(request), shown)
     context = {
         "conversation": _conversation_out(request, conversation, answers),
         "marks": marks_of(request_marker(request), answers),
-        "highlighted": highlighted,
+        "highlighted": str(highlighted.public_id) if highlighted else "",
         "form": _next_box(),
-        "may_continue": _may_continue(request, conversation),
+        "may_continue": not page.has_next() and _may_continue(request, conversation),
+        "page": page,
     }
     return render(request, "dashboard/conversation.html", context)
 
@@ -293,7 +303,7 @@ def answer_page(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
             "form": AskForm(),
         }
         return render(request, "dashboard/answer.html", context)
-    return _conversation_render(request, conversation, highlighted=str(answer.public_id))
+    return _conversation_render(request, conversation, highlighted=answer)
 
 
 @ask_required

@@ -75,6 +75,28 @@ def test_a_conversation_holds_a_bounded_number_of_turns_and_says_so(settings):
     assert api_ask(me, "How wide is it?").json()["turn"] == 1  # a new conversation takes it
 
 
+def test_a_long_conversation_is_paged_with_the_box_on_its_last_page(settings):
+    settings.CONVERSATION_TURNS_PER_PAGE = 2
+    me = reader("me")
+    first = api_ask(me, TUNNEL).json()
+    follow_ups = (BUILT, "Why was it relined?", "What about the bats?", "How wide is it?")
+    asked = [api_ask(me, question, first["conversation"]).json() for question in follow_ups]
+    third = asked[1]
+    assert [turn["turn"] for turn in asked] == [2, 3, 4, 5]
+    url = Conversation.objects.get(public_id=first["conversation"]).get_absolute_url()
+
+    def turns_on(page: str) -> list[str]:
+        return [f"turn-{n}" for n in range(1, 6) if f'id="turn-{n}"' in page]
+
+    last = me.get(url).content.decode()  # the newest turns, with the box to ask the next
+    assert turns_on(last) == ["turn-5"] and "Ask a follow-up" in last
+    assert f'href="{url}?page=2" rel="prev"' in last and "Page 3 of 3" in last
+    earlier = me.get(f"{url}?page=1").content.decode()
+    assert turns_on(earlier) == ["turn-1", "turn-2"] and "Ask a follow-up" not in earlier
+    opened = me.get(f"/answers/{third['answer_id']}/").content.decode()  # the page holding the answer opened
+    assert turns_on(opened) == ["turn-3", "turn-4"] and "the answer you opened" in opened
+
+
 def test_an_out_of_scope_follow_up_through_the_api_is_refused_at_no_cost():
     me = reader("me")
     first = api_ask(me, TUNNEL).json()
