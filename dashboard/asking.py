@@ -11,7 +11,7 @@ import secrets
 import uuid
 from contextlib import AbstractContextManager
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, PermissionsMixin
 from django.contrib.sessions.backends.base import SessionBase
 from django.db.models import Count, QuerySet
 
@@ -21,6 +21,7 @@ from garden.errors import UserFacingError
 from garden.models import Answer, Conversation, Question
 from garden.readers import reader_of
 from verifier.queueing import verification_request
+from verifier.roles import ASK
 
 RECENT_LIMIT = 8
 SESSION_ASKED = (
@@ -114,7 +115,7 @@ def _asking(
 ) -> Asking:
     return Asking(
         user=user,
-        anonymous=user is not None and not user.is_authenticated,
+        anonymous=user is not None and spends_as_visitor(user),
         on_stored=lambda answer: verification_request(answer=answer),
         claude_slot=claude_slot,
         conversation=conversation,
@@ -124,7 +125,13 @@ def _asking(
 def claude_writes_for(user: AbstractBaseUser | AnonymousUser) -> bool:
     """Whether Claude writes this asker's answers, so a page streams them; the local synthesiser's and a
     refusal come whole at once, and stay one request."""
-    return claude_for(anonymous=not user.is_authenticated) is not None
+    return claude_for(anonymous=spends_as_visitor(user)) is not None
+
+
+def spends_as_visitor(user: AbstractBaseUser | AnonymousUser) -> bool:
+    """Whether this asker's Claude spend comes from the visitors' allowance (ANONYMOUS_CLAUDE_DAILY_USD): having
+    no role, not being signed out, is what makes a visitor, so an account given no role spends as one does."""
+    return not (isinstance(user, (PermissionsMixin, AnonymousUser)) and user.has_perm(ASK))
 
 
 def stream_begin(session: SessionBase, text: str, conversation: Conversation | None) -> str:

@@ -8,6 +8,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import connection
 from django.test import Client
@@ -271,6 +272,15 @@ def test_with_no_allowance_an_anonymous_ask_makes_no_claude_call_at_all(
     login(client, "reader")  # the same question from a signed-in reader is written by Claude
     body = client.post("/api/ask", {"question": ANSWER_QUESTION}, content_type="application/json").json()
     assert body["generator"] == "claude" and claude.request_count == 1
+
+
+def test_an_account_with_no_role_spends_as_a_visitor_does(client, claude: FakeMessagesAPI) -> None:
+    claude.reply_text(ANSWER_TEXT)
+    client.force_login(User.objects.create_user("no-role", password="x"))  # signed in, never given a role
+    body = client.post("/api/ask", {"question": ANSWER_QUESTION}, content_type="application/json").json()
+    answer = Answer.objects.select_related("question").get(public_id=body["answer_id"])
+    assert answer.question.anonymous and answer.generator == Generator.EXTRACTIVE  # on the visitors' $0
+    assert claude.requests == [] and not JudgeSpend.objects.exists()
 
 
 def test_anonymous_asks_cannot_spend_the_signed_in_readers_share(
