@@ -16,10 +16,11 @@ from collections.abc import Iterable
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Max
 from django.utils import timezone
 
 from garden.errors import UserFacingError
-from verifier.models import TOKEN_NAME_MAX_CHARS, ApiToken
+from verifier.models import TOKEN_NAME_MAX_CHARS, ApiToken, SignInIdentity
 from verifier.scopes import DEFAULT_SCOPES, TokenScope
 
 TOKEN_PREFIX = "gw_"
@@ -40,6 +41,10 @@ TOKEN_PASSWORD_CHANGED = (
     "(/accounts/tokens/)."
 )
 TOKEN_ACCOUNT_INACTIVE = "This API token's account is deactivated: its tokens no longer work."
+TOKEN_SIGN_IN_STALE = (
+    "This API token's account signs in at the team's provider, which gives its groups, last read at its sign-in "
+    "on {date}: sign in on the site again (your groups are read afresh) and the token works again."
+)
 TOKEN_EXPIRED = (
     "This API token expired on {date} (tokens last API_TOKEN_DAYS days): create a new one on your account page "
     "(/accounts/tokens/)."
@@ -115,6 +120,17 @@ def tokens_listed(*, user_id: int) -> list[ApiToken]:
     return list(ApiToken.objects.filter(user_id=user_id).order_by("-created_at", "-pk"))
 
 
+def _signed_in_long_ago(user_id: int) -> datetime.datetime | None:
+    """When a member who signs in at the OIDC provider last did, if longer ago than API_TOKEN_SIGN_IN_DAYS: their
+    groups, read only at sign-in, may have changed there since. None for a local account, or a recent sign-in."""
+    if settings.API_TOKEN_SIGN_IN_DAYS <= 0:
+        return None
+    last = SignInIdentity.objects.filter(user_id=user_id).aggregate(last=Max("signed_in_at"))["last"]
+    if last is None or timezone.now() - last <= datetime.timedelta(days=settings.API_TOKEN_SIGN_IN_DAYS):
+        return None
+    return last
+
+
 def token_active(raw: str) -> ApiToken:
     """The token `raw` is, with its user loaded, when it is well formed, known, not revoked, not expired, and its
     user active with the password they had when it was made; marks it used (at most once a minute). Raises
@@ -132,6 +148,8 @@ def token_active(raw: str) -> ApiToken:
         raise TokenRefused(TOKEN_PASSWORD_CHANGED)
     if token.expired:
         raise TokenRefused(TOKEN_EXPIRED.format(date=token.expires_at.date().isoformat()))
+    if (signed_in := _signed_in_long_ago(token.user_id)) is not None:
+        raise TokenRefused(TOKEN_SIGN_IN_STALE.format(date=signed_in.date().isoformat()))
     now = timezone.now()
     if token.last_used_at is None or now - token.last_used_at >= LAST_USED_EVERY:
         token.last_used_at = now

@@ -345,6 +345,9 @@ REPORTS_PER_ADDRESS_PER_DAY = env.int("REPORTS_PER_ADDRESS_PER_DAY", default=100
 RATE_LIMIT_PER_TOKEN = env.int("RATE_LIMIT_PER_TOKEN", default=20)
 # Days a new personal API token works for: a token copied somewhere and forgotten stops working by itself.
 API_TOKEN_DAYS = env.int("API_TOKEN_DAYS", default=90)
+# Days a member who signs in at the OIDC provider keeps using tokens after their last sign-in there: their groups
+# (audiences, roles) are read only at sign-in, so a group taken away at the provider counts within this. 0: off.
+API_TOKEN_SIGN_IN_DAYS = env.int("API_TOKEN_SIGN_IN_DAYS", default=7)
 # How many reverse proxies of ours stand in front of the site: 0 counts REMOTE_ADDR; N counts the N-th
 # X-Forwarded-For entry from the right (the address our outermost proxy saw; entries left of it are the client's).
 RATE_LIMIT_TRUSTED_PROXIES = env.int("RATE_LIMIT_TRUSTED_PROXIES", default=0)

@@ -23,7 +23,7 @@ from dashboard.views.accounts import TOKEN_REVOKED
 from garden.models import Question, Sync
 from tests.factories import login, page_text
 from tests.fakes.messages_api import FakeMessagesAPI
-from verifier.models import ApiToken, JudgeSpend, SpendPurpose
+from verifier.models import ApiToken, JudgeSpend, SignInIdentity, SpendPurpose
 from verifier.roles import OPERATOR, READER
 from verifier.scopes import TokenScope
 from verifier.tokens import (
@@ -34,6 +34,7 @@ from verifier.tokens import (
     TOKEN_PASSWORD_CHANGED,
     TOKEN_REFUSED,
     TOKEN_SCOPES_NONE,
+    TOKEN_SIGN_IN_STALE,
     token_create,
 )
 
@@ -251,6 +252,28 @@ def test_a_token_lasts_api_token_days_and_is_then_refused_saying_it_expired(clie
     assert Question.objects.count() == 1  # the expired token asked nothing
     client.force_login(reader)
     assert "Expired" in page_text(client.get("/accounts/tokens/").content.decode())
+
+
+def test_a_provider_members_token_needs_a_sign_in_within_api_token_sign_in_days(client, settings):
+    """Their groups (audiences, roles) are read at sign-in: a token of theirs stops once that is too old."""
+    settings.API_TOKEN_SIGN_IN_DAYS = 7
+    member = user_of(READER, "member")
+    raw = token_of(member)
+    long_ago = timezone.now() - datetime.timedelta(days=8)
+    identity = SignInIdentity.objects.create(
+        user=member, issuer="https://id.example.org", subject="s-1", signed_in_at=long_ago
+    )
+    refused = ask(client, headers=bearer(raw))
+    assert refused.status_code == 401
+    assert refused.json() == {"error": TOKEN_SIGN_IN_STALE.format(date=long_ago.date().isoformat())}
+    assert ask(client, headers=bearer(token_of(user_of(READER, "local")))).status_code == 200  # no provider
+
+    identity.signed_in_at = timezone.now()  # signed in again: groups read afresh
+    identity.save()
+    assert ask(client, headers=bearer(raw)).status_code == 200
+    settings.API_TOKEN_SIGN_IN_DAYS = 0  # off
+    SignInIdentity.objects.update(signed_in_at=long_ago)
+    assert ask(client, headers=bearer(raw)).status_code == 200
 
 
 def test_a_deactivated_users_token_is_refused_saying_so(client):
