@@ -227,9 +227,9 @@ def test_a_token_reaches_the_host_but_never_a_command_line_or_the_clone(repo, cl
 
     def recorded(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
         commands.append(list(args))
-        return run(args, **kwargs)  # type: ignore[call-overload, no-any-return]
+        return run(args, **kwargs)  # type: ignore[call-overload]
 
-    monkeypatch.setattr(git.subprocess, "run", recorded)
+    monkeypatch.setattr("garden.sync.git.subprocess.run", recorded)
     try:
         address = f"http://ada:{quote(secret, safe='')}@127.0.0.1:{host.server_port}/notes.git"
         report = git_garden_import(address, "main")
