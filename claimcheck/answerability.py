@@ -95,23 +95,42 @@ def asking(question: str) -> str | None:
     return part
 
 
-def _asks_kind(asked: str) -> bool:
-    """Whether `asked` asks for a set kind of answer (`_gives_what_is_asked` checks it is given)."""
-    return bool(asked_kinds(asked) or _WHO.match(asked) or _WHY.match(asked))
+@dataclass(frozen=True)
+class _Wanted:
+    """What a question asks for, read once from its words: the answer kinds (`ANSWER_KINDS`), a name for "who",
+    a reason for "why", a negation to keep."""
 
+    kinds: list[re.Pattern[str]]
+    who: bool
+    why: bool
+    negated: bool
+    names: frozenset[str]  # the capitalised words the question holds, which no answer to "who" is
 
-def _gives_what_is_asked(asked: str, sentence: str) -> bool:
-    """Whether `sentence` gives the kind of answer `asked` asks for (any, when it asks for no set kind) and keeps
-    its negation."""
-    sentence = strip_citations(sentence)  # a claim's "[1]" is no figure
-    kinds = asked_kinds(asked)
-    if kinds and not gives_kind(kinds, sentence):
-        return False
-    if _WHO.match(asked) and not set(_NAME.findall(sentence)) - set(_NAME.findall(f" {asked}")):
-        return False
-    if _WHY.match(asked) and not _REASON.search(sentence):
-        return False
-    return not _NEGATION.search(asked) or bool(_NEGATION.search(sentence))
+    @classmethod
+    def of(cls, asked: str) -> _Wanted:
+        return cls(
+            kinds=asked_kinds(asked),
+            who=bool(_WHO.match(asked)),
+            why=bool(_WHY.match(asked)),
+            negated=bool(_NEGATION.search(asked)),
+            names=frozenset(_NAME.findall(f" {asked}")),
+        )
+
+    @property
+    def set_kind(self) -> bool:
+        """Whether a set kind of answer is asked for (`given` checks it is given)."""
+        return bool(self.kinds) or self.who or self.why
+
+    def given(self, sentence: str) -> bool:
+        """Whether `sentence` gives the kind of answer asked for (any, when none is set) and keeps the negation."""
+        sentence = strip_citations(sentence)  # a claim's "[1]" is no figure
+        if self.kinds and not gives_kind(self.kinds, sentence):
+            return False
+        if self.who and not set(_NAME.findall(sentence)) - self.names:
+            return False
+        if self.why and not _REASON.search(sentence):
+            return False
+        return not self.negated or bool(_NEGATION.search(sentence))
 
 
 def presupposition(question: str) -> str:
@@ -157,10 +176,11 @@ def answering(question: str, sentences: Sequence[tuple[str, str]]) -> Support | 
     asked = asking(question)
     if asked is None:
         return Support(0, 1.0)
-    fitting = [i for i, (text, _) in enumerate(sentences) if _gives_what_is_asked(asked, text)]
+    wanted = _Wanted.of(asked)
+    fitting = [i for i, (text, _) in enumerate(sentences) if wanted.given(text)]
     if not fitting:
         return None
     found = supports(asked, [sentences[i] for i in fitting])
     best = max(found, key=lambda s: s.probability)
-    enough = PRESUPPOSITION_SUPPORTED_WITH_KIND if _asks_kind(asked) else PRESUPPOSITION_SUPPORTED
+    enough = PRESUPPOSITION_SUPPORTED_WITH_KIND if wanted.set_kind else PRESUPPOSITION_SUPPORTED
     return Support(fitting[best.sentence], best.probability) if best.probability >= enough else None
