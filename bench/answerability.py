@@ -24,7 +24,6 @@ import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ from django.conf import settings
 from django.test import override_settings
 
 from claimcheck.answer_check import answer_check
+from claimcheck.answerability import Support
 from evaluation.audiences import reader_as
 from garden.answering.asking import question_ask
 from garden.golden import OUT_OF_SCOPE, UNANSWERABLE, GoldenEntry
@@ -47,15 +47,9 @@ SEED = 46
 WITHOUT_STEP = "bench.answerability.first_sentence"
 
 
-@dataclass(frozen=True)
-class _Chosen:
-    sentence: int
-    probability: float = 1.0
-
-
-def first_sentence(question: str, sentences: Sequence[tuple[str, str]]) -> _Chosen | None:
+def first_sentence(question: str, sentences: Sequence[tuple[str, str]]) -> Support | None:
     """The sentence chooser as it was before the answerability step: the best-ranked sentence answers."""
-    return _Chosen(0) if sentences else None
+    return Support(0, 1.0) if sentences else None
 
 
 def squad_normalised(text: str) -> str:
