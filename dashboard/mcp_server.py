@@ -2,8 +2,8 @@
 
 `python manage.py mcp [--as USERNAME]` runs it over stdio, as one user; `--http` serves it over streamable HTTP,
 each request acting as the user of its personal token (`dashboard.mcp_http`). Each tool is a thin function over
-the services the pages and the API use, with the same permission functions (`dashboard.permissions`), over HTTP
-the same rate limits (`dashboard.ratelimit`), the one visibility rule (`Article.objects.readable`) and the one
+the services the pages and the API use, with the same permission functions (`dashboard.permissions`), the same
+rate limits (`dashboard.ratelimit`), over HTTP and stdio alike, the one visibility rule (`Article.objects.readable`) and the one
 Claude ledger, booked to the user and their token (`spending_for`). The tools are plain functions: the SDK runs
 each on a worker thread, where the ORM may be called as in a request.
 
@@ -30,7 +30,7 @@ from pydantic import Field
 
 from dashboard.asking import CONVERSATION_NOT_FOUND, ConversationNotFound, conversation_owned
 from dashboard.asking import ask as answer_ask
-from dashboard.bearer import request_spender, request_token, scope_missing
+from dashboard.bearer import request_spender, scope_missing
 from dashboard.claude_slots import CLAUDE_BUSY, ClaudeBusy, claude_slot
 from dashboard.permissions import check_mode, may_ask, may_check, may_see_rejected_quotes, request_reader
 from dashboard.presenters import check_sources, checked_payload
@@ -100,10 +100,16 @@ def _django_call(tool: Tool) -> Tool:
     return called  # type: ignore[return-value]
 
 
+# Where a server on stdio calls from: the machine it runs on, as a browser there would (its rate-limit count).
+STDIO_ADDRESS = "127.0.0.1"
+
+
 def user_request(user: User | AnonymousUser) -> HttpRequest:
-    """What the permission functions read for a server run as `user` (stdio): its user, and no token."""
+    """What the permission functions and rate limits read for a server run as `user` (stdio): its user, this
+    machine's address, and no token."""
     request = HttpRequest()
     request.user = user
+    request.META["REMOTE_ADDR"] = STDIO_ADDRESS
     return request
 
 
@@ -242,10 +248,8 @@ class GardenTools:
             raise ToolError(why)
 
     def _within_limit(self, tool: str) -> None:
-        """Count a call over HTTP (it came with a token) as the API counts its own: per token and per user. On
-        stdio the server is a process its user started on the machine, held by the daily budget alone."""
-        if request_token(self.request) is None:
-            return
+        """Count a call as the API counts its own: over HTTP per token and per user; on stdio per user and per
+        address (this machine's), so an agent looping on a tool is stopped there as over HTTP."""
         if (wait := rate_limited(self.request, tool)) is not None:
             raise ToolError(TOO_MANY_CALLS.format(tool=tool, seconds=wait))
 

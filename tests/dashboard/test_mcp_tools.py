@@ -1,9 +1,9 @@
 """The MCP tools in this process, for what needs settings a server in another process cannot be given: a call
-over HTTP counts against its token's rate limit, as the same call to the API does; one on stdio does not; a
-token does only what its scopes allow."""
+over HTTP counts against its token's rate limit, as the same call to the API does, and one on stdio against its
+user's and its machine's; a token does only what its scopes allow."""
 
 import pytest
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import AnonymousUser, Group, User
 from django.test import RequestFactory
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -64,13 +64,32 @@ def test_a_read_only_token_searches_but_may_not_ask_or_check_naming_the_scope(sa
     assert not Question.objects.exists()  # nothing was asked
 
 
-def test_an_agent_on_stdio_is_held_by_the_daily_budget_alone(settings):
-    settings.RATE_LIMIT_PER_USER = settings.RATE_LIMIT_PER_IP = 1
+def test_an_agent_on_stdio_is_limited_per_user_as_over_http(settings):
+    settings.RATE_LIMIT_PER_USER = 2
+    settings.RATE_LIMIT_PER_IP = 100
     user = User.objects.create_user("stdio-agent", password="x")
     user.groups.add(Group.objects.get(name=READER))
     tools = GardenTools(user_request(user))  # as `manage.py mcp --as stdio-agent` runs them
     for _ in range(2):
         assert tools.check(CHECKED)["claims"]
+    with pytest.raises(ToolError) as over:
+        tools.check(CHECKED)
+    assert str(over.value).startswith(TOO_MANY_CALLS.split("{seconds}")[0].format(tool="check"))
+    asked = Question.objects.count()
+    with pytest.raises(ToolError):  # each tool counts apart, as the API's do
+        for _ in range(3):
+            tools.ask("How long is Cold Knap Tunnel?")
+    assert Question.objects.count() == asked + 2  # the third was refused before anything was asked
+
+
+def test_a_visitor_s_agent_on_stdio_is_limited_by_its_machine_s_address(settings):
+    settings.ANONYMOUS_CAN_CHECK = True
+    settings.RATE_LIMIT_PER_IP = 1
+    tools = GardenTools(user_request(AnonymousUser()))  # `manage.py mcp` with no --as
+    assert tools.check(CHECKED)["claims"]
+    with pytest.raises(ToolError) as over:
+        GardenTools(user_request(AnonymousUser())).check(CHECKED)  # another server on the same machine
+    assert str(over.value).startswith(RATE_LIMITED)
 
 
 def test_an_agent_asks_a_follow_up_in_its_own_conversation_and_never_in_another_s(sample_garden):
