@@ -303,10 +303,10 @@ def api_ask(
         return Status(429, {"error": RATE_LIMITED})
     try:
         conversation = conversation_owned(payload.conversation, request.user, request.session)
-        if payload.stream:
-            stream = ask_streaming(payload.question, request.user, claude_slot(), conversation)
-            return event_stream_response(_answer_events(request, stream))
-        with spending_for(request_spender(request)):
+        with spending_for(request_spender(request)):  # a streamed follow-up's condensing is booked now
+            if payload.stream:
+                stream = ask_streaming(payload.question, request.user, claude_slot(), conversation)
+                return event_stream_response(_answer_events(request, stream))
             answer = ask(payload.question, request.user, claude_slot(), conversation)
     except ConversationNotFound as error:
         return Status(404, {"error": error.message})

@@ -8,8 +8,6 @@ The slots are per process, as gunicorn's threads are: each process keeps its oth
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import lru_cache
 
 from django.conf import settings
@@ -28,14 +26,22 @@ def _slots(size: int) -> threading.BoundedSemaphore:
     return threading.BoundedSemaphore(size)
 
 
-@contextmanager
-def claude_slot() -> Iterator[None]:
-    """Hold one of this process's slots for waiting on Claude while the block runs; raises `ClaudeBusy`
-    at once, without waiting, when none is free."""
-    slots = _slots(settings.WEB_CLAUDE_SLOTS)
-    if not slots.acquire(blocking=False):
-        raise ClaudeBusy
-    try:
-        yield
-    finally:
-        slots.release()
+class ClaudeSlot:
+    """One of this process's slots for waiting on Claude, held while a `with` block runs; raises `ClaudeBusy`
+    at once, without waiting, when none is free. Used again, it takes a slot again: a question's calls (a
+    follow-up's condensing, then its answer) each wait inside one."""
+
+    def __init__(self) -> None:
+        self._slots = _slots(settings.WEB_CLAUDE_SLOTS)
+
+    def __enter__(self) -> None:
+        if not self._slots.acquire(blocking=False):
+            raise ClaudeBusy
+
+    def __exit__(self, *exc: object) -> None:
+        self._slots.release()
+
+
+def claude_slot() -> ClaudeSlot:
+    """The slot a request's Claude calls wait in (`ClaudeSlot`)."""
+    return ClaudeSlot()

@@ -140,7 +140,8 @@ def ask_stream(request: HtmxHttpRequest, token: str) -> HttpResponse | Streaming
     question, conversation_id = kept
     try:
         conversation = conversation_owned(conversation_id, request.user, request.session)
-        stream = ask_streaming(question, request.user, claude_slot(), conversation)
+        with spending_for(request_spender(request)):  # a follow-up's condensing is booked now
+            stream = ask_streaming(question, request.user, claude_slot(), conversation)
     except (ConversationNotFound, QuestionError) as problem:
         return _stream_over(request, problem.message)
     except ClaudeBusy:

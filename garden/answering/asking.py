@@ -118,9 +118,10 @@ class Asking(TypedDict, total=False):
     `user`: the asker (None: the command line or a run). `anonymous`: asked by a visitor who is not signed in,
     whose answer (and its check) spends only their own Claude allowance, none by default
     (`ANONYMOUS_CLAUDE_DAILY_USD`). `on_stored(answer)` runs in the transaction that stores the answer, so what
-    it writes is stored with it. `claude_slot` is held while Claude writes the answer; what it raises (none free)
-    comes out of the call, with nothing stored. `conversation`: the thread this question continues (whoever
-    calls checks that the asker owns it); None starts a new one. A follow-up is retrieved with what came before
+    it writes is stored with it. `claude_slot` is held while Claude condenses a follow-up and again while it
+    writes the answer (entered once for each); what it raises (none free) comes out of the call, with nothing
+    stored. `conversation`: the thread this question continues (whoever calls checks that the asker owns it);
+    None starts a new one. A follow-up is retrieved with what came before
     (`garden.answering.conversations`). `reader`: whose garden the question is answered from when it is not
     `user`'s (a Verify-all run asked as an audience); `reader_of(user)` by default.
     """
@@ -146,7 +147,9 @@ def _retrieve(text: str | None, asking: Asking) -> _Asked:
     reader = reader_of(asking.get("user")) if reader is None else reader
     anonymous = asking.get("anonymous", False)
     # The asker's garden: another audience's notes are not in it.
-    retrieved = conversation_retrieve(text, asking.get("conversation"), reader, anonymous=anonymous)
+    retrieved = conversation_retrieve(
+        text, asking.get("conversation"), reader, anonymous=anonymous, claude_slot=asking.get("claude_slot")
+    )
     sources = [] if retrieved.refused else _sources(retrieved.result)
     return _Asked(text, began, check, reader, anonymous, retrieved, sources)
 

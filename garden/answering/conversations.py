@@ -7,10 +7,12 @@ plus the follow-up's own check (`followups.uncovered`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 from garden.answering.condensing import condenser
-from garden.answering.followups import NOT_COVERED, Search, Turn, followup_search, uncovered
+from garden.answering.followups import NOT_COVERED, Condense, Search, Turn, followup_search, uncovered
 from garden.answering.retrieval import RetrievalResult, retrieve
 from garden.models import Conversation, Generator, Question, SearchRule
 from garden.readers import ANONYMOUS, Reader
@@ -46,18 +48,31 @@ def conversation_turns(conversation: Conversation | None) -> list[Turn]:
 
 
 def conversation_retrieve(
-    text: str, conversation: Conversation | None, reader: Reader = ANONYMOUS, *, anonymous: bool = False
+    text: str,
+    conversation: Conversation | None,
+    reader: Reader = ANONYMOUS,
+    *,
+    anonymous: bool = False,
+    claude_slot: AbstractContextManager[object] | None = None,
 ) -> Retrieved:
     """Retrieve for `text` asked as the next turn of `conversation` (None: a first question, on its own words)
     from what `reader` may read.
     Claude condenses a follow-up with no subject of its own when it is configured (and, for an `anonymous`
-    visitor, when visitors have a Claude allowance)."""
+    visitor, when visitors have a Claude allowance), inside `claude_slot` as the answer's own call is made (what
+    it raises, none free, comes out of here before Claude is called)."""
     turns = conversation_turns(conversation)
-    search = (
-        followup_search(text, turns, condense=condenser(anonymous=anonymous), reader=reader)
-        if turns
-        else Search(text)
-    )
+    condense: Condense | None = condenser(anonymous=anonymous)
+    if condense is not None and claude_slot is not None:
+        condense = _in_slot(condense, claude_slot)
+    search = followup_search(text, turns, condense=condense, reader=reader) if turns else Search(text)
     result = retrieve(search.text, reader=reader)
     missing = uncovered(search, result)
     return Retrieved(search, result, NOT_COVERED.format(words=", ".join(missing)) if missing else "")
+
+
+def _in_slot(condense: Condense, claude_slot: AbstractContextManager[object]) -> Condense:
+    def condensed(earlier: Sequence[str], question: str) -> str | None:
+        with claude_slot:
+            return condense(earlier, question)
+
+    return condensed

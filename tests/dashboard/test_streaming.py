@@ -42,7 +42,7 @@ from providers.claude import DEFAULT_PRICES, cost_usd
 from tests.factories import login
 from tests.fakes.messages_api import FakeMessagesAPI
 from verifier.budget import spent_today
-from verifier.models import JudgeSpend, Verification
+from verifier.models import JudgeSpend, SpendPurpose, Verification
 
 pytestmark = pytest.mark.django_db
 
@@ -501,3 +501,71 @@ def test_the_claude_slot_is_given_back_once_claude_is_done_before_the_reader_has
         pass
     leave(response)
     assert not Answer.objects.get().error  # written whole before the reader went: kept whole
+
+
+def _follow_up_streamed(client: Client, way: str, conversation: str) -> str:
+    """Ask "When did it open?" in `conversation`, streamed by the API or by the page (`way`): the text of what
+    came back (the events' data)."""
+    if way == "api":
+        response = client.post(
+            "/api/ask",
+            {"question": "When did it open?", "stream": True, "conversation": conversation},
+            content_type="application/json",
+        )
+        if not isinstance(response, StreamingHttpResponse):
+            return response.content.decode()
+        return b"".join(response.streaming_content).decode()
+    posted = client.post(
+        "/",
+        {"question": "When did it open?", "conversation": conversation, "stream": "1"},
+        headers={"HX-Request": "true"},
+    )
+    return "".join(data for _, data in page_events(client, posted.content.decode()))
+
+
+@pytest.mark.parametrize("way", ["api", "page"])
+def test_a_streamed_follow_up_s_condensing_is_booked_to_its_asker(
+    client: Client, claude: FakeMessagesAPI, way: str
+) -> None:
+    claude.streamed(WRITTEN)
+    asker = login(client, "reader")
+    _, first = words_then_answer(events_of(stream_ask(client).streaming_content))
+    claude.reply_text("When did the Harrowden Viaduct open?").streamed("It opened in 1874 [1].")
+    assert "It opened in 1874" in _follow_up_streamed(client, way, first["conversation"])
+    condensing = JudgeSpend.objects.get(purpose=SpendPurpose.CONDENSE)
+    # On the logs page the call counts as the reader's, not as spent for nobody.
+    assert condensing.settled and condensing.user_id == asker.pk and not condensing.anonymous
+
+
+@pytest.mark.parametrize("way", ["api", "page"])
+def test_with_every_claude_slot_taken_a_streamed_follow_up_is_not_condensed(
+    client: Client, claude: FakeMessagesAPI, settings, way: str
+) -> None:
+    settings.WEB_CLAUDE_SLOTS = 1
+    claude.streamed(WRITTEN)
+    login(client, "reader")
+    _, first = words_then_answer(events_of(stream_ask(client).streaming_content))
+    asked = claude.request_count
+    with claude_slot():  # another reader's answer is being written
+        said = _follow_up_streamed(client, way, first["conversation"])
+    assert html.escape(CLAUDE_BUSY) in said or CLAUDE_BUSY in said
+    assert claude.request_count == asked and Answer.objects.count() == 1  # Claude was not asked to condense
+    assert not JudgeSpend.objects.filter(purpose=SpendPurpose.CONDENSE).exists()
+
+
+def test_with_every_claude_slot_taken_a_follow_up_asked_whole_is_not_condensed(
+    client: Client, claude: FakeMessagesAPI, settings
+) -> None:
+    settings.WEB_CLAUDE_SLOTS = 1
+    claude.reply_text(WRITTEN)
+    login(client, "reader")
+    first = client.post("/api/ask", {"question": QUESTION}, content_type="application/json").json()
+    asked = claude.request_count
+    with claude_slot():
+        busy = client.post(
+            "/api/ask",
+            {"question": "When did it open?", "conversation": first["conversation"]},
+            content_type="application/json",
+        )
+    assert busy.status_code == 503 and busy.json() == {"error": CLAUDE_BUSY}
+    assert claude.request_count == asked and Answer.objects.count() == 1
