@@ -314,13 +314,14 @@ def api_ask(
         return Status(400, {"error": error.message})
     except ClaudeBusy:
         return _claude_busy(response)
-    loaded = selectors.answer_get(answer.public_id, request_reader(request))
+    reader = request_reader(request)
+    loaded = selectors.answer_get(answer.public_id, reader)
     if loaded is None:
-        return Status(404, {"error": selectors.ANSWER_WITHHELD})
+        return Status(404, {"error": selectors.answer_hidden_message(reader)})
     # A source was withheld between the answer and this read.
-    if (why := selectors.answer_hidden_why(loaded, request_reader(request))) is not None:
+    if (why := selectors.answer_hidden_why(loaded, reader)) is not None:
         return Status(404, {"error": why})
-    return Status(200, answer_shape(loaded, reader=request_reader(request)))
+    return Status(200, answer_shape(loaded, reader=reader))
 
 
 def _answer_events(request: HttpRequest, stream: AnswerStream) -> ServerSentEvents:
@@ -330,7 +331,11 @@ def _answer_events(request: HttpRequest, stream: AnswerStream) -> ServerSentEven
 
     def answer(stored: Answer) -> tuple[str, str]:
         loaded = selectors.answer_get(stored.public_id, reader)
-        why = selectors.ANSWER_WITHHELD if loaded is None else selectors.answer_hidden_why(loaded, reader)
+        why = (
+            selectors.answer_hidden_message(reader)
+            if loaded is None
+            else selectors.answer_hidden_why(loaded, reader)
+        )
         if loaded is None or why is not None:
             return "error", json.dumps({"error": why})
         return "answer", json.dumps(shape_json(answer_shape(loaded, reader=reader)))

@@ -195,7 +195,7 @@ class GardenTools:
             raise ToolError(CLAUDE_BUSY) from None
         loaded = selectors.answer_get(answer.public_id, self.reader)
         if loaded is None:
-            raise ToolError(selectors.ANSWER_WITHHELD)
+            raise ToolError(selectors.answer_hidden_message(self.reader))
         if (why := selectors.answer_hidden_why(loaded, self.reader)) is not None:
             raise ToolError(why)
         payload = shape_json(answer_shape(loaded, reader=self.reader))

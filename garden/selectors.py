@@ -33,7 +33,8 @@ from garden.models import (
 from garden.readers import ALL_AUDIENCES, Reader
 from garden.syntax import EMBED, MARKDOWN_LINK, WIKILINK, heading_offsets, written_key
 
-# What readers see in place of an answer, or a passage of it, whose sources include a withheld note.
+# What operators see in place of an answer, or a passage of it, whose sources include a withheld note (readers
+# are told ANSWER_NOT_SHARED: `answer_hidden_message`).
 ANSWER_WITHHELD = "This answer is not shown: a note it drew on is no longer public in the garden."
 # What a reader sees in place of an answer drawn from notes of an audience they are not in: nothing more.
 ANSWER_NOT_SHARED = "This answer is not shown: it drew on notes that are not shared with you."
@@ -90,23 +91,25 @@ def answer_get(public_id: uuid.UUID, reader: Reader) -> Answer | None:
     return _answers_loaded(reader).filter(public_id=public_id).first()
 
 
+def answer_hidden_message(reader: Reader) -> str:
+    """What `reader` is told in place of an answer (or its verdict) they may not see. Withheld from everyone
+    and drawn on notes not theirs read alike (ANSWER_NOT_SHARED), on every path that shows an answer, so
+    nothing tells a reader whether a note of another audience went private; an operator, who reads every
+    audience, is told it is withheld (ANSWER_WITHHELD)."""
+    return ANSWER_WITHHELD if reader.reads_all else ANSWER_NOT_SHARED
+
+
 def answer_hidden_why(answer: Answer, reader: Reader) -> str | None:
-    """Why `reader` may not see `answer` (loaded by `answer_get`), as they are told, or None when they may: a
-    note it drew on is withheld from everyone, or is of an audience not theirs (and nothing more is said)."""
-    if answer.withheld:
-        return ANSWER_WITHHELD
-    if answer.withheld_from(reader):
-        return ANSWER_NOT_SHARED
-    return None
+    """Why `reader` may not see `answer` (loaded by `answer_get`), as they are told (`answer_hidden_message`),
+    or None when they may."""
+    return answer_hidden_message(reader) if answer.withheld_from(reader) else None
 
 
 def verdict_hidden_why(answer: Answer, reader: Reader) -> str | None:
-    """Why `reader` may not see `answer`'s verdict, or None when they may. Withheld from everyone or drawn on
-    notes not theirs reads alike (ANSWER_NOT_SHARED), so the verdict endpoints never tell a reader whether a note
-    of another audience went private; an operator, who reads every audience, is told it is withheld."""
+    """`answer_hidden_why` for an answer loaded without its sources (the verdict endpoints): one query."""
     if Answer.objects.readable(reader).filter(pk=answer.pk).exists():
         return None
-    return ANSWER_WITHHELD if reader.reads_all else ANSWER_NOT_SHARED
+    return answer_hidden_message(reader)
 
 
 def conversation_get(public_id: uuid.UUID) -> Conversation | None:

@@ -154,8 +154,13 @@ def ask_stream(request: HtmxHttpRequest, token: str) -> HttpResponse | Streaming
             request.session.save()  # the response began before the answer was stored
         reader = request_reader(request)
         loaded = selectors.answer_get(stored.public_id, reader)
-        if loaded is None or selectors.answer_hidden_why(loaded, reader) is not None:
-            page = render(request, "dashboard/ask.html#ask-error", {"error": selectors.ANSWER_WITHHELD})
+        why = (
+            selectors.answer_hidden_message(reader)
+            if loaded is None
+            else selectors.answer_hidden_why(loaded, reader)
+        )
+        if loaded is None or why is not None:
+            page = render(request, "dashboard/ask.html#ask-error", {"error": why})
         else:
             page = _asked(request, loaded, follow_up=conversation is not None, pushed=True)
         return "answer", page.content.decode()

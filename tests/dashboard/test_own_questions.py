@@ -126,10 +126,10 @@ def source_withheld_meanwhile(monkeypatch):
 def test_an_answer_whose_source_is_withheld_meanwhile_is_not_shown_on_any_path(
     client, source_withheld_meanwhile
 ):
-    from garden.selectors import ANSWER_WITHHELD
+    from garden.selectors import ANSWER_NOT_SHARED
 
     response = client.post("/api/ask", {"question": MINE}, content_type="application/json")
-    assert response.status_code == 404 and response.json() == {"error": ANSWER_WITHHELD}
+    assert response.status_code == 404 and response.json() == {"error": ANSWER_NOT_SHARED}
 
     htmx = client.post("/", {"question": THEIRS}, headers={"HX-Request": "true"})
     answer = Answer.objects.get(question__text=THEIRS)

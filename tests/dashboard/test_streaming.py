@@ -37,7 +37,7 @@ from garden.answering.synthesis.claude import (
 )
 from garden.models import Answer, Article
 from garden.readers import reader_of
-from garden.selectors import ANSWER_NOT_SHARED, ANSWER_WITHHELD
+from garden.selectors import ANSWER_NOT_SHARED
 from providers.claude import DEFAULT_PRICES, cost_usd
 from tests.factories import login
 from tests.fakes.messages_api import FakeMessagesAPI
@@ -376,7 +376,7 @@ def test_a_stream_whose_sources_are_withheld_before_its_first_word_shows_none(
     Article.objects.update(withheld_at=timezone.now(), withheld_reason="made private")
     text = b"".join(response.streaming_content).decode()
     assert "event: delta" not in text and "196 m" not in text
-    assert html.escape(ANSWER_WITHHELD) in text and text.endswith("event: done\ndata: \n\n")
+    assert html.escape(ANSWER_NOT_SHARED) in text and text.endswith("event: done\ndata: \n\n")
 
 
 def test_a_stream_that_runs_past_its_time_limit_is_stopped_and_stored_saying_so(

@@ -157,10 +157,9 @@ def test_the_answer_and_its_verdict_cost_the_same_few_queries_for_3_claims_or_20
     assert queries[3] == queries[20]
 
 
-def test_a_verdict_withheld_and_one_not_shared_read_alike_over_the_api_and_mcp(tmp_path):
-    """Bob may read neither answer's verdict: one drew on a public note since made private, the other on an hr
-    note he is not shared. Both refusals are the same 404 and the same words, so he cannot tell a note of hr
-    that went private from one that is still there; an operator is told the first is withheld."""
+def _not_shared_and_withheld(tmp_path):
+    """An answer drawn on an hr note bob is not shared (asked by alice, of hr) and one bob asked himself drawn on
+    a public note since made private; and bob."""
     folder = garden_write(
         tmp_path / "garden",
         {
@@ -179,7 +178,14 @@ def test_a_verdict_withheld_and_one_not_shared_read_alike_over_the_api_and_mcp(t
     withheld = ask("Harbourmere?", bob)
     assert not not_shared.refused and not withheld.refused
     Article.objects.filter(slug="tides").update(withheld_at=timezone.now(), withheld_reason="made private")
+    return not_shared, withheld, bob
 
+
+def test_a_verdict_withheld_and_one_not_shared_read_alike_over_the_api_and_mcp(tmp_path):
+    """Bob may read neither answer's verdict: one drew on a public note since made private, the other on an hr
+    note he is not shared. Both refusals are the same 404 and the same words, so he cannot tell a note of hr
+    that went private from one that is still there; an operator is told the first is withheld."""
+    not_shared, withheld, bob = _not_shared_and_withheld(tmp_path)
     as_bob = Client()
     as_bob.force_login(bob)
     refusals = [as_bob.get(f"/api/answers/{answer.public_id}/verdict") for answer in (not_shared, withheld)]
@@ -197,3 +203,25 @@ def test_a_verdict_withheld_and_one_not_shared_read_alike_over_the_api_and_mcp(t
     operator.groups.add(Group.objects.get(name=OPERATOR))
     with pytest.raises(ToolError, match="no longer public"):
         GardenTools(user_request(operator)).verdict(str(withheld.public_id))
+
+
+def test_an_answer_withheld_and_one_not_shared_read_alike_on_its_page_the_api_and_the_verdict_partial(
+    tmp_path,
+):
+    """The answer's own addresses refuse bob as its verdict's do: the same status and the same words for an
+    answer whose note went private as for one drawn on hr's notes, and its conversation shows either turn so."""
+    not_shared, withheld, bob = _not_shared_and_withheld(tmp_path)
+    as_bob = Client()
+    as_bob.force_login(bob)
+    for path in ("/answers/{}/", "/answers/{}/verdict/", "/api/answers/{}"):
+        refusals = [
+            as_bob.get(path.format(answer.public_id), headers={"HX-Request": "true"})
+            for answer in (not_shared, withheld)
+        ]
+        assert [r.status_code for r in refusals] == [404, 404], path
+        said = [r.json()["error"] if path.startswith("/api/") else r.content.decode() for r in refusals]
+        assert all(escape(ANSWER_NOT_SHARED) in text or text == ANSWER_NOT_SHARED for text in said), path
+        assert not any("no longer public" in text for text in said), path
+    for answer in (not_shared, withheld):
+        conversation = as_bob.get(answer.question.conversation.get_absolute_url()).content.decode()
+        assert escape(ANSWER_NOT_SHARED) in conversation and "no longer public" not in conversation

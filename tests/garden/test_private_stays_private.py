@@ -18,7 +18,7 @@ from dashboard.asking import ask
 from evaluation.models import GoldenQuestion, RunStatus, VerifyRun, VerifyRunItem
 from garden.answering.retrieval import retrieve
 from garden.models import Answer, Article, Conversation, Sync
-from garden.selectors import ANSWER_WITHHELD
+from garden.selectors import ANSWER_NOT_SHARED
 from garden.services import revision_create
 from garden.sync import garden_import
 from tests.factories import answer_for, garden_write, login
@@ -180,7 +180,7 @@ def assert_nothing_shown(garden: Path, state: dict[str, object]) -> None:
     conversation = answer.question.conversation
     assert conversation is not None
     status, page = reader_sees(reader, conversation.get_absolute_url())  # the turn withheld, not its text
-    assert status == 200 and SECRET not in page and ANSWER_WITHHELD in page
+    assert status == 200 and SECRET not in page and ANSWER_NOT_SHARED in page  # as a note not theirs
     for path in [f"/api/answers/{answer.public_id}", f"/api/answers/{answer.public_id}/verdict"]:
         status, body = reader_sees(reader, path)
         assert status == 404 and SECRET not in body
