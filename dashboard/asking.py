@@ -16,7 +16,7 @@ from django.contrib.sessions.backends.base import SessionBase
 from django.db.models import Count, QuerySet
 
 from garden.answering.asking import AnswerStream, Asking, question_ask, question_stream
-from garden.answering.synthesis import claude_for
+from garden.answering.synthesis import writer_for
 from garden.errors import UserFacingError
 from garden.models import Answer, Conversation, Question
 from garden.readers import reader_of
@@ -123,9 +123,9 @@ def _asking(
 
 
 def claude_writes_for(user: AbstractBaseUser | AnonymousUser) -> bool:
-    """Whether Claude writes this asker's answers, so a page streams them; the local synthesiser's and a
-    refusal come whole at once, and stay one request."""
-    return claude_for(anonymous=spends_as_visitor(user)) is not None
+    """Whether a model (Claude or a served one: `ANSWER_PROVIDER`) writes this asker's answers, so a page streams
+    them; the local synthesiser's and a refusal come whole at once, and stay one request."""
+    return writer_for(anonymous=spends_as_visitor(user)) is not None
 
 
 def spends_as_visitor(user: AbstractBaseUser | AnonymousUser) -> bool:

@@ -15,9 +15,10 @@ from django.core.management import call_command
 from garden.golden import DEFAULT_FILE
 
 if TYPE_CHECKING:
+    from tests.fakes.chat_completions import FakeChatAPI
     from tests.fakes.messages_api import FakeMessagesAPI
 
-pytest_plugins = ["tests.fakes.messages_api", "tests.celery_worker"]
+pytest_plugins = ["tests.fakes.messages_api", "tests.fakes.chat_completions", "tests.celery_worker"]
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 SAMPLE_FOLDERS = [BASE_DIR / "garden" / "sample" / "earlier", BASE_DIR / "garden" / "sample" / "articles"]
@@ -58,6 +59,23 @@ def claude(settings: pytest.FixtureRequest, fake_messages_api: FakeMessagesAPI) 
     settings.CLAUDE_TIMEOUT_SECONDS = 2.0  # type: ignore[attr-defined]
     settings.CLAUDE_MAX_RETRIES = 2  # type: ignore[attr-defined]
     return fake_messages_api
+
+
+SERVED_MODEL = "fake-llama-3.1-8b"
+
+
+@pytest.fixture
+def served(settings: pytest.FixtureRequest, fake_chat_api: FakeChatAPI) -> FakeChatAPI:
+    """Answers written by a model served over the OpenAI API (`ANSWER_PROVIDER=openai`), the local fake chat
+    completions API, with no key (as a local server wants none) and fast timeouts."""
+    settings.ANSWER_PROVIDER = "openai"  # type: ignore[attr-defined]
+    settings.OPENAI_BASE_URL = fake_chat_api.base_url  # type: ignore[attr-defined]
+    settings.OPENAI_API_KEY = ""  # type: ignore[attr-defined]
+    settings.OPENAI_ANSWER_MODEL = SERVED_MODEL  # type: ignore[attr-defined]
+    settings.OPENAI_CONDENSE_MODEL = SERVED_MODEL  # type: ignore[attr-defined]
+    settings.OPENAI_TIMEOUT_SECONDS = 2.0  # type: ignore[attr-defined]
+    settings.OPENAI_MAX_RETRIES = 1  # type: ignore[attr-defined]
+    return fake_chat_api
 
 
 @pytest.fixture

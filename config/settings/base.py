@@ -1,6 +1,7 @@
 """Settings shared by every environment; every value comes from the environment (django-environ)."""
 
 import datetime
+import decimal
 import urllib.parse
 from pathlib import Path
 
@@ -258,6 +259,42 @@ CLAUDE_MAX_RETRIES = env.int("CLAUDE_MAX_RETRIES", default=2)
 CLAUDE_ANSWER_MAX_TOKENS = env.int("CLAUDE_ANSWER_MAX_TOKENS", default=700)
 # The model that rewrites a follow-up as a standalone question to search for: a short task, the juror's model.
 CLAUDE_CONDENSE_MODEL = env("CLAUDE_CONDENSE_MODEL", default="claude-haiku-5-5")
+
+# --- The model that writes answers --------------------------------------------------------------
+# claude: Claude when ANTHROPIC_API_KEY is set, else the local synthesiser (the default, as before); openai: a model
+# served over the OpenAI API (OPENAI_*); local: the local extractive synthesiser, whatever keys are set.
+ANSWER_PROVIDERS = ("claude", "openai", "local")
+ANSWER_PROVIDER = env_choice("ANSWER_PROVIDER", "claude", ANSWER_PROVIDERS)
+# The OpenAI SDK's own names: the endpoint (Ollama's is http://127.0.0.1:11434/v1) and its key (local servers want
+# none; empty sends a placeholder).
+OPENAI_BASE_URL = env("OPENAI_BASE_URL", default="")
+OPENAI_API_KEY = env("OPENAI_API_KEY", default="")
+OPENAI_ANSWER_MODEL = env("OPENAI_ANSWER_MODEL", default="")
+OPENAI_CONDENSE_MODEL = env("OPENAI_CONDENSE_MODEL", default="") or OPENAI_ANSWER_MODEL
+# A juror served the same way, voting after the local judge (empty: none).
+OPENAI_JUROR_MODEL = env("OPENAI_JUROR_MODEL", default="")
+# Local models are slower than Claude: a long answer from a small server can take a minute.
+OPENAI_TIMEOUT_SECONDS = env.float("OPENAI_TIMEOUT_SECONDS", default=60.0)
+OPENAI_MAX_RETRIES = env.int("OPENAI_MAX_RETRIES", default=2)
+# USD per million input/output tokens by model-name prefix ("gpt-4.1-mini=0.4/1.6,gpt-4.1=2/8"); a model no
+# prefix names costs nothing, as a team's own server does.
+OPENAI_PRICES: dict[str, tuple[decimal.Decimal, decimal.Decimal]] = {}
+for _item in env.list("OPENAI_PRICES", default=[]):
+    _prefix, _, _pair = _item.partition("=")
+    try:
+        _input, _output = (decimal.Decimal(_price) for _price in _pair.split("/"))
+    except (ValueError, decimal.InvalidOperation):
+        raise ImproperlyConfigured(
+            f"OPENAI_PRICES: {_item!r} is not MODEL=INPUT/OUTPUT (USD per million tokens)."
+        ) from None
+    OPENAI_PRICES[_prefix.strip()] = (_input, _output)
+if ANSWER_PROVIDER == "openai" and not OPENAI_ANSWER_MODEL:
+    raise ImproperlyConfigured("ANSWER_PROVIDER=openai: set OPENAI_ANSWER_MODEL to the served model's name.")
+if (ANSWER_PROVIDER == "openai" or OPENAI_JUROR_MODEL) and not (OPENAI_BASE_URL or OPENAI_API_KEY):
+    raise ImproperlyConfigured(
+        "A served model is configured: set OPENAI_BASE_URL to its server (or OPENAI_API_KEY for OpenAI's own)."
+    )
+
 # Threads of one web process that may wait on Claude at once (asks, readers' fact-checks); one more is told
 # Claude is busy (503). Half of gunicorn's 8 threads: the other four keep serving pages and verdict polls, as many
 # as a process had in all before (docs/performance.md, "Claude calls and web threads").

@@ -20,9 +20,9 @@ from garden.answering.streaming import AskEvent, AskEventKind, ShownText
 from garden.answering.synthesis import (
     SourceText,
     Synthesis,
-    claude_for,
     synthesize,
     synthesize_streaming,
+    writer_for,
 )
 from garden.answering.synthesis.claude import ReaderLeft, StreamTimedOut
 from garden.errors import UserFacingError
@@ -191,7 +191,7 @@ def question_stream(*, text: str | None, **asking: Unpack[Asking]) -> AnswerStre
     asked = _retrieve(text, asking)
     held = ExitStack()
     claude_slot = asking.get("claude_slot")
-    if not asked.refused and claude_slot is not None and claude_for(anonymous=asked.anonymous) is not None:
+    if not asked.refused and claude_slot is not None and writer_for(anonymous=asked.anonymous) is not None:
         held.enter_context(claude_slot)
 
     def stored(synthesis: Synthesis) -> Answer:

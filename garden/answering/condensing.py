@@ -1,4 +1,5 @@
-"""With Claude: a follow-up that does not stand alone rewritten as the standalone question to search for.
+"""With a model (the one that writes answers): a follow-up that does not stand alone rewritten as the standalone
+question to search for.
 
 One short call, booked in the one daily ledger under its own purpose (`settings.CONDENSE_BUDGET`). It is only
 asked for a follow-up with no subject of its own (`followups.followup_search`): one that names a subject, or a
@@ -16,7 +17,9 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 
 from claimcheck.text import escape_for_prompt, unescape_from_prompt
-from providers.claude import Budget, ClaudeConfig, ClaudeError, call_claude, claude_config, cost_usd
+from garden.answering.synthesis import SERVED, writer_for
+from providers.chat import ChatConfig, chat_call
+from providers.claude import Budget, ClaudeError, cost_usd
 
 logger = logging.getLogger(__name__)
 
@@ -45,11 +48,10 @@ def prompt_text(earlier: Sequence[str], question: str) -> str:
 
 
 def condense(
-    earlier: Sequence[str], question: str, config: ClaudeConfig, *, budget: Budget | None = None
+    earlier: Sequence[str], question: str, config: ChatConfig, *, model: str, budget: Budget | None = None
 ) -> str | None:
-    """Claude's standalone question for `question` after the `earlier` questions (oldest first), or None when
+    """`model`'s standalone question for `question` after the `earlier` questions (oldest first), or None when
     the budget cannot cover the call or the call fails (what it was billed is settled either way)."""
-    model = settings.CLAUDE_CONDENSE_MODEL
     messages = [{"role": "user", "content": prompt_text(earlier[-EARLIER_QUESTIONS:], question)}]
     booking = None
     if budget is not None:
@@ -59,9 +61,7 @@ def condense(
         if booking is None:
             return None
     try:
-        reply = call_claude(
-            config, model=model, system=SYSTEM_PROMPT, messages=messages, max_tokens=MAX_TOKENS
-        )
+        reply = chat_call(config, model=model, system=SYSTEM_PROMPT, messages=messages, max_tokens=MAX_TOKENS)
     except ClaudeError as error:
         logger.warning("Condensing a follow-up failed (%s); it carries its subject offline.", error.message)
         if budget is not None:
@@ -74,20 +74,23 @@ def condense(
 
 
 def condenser(*, anonymous: bool = False) -> Condenser | None:
-    """What `followups.followup_search` calls to condense, when Claude is configured (for an `anonymous`
-    visitor, only when operators give visitors a Claude allowance); None otherwise."""
-    config = claude_config()
-    if config is None or (anonymous and settings.ANONYMOUS_CLAUDE_DAILY_USD <= 0):
+    """What `followups.followup_search` calls to condense, when a model writes this asker's answers
+    (`synthesis.writer_for`: for an `anonymous` visitor, only when operators give visitors an allowance); None
+    otherwise. Claude condenses with its smaller model, a served model with `OPENAI_CONDENSE_MODEL`."""
+    writer = writer_for(anonymous=anonymous)
+    if writer is None:
         return None
-    return Condenser(config, condense_budget(anonymous=anonymous))
+    model = settings.OPENAI_CONDENSE_MODEL if writer.generator == SERVED else settings.CLAUDE_CONDENSE_MODEL
+    return Condenser(writer.config, model, condense_budget(anonymous=anonymous))
 
 
 class Condenser:
-    """`condense` with its configuration and budget, as `followups.Condense` is called."""
+    """`condense` with its configuration, model and budget, as `followups.Condense` is called."""
 
-    def __init__(self, config: ClaudeConfig, budget: Budget | None) -> None:
+    def __init__(self, config: ChatConfig, model: str, budget: Budget | None) -> None:
         self.config = config
+        self.model = model
         self.budget = budget
 
     def __call__(self, earlier: Sequence[str], question: str) -> str | None:
-        return condense(earlier, question, self.config, budget=self.budget)
+        return condense(earlier, question, self.config, model=self.model, budget=self.budget)

@@ -12,6 +12,7 @@ import json
 import logging
 import re
 import time
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -65,31 +66,52 @@ def call_claude(
         config.max_retries,
         config.max_retry_wait_seconds,
     )
+    return reply_of(
+        lambda: client.messages.create(**kwargs),
+        lambda outcome, latency_ms: read_reply(
+            outcome, requested_model=model, tool_choice=tool_choice, config=config, latency_ms=latency_ms
+        ),
+        lambda exc: _to_claude_error(exc, config),
+        _SDK_FAILURES,
+        api_key=config.api_key,
+        who=f"Claude ({model})",
+    )
+
+
+def reply_of(
+    send: Callable[[], object],
+    read: Callable[[object, int], ClaudeReply],
+    failure: Callable[[Exception], ClaudeError],
+    failures: tuple[type[Exception], ...],
+    *,
+    api_key: str,
+    who: str,
+) -> ClaudeReply:
+    """One SDK call, whichever SDK: `send()` makes it, `read(outcome, latency_ms)` reads what came back, and an
+    exception of `failures` becomes `failure(exc)`. A `ClaudeError` comes out with the key redacted from its
+    detail; failure and reply are both logged, naming `who`."""
     started = time.monotonic()
     outcome: object
     try:
-        outcome = client.messages.create(**kwargs)
-    except _SDK_FAILURES as exc:
-        outcome = _to_claude_error(exc, config)
+        outcome = send()
+    except failures as exc:
+        outcome = failure(exc)
     latency_ms = round((time.monotonic() - started) * 1000)
     try:
         if isinstance(outcome, ClaudeError):
             # Raised outside the `except` so it has no __context__: the SDK's exception holds the
             # request, and with it the Authorization header.
             raise outcome
-        reply = read_reply(
-            outcome, requested_model=model, tool_choice=tool_choice, config=config, latency_ms=latency_ms
-        )
+        reply = read(outcome, latency_ms)
     except ClaudeError as err:
-        err.detail = _redact(err.detail, config.api_key)
-        logger.warning(
-            "Claude call to %s failed after %d ms (%s): %s", model, latency_ms, err.kind, err.detail
-        )
+        err.detail = _redact(err.detail, api_key)
+        logger.warning("%s failed after %d ms (%s): %s", who, latency_ms, err.kind, err.detail)
         raise
     logger.info(
-        "Claude %s replied in %d ms: %d input + %d output tokens, $%s, stop_reason=%s",
-        reply.model,
+        "%s replied in %d ms as %s: %d input + %d output tokens, $%s, stop_reason=%s",
+        who,
         reply.latency_ms,
+        reply.model,
         reply.input_tokens,
         reply.output_tokens,
         reply.cost_usd,

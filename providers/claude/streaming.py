@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
+from decimal import Decimal
+from typing import Any, Protocol
 
 import anthropic
 import httpx2
@@ -39,7 +40,70 @@ _STREAM_ERROR_KINDS: dict[str, ClaudeErrorKind] = {
 }
 
 
-class ClaudeStream:
+class Reached(Protocol):
+    """What a stream reads of the config that reached its model (`ClaudeConfig`, `OpenAIConfig`)."""
+
+    @property
+    def api_key(self) -> str: ...
+
+    @property
+    def prices(self) -> Mapping[str, tuple[Decimal, Decimal]]: ...
+
+
+class ModelStream:
+    """What every streamed call shares, whichever API streams it: `close()`, `reply()` once whole, and its
+    failures logged with what they were billed. A subclass sets `_stream` when the call begins, and gives
+    `usage` and `text()`; `_name` says what to call the model in the log."""
+
+    _name = "Claude"
+
+    def __init__(self, config: Reached, model: str, max_tokens: int) -> None:
+        self._config = config
+        self.model = model
+        self.max_tokens = max_tokens
+        self.stop_reason: str | None = None
+        self._received_bytes = 0
+        self._started = time.monotonic()
+        self._stream: Any = None
+
+    @property
+    def usage(self) -> Usage:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Stop reading the stream (and so stop the model writing for it)."""
+        if self._stream is not None:
+            self._stream.close()
+
+    def reply(self) -> ClaudeReply:
+        """The whole reply's figures, once `text()` has run to its end (the text is the caller's)."""
+        usage = self.usage
+        return ClaudeReply(
+            text="",
+            tool_input=None,
+            model=self.model,
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cost_usd=usage.cost_usd,
+            latency_ms=round((time.monotonic() - self._started) * 1000),
+            stop_reason=self.stop_reason,
+        )
+
+    def _failed(self, error: ClaudeError) -> ClaudeError:
+        error.usage = self.usage
+        error.detail = _redact(error.detail, self._config.api_key)
+        logger.warning(
+            "%s stream from %s failed after %d ms (%s): %s",
+            self._name,
+            self.model,
+            round((time.monotonic() - self._started) * 1000),
+            error.kind,
+            error.detail,
+        )
+        return error
+
+
+class ClaudeStream(ModelStream):
     """A streamed call: iterate `text()` for the text as it is written; `reply()` once it is whole.
 
     `text()` raises `ClaudeError` when the call fails or the stream breaks, with `usage` as billed so far;
@@ -55,7 +119,8 @@ class ClaudeStream:
         messages: list[dict[str, Any]],
         max_tokens: int,
     ) -> None:
-        self._config = config
+        super().__init__(config, model, max_tokens)
+        self._config: ClaudeConfig = config
         self._kwargs: dict[str, Any] = {
             "model": model,
             "max_tokens": max_tokens,
@@ -64,14 +129,8 @@ class ClaudeStream:
         }
         if system:
             self._kwargs["system"] = system
-        self.model = model
-        self.max_tokens = max_tokens
-        self.stop_reason: str | None = None
         self._input_tokens: int | None = None
         self._output_tokens: int | None = None
-        self._received_bytes = 0
-        self._started = time.monotonic()
-        self._stream: Any = None
         self._stopped = False
 
     @property
@@ -110,25 +169,6 @@ class ClaudeStream:
         # Raised outside the `except` so it has no __context__: the SDK's exception holds the request.
         raise self._failed(failure)
 
-    def close(self) -> None:
-        """Stop reading the stream (and so stop Claude writing for it)."""
-        if self._stream is not None:
-            self._stream.close()
-
-    def reply(self) -> ClaudeReply:
-        """The whole reply's figures, once `text()` has run to its end (the text is the caller's)."""
-        usage = self.usage
-        return ClaudeReply(
-            text="",
-            tool_input=None,
-            model=self.model,
-            input_tokens=usage.input_tokens,
-            output_tokens=usage.output_tokens,
-            cost_usd=usage.cost_usd,
-            latency_ms=round((time.monotonic() - self._started) * 1000),
-            stop_reason=self.stop_reason,
-        )
-
     def _read(self, event: Any) -> str:
         """The text an event adds (""), keeping what it says of the model, usage and stop reason."""
         kind = getattr(event, "type", None)
@@ -165,15 +205,3 @@ class ClaudeStream:
             return ClaudeError("connection", f"The stream broke: {type(cause).__name__}: {cause}", 200)
         assert isinstance(exc, Exception)
         return _to_claude_error(exc, self._config)
-
-    def _failed(self, error: ClaudeError) -> ClaudeError:
-        error.usage = self.usage
-        error.detail = _redact(error.detail, self._config.api_key)
-        logger.warning(
-            "Claude stream from %s failed after %d ms (%s): %s",
-            self.model,
-            round((time.monotonic() - self._started) * 1000),
-            error.kind,
-            error.detail,
-        )
-        return error

@@ -1,16 +1,20 @@
-"""Answer synthesis from numbered sources: Claude when an API key is set, else the local extractive synthesiser.
+"""Answer synthesis from numbered sources: a model (`ANSWER_PROVIDER`: Claude when an API key is set, or a model
+served over the OpenAI API), else the local extractive synthesiser.
 
 Claude's answers are booked against the daily budget the judge spends from too (`settings.ANSWER_BUDGET`):
 when what is left cannot cover the most an answer can cost, the extractive synthesiser writes it instead, and
 the answer says so (`budget_held`). An anonymous visitor's answer is booked within their own allowance
 (`ANONYMOUS_CLAUDE_DAILY_USD`), and with none it is written by the extractive synthesiser without asking Claude.
+A served model's answers are booked the same way, at its price (nothing, unless `OPENAI_PRICES` names one); when
+one fails, the extractive synthesiser writes the answer instead and the log says why (`SERVED_FAILED`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Generator, Sequence
+import logging
+from collections.abc import Callable, Generator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from decimal import Decimal
@@ -20,8 +24,12 @@ import numpy.typing as npt
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from providers.claude import Budget, ClaudeConfig, claude_config
+from providers.chat import ChatConfig
+from providers.claude import Budget, claude_config
+from providers.openai import openai_config
 from providers.timing import phase
+
+logger = logging.getLogger(__name__)
 
 BUDGET_SPENT = (
     "Today's budget for Claude is spent; this answer was composed from the garden's sentences by the local "
@@ -96,11 +104,57 @@ def answer_budget(*, anonymous: bool = False) -> Budget | None:
     return import_string(path)(anonymous=anonymous) if path else None
 
 
-def claude_for(*, anonymous: bool) -> ClaudeConfig | None:
-    """How to reach Claude for this asker's answer; None when the local synthesiser writes it."""
+# The generator an answer of a model served over the OpenAI API records. `garden.models.Generator` has no choice
+# for it yet (a migration's work), so the pages show it as it is stored, with the model's name beside it.
+SERVED = "openai"
+SERVED_FAILED = "The served model %s could not write the answer (%s); the local synthesiser wrote it instead."
+
+
+@dataclass(frozen=True)
+class Writer:
+    """The model that writes an answer: how it is reached, its name, and the generator the answer records."""
+
+    config: ChatConfig
+    model: str
+    generator: str
+
+    @property
+    def falls_back(self) -> bool:
+        """Whether the local synthesiser answers when this model fails: a served model's failure gives the
+        reader the extractive answer; Claude's is stored with its message, as it always was."""
+        return self.generator == SERVED
+
+
+def writer_for(*, anonymous: bool) -> Writer | None:
+    """The model that writes this asker's answer (`ANSWER_PROVIDER`); None when the local synthesiser writes it."""
     if anonymous and settings.ANONYMOUS_CLAUDE_DAILY_USD <= 0:
-        return None  # strangers get no share of the Claude budget unless the operator gives them one
-    return claude_config()
+        return None  # strangers get no share of the budget unless the operator gives them one
+    # Here, not above: the models import answering. (`Generator` here is the typing one.)
+    from garden.models import Generator as AnswerGenerator
+
+    if settings.ANSWER_PROVIDER == "openai":
+        return Writer(openai_config(), settings.OPENAI_ANSWER_MODEL, SERVED)
+    config = claude_config() if settings.ANSWER_PROVIDER == "claude" else None
+    return (
+        Writer(config, settings.CLAUDE_ANSWER_MODEL, AnswerGenerator.CLAUDE) if config is not None else None
+    )
+
+
+class ModelFailed(Exception):
+    """A model that falls back (`Writer.falls_back`) failed before any of its words were given: `failed` is the
+    answer it would have stored; the local synthesiser writes it instead."""
+
+    def __init__(self, failed: Synthesis) -> None:
+        super().__init__(failed.error)
+        self.failed = failed
+
+
+def _instead(writer: Writer, failed: Synthesis, local: Callable[[], Synthesis]) -> Synthesis:
+    """`failed` as the answer stored, or, when `writer` falls back, the local synthesiser's (`local()`)."""
+    if not (failed.error and writer.falls_back):
+        return failed
+    logger.warning(SERVED_FAILED, writer.model, failed.error)
+    return local()
 
 
 def synthesize_streaming(
@@ -110,22 +164,26 @@ def synthesize_streaming(
     *,
     anonymous: bool = False,
 ) -> Generator[str, None, Synthesis]:
-    """`synthesize`, yielding the answer's text as it is written: Claude's a piece at a time
+    """`synthesize`, yielding the answer's text as it is written: a model's a piece at a time
     (`claude.synthesize_streaming`: how a break is stored), the local synthesiser's at once. The caller holds
-    the Claude slot (`claude_for` says whether one is needed) for as long as it reads."""
+    the Claude slot (`writer_for` says whether one is needed) for as long as it reads."""
     from garden.answering.synthesis import claude, extractive
 
-    config = claude_for(anonymous=anonymous)
-    if config is not None:
+    writer = writer_for(anonymous=anonymous)
+    if writer is not None:
         try:
             return (
                 yield from claude.synthesize_streaming(
-                    question, sources, config, budget=answer_budget(anonymous=anonymous)
+                    question, sources, writer, budget=answer_budget(anonymous=anonymous)
                 )
             )
         except BudgetSpent:
             written = dataclasses.replace(
                 extractive.synthesize(question, sources, question_vector), budget_held=True
+            )
+        except ModelFailed as failure:
+            written = _instead(
+                writer, failure.failed, lambda: extractive.synthesize(question, sources, question_vector)
             )
     else:
         written = extractive.synthesize(question, sources, question_vector)
@@ -145,18 +203,21 @@ def synthesize(
     *,
     anonymous: bool = False,
 ) -> Synthesis:
-    """Answer `question` from `sources`, citing them as [n]. Never raises for an API failure: see `error`.
+    """Answer `question` from `sources`, citing them as [n]. Never raises for an API failure: see `error` (or, for
+    a served model, the local synthesiser's answer in its place: `Writer.falls_back`).
     `question_vector` is the question's embedding when retrieval has made it already; `claude_slot` is held
-    while Claude writes the answer (whatever it raises, e.g. that none is free, goes to the caller);
+    while a model writes the answer (whatever it raises, e.g. that none is free, goes to the caller);
     `anonymous`: asked by a visitor who is not signed in."""
     from garden.answering.synthesis import claude, extractive
 
-    config = claude_for(anonymous=anonymous)
-    if config is not None:
-        try:
-            with claude_slot if claude_slot is not None else nullcontext():
-                return claude.synthesize(question, sources, config, budget=answer_budget(anonymous=anonymous))
-        except BudgetSpent:
-            written = extractive.synthesize(question, sources, question_vector)
-            return dataclasses.replace(written, budget_held=True)
-    return extractive.synthesize(question, sources, question_vector)
+    writer = writer_for(anonymous=anonymous)
+    if writer is None:
+        return extractive.synthesize(question, sources, question_vector)
+    try:
+        with claude_slot if claude_slot is not None else nullcontext():
+            written = claude.synthesize(question, sources, writer, budget=answer_budget(anonymous=anonymous))
+    except BudgetSpent:
+        return dataclasses.replace(
+            extractive.synthesize(question, sources, question_vector), budget_held=True
+        )
+    return _instead(writer, written, lambda: extractive.synthesize(question, sources, question_vector))

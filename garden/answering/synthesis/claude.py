@@ -1,4 +1,5 @@
-"""Synthesis with Claude: numbered sources in, an answer citing them as [n] out."""
+"""Synthesis with a model (Claude, or one served over the OpenAI API): numbered sources in, an answer citing them
+as [n] out."""
 
 from __future__ import annotations
 
@@ -13,19 +14,19 @@ from typing import Any
 from django.conf import settings
 
 from claimcheck.text import escape_for_prompt, unescape_from_prompt
-from garden.answering.synthesis import ABSTAINS, BudgetSpent, SourceText, Synthesis, abstaining, abstains
-from garden.models import Generator
-from garden.syntax import TRAILING
-from providers.claude import (
-    Budget,
-    ClaudeConfig,
-    ClaudeError,
-    ClaudeReply,
-    ClaudeStream,
-    Usage,
-    call_claude,
-    cost_usd,
+from garden.answering.synthesis import (
+    ABSTAINS,
+    BudgetSpent,
+    ModelFailed,
+    SourceText,
+    Synthesis,
+    Writer,
+    abstaining,
+    abstains,
 )
+from garden.syntax import TRAILING
+from providers.chat import ChatConfig, chat_call, chat_stream
+from providers.claude import Budget, ClaudeError, ClaudeReply, Usage, cost_usd
 
 logger = logging.getLogger(__name__)
 
@@ -64,9 +65,7 @@ def prompt_text(question: str, sources: Sequence[SourceText]) -> str:
 _FRAMING_TOKENS = 100
 
 
-def most_cost(
-    config: ClaudeConfig, *, model: str, messages: list[dict[str, Any]], max_tokens: int
-) -> Decimal:
+def most_cost(config: ChatConfig, *, model: str, messages: list[dict[str, Any]], max_tokens: int) -> Decimal:
     """The most one answer can cost, to book against the budget before the call is made.
 
     As for the judge (`claimcheck.judges.claude.most_cost`): a token covers at least one byte of the request's
@@ -77,7 +76,7 @@ def most_cost(
 
 
 def _booked(
-    config: ClaudeConfig, budget: Budget | None, model: str, messages: list[dict[str, Any]], max_tokens: int
+    config: ChatConfig, budget: Budget | None, model: str, messages: list[dict[str, Any]], max_tokens: int
 ) -> object | None:
     """The booking of the most an answer can cost; raises `BudgetSpent` when what is left cannot cover it."""
     if budget is None:
@@ -88,16 +87,16 @@ def _booked(
     return booking
 
 
-def _request(question: str, sources: Sequence[SourceText]) -> tuple[str, list[dict[str, Any]], int]:
-    """The model, messages and max_tokens of an answer's call."""
+def _request(question: str, sources: Sequence[SourceText]) -> tuple[list[dict[str, Any]], int]:
+    """The messages and max_tokens of an answer's call."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": prompt_text(question, sources)}]
-    return settings.CLAUDE_ANSWER_MODEL, messages, settings.CLAUDE_ANSWER_MAX_TOKENS
+    return messages, settings.CLAUDE_ANSWER_MAX_TOKENS
 
 
-def _failed(model: str, message: str, usage: Usage) -> Synthesis:
+def _failed(writer: Writer, model: str, message: str, usage: Usage) -> Synthesis:
     return Synthesis(
         "",
-        Generator.CLAUDE,
+        writer.generator,
         model=model,
         error=message,
         input_tokens=usage.input_tokens,
@@ -107,27 +106,26 @@ def _failed(model: str, message: str, usage: Usage) -> Synthesis:
 
 
 def synthesize(
-    question: str, sources: Sequence[SourceText], config: ClaudeConfig, *, budget: Budget | None = None
+    question: str, sources: Sequence[SourceText], writer: Writer, *, budget: Budget | None = None
 ) -> Synthesis:
-    """Claude's answer from `sources`, booked with `budget` first (None: no limit).
+    """`writer`'s answer from `sources`, booked with `budget` first (None: no limit).
 
     Raises `BudgetSpent` (no call made) when what is left of the budget cannot cover the most it can cost;
     a failed call is returned as a `Synthesis` with `error`, and what it was billed is settled either way.
     """
-    model, messages, max_tokens = _request(question, sources)
+    model, config = writer.model, writer.config
+    messages, max_tokens = _request(question, sources)
     booking = _booked(config, budget, model, messages, max_tokens)
     # Anything but a ClaudeError leaves the booking standing at its most: the call may have been billed.
     try:
-        reply = call_claude(
-            config, model=model, system=SYSTEM_PROMPT, messages=messages, max_tokens=max_tokens
-        )
+        reply = chat_call(config, model=model, system=SYSTEM_PROMPT, messages=messages, max_tokens=max_tokens)
     except ClaudeError as error:
         if budget is not None:
             budget.settle(booking, error.usage)
-        return _failed(model, error.message, error.usage)
+        return _failed(writer, model, error.message, error.usage)
     if budget is not None:
         budget.settle(booking, reply.usage)
-    return _finished(reply, reply.text, sources)
+    return _finished(writer, reply, reply.text, sources)
 
 
 class ReaderLeft(Exception):
@@ -139,10 +137,11 @@ class StreamTimedOut(Exception):
 
 
 def synthesize_streaming(
-    question: str, sources: Sequence[SourceText], config: ClaudeConfig, *, budget: Budget | None = None
+    question: str, sources: Sequence[SourceText], writer: Writer, *, budget: Budget | None = None
 ) -> abc.Generator[str, None, Synthesis]:
-    """Claude's answer from `sources` as it is written: yields its text a piece at a time (as Claude wrote
-    it, before `unescape_from_prompt`), and returns the `Synthesis` to store, as `synthesize` would.
+    """`writer`'s answer from `sources` as it is written: yields its text a piece at a time (as the model wrote
+    it, before `unescape_from_prompt`), and returns the `Synthesis` to store, as `synthesize` would. A writer that
+    falls back raises `ModelFailed` instead when it failed before writing anything.
 
     Booked as `synthesize` books, before the call (`BudgetSpent` before anything is yielded). A stream that
     breaks after some text returns an answer with no text and an `error` saying so (`STREAM_BROKEN`,
@@ -150,9 +149,10 @@ def synthesize_streaming(
     (`StreamTimedOut`: `STREAM_TOO_LONG`).
     Either way the budget is settled at what the stream says was billed (`providers.claude.ClaudeStream`).
     """
-    model, messages, max_tokens = _request(question, sources)
+    model, config = writer.model, writer.config
+    messages, max_tokens = _request(question, sources)
     booking = _booked(config, budget, model, messages, max_tokens)
-    stream = ClaudeStream(config, model=model, system=SYSTEM_PROMPT, messages=messages, max_tokens=max_tokens)
+    stream = chat_stream(config, model=model, system=SYSTEM_PROMPT, messages=messages, max_tokens=max_tokens)
     written: list[str] = []
     try:
         for piece in stream.text():
@@ -164,21 +164,29 @@ def synthesize_streaming(
         message = error.message
         if written:
             message = STREAM_LOST if error.kind in ("connection", "timeout") else STREAM_BROKEN
-        return _failed(stream.model, message, error.usage)
+        elif writer.falls_back:
+            raise ModelFailed(_failed(writer, stream.model, message, error.usage)) from None
+        return _failed(writer, stream.model, message, error.usage)
     except (ReaderLeft, StreamTimedOut) as stopped:
         stream.close()
         if budget is not None:
             budget.settle(booking, stream.usage)
         return _failed(
-            stream.model, READER_LEFT if isinstance(stopped, ReaderLeft) else STREAM_TOO_LONG, stream.usage
+            writer,
+            stream.model,
+            READER_LEFT if isinstance(stopped, ReaderLeft) else STREAM_TOO_LONG,
+            stream.usage,
         )
     reply = stream.reply()
     if budget is not None:
         budget.settle(booking, reply.usage)
-    return _finished(reply, "".join(written), sources)
+    finished = _finished(writer, reply, "".join(written), sources)
+    if finished.error and not written and writer.falls_back:
+        raise ModelFailed(finished)
+    return finished
 
 
-def _finished(reply: ClaudeReply, text: str, sources: Sequence[SourceText]) -> Synthesis:
+def _finished(writer: Writer, reply: ClaudeReply, text: str, sources: Sequence[SourceText]) -> Synthesis:
     """The answer to store from a whole reply: read back from the prompt's escaping, and cut to its whole
     sentences when it reached its length limit."""
     # Claude read "<" as "&lt;" and may write it so; a source that really holds "&lt;" keeps it.
@@ -195,7 +203,7 @@ def _finished(reply: ClaudeReply, text: str, sources: Sequence[SourceText]) -> S
         problem = EMPTY_REPLY
     written = Synthesis(
         "" if problem else text,
-        Generator.CLAUDE,
+        writer.generator,
         model=reply.model,
         error=problem,
         input_tokens=reply.input_tokens,
