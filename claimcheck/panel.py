@@ -6,7 +6,12 @@ passes the quote gate first. A failed Claude call is recorded and the panel fall
 saying so; it never crashes and never passes silently. Each Claude judgement books the most it can cost with
 the budget before it is made, and settles at what it did cost, so the budget is a limit the panel never passes.
 
-Given the question the claims answer, the panel also decides whether they answer it: the Claude juror says so
+A model the team serves over the OpenAI API may sit as the juror in the small Claude model's place (`served`):
+it is asked as Claude is, its votes pass the same quote gate, the verdict's disclosure names it, and the Claude
+tie-breaker settles what it and the local judge dispute, when there is a Claude key; without one, the more
+cautious vote stands.
+
+Given the question the claims answer, the panel also decides whether they answer it: the model juror says so
 when it judged them, else the local judge reads whether one of them says what the question takes as given
 (`claimcheck.answerability`).
 """
@@ -32,6 +37,12 @@ BUDGET_SPENT = (
 )
 JUDGE_FAILED = "Only the weaker local judge ran: the Claude judge failed ({reason})."
 TIEBREAKER_FAILED = "The tie-breaker failed ({reason}); disputed claims keep the more cautious juror vote."
+SERVED_JUROR = "Judged by the local judge and {model}, a model served over the OpenAI API."
+SERVED_JUROR_FAILED = "Only the weaker local judge ran: the served juror {model} failed ({reason})."
+NO_TIEBREAKER = (
+    "Judged by the local judge and {model}, a model served over the OpenAI API; no Claude tie-breaker is "
+    "configured, so claims they disagree on keep the more cautious vote."
+)
 TIEBREAKER_BUDGET_SPENT = (
     "The tie-breaker did not run: what is left of today's judge budget cannot cover it; "
     "disputed claims keep the more cautious juror vote."
@@ -75,10 +86,16 @@ class PanelOutcome:
 class PanelConfig:
     mode: JudgeMode
     claude: ClaudeClient | None  # None: no API key
-    juror_model: str
+    juror_model: str  # the served juror's model when `served` is given
     tiebreaker_model: str
     escalate_below: float = 0.6
     budget: Budget | None = None  # None: no limit
+    served: ClaudeClient | None = None  # a model served over the OpenAI API, the juror in Claude's place
+
+    @property
+    def juror(self) -> ClaudeClient | None:
+        """The client the juror is asked through: the served model's, else Claude's (None: no model juror)."""
+        return self.served if self.served is not None else self.claude
 
 
 class _BudgetSpent(Exception):
@@ -91,6 +108,7 @@ def _gated(votes: Sequence[Ruling], claims: Sequence[Sentence], sources: dict[in
 
 def _claude(
     config: PanelConfig,
+    client: ClaudeClient,
     outcome: PanelOutcome,
     model: str,
     claims: Sequence[Sentence],
@@ -98,25 +116,24 @@ def _claude(
     sources: Sequence[Source],
     question: str | None = None,
 ) -> ClaudeJudgement:
-    """One Claude judgement of the claims at `numbers` (and whether they answer `question`, given it), booked
-    with the budget and added to what `outcome` spent.
+    """One judgement by `model` through `client` of the claims at `numbers` (and whether they answer `question`,
+    given it), booked with the budget and added to what `outcome` spent.
 
     Raises `_BudgetSpent` (no call made) or `ClaudeCallError` (a call failed; billed replies still count).
     """
-    assert config.claude is not None
     to_judge = [
         ClaimToJudge(number=n + 1, text=claims[n].text, citations=claims[n].citations) for n in numbers
     ]
     booking = None
     if config.budget is not None:
-        most = most_cost(config.claude, model=model, claims=to_judge, sources=sources, question=question)
+        most = most_cost(client, model=model, claims=to_judge, sources=sources, question=question)
         booking = config.budget.book(model, most)
         if booking is None:
             raise _BudgetSpent
     # Anything but a ClaudeCallError leaves the booking standing: the call may have been billed.
     try:
         judgement = judge_claims_with_claude(
-            config.claude, model=model, claims=to_judge, sources=sources, question=question
+            client, model=model, claims=to_judge, sources=sources, question=question
         )
     except ClaudeCallError as error:
         _spent(config, outcome, booking, error.usage)
@@ -158,8 +175,9 @@ def _judged(
     checkable = [c for c in claims if c.is_claim]
     by_number = {s.index: s for s in sources}
     outcome = PanelOutcome(votes=[[] for _ in checkable], escalated=[False] * len(checkable))
+    juror = config.juror
     if not checkable:
-        outcome.local_only = config.mode == JudgeMode.LOCAL or config.claude is None
+        outcome.local_only = config.mode == JudgeMode.LOCAL or juror is None
         return outcome
 
     def local_votes() -> list[Ruling]:
@@ -168,41 +186,44 @@ def _judged(
             cast.append(CastVote(LOCAL_JUDGE, JurorRole.JUROR, vote))
         return votes
 
-    local = local_votes() if config.mode != JudgeMode.CLAUDE or config.claude is None else []
+    local = local_votes() if config.mode != JudgeMode.CLAUDE or juror is None else []
     outcome.finals = list(local)
     if config.mode == JudgeMode.LOCAL:
         return outcome
-    if config.claude is None:
+    if juror is None:
         outcome.disclosure = NO_KEY
         return outcome
     numbers = list(range(len(checkable)))
     judgement: ClaudeJudgement | None = None
+    served = config.served is not None
     try:
-        judgement = _claude(config, outcome, config.juror_model, checkable, numbers, sources, question)
+        judgement = _claude(config, juror, outcome, config.juror_model, checkable, numbers, sources, question)
     except _BudgetSpent:
         outcome.disclosure, outcome.budget_held = BUDGET_SPENT, True
     except ClaudeCallError as error:
         outcome.errors.append(f"{config.juror_model}: {error.kind}: {error.detail}")
-        outcome.disclosure = JUDGE_FAILED.format(reason=error.message)
+        failed = SERVED_JUROR_FAILED if served else JUDGE_FAILED
+        outcome.disclosure = failed.format(model=config.juror_model, reason=error.message)
     if judgement is None:
         if not local:  # Claude-only mode: fall back to the local judge rather than leave claims unjudged
             outcome.finals = local_votes()
         return outcome
     outcome.local_only = False
+    outcome.disclosure = SERVED_JUROR.format(model=config.juror_model) if served else ""
     outcome.answers_question = judgement.answers_question
     jurors = _gated(judgement.votes, checkable, by_number)
     for votes, vote in zip(outcome.votes, jurors, strict=True):
         votes.append(CastVote(config.juror_model, JurorRole.JUROR, vote))
 
     # A claim goes to the tie-breaker when the jurors disagree or one of them is unsure. In Claude-only mode
-    # the Claude juror is the only one.
+    # the model juror is the only one.
     disputed = [
         i
         for i, theirs in enumerate(jurors)
         if theirs.confidence < config.escalate_below
         or (local and (local[i].status != theirs.status or local[i].confidence < config.escalate_below))
     ]
-    # Undisputed claims keep the Claude juror's vote (with its quote checked by the gate).
+    # Undisputed claims keep the model juror's vote (with its quote checked by the gate).
     outcome.finals = list(jurors)
     if not disputed:
         return outcome
@@ -210,8 +231,11 @@ def _judged(
         outcome.escalated[i] = True
         if local:  # until the tie-breaker speaks, the more cautious juror vote stands
             outcome.finals[i] = max(local[i], jurors[i], key=lambda v: DELTA[ClaimStatus(v.status)])
+    if config.claude is None:  # a served juror, and no Claude key for the tie-breaker
+        outcome.disclosure = NO_TIEBREAKER.format(model=config.juror_model)
+        return outcome
     try:
-        tie = _claude(config, outcome, config.tiebreaker_model, checkable, disputed, sources)
+        tie = _claude(config, config.claude, outcome, config.tiebreaker_model, checkable, disputed, sources)
     except _BudgetSpent:
         outcome.disclosure, outcome.budget_held = TIEBREAKER_BUDGET_SPENT, True
         return outcome

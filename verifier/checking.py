@@ -27,7 +27,7 @@ from garden.selectors import passages_shown
 from garden.storable import storable
 from garden.syntax import strip_citations
 from verifier.budget import DailyBudget
-from verifier.claude_adapter import claude_client
+from verifier.claude_adapter import claude_client, served_juror
 from verifier.judge_parameters import judge_parameters_use
 from verifier.models import SpendPurpose
 from verifier.source_tree import critic_source_tree
@@ -60,11 +60,14 @@ def panel_config(
     purpose: SpendPurpose, mode: JudgeMode | None = None, *, anonymous: bool = False
 ) -> PanelConfig:
     """The panel as configured (or in `mode`), its Claude spending booked to `purpose` in the daily budget (for
-    an `anonymous` visitor, within their allowance)."""
+    an `anonymous` visitor, within their allowance). A served juror (`OPENAI_JUROR_MODEL`) sits in the Claude
+    juror's place."""
+    served = served_juror()
     return PanelConfig(
         mode=mode or JudgeMode(settings.VERIFIER_MODE),
         claude=claude_client(),
-        juror_model=settings.CLAUDE_JUROR_MODEL,
+        served=served,
+        juror_model=settings.OPENAI_JUROR_MODEL if served is not None else settings.CLAUDE_JUROR_MODEL,
         tiebreaker_model=settings.CLAUDE_TIEBREAKER_MODEL,
         escalate_below=settings.VERIFIER_ESCALATE_BELOW,
         budget=DailyBudget(purpose, anonymous=anonymous),
@@ -185,8 +188,8 @@ def _checked_in_slot(
     claude_slot: AbstractContextManager[object] | None,
 ) -> Checked:
     """`text_check` for a fact-check, holding `claude_slot` while a panel with Claude judges."""
-    with_claude = (
-        mode or JudgeMode(settings.VERIFIER_MODE)
-    ) != JudgeMode.LOCAL and claude_client() is not None
+    with_claude = (mode or JudgeMode(settings.VERIFIER_MODE)) != JudgeMode.LOCAL and (
+        claude_client() is not None or served_juror() is not None
+    )
     with claude_slot if claude_slot is not None and with_claude else nullcontext():
         return text_check(text, sources, purpose=SpendPurpose.CHECK, mode=mode)

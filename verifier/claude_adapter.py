@@ -1,5 +1,6 @@
-"""The project's Claude client (`providers.claude`) as the engine's `ClaudeClient`: the judges call Claude
-through it, its failures arrive as the engine's `ClaudeCallError` with the message readers see."""
+"""The project's model clients (`providers.chat`: Claude, or a model served over the OpenAI API) as the engine's
+`ClaudeClient`: the judges call a model through it, its failures arrive as the engine's `ClaudeCallError` with
+the message readers see."""
 
 from __future__ import annotations
 
@@ -7,15 +8,19 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
+
 from claimcheck.claude_client import ClaudeCallError, ClaudeReply, Usage
-from providers.claude import ClaudeConfig, ClaudeError, call_claude, claude_config, cost_usd
+from providers.chat import ChatConfig, chat_call
+from providers.claude import ClaudeError, claude_config, cost_usd
+from providers.openai import openai_config
 
 
 @dataclass(frozen=True)
 class GardenClaude:
-    """Claude as `config` reaches it, priced by `config.prices`."""
+    """The model `config` reaches (Claude, or a served one), priced by `config.prices`."""
 
-    config: ClaudeConfig
+    config: ChatConfig
 
     def call(
         self,
@@ -28,7 +33,7 @@ class GardenClaude:
         tool_choice: dict[str, Any] | None = None,
     ) -> ClaudeReply:
         try:
-            reply = call_claude(
+            reply = chat_call(
                 self.config,
                 model=model,
                 system=system,
@@ -60,3 +65,9 @@ def claude_client() -> GardenClaude | None:
     """Claude as the settings describe it, or None when no API key is configured."""
     config = claude_config()
     return GardenClaude(config) if config is not None else None
+
+
+def served_juror() -> GardenClaude | None:
+    """The model served over the OpenAI API that sits as the juror (`OPENAI_JUROR_MODEL`), or None when none is
+    configured."""
+    return GardenClaude(openai_config()) if settings.OPENAI_JUROR_MODEL else None
