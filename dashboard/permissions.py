@@ -54,6 +54,17 @@ def may_see_rejected_quotes(request: HttpRequest) -> bool:
     return bool(request.user.has_perm(REVIEW))
 
 
+# Who sees a superseded revision's lines removed since (`garden.removed_lines`): whoever may read articles'
+# history in the admin, the editors and operators.
+VIEW_REVISION = "garden.view_articlerevision"
+
+
+def may_see_removed_lines(request: HttpRequest) -> bool:
+    """Editors and operators see an old revision whole; readers and visitors see it without the lines its
+    current version no longer holds (docs/security.md: history keeps a removed line for editors)."""
+    return bool(request.user.has_perm(VIEW_REVISION))
+
+
 def check_mode(request: HttpRequest) -> JudgeMode | None:
     """The judge panel a fact-check runs: as configured for readers; the local judge alone for visitors who are
     not, so that they cannot spend the Claude budget."""

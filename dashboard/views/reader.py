@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable
 
 from django.conf import settings
 from django.core.paginator import Page, Paginator
@@ -30,7 +31,13 @@ from dashboard.bearer import request_spender
 from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
 from dashboard.forms import AskForm
 from dashboard.markdown import EmbedBudget
-from dashboard.permissions import ask_required, may_see_rejected_quotes, request_marker, request_reader
+from dashboard.permissions import (
+    ask_required,
+    may_see_rejected_quotes,
+    may_see_removed_lines,
+    request_marker,
+    request_reader,
+)
 from dashboard.ratelimit import RATE_LIMITED, rate_limited
 from dashboard.shapes import (
     AnswerOut,
@@ -46,7 +53,8 @@ from dashboard.templatetags.groundwork import link_citations
 from dashboard.views.htmx import HtmxHttpRequest
 from garden import selectors
 from garden.answering.asking import QuestionError, question_clean
-from garden.models import Answer, Article, Conversation
+from garden.models import Answer, Article, Conversation, Passage
+from garden.removed_lines import PassageShown, passages_without_removed
 from garden.sync.git import commit_web_url
 from verifier.budget import spending_for
 from verifier.marks import marks_of
@@ -359,13 +367,17 @@ def article_page(request: HttpRequest, slug: str) -> HttpResponse:
     revision = selectors.article_revision(article, revision_id, reader)
     if revision is None:
         raise Http404("No such revision of this article.")
+    passages: Iterable[Passage | PassageShown] = selectors.revision_passages(revision)
+    current = selectors.article_revision(article, None, reader) if revision.superseded else None
+    if current is not None and not may_see_removed_lines(request):
+        passages = passages_without_removed(passages, selectors.revision_passages(current))
     return render(
         request,
         "dashboard/article.html",
         {
             "article": article,
             "revision": revision,
-            "passages": selectors.revision_passages(revision),
+            "passages": passages,
             "revisions": article.revisions.all(),
             "commit_url": commit_web_url(revision.commit, revision.source_path, article.garden),
             "backlinks": selectors.article_backlinks(article, reader),

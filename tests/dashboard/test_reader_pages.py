@@ -5,11 +5,13 @@ from html import unescape
 
 import pytest
 from django.db.models import Count
+from django.test import Client
 from django.urls import reverse
 
 from garden.answering.asking import EMPTY_QUESTION
 from garden.models import Answer, Article, ArticleRevision, Passage, Topic
-from tests.factories import answer_for
+from garden.removed_lines import REMOVED_LINES
+from tests.factories import answer_for, login
 from verifier.queueing import verification_create
 from verifier.verifying import verification_run
 
@@ -106,6 +108,30 @@ def test_an_old_revision_is_shown_marked_superseded(client):
     assert revision is not None
     html = client.get(f"{revision.article.get_absolute_url()}?revision={revision.pk}").content.decode()
     assert "Superseded revision" in html
+
+
+def test_an_old_revision_s_removed_lines_are_shown_to_editors_only(client):
+    """The 2023 fares, superseded by 2025's: a reader sees the lines the current version still holds and is told
+    the others were removed (an edited line is one of them); an editor sees the old revision whole."""
+    old = ArticleRevision.objects.get(article__slug="fares", superseded=True)
+    address = f"{old.article.get_absolute_url()}?revision={old.pk}"
+    removed = ["£14.00", "apply for the 2023 season", "£37.00"]
+    assert all(text in old.body for text in removed)
+    current = old.article.revisions.get(superseded=False).body
+    unchanged = "Dogs: £2.00 each."
+    assert f"- {unchanged}" in old.body and f"- {unchanged}" in current
+
+    reader, editor = Client(), Client()
+    login(reader, "reader")
+    login(editor, "editor")
+    for viewer in (client, reader):
+        page = unescape(viewer.get(address).content.decode())
+        assert not any(text in page for text in removed) and REMOVED_LINES in page
+        assert unchanged in page
+
+    page = unescape(editor.get(address).content.decode())
+    assert all(text in page for text in removed) and REMOVED_LINES not in page
+    assert REMOVED_LINES not in unescape(client.get(old.article.get_absolute_url()).content.decode())
 
 
 def test_unknown_pages_are_404(client):
