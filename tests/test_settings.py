@@ -46,6 +46,7 @@ def test_a_mistyped_choice_stops_the_site_at_start_with_the_setting_and_its_choi
         ("EMBEDDING_BACKEND", "onnx_int8", "onnx-int8, onnx, torch"),
         ("JUDGE_EMBEDDING_BACKEND", "pytorch", "onnx-int8, onnx, torch"),
         ("LOG_LEVEL", "verbose", "DEBUG, INFO, WARNING, ERROR, CRITICAL"),
+        ("ANSWER_PROVIDER", "ollama", "claude, openai, local"),
     ):
         result = subprocess.run(
             [sys.executable, "-c", "import config.wsgi"],
@@ -57,6 +58,38 @@ def test_a_mistyped_choice_stops_the_site_at_start_with_the_setting_and_its_choi
         )
         assert result.returncode != 0
         assert f"{name}='{value}' is not one of: {choices}." in result.stderr
+
+
+def test_a_served_model_named_by_halves_stops_the_site_at_start_saying_what_is_missing():
+    environment = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        "ANSWER_PROVIDER": "openai",
+    }
+    for extra, said in (
+        ({"OPENAI_BASE_URL": "http://127.0.0.1:11434/v1"}, "set OPENAI_ANSWER_MODEL"),
+        (
+            {"OPENAI_ANSWER_MODEL": "llama3.1:8b", "OPENAI_BASE_URL": "", "OPENAI_API_KEY": ""},
+            "set OPENAI_BASE_URL",
+        ),
+        (
+            {
+                "OPENAI_ANSWER_MODEL": "llama3.1:8b",
+                "OPENAI_BASE_URL": "http://x/v1",
+                "OPENAI_PRICES": "gpt=1",
+            },
+            "'gpt=1' is not MODEL=INPUT/OUTPUT",
+        ),
+    ):
+        result = subprocess.run(
+            [sys.executable, "-c", "import config.wsgi"],
+            cwd=BASE_DIR,
+            env={**environment, "OPENAI_ANSWER_MODEL": "", **extra},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode != 0 and said in result.stderr, result.stderr[-500:]
 
 
 def test_the_settings_choices_are_the_code_s_own():
