@@ -24,13 +24,15 @@ MIN_SECRET_LENGTH = 8  # shorter values (an empty or toy setting) would blank ou
 
 
 def secrets() -> list[str]:
-    """The configured secret values: SECRET_KEY (and its fallbacks), the Anthropic API key, the DB and mail passwords."""
+    """The configured secret values: SECRET_KEY (and its fallbacks), the Anthropic and OpenAI API keys, the DB and
+    mail passwords."""
     if not settings.configured:
         return []
     values = [
         settings.SECRET_KEY,
         *getattr(settings, "SECRET_KEY_FALLBACKS", []),
         getattr(settings, "ANTHROPIC_API_KEY", ""),
+        getattr(settings, "OPENAI_API_KEY", ""),
         settings.DATABASES.get("default", {}).get("PASSWORD", ""),
         getattr(settings, "EMAIL_HOST_PASSWORD", ""),
     ]

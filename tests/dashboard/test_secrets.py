@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from django.views.debug import ExceptionReporter, get_exception_reporter_class
 
 from config.celery import scrub_worker_logs
-from config.scrubbing import REPLACEMENT
+from config.scrubbing import REPLACEMENT, scrub
 from garden.models import Answer
 from tests.fakes.messages_api import FakeMessagesAPI, reply_text, status
 from verifier.models import Verification
@@ -131,3 +131,10 @@ def test_the_workers_own_log_handlers_drop_secrets_and_keep_their_format(setting
     finally:
         logger.removeHandler(handler)
     assert stream.getvalue() == f"[WARNING/worker] calling Claude with {REPLACEMENT}\n"
+
+
+def test_a_served_model_s_key_is_scrubbed_like_anthropic_s(settings):
+    settings.OPENAI_API_KEY = "sk-proj-served-log-test-key-0000"
+    assert scrub(f"calling the served model with key={settings.OPENAI_API_KEY}") == (
+        f"calling the served model with key={REPLACEMENT}"
+    )
