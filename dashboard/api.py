@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import uuid
 from collections.abc import Callable
@@ -18,7 +19,13 @@ from ninja.utils import check_csrf
 from pydantic import StrictBool
 
 from claimcheck.terms import ClaimStatus, RiskLabel, Verdict
-from dashboard.asking import ConversationNotFound, ask, ask_streaming, conversation_owned
+from dashboard.asking import (
+    ConversationNotFound,
+    ask,
+    ask_streaming,
+    conversation_is_owned,
+    conversation_owned,
+)
 from dashboard.bearer import BearerRefused, bearer_authenticate, request_spender, scope_missing
 from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
 from dashboard.permissions import (
@@ -357,7 +364,12 @@ def api_answer(request: HttpRequest, answer_id: str) -> Status[AnswerOut | dict[
     answer = _answer_shown(request, answer_id)
     if isinstance(answer, Status):
         return Status(answer.status_code, answer.value)
-    return Status(200, answer_shape(answer, reader=request_reader(request)))
+    shape = answer_shape(answer, reader=request_reader(request))
+    conversation = answer.question.conversation
+    if conversation is not None and not conversation_is_owned(conversation, request.user, request.session):
+        # Its id leads to every turn: whoever was given one answer's address is given no later turn.
+        shape = dataclasses.replace(shape, conversation=None)
+    return Status(200, shape)
 
 
 @api.get(

@@ -64,14 +64,16 @@ def conversation_owned(
         conversation = Conversation.objects.filter(public_id=uuid.UUID(str(public_id))).first()
     except ValueError:
         conversation = None
-    if conversation is None or (user is not None and not _owns(conversation, user, session)):
+    if conversation is None or (user is not None and not conversation_is_owned(conversation, user, session)):
         raise ConversationNotFound
     return conversation
 
 
-def _owns(
+def conversation_is_owned(
     conversation: Conversation, user: AbstractBaseUser | AnonymousUser, session: SessionBase | None
 ) -> bool:
+    """Whether `user` (in `session`) may continue `conversation`, as `conversation_owned` decides: only its
+    owner is given its id (a reader given one of its answers' addresses sees its turns up to that answer)."""
     if user.is_authenticated:
         return conversation.started_by_id == user.pk
     started_here = session is not None and str(conversation.public_id) in session.get(

@@ -286,7 +286,8 @@ class AnswerOut:
         str | None,
         Field(
             description="The conversation this answer is a turn of: pass it as `conversation` to POST /api/ask "
-            "to ask a follow-up in it."
+            "to ask a follow-up in it. Given to the conversation's owner only (null for anyone else given the "
+            "answer's id: the conversation's id would show its later turns)."
         ),
     ]
     turn: Annotated[int, Field(description="The answer's place in its conversation, from 1.")]

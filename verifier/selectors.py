@@ -56,16 +56,18 @@ def answers_question(answer: Answer) -> bool:
     return answer.answers_question and not decided_not
 
 
-def conversation_labels(conversation: Conversation, reader: Reader) -> list[tuple[str, str]]:
+def conversation_labels(
+    conversation: Conversation, reader: Reader, *, through: int | None = None
+) -> list[tuple[str, str]]:
     """Each checked turn's verification status and risk label (blank until it has one), in one query: of the
-    turns `reader` may see only (`Answer.objects.readable`), as a turn hidden from them says nothing of its check."""
-    return list(
-        Verification.objects.filter(
-            answer__question__conversation=conversation, answer__in=Answer.objects.readable(reader)
-        )
-        .order_by("answer__question__turn")
-        .values_list("status", "risk_label")
+    turns `reader` may see only (`Answer.objects.readable`), as a turn hidden from them says nothing of its check;
+    with `through`, of the turns up to that one (an answer's page shows no later turn)."""
+    checks = Verification.objects.filter(
+        answer__question__conversation=conversation, answer__in=Answer.objects.readable(reader)
     )
+    if through is not None:
+        checks = checks.filter(answer__question__turn__lte=through)
+    return list(checks.order_by("answer__question__turn").values_list("status", "risk_label"))
 
 
 def verdict_summary(verification: Verification) -> VerdictSummary:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Iterable
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.paginator import Page, Paginator
@@ -21,6 +23,7 @@ from dashboard.asking import (
     ask,
     ask_streaming,
     claude_writes_for,
+    conversation_is_owned,
     conversation_owned,
     conversations_recent,
     session_remember,
@@ -241,19 +244,27 @@ def _answer_or_404(request: HttpRequest, public_id: uuid.UUID) -> Answer:
 
 
 def _conversation_out(
-    request: HttpRequest, conversation: Conversation, answers: list[Answer], *, labels_only: bool = False
+    request: HttpRequest,
+    conversation: Conversation,
+    answers: list[Answer],
+    *,
+    labels_only: bool = False,
+    through: int | None = None,
+    named: bool = True,
 ) -> ConversationOut:
     """The conversation as its page shows it: `answers` (its turns, loaded) each with its verdict; one this
     reader may not see in its place without its text, saying why (`selectors.answer_hidden_why`); its worst
-    label from the checks of the turns they may see. `labels_only`: the label alone (for the header swapped
-    beside a new turn)."""
+    label from the checks of the turns they may see (with `through`, up to that turn). `labels_only`: the label
+    alone (for the header swapped beside a new turn). `named`: with its id and address, which lead to all its
+    turns (not on an answer's page shown to a reader who is not its owner)."""
     reader = request_reader(request)
     turns = []
     for answer in [] if labels_only else answers:
         hidden = selectors.answer_hidden_why(answer, reader)
         shown = None if hidden is not None else _shape(request, answer)
         turns.append(TurnOut(turn=answer.question.turn, answer=shown, hidden=hidden or ""))
-    return conversation_shape(conversation, turns, conversation_labels(conversation, reader))
+    out = conversation_shape(conversation, turns, conversation_labels(conversation, reader, through=through))
+    return out if named else dataclasses.replace(out, conversation_id="", url="")
 
 
 def _next_box() -> AskForm:
@@ -262,33 +273,33 @@ def _next_box() -> AskForm:
 
 
 def _may_continue(request: HttpRequest, conversation: Conversation) -> bool:
-    try:
-        conversation_owned(conversation.public_id, request.user, request.session)
-    except ConversationNotFound:
-        return False
-    return True
+    return conversation_is_owned(conversation, request.user, request.session)
 
 
 def _conversation_render(
     request: HtmxHttpRequest, conversation: Conversation, highlighted: Answer | None = None
 ) -> HttpResponse:
-    """The conversation's page of CONVERSATION_TURNS_PER_PAGE turns: the one holding `highlighted`, else the one
-    `?page=` asks for, else the last (where the next turn is asked, so the box is on it alone)."""
-    turns = Paginator(range(1, conversation.questions.count() + 1), settings.CONVERSATION_TURNS_PER_PAGE)
-    if highlighted is not None:
-        number: str | int | None = (highlighted.question.turn - 1) // turns.per_page + 1
-    else:
-        number = request.GET.get("page") or turns.num_pages
-    page = turns.get_page(number)
+    """The conversation's page of CONVERSATION_TURNS_PER_PAGE turns: the one `?page=` asks for, else the last
+    (where the next turn is asked, so the box is on it alone). At an answer's address (`highlighted`), its turns
+    up to that answer only, paged at that address, opening on the answer: a link to one answer shares no later
+    turn, and only the owner is given the conversation's own address."""
+    asked = conversation.questions.count()
+    through = highlighted.question.turn if highlighted is not None else None
+    turns = Paginator(range(1, (through or asked) + 1), settings.CONVERSATION_TURNS_PER_PAGE)
+    page = turns.get_page(request.GET.get("page") or turns.num_pages)
     shown = range(page.object_list[0], page.object_list[-1] + 1) if page.object_list else range(0)
     answers = selectors.conversation_answers(conversation, request_reader(request), shown)
+    owned = _may_continue(request, conversation)
     context = {
-        "conversation": _conversation_out(request, conversation, answers),
+        "conversation": _conversation_out(
+            request, conversation, answers, through=through, named=owned or highlighted is None
+        ),
         "marks": marks_of(request_marker(request), answers),
         "highlighted": str(highlighted.public_id) if highlighted else "",
         "form": _next_box(),
-        "may_continue": not page.has_next() and _may_continue(request, conversation),
+        "may_continue": owned and not page.has_next() and (through is None or through == asked),
         "page": page,
+        "pages_at": (highlighted or conversation).get_absolute_url(),
     }
     return render(request, "dashboard/conversation.html", context)
 
@@ -334,11 +345,22 @@ def verdict_partial(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpRespo
         "answer": _shape(request, answer),
         "marks": marks_of(request_marker(request), [answer]),
         "oob": True,
-        "conversation": _conversation_out(request, conversation, [], labels_only=True)
-        if conversation
-        else None,
+        "conversation": _verdict_label(request, conversation, answer) if conversation else None,
     }
     return render(request, "dashboard/answer.html#verdict", context)
+
+
+def _verdict_label(request: HtmxHttpRequest, conversation: Conversation, answer: Answer) -> ConversationOut:
+    """The conversation's label swapped in beside a verdict, as the page polling it shows it: the conversation's
+    own page (its address) the whole; any other (an answer's) its turns up to `answer`, and without the
+    conversation's id unless the reader owns it (`_conversation_render`)."""
+    on_its_page = urlsplit(request.htmx.current_url or "").path == conversation.get_absolute_url()
+    if on_its_page:
+        return _conversation_out(request, conversation, [], labels_only=True)
+    named = _may_continue(request, conversation)
+    return _conversation_out(
+        request, conversation, [], labels_only=True, through=answer.question.turn, named=named
+    )
 
 
 def _page(request: HttpRequest, articles: QuerySet[Article]) -> Page[Article]:

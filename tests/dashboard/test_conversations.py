@@ -93,8 +93,36 @@ def test_a_long_conversation_is_paged_with_the_box_on_its_last_page(settings):
     assert f'href="{url}?page=2" rel="prev"' in last and "Page 3 of 3" in last
     earlier = me.get(f"{url}?page=1").content.decode()
     assert turns_on(earlier) == ["turn-1", "turn-2"] and "Ask a follow-up" not in earlier
-    opened = me.get(f"/answers/{third['answer_id']}/").content.decode()  # the page holding the answer opened
-    assert turns_on(opened) == ["turn-3", "turn-4"] and "the answer you opened" in opened
+    answer_url = f"/answers/{third['answer_id']}/"
+    opened = me.get(answer_url).content.decode()  # the turns up to the answer opened, it on the last page
+    assert turns_on(opened) == ["turn-3"] and "the answer you opened" in opened
+    assert f'href="{answer_url}?page=1" rel="prev"' in opened and "Page 2 of 2" in opened
+    assert turns_on(me.get(f"{answer_url}?page=1").content.decode()) == ["turn-1", "turn-2"]
+
+
+def test_an_answer_s_address_shows_its_conversation_up_to_it_and_no_later_turn():
+    """Alice gives bob the address of her second answer: he reads turns 1 and 2, and nothing of turn 3 (its
+    question, its answer, its label), nor the conversation's id or address, which would show it; the API's
+    answer gives him no conversation either. Alice, its owner, still has the conversation's link."""
+    alice, bob = reader("alice"), reader("bob")
+    first = api_ask(alice, TUNNEL).json()
+    second = api_ask(alice, BUILT, first["conversation"]).json()
+    later = "Why was Cold Knap Tunnel relined?"
+    third = api_ask(alice, later, first["conversation"]).json()
+    assert third["turn"] == 3
+
+    page = bob.get(f"/answers/{second['answer_id']}/").content.decode()
+    assert 'id="turn-1"' in page and 'id="turn-2"' in page and 'id="turn-3"' not in page
+    assert later not in html.unescape(page) and third["answer_id"] not in page
+    assert first["conversation"] not in page and "Ask a follow-up" not in page
+    verdict = bob.get(f"/answers/{second['answer_id']}/verdict/", headers={"HX-Request": "true"})
+    assert first["conversation"] not in verdict.content.decode()
+    assert bob.get(f"/api/answers/{second['answer_id']}").json()["conversation"] is None
+
+    own = alice.get(f"/answers/{second['answer_id']}/").content.decode()
+    assert f'href="/conversations/{first["conversation"]}/"' in own and 'id="turn-3"' not in own
+    assert "Ask a follow-up" not in own  # a next turn goes below turn 3, which this page does not show
+    assert alice.get(f"/api/answers/{second['answer_id']}").json()["conversation"] == first["conversation"]
 
 
 def test_an_out_of_scope_follow_up_through_the_api_is_refused_at_no_cost():
