@@ -7,36 +7,20 @@ Whoever writes with a model (the answers, the condensed follow-ups, the judges t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 from providers.claude import ClaudeConfig, ClaudeReply, ClaudeStream, call_claude
+from providers.claude.client import Call
 from providers.openai import OpenAIConfig, OpenAIStream, call_openai
 
 ChatConfig = ClaudeConfig | OpenAIConfig
 
 
-def chat_call(
-    config: ChatConfig,
-    *,
-    model: str,
-    system: str,
-    messages: list[dict[str, Any]],
-    max_tokens: int,
-    tools: list[dict[str, Any]] | None = None,
-    tool_choice: dict[str, Any] | None = None,
-) -> ClaudeReply:
+def chat_call(config: ChatConfig, **call: Unpack[Call]) -> ClaudeReply:
     """One call to the model `config` reaches (`call_claude` or `call_openai`)."""
-    request: dict[str, Any] = {
-        "model": model,
-        "system": system,
-        "messages": messages,
-        "max_tokens": max_tokens,
-        "tools": tools,
-        "tool_choice": tool_choice,
-    }
     if isinstance(config, OpenAIConfig):
-        return call_openai(config, **request)
-    return call_claude(config, **request)
+        return call_openai(config, **call)
+    return call_claude(config, **call)
 
 
 def chat_stream(

@@ -14,7 +14,7 @@ import re
 import time
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import anthropic
 
@@ -31,6 +31,17 @@ _KEY_PATTERNS = (
     re.compile(r"sk-ant-[A-Za-z0-9_\-]{6,}"),
     re.compile(r"(?i)(bearer\s+)[A-Za-z0-9_\-.~+/=]{6,}"),
 )
+
+
+class Call(TypedDict):
+    """One call's arguments, as `call_claude` takes them and every model's client after it (`providers.chat`)."""
+
+    model: str
+    system: str
+    messages: list[dict[str, Any]]
+    max_tokens: int
+    tools: NotRequired[list[dict[str, Any]] | None]
+    tool_choice: NotRequired[dict[str, Any] | None]
 
 
 def call_claude(

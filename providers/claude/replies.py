@@ -32,6 +32,29 @@ class ClaudeReply:
     def usage(self) -> Usage:
         return Usage(self.input_tokens, self.output_tokens, self.cost_usd)
 
+    @classmethod
+    def of(
+        cls,
+        usage: Usage,
+        *,
+        text: str,
+        model: str,
+        latency_ms: int,
+        stop_reason: str | None,
+        tool_input: dict[str, Any] | None = None,
+    ) -> ClaudeReply:
+        """A reply billed `usage`."""
+        return cls(
+            text=text,
+            tool_input=tool_input,
+            model=model,
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cost_usd=usage.cost_usd,
+            latency_ms=latency_ms,
+            stop_reason=stop_reason,
+        )
+
 
 def read_reply(
     message: object,
@@ -76,15 +99,8 @@ def read_reply(
     except ClaudeError as err:
         err.usage = billed  # the reply was billed even though it cannot be used
         raise
-    return ClaudeReply(
-        text=text,
-        tool_input=tool_input,
-        model=model,
-        input_tokens=billed.input_tokens,
-        output_tokens=billed.output_tokens,
-        cost_usd=billed.cost_usd,
-        latency_ms=latency_ms,
-        stop_reason=stop_reason,
+    return ClaudeReply.of(
+        billed, text=text, tool_input=tool_input, model=model, latency_ms=latency_ms, stop_reason=stop_reason
     )
 
 

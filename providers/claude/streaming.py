@@ -66,8 +66,45 @@ class ModelStream:
         self._started = time.monotonic()
         self._stream: Any = None
 
+    # The failures a stream's call and its reading raise, and what a body that ended without its last event says.
+    _failures: tuple[type[BaseException], ...] = ()
+    _unended = "The stream ended before its last event."
+
     @property
     def usage(self) -> Usage:
+        raise NotImplementedError
+
+    def text(self) -> Iterator[str]:
+        """The text as the model writes it, a piece at a time; raises `ClaudeError` on a failure or a break."""
+        try:
+            self._stream = self._begin()
+            for event in self._stream:
+                piece = self._read(event)
+                if piece:
+                    self._received_bytes += len(piece.encode())
+                    yield piece
+        except self._failures as exc:
+            failure = self._stream_error(exc)
+        else:
+            if self._ended():
+                return
+            failure = ClaudeError("connection", self._unended, 200)
+        # Raised outside the `except` so it has no __context__: the SDK's exception holds the request.
+        raise self._failed(failure)
+
+    def _begin(self) -> Any:
+        """Make the call; the stream of events it returns."""
+        raise NotImplementedError
+
+    def _read(self, event: Any) -> str:
+        """The text an event adds (""), keeping what it says of the model, usage and stop reason."""
+        raise NotImplementedError
+
+    def _ended(self) -> bool:
+        """Whether the stream told its end (a body may stop without it: a connection lost)."""
+        raise NotImplementedError
+
+    def _stream_error(self, exc: BaseException) -> ClaudeError:
         raise NotImplementedError
 
     def close(self) -> None:
@@ -77,14 +114,10 @@ class ModelStream:
 
     def reply(self) -> ClaudeReply:
         """The whole reply's figures, once `text()` has run to its end (the text is the caller's)."""
-        usage = self.usage
-        return ClaudeReply(
+        return ClaudeReply.of(
+            self.usage,
             text="",
-            tool_input=None,
             model=self.model,
-            input_tokens=usage.input_tokens,
-            output_tokens=usage.output_tokens,
-            cost_usd=usage.cost_usd,
             latency_ms=round((time.monotonic() - self._started) * 1000),
             stop_reason=self.stop_reason,
         )
@@ -144,8 +177,10 @@ class ClaudeStream(ModelStream):
         cost = cost_usd(self.model, self._input_tokens, output, self._config.prices)
         return Usage(self._input_tokens, output, cost)
 
-    def text(self) -> Iterator[str]:
-        """The text as Claude writes it, a piece at a time; raises `ClaudeError` on a failure or a break."""
+    _failures = (*_SDK_FAILURES, httpx2.HTTPError)
+    _unended = "The stream ended before its message_stop event."
+
+    def _begin(self) -> Any:
         client = _client(
             self._config.api_key,
             self._config.base_url,
@@ -153,21 +188,10 @@ class ClaudeStream(ModelStream):
             self._config.max_retries,
             self._config.max_retry_wait_seconds,
         )
-        try:
-            self._stream = client.messages.create(**self._kwargs)
-            for event in self._stream:
-                piece = self._read(event)
-                if piece:
-                    self._received_bytes += len(piece.encode())
-                    yield piece
-        except (*_SDK_FAILURES, httpx2.HTTPError) as exc:
-            failure = self._stream_error(exc)
-        else:
-            if self._stopped:
-                return
-            failure = ClaudeError("connection", "The stream ended before its message_stop event.", 200)
-        # Raised outside the `except` so it has no __context__: the SDK's exception holds the request.
-        raise self._failed(failure)
+        return client.messages.create(**self._kwargs)
+
+    def _ended(self) -> bool:
+        return self._stopped
 
     def _read(self, event: Any) -> str:
         """The text an event adds (""), keeping what it says of the model, usage and stop reason."""

@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 import logging
 from functools import lru_cache
-from typing import Any, NoReturn, TypeGuard
+from typing import Any, NoReturn, TypeGuard, Unpack
 
 import openai
 from openai.types.chat import ChatCompletion
 
-from providers.claude.client import _kind_for_status, reply_of
+from providers.claude.client import Call, _kind_for_status, reply_of
 from providers.claude.errors import ClaudeError
 from providers.claude.pricing import Usage, cost_usd
 from providers.claude.replies import ClaudeReply
@@ -32,26 +32,19 @@ STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_
 FAILURES = (openai.OpenAIError, json.JSONDecodeError, UnicodeDecodeError)
 
 
-def chat_request(
-    *,
-    model: str,
-    system: str,
-    messages: list[dict[str, Any]],
-    max_tokens: int,
-    tools: list[dict[str, Any]] | None = None,
-    tool_choice: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+def chat_request(**call: Unpack[Call]) -> dict[str, Any]:
     """The chat completion's arguments for a call written as Claude's (`providers.claude.call_claude`).
 
     `max_tokens`, not `max_completion_tokens`: the name the OpenAI-compatible servers (Ollama, vLLM, llama.cpp,
     LM Studio) all read.
     """
+    system = call["system"]
     request: dict[str, Any] = {
-        "model": model,
-        "max_tokens": max_tokens,
-        "messages": ([{"role": "system", "content": system}] if system else []) + messages,
+        "model": call["model"],
+        "max_tokens": call["max_tokens"],
+        "messages": ([{"role": "system", "content": system}] if system else []) + call["messages"],
     }
-    tool = forced_tool(tools, tool_choice)
+    tool = forced_tool(call.get("tools"), call.get("tool_choice"))
     if tool is not None:
         request["response_format"] = {
             "type": "json_schema",
@@ -77,28 +70,13 @@ def forced_tool(
     return next(tool for tool in tools if tool["name"] == (tool_choice or {}).get("name"))
 
 
-def call_openai(
-    config: OpenAIConfig,
-    *,
-    model: str,
-    system: str,
-    messages: list[dict[str, Any]],
-    max_tokens: int,
-    tools: list[dict[str, Any]] | None = None,
-    tool_choice: dict[str, Any] | None = None,
-) -> ClaudeReply:
+def call_openai(config: OpenAIConfig, **call: Unpack[Call]) -> ClaudeReply:
     """Send one chat completion and return the reply, or raise `ClaudeError` (as `call_claude` does).
 
     A forced tool call's reply is its JSON read as `tool_input`; one that is not a JSON object is "malformed".
     """
-    request = chat_request(
-        model=model,
-        system=system,
-        messages=messages,
-        max_tokens=max_tokens,
-        tools=tools,
-        tool_choice=tool_choice,
-    )
+    request = chat_request(**call)
+    model = call["model"]
     client = client_for(config)
     return reply_of(
         lambda: client.chat.completions.create(**request),
@@ -165,15 +143,8 @@ def _read(
     except ClaudeError as err:
         err.usage = billed  # the reply was billed even though it cannot be used
         raise
-    return ClaudeReply(
-        text=text,
-        tool_input=tool_input,
-        model=model,
-        input_tokens=billed.input_tokens,
-        output_tokens=billed.output_tokens,
-        cost_usd=billed.cost_usd,
-        latency_ms=latency_ms,
-        stop_reason=stop_reason,
+    return ClaudeReply.of(
+        billed, text=text, tool_input=tool_input, model=model, latency_ms=latency_ms, stop_reason=stop_reason
     )
 
 

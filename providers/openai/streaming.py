@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
 from typing import Any
 
 import httpx2
@@ -63,23 +62,14 @@ class OpenAIStream(ModelStream):
             cost_usd(self.model, input_tokens, output_tokens, self._config.prices),
         )
 
-    def text(self) -> Iterator[str]:
-        """The text as the model writes it, a piece at a time; raises `ClaudeError` on a failure or a break."""
-        try:
-            self._stream = client_for(self._config).chat.completions.create(**self._request)
-            for chunk in self._stream:
-                piece = self._read(chunk)
-                if piece:
-                    self._received_bytes += len(piece.encode())
-                    yield piece
-        except (*FAILURES, httpx2.HTTPError) as exc:
-            failure = self._stream_error(exc)
-        else:
-            if self.stop_reason is not None:
-                return
-            failure = ClaudeError("connection", "The stream ended before its finish_reason.", 200)
-        # Raised outside the `except` so it has no __context__: the SDK's exception holds the request.
-        raise self._failed(failure)
+    _failures = (*FAILURES, httpx2.HTTPError)
+    _unended = "The stream ended before its finish_reason."
+
+    def _begin(self) -> Any:
+        return client_for(self._config).chat.completions.create(**self._request)
+
+    def _ended(self) -> bool:
+        return self.stop_reason is not None
 
     def _read(self, chunk: Any) -> str:
         """The text a chunk adds (""), keeping what it says of the model, usage and stop reason."""
