@@ -12,6 +12,10 @@ if ANTHROPIC_BASE_URL and not ANTHROPIC_BASE_URL.startswith("http://127.0.0.1:")
         "GROUNDWORK_TEST_FAKE_CLAUDE_URL must be a local fake Messages API (http://127.0.0.1:PORT)"
     )
 ANTHROPIC_API_KEY = "sk-ant-test-not-a-real-key-0000" if ANTHROPIC_BASE_URL else ""
+# Nor a served model a developer's shell names: tests that need one point it at the local fake chat API.
+ANSWER_PROVIDER = "claude"
+OPENAI_BASE_URL = OPENAI_API_KEY = OPENAI_ANSWER_MODEL = OPENAI_CONDENSE_MODEL = OPENAI_JUROR_MODEL = ""
+OPENAI_PRICES = {}
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
