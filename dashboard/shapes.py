@@ -19,7 +19,7 @@ from claimcheck.quote_gate import quote_passed
 from claimcheck.terms import ClaimStatus, JurorRole, RiskLabel, Severity, Verdict
 from garden.models import Answer, Conversation, Generator, Passage, SearchRule
 from garden.readers import Reader
-from garden.selectors import answer_links_hidden, passages_shown, texts_shown
+from garden.selectors import answer_links_hidden, answer_searched_for, passages_shown, texts_shown
 from verifier.models import FINISHED, CriticFinding, VerificationStatus, Vote
 from verifier.models import Claim as ClaimRow
 from verifier.selectors import (
@@ -295,7 +295,8 @@ class AnswerOut:
         str | None,
         Field(
             description="What retrieval searched for when it was not the question's own words: a follow-up "
-            "carries its conversation's subject, or Claude rewrote it as a standalone question."
+            "carries its conversation's subject, or Claude rewrote it as a standalone question. Null also when "
+            "a turn before it is one the caller may not see, whose words it would repeat."
         ),
     ]
     refused: bool
@@ -354,7 +355,7 @@ def answer_shape(answer: Answer, *, reader: Reader, verdict: VerdictOut | None =
         question=question.text,
         conversation=str(question.conversation.public_id) if question.conversation else None,
         turn=question.turn,
-        searched_for=question.searched_for or None,
+        searched_for=answer_searched_for(answer),
         searched_how=_label(SearchRule, question.search_rule),
         refused=retrieval.refused,
         refusal_reason=retrieval.refusal_reason or None,

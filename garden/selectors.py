@@ -73,7 +73,13 @@ def _answers_loaded(reader: Reader) -> QuerySet[Answer]:
         .values("written")
     )
     sources = AnswerSource.objects.select_related("passage__article", "passage__revision")
-    return Answer.objects.select_related("question__retrieval", "question__conversation").prefetch_related(
+    # Whether a turn before the answer's is one the reader may not see (`answer_searched_for`).
+    earlier_hidden = AnswerSource.objects.filter(
+        answer__question__conversation=OuterRef("question__conversation"),
+        answer__question__turn__lt=OuterRef("question__turn"),
+    ).filter(Exists(Passage.objects.unreadable(reader).filter(pk=OuterRef("passage_id"))))
+    answers = Answer.objects.annotate(earlier_hidden=Exists(earlier_hidden))
+    return answers.select_related("question__retrieval", "question__conversation").prefetch_related(
         Prefetch("sources", sources.annotate(links_hidden=Subquery(hidden))),
         Prefetch(
             "question__retrieval__articles",
@@ -284,6 +290,16 @@ def passages_shown(
     passages = list(passages)
     shown = texts_shown([(c.article_id, c.text) for c in passages], reader, hidden)
     return dict(zip([c.pk for c in passages], shown, strict=True))
+
+
+def answer_searched_for(answer: Answer) -> str | None:
+    """What retrieval searched for when it was not the question's own words (`Question.searched_for`), as the
+    answer's reader is shown it: None also when a turn before it is one they may not see (`answer_get` loads
+    that; an answer loaded otherwise shows none), since a follow-up's search carries the words of the turns
+    before it."""
+    if getattr(answer, "earlier_hidden", True):
+        return None
+    return answer.question.searched_for or None
 
 
 def answer_links_hidden(answer: Answer) -> dict[int, set[str]] | None:

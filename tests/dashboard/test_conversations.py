@@ -358,3 +358,31 @@ def test_a_conversation_page_of_four_turns_stays_within_its_query_budget(django_
     url = Conversation.objects.get(public_id=first["conversation"]).get_absolute_url()
     with django_assert_max_num_queries(80):
         assert me.get(url).status_code == 200
+
+
+def test_searched_for_never_repeats_a_turn_the_reader_may_not_see():
+    """Turn 2 was searched for with turn 1's words (a follow-up carried its subject); turn 1 then drew on hr's
+    notes only. A reader outside hr given the conversation sees turn 2, but not what it was searched for; a
+    reader in hr still does."""
+    me = reader("me")
+    members_add("hr", ["me"])
+    first = Answer.objects.get(public_id=api_ask(me, TUNNEL).json()["answer_id"])
+    conversation_id = str(conversation_of(first).public_id)
+    membership = "How much does life membership cost?"
+    second = Answer.objects.get(public_id=api_ask(me, membership, conversation_id).json()["answer_id"])
+    tunnel = {source.passage.article_id for source in first.sources.all()}
+    assert tunnel.isdisjoint(source.passage.article_id for source in second.sources.all())
+    Question.objects.filter(answer=second).update(
+        searched_for=f"{TUNNEL} {membership}", search_rule=SearchRule.CARRIED
+    )
+    Article.objects.filter(pk__in=tunnel).update(audiences=["hr"])  # turn 1 now drew on hr's notes only
+    url = conversation_of(first).get_absolute_url()
+    other = reader("other")  # in no audience: the link is all they have
+
+    theirs = html.unescape(other.get(url).content.decode())
+    assert ANSWER_NOT_SHARED in theirs and membership in theirs
+    assert "Searched for" not in theirs and "Cold Knap" not in theirs
+    assert other.get(f"/api/answers/{second.public_id}").json()["searched_for"] is None
+    mine = html.unescape(me.get(url).content.decode())
+    assert f"Searched for: <q>{TUNNEL} {membership}</q>" in mine
+    assert me.get(f"/api/answers/{second.public_id}").json()["searched_for"] == f"{TUNNEL} {membership}"
