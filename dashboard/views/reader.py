@@ -12,6 +12,7 @@ from django.core.paginator import Page, Paginator
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
+from django.urls import Resolver404, resolve
 from django.utils.html import escape
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseClientRedirect
@@ -351,16 +352,22 @@ def verdict_partial(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpRespo
 
 
 def _verdict_label(request: HtmxHttpRequest, conversation: Conversation, answer: Answer) -> ConversationOut:
-    """The conversation's label swapped in beside a verdict, as the page polling it shows it: the conversation's
-    own page (its address) the whole; any other (an answer's) its turns up to `answer`, and without the
-    conversation's id unless the reader owns it (`_conversation_render`)."""
-    on_its_page = urlsplit(request.htmx.current_url or "").path == conversation.get_absolute_url()
-    if on_its_page:
+    """The conversation's label swapped in beside a verdict, as the page polling it (`HX-Current-URL`) shows it:
+    the conversation's own page, the whole; an answer's page, its turns up to that answer and without the
+    conversation's id unless the reader owns it (`_conversation_render`); any other, its turns up to `answer`."""
+    path = urlsplit(request.htmx.current_url or "").path
+    if path == conversation.get_absolute_url():
         return _conversation_out(request, conversation, [], labels_only=True)
+    through = answer.question.turn
+    try:
+        polling = resolve(path)
+    except Resolver404:
+        polling = None
+    if polling is not None and polling.view_name == "dashboard:answer":
+        opened = conversation.questions.filter(answer__public_id=polling.kwargs["public_id"])
+        through = opened.values_list("turn", flat=True).first() or through
     named = _may_continue(request, conversation)
-    return _conversation_out(
-        request, conversation, [], labels_only=True, through=answer.question.turn, named=named
-    )
+    return _conversation_out(request, conversation, [], labels_only=True, through=through, named=named)
 
 
 def _page(request: HttpRequest, articles: QuerySet[Article]) -> Page[Article]:

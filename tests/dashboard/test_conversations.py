@@ -386,3 +386,32 @@ def test_searched_for_never_repeats_a_turn_the_reader_may_not_see():
     mine = html.unescape(me.get(url).content.decode())
     assert f"Searched for: <q>{TUNNEL} {membership}</q>" in mine
     assert me.get(f"/api/answers/{second.public_id}").json()["searched_for"] == f"{TUNNEL} {membership}"
+
+
+def test_a_verdict_polled_on_an_answer_s_page_labels_the_turns_up_to_that_answer():
+    """Turn 1's verdict, polled on the page of turn 2, swaps in the label of turns 1 and 2 (mixed), never turn
+    3's (hallucinating), for the owner and for a reader given the link; on the conversation's page, the whole."""
+    alice, bob = reader("alice"), reader("bob")
+    first = api_ask(alice, TUNNEL).json()
+    second = api_ask(alice, BUILT, first["conversation"]).json()
+    third = api_ask(alice, TUNNEL, first["conversation"]).json()
+    for asked, label in [
+        (first, RiskLabel.GROUNDED),
+        (second, RiskLabel.MIXED),
+        (third, RiskLabel.HALLUCINATING),
+    ]:
+        Verification.objects.filter(answer__public_id=asked["answer_id"]).update(
+            status=VerificationStatus.DONE, risk_label=label
+        )
+
+    def polled(viewer: Client, on: str) -> str:
+        headers = {"HX-Request": "true", "HX-Current-URL": f"http://testserver{on}"}
+        return page_header(
+            viewer.get(f"/answers/{first['answer_id']}/verdict/", headers=headers).content.decode()
+        )
+
+    for viewer in (alice, bob):
+        header = polled(viewer, f"/answers/{second['answer_id']}/")
+        assert RiskLabel.MIXED.text in header and RiskLabel.HALLUCINATING.text not in header
+    assert Verification.objects.filter(risk_label=RiskLabel.HALLUCINATING).count() == 1
+    assert RiskLabel.HALLUCINATING.text in polled(alice, f"/conversations/{first['conversation']}/")
