@@ -19,6 +19,7 @@ from garden.syntax import TRAILING, fenced_blocks
 # would move some of them (a passage breaks after "vol." today) and so their embeddings at the next import.
 ABBREVIATIONS = SHARED_ABBREVIATIONS | word_set("max min")
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s+|$)")
+_WORD = re.compile(r"\w")
 TARGET_PASSAGE_CHARS = 600
 MAX_PASSAGE_CHARS = 900
 
@@ -133,20 +134,23 @@ def page_of(pages: Sequence[int], offset: int) -> int | None:
     return bisect_right(pages, offset) if pages else None
 
 
-def passage_spans(text: str, pages: Sequence[int] = ()) -> list[Span]:
+def passage_spans(text: str, pages: Sequence[int] = (), breaks: Sequence[int] = ()) -> list[Span]:
     """Passages of about TARGET_PASSAGE_CHARS: whole paragraphs merged, a long paragraph split at sentences.
 
     A heading is never left alone at the end of a passage: it starts the passage of the text it heads. A code
     block is never cut (however long), and a long table is cut only between rows. With `pages` (where each
-    page starts in `text`, as in a PDF), no passage runs across two pages, so each is cited by its one page.
+    page starts in `text`, as in a PDF), no passage runs across two pages, so each is cited by its one page;
+    with `breaks`, none runs across one (where words another note lends begin and end: decision 0006).
     """
-    if not pages:
+    if not pages and not breaks:
         return _passage_spans(text)
-    ends = [*pages[1:], len(text)]
+    starts = sorted({*pages, *breaks, *([] if pages else [0])} - {len(text)})
+    ends = [*starts[1:], len(text)]
     return [
         Span(start + span.start, start + span.end)
-        for start, end in zip(pages, ends, strict=True)
+        for start, end in zip(starts, ends, strict=True)
         for span in _passage_spans(text[start:end])
+        if _WORD.search(text, start + span.start, start + span.end)  # not a list's bullet left by a break
     ]
 
 

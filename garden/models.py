@@ -420,10 +420,11 @@ def _unreadable_places(reader: Reader) -> ArraySubquery:
 
 class RevisionQuerySet(models.QuerySet["ArticleRevision"]):
     def readable(self, reader: Reader = ANONYMOUS) -> RevisionQuerySet:
-        """Revisions of an article `reader` may read none of whose words are a note's they may not (see
-        `shows`)."""
+        """Revisions of an article `reader` may read none of whose words are a withheld note's (see `shows`).
+        Words of a note of another audience leave the revision readable: its page shows the passages that
+        hold them as not shared (`garden.selectors.revision_passages`, decision 0006)."""
         return self.filter(article__in=Article.objects.readable(reader)).exclude(
-            shows__overlap=_unreadable_places(reader)
+            shows__overlap=_withheld_places()
         )
 
     def shown_to(self, user: AbstractUser | AnonymousUser) -> RevisionQuerySet:
@@ -490,15 +491,15 @@ def _revision_url(article: Article, revision_id: int, *, current: bool) -> str:
 
 def _passages_unreadable(reader: Reader, through: str = "") -> Q:
     """The passages (reached `through` a relation, e.g. "passage__") whose words `reader` may not see: in an
-    article withheld or of an audience not theirs, or holding words of one (`ArticleRevision.shows`)."""
+    article withheld or of an audience not theirs, or holding words of one (`Passage.shows`)."""
     unreadable = Q(**{f"{through}article__withheld_at__isnull": False}) | Q(
-        **{f"{through}revision__shows__overlap": _withheld_places()}
+        **{f"{through}shows__overlap": _withheld_places()}
     )
     if not reader.reads_all:
         unreadable |= ~Q(**{f"{through}article__audiences": []}) & ~Q(
             **{f"{through}article__audiences__overlap": sorted(reader.audiences)}
         )
-        unreadable |= Q(**{f"{through}revision__shows__overlap": _unreadable_places(reader)})
+        unreadable |= Q(**{f"{through}shows__overlap": _unreadable_places(reader)})
     return unreadable
 
 
@@ -507,6 +508,9 @@ class PassageQuerySet(models.QuerySet["Passage"]):
         """The passages whose words `reader` may not see: the rule `AnswerQuerySet.readable` holds an answer's
         sources to, for words not stored as an answer yet (a streamed answer's, as they are written)."""
         return self.filter(_passages_unreadable(reader))
+
+    def readable(self, reader: Reader = ANONYMOUS) -> PassageQuerySet:
+        return self.exclude(_passages_unreadable(reader))
 
 
 class Passage(models.Model):
@@ -520,6 +524,13 @@ class Passage(models.Model):
     end = models.PositiveIntegerField()
     page = models.PositiveIntegerField(
         null=True, blank=True, help_text="The page of a PDF the passage is on (from 1); none for a note."
+    )
+    shows = ArrayField(
+        models.CharField(max_length=None),
+        default=list,
+        blank=True,
+        help_text="Where the notes live whose words this passage holds (the Logseq blocks its note references): "
+        "only their readers may read it (decision 0006).",
     )
     # Mirrors `not revision.superseded` of a live article (`ArticleQuerySet.live`), so retrieval searches only
     # the current text readers may see through a partial index.
@@ -824,7 +835,7 @@ class Answer(models.Model):
         sources = self.sources.all()
         if any(source.passage.article.withheld for source in sources):
             return True
-        places = {place for source in sources for place in source.passage.revision.shows}
+        places = {place for source in sources for place in source.passage.shows}
         return bool(places) and Article.objects.filter(withheld_at__isnull=False, path__in=places).exists()
 
     def withheld_from(self, reader: Reader) -> bool:
@@ -835,7 +846,7 @@ class Answer(models.Model):
         sources = self.sources.all()
         if not all(reader.may_read(source.passage.article.audiences) for source in sources):
             return True
-        places = {place for source in sources for place in source.passage.revision.shows}
+        places = {place for source in sources for place in source.passage.shows}
         if not places or reader.reads_all:
             return False
         readable = Article.objects.readable(reader).values("pk")

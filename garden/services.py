@@ -27,6 +27,7 @@ from pgvector.psycopg.vector import register_vector_info
 from psycopg.types import TypeInfo
 
 from garden.chunking import page_of, passage_spans
+from garden.formats.note import Borrowed
 from garden.models import Article, ArticleRevision, Passage
 from garden.readers import ALL_AUDIENCES
 from providers import embeddings
@@ -57,8 +58,14 @@ class NewRevision:
     source_path: str = ""
     anchors: dict[str, int] = field(default_factory=dict)  # block id -> offset in body
     images: dict[str, str] = field(default_factory=dict)  # as written -> Image sha256
-    shows: Sequence[str] = ()  # where the notes live whose words it holds (resolved Logseq blocks)
+    # The stretches of `body` that hold another note's words (resolved Logseq blocks): (start, end, its place).
+    borrowed: Sequence[Borrowed] = ()
     pages: Sequence[int] = ()  # a PDF's: where each page starts in body
+
+
+def lent(borrowed: Iterable[Borrowed], start: int, end: int) -> list[str]:
+    """Where the notes live whose words the passage `start`..`end` of a body holds, of its `borrowed` stretches."""
+    return sorted({place for a, b, place in borrowed if a < end and start < b})
 
 
 def revisions_supersede(article_ids: Iterable[int]) -> None:
@@ -94,7 +101,7 @@ def revisions_write(new: Sequence[NewRevision]) -> list[ArticleRevision]:
             content_hash=edit_hash(item.title, item.body) if item.content_hash is None else item.content_hash,
             anchors=item.anchors,
             images=item.images,
-            shows=list(item.shows),
+            shows=sorted({place for _, _, place in item.borrowed}),
         )
         for item in new
     )
@@ -108,6 +115,7 @@ def revisions_write(new: Sequence[NewRevision]) -> list[ArticleRevision]:
             start,
             end,
             page_of(item.pages, start),
+            lent(item.borrowed, start, end),
             revision.article_id in live,
             Vector(vector),
             embedded_by,
@@ -127,6 +135,7 @@ PASSAGE_COLUMNS = {
     "start": "int4",
     "end": "int4",
     "page": "int4",
+    "shows": "varchar[]",
     "is_current": "bool",
     "embedding": "vector",
     "embedded_by": "varchar",

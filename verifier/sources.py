@@ -14,7 +14,7 @@ from claimcheck.critics import SourcePassage
 from claimcheck.judges.types import Source
 from garden.models import Answer, AnswerSource, ArticleRevision, Passage, SearchRule
 from garden.readers import ANONYMOUS, Reader, reader_of
-from garden.selectors import passages_shown
+from garden.selectors import passages_shown, revision_text_shown
 from garden.syntax import headings_above
 
 
@@ -66,8 +66,8 @@ def answer_sources(answer: Answer) -> tuple[list[Source], dict[int, Passage]]:
 
 def earlier_passages(cited: Sequence[Passage], limit: int, reader: Reader = ANONYMOUS) -> list[Passage]:
     """Up to `limit` passages of the cited passages' articles that are no longer current, each wording once,
-    `reader` may see (`RevisionQuerySet.readable`: not one holding words of a note withheld or not theirs), nearest first to the
-    cited passage of their article, with its revision loaded.
+    `reader` may see (`PassageQuerySet.readable`: not one holding words of a note withheld or not theirs),
+    nearest first to the cited passage of their article, with its revision loaded.
 
     Nearest by embedding distance, not by position: an outdated claim is an earlier wording of what a cited
     passage says now, and edits move passages (a paragraph added above shifts every ordinal after it), while an
@@ -86,7 +86,8 @@ def earlier_passages(cited: Sequence[Passage], limit: int, reader: Reader = ANON
         distances = [CosineDistance("embedding", passage.embedding) for passage in mine]
         nearest = distances[0] if len(distances) == 1 else Least(*distances)
         rows = (
-            Passage.objects.filter(
+            Passage.objects.readable(reader)
+            .filter(
                 article_id=article_id,
                 revision__superseded=True,
                 revision__in=ArticleRevision.objects.readable(reader),
@@ -104,7 +105,9 @@ def earlier_passages(cited: Sequence[Passage], limit: int, reader: Reader = ANON
 
 
 def answer_passages(answer: Answer) -> dict[int, SourcePassage]:
-    """The answer's numbered sources as the critics read them: the cited passage and its whole article."""
+    """The answer's numbered sources as the critics read them: the cited passage and its whole article, as its
+    asker's page shows it (words lent by a note not theirs read as not shared: a critic's excerpt quotes it)."""
+    reader = reader_of(answer.question.asked_by)
     given = AnswerSource.objects.filter(answer=answer).select_related("passage__article", "passage__revision")
     return {
         s.number: SourcePassage(
@@ -112,7 +115,7 @@ def answer_passages(answer: Answer) -> dict[int, SourcePassage]:
             article_slug=s.passage.article.slug,
             title=s.passage.article.title,
             text=s.passage.text,
-            article_text=s.passage.revision.body,
+            article_text=revision_text_shown(s.passage.revision, reader),
         )
         for s in given
     }

@@ -107,7 +107,7 @@ def garden_words(
     if not candidates:
         return {}
     within = "" if article_ids is None else "AND c.article_id = ANY(%s) "
-    theirs, audiences = audience_filter(reader, "c.article_id")
+    theirs, audiences = audience_filter(reader, "c")
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT w, bool_or(EXISTS (SELECT 1 FROM garden_chunk c WHERE c.is_current {within}{theirs}"

@@ -160,18 +160,24 @@ def question_lexemes(question: str) -> list[str]:
 # out as the index is read, not dropped from its results. Each candidate's article is looked up in the index of
 # the notes not for everyone (`article_for_audiences`): one probe a candidate, however many such notes there are
 # (an array of them, read once per query, cost a scan of it a candidate: 2.2x and 2.4x the unfiltered p50 in two
-# runs with half of 50,000 notes for another audience, docs/performance.md).
+# runs with half of 50,000 notes for another audience, docs/performance.md). A passage holding words another
+# note lends it (`Passage.shows`, decision 0006) is theirs only if that note is: looked up for those few only.
 _NOT_THEIRS = (
-    "AND NOT EXISTS (SELECT FROM garden_article a WHERE a.id = {column} "
+    "AND NOT EXISTS (SELECT FROM garden_article a WHERE a.id = {passages}.article_id "
     "AND a.audiences <> '{{}}' AND NOT a.audiences && %s::varchar[]) "
+    "AND ({passages}.shows = '{{}}' OR NOT EXISTS (SELECT FROM garden_article a "
+    "WHERE a.path = ANY({passages}.shows) AND (a.withheld_at IS NOT NULL "
+    "OR (a.audiences <> '{{}}' AND NOT a.audiences && %s::varchar[])))) "
 )
 
 
-def audience_filter(reader: Reader, column: str = "garden_chunk.article_id") -> tuple[str, list[Any]]:
-    """The clause (and its parameter) that keeps `reader`'s passages: none for a reader of every audience."""
+def audience_filter(reader: Reader, passages: str = "garden_chunk") -> tuple[str, list[Any]]:
+    """The clause (and its parameters) that keeps `reader`'s passages (`passages`: the table's name or alias in
+    the query): none for a reader of every audience."""
     if reader.reads_all:
         return "", []
-    return _NOT_THEIRS.format(column=column), [sorted(reader.audiences)]
+    audiences = sorted(reader.audiences)
+    return _NOT_THEIRS.format(passages=passages), [audiences, audiences]
 
 
 def _vector_search(reader: Reader) -> str:
@@ -185,7 +191,7 @@ def _vector_search(reader: Reader) -> str:
 def _text_search(reader: Reader) -> str:
     return (
         "SELECT c.id FROM garden_chunk c, to_tsquery('simple', %s) q "
-        f"WHERE c.is_current AND c.search_vector @@ q {audience_filter(reader, 'c.article_id')[0]}"
+        f"WHERE c.is_current AND c.search_vector @@ q {audience_filter(reader, 'c')[0]}"
         "ORDER BY ts_rank_cd(c.search_vector, q) DESC LIMIT %s"
     )
 

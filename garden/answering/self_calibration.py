@@ -90,7 +90,9 @@ def in_scope_probes(limit: int) -> list[Probe]:
         .filter(current__gte=2)
         .values("id")
     )
-    ids = list(Passage.objects.filter(is_current=True, article__in=articles).values_list("id", flat=True))
+    ids = list(
+        Passage.objects.readable().filter(is_current=True, article__in=articles).values_list("id", flat=True)
+    )
     sampled = random.Random(SEED).sample(ids, min(limit, len(ids)))
     rows = Passage.objects.filter(pk__in=sampled).values_list("id", "text", "article__title", "article__slug")
     return [

@@ -17,7 +17,7 @@ import hashlib
 import itertools
 import logging
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -36,7 +36,7 @@ from garden.formats.markdown import (
     parse_article_file,
     written_links,
 )
-from garden.formats.note import ParsedArticle, WrittenLink, article_slug
+from garden.formats.note import Borrowed, ParsedArticle, WrittenLink, article_slug
 from garden.formats.protocol import ImportedTitle
 from garden.syntax import link_unwrapped
 
@@ -523,7 +523,54 @@ def _substituted(
 
 
 def _sentences(words: Iterable[str]) -> str:
-    return " ".join(w if w[-1:] in ".!?:;" else f"{w}." for w in words if w)
+    return " ".join(w if w.rstrip(_END)[-1:] in ".!?:;" else f"{w}." for w in words if w)
+
+
+# While a page is resolved, each block's words stand between these marks, with the place of the page they come
+# from (`_marked`), so that every stretch of borrowed words is found again in the finished text
+# (`_borrowed_found`): private-use characters, which no note's own text holds.
+_FROM, _WORDS, _END = "\ue000", "\ue001", "\ue002"
+_MARK = re.compile(f"{_FROM}([^{_WORDS}]*){_WORDS}|{_END}")
+
+
+def _marked(page: ParsedArticle, words: str) -> str:
+    return f"{_FROM}{page.relative_path or page.path}{_WORDS}{words}{_END}"
+
+
+@dataclass(frozen=True)
+class _Unmarked:
+    """A resolved text without its marks, the stretches they held, and where each marked offset now stands."""
+
+    text: str
+    borrowed: tuple[Borrowed, ...]
+    mark_ends: list[int]  # where each mark ends in the marked text
+    marks_gone: list[int]  # the characters of marks up to and with each
+
+    def moved(self, offset: int) -> int:
+        before = bisect_right(self.mark_ends, offset)
+        return offset - (self.marks_gone[before - 1] if before else 0)
+
+
+def _borrowed_found(marked: str) -> _Unmarked:
+    pieces: list[str] = []
+    borrowed: list[Borrowed] = []
+    opened: list[tuple[int, str]] = []  # (where, whose) of each stretch still open, the innermost last
+    found = _Unmarked("", (), [], [])
+    cursor = length = 0
+    for match in _MARK.finditer(marked):
+        pieces.append(marked[cursor : match.start()])
+        length += match.start() - cursor
+        if match.group(1) is not None:
+            opened.append((length, match.group(1)))
+        elif opened:
+            start, place = opened.pop()
+            borrowed.append((start, length, place))
+        found.mark_ends.append(match.end())
+        gone = found.marks_gone[-1] if found.marks_gone else 0
+        found.marks_gone.append(gone + match.end() - match.start())
+        cursor = match.end()
+    pieces.append(marked[cursor:])
+    return replace(found, text="".join(pieces), borrowed=tuple(sorted(borrowed)))
 
 
 @dataclass(frozen=True)
@@ -563,32 +610,29 @@ def pages_resolved(
         uuid: (block, note) for note in kept for uuid, block in blocks.get(note.relative_path, {}).items()
     }
 
-    shown: set[str] = set()  # the places of the pages whose words the page being resolved shows
-
     def words(uuid: str, *, whole: bool) -> str:
         found = table.get(uuid.lower())
         if found is None:
             return BLOCK_NOT_SHOWN
         block, page = found
-        shown.add(page.relative_path or page.path)
-        text = _sentences([block.text, *block.subtree]) if whole else block.text
-        text = BLOCK_REF.sub(lambda m: _inner(m.group(1)), text)  # one level: a block quoting a block
+        lines = [block.text, *block.subtree] if whole else [block.text]
+        # One level: a block quoting a block (each line's end read with the words it quotes).
+        lines = [BLOCK_REF.sub(lambda m: _inner(m.group(1)), line) for line in lines]
+        text = _sentences(lines) if whole else lines[0]
         text = MACRO.sub(lambda m: _macro(m, lambda _u: BLOCK_NOT_SHOWN), text)
-        return f"{body_words(text).strip()} ([[{page.title}]])"
+        return _marked(page, f"{body_words(text).strip()} ([[{page.title}]])")
 
     def _inner(uuid: str) -> str:
         found = table.get(uuid.lower())
         if found is None:
             return BLOCK_NOT_SHOWN
-        shown.add(found[1].relative_path or found[1].path)
-        return body_words(found[0].text).strip()
+        return _marked(found[1], body_words(found[0].text).strip())
 
     resolved = []
     for note in kept:
         if "((" not in note.body and "{{" not in note.body:
             resolved.append(note)
             continue
-        shown.clear()
         body, macros = _substituted(
             note.body, MACRO, lambda m: _macro(m, lambda uuid: words(uuid, whole=True))
         )
@@ -596,17 +640,18 @@ def pages_resolved(
         if body == note.body:
             resolved.append(note)
             continue
-        anchors = {key: refs.moved(macros.moved(at)) for key, at in note.anchors.items()}
-        digest = hashlib.sha256(f"{note.content_hash}\n{body}".encode()).hexdigest()
-        links = tuple(dict.fromkeys((*note.links, *links_of(body))))  # the referenced blocks' pages too
+        found = _borrowed_found(body)
+        anchors = {key: found.moved(refs.moved(macros.moved(at))) for key, at in note.anchors.items()}
+        digest = hashlib.sha256(f"{note.content_hash}\n{found.text}".encode()).hexdigest()
+        links = tuple(dict.fromkeys((*note.links, *links_of(found.text))))  # the referenced blocks' pages too
         resolved.append(
             replace(
                 note,
-                body=body,
+                body=found.text,
                 anchors=anchors,
                 content_hash=digest,
                 links=links,
-                shows=tuple(sorted(shown)),
+                borrowed=found.borrowed,
             )
         )
     return ResolvedGraph(resolved, duplicates)

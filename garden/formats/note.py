@@ -38,6 +38,11 @@ class WrittenLink:
         return written_key(self.target)
 
 
+# A stretch of a note's body that holds another note's words: (start, end, where that note lives). A stretch
+# may hold a shorter one (a block quoting a block), each with the place of its own words.
+Borrowed = tuple[int, int, str]
+
+
 @dataclass(frozen=True, slots=True)  # a garden holds one a note while it imports: no __dict__ each
 class ParsedArticle:
     """A note as a format read it: the one note type of every format (decision 0004). Each field is read by a
@@ -64,13 +69,19 @@ class ParsedArticle:
     # Other names a `[[link]]` and the topics give it than its file's: its title, where notes are named by
     # title (a Logseq page, an org-roam note).
     names: tuple[str, ...] = ()
-    # Where the notes live whose words its body holds (Logseq's block references): withheld with any of them.
-    shows: tuple[str, ...] = ()
+    # The stretches of its body that hold another note's words (Logseq's block references): each is readable
+    # only by readers of the note it comes from (decision 0006).
+    borrowed: tuple[Borrowed, ...] = ()
     # Its top folder is a theme; a folder of the format's own (Logseq's `pages/`, `journals/`) is not.
     folder_is_theme: bool = True
     # The audiences it names (front matter, else page properties: `garden.audience_marks`); None when it names
     # none, and a folder rule of the garden may (`garden.sync.access`).
     audiences: tuple[str, ...] | None = None
+
+    @property
+    def shows(self) -> tuple[str, ...]:
+        """Where the notes live whose words its body holds: withheld with any of them."""
+        return tuple(sorted({place for _, _, place in self.borrowed}))
 
 
 def article_slug(written: str, place: str) -> str:

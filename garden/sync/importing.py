@@ -226,7 +226,12 @@ def _held(note: ParsedArticle) -> ParsedArticle:
 
 
 def _spans(note: ParsedArticle) -> Spans:
-    return [(span.start, span.end) for span in passage_spans(note.body, note.pages)]
+    """Its passages: none runs across a page of a PDF, or into or out of words another note lends it."""
+    breaks: list[int] = []
+    for start, end, _ in sorted(note.borrowed, key=lambda stretch: (stretch[0], -stretch[1])):
+        if not breaks or start >= breaks[-1]:  # a stretch inside another goes with it (it holds both places)
+            breaks += [start, end]
+    return [(span.start, span.end) for span in passage_spans(note.body, note.pages, breaks)]
 
 
 def _imported_title(slug: str, digest: str) -> str | None:

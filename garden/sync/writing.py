@@ -208,7 +208,7 @@ def notes_write(group: Sequence[Pending], known: Known) -> int:
                 source_path=p.parsed.path,
                 anchors=p.parsed.anchors or {},
                 images=p.images,
-                shows=p.parsed.shows,
+                borrowed=p.parsed.borrowed,
                 pages=p.parsed.pages,
             )
             for p in group

@@ -36,7 +36,8 @@ def body(edit: int) -> str:
 
 
 def history_write(article: Article, bodies: list[str], shows: dict[int, list[str]] | None = None) -> None:
-    """The versions of `article`, oldest first, each written as an import writes it (the texts embedded once)."""
+    """The versions of `article`, oldest first, each written as an import writes it (the texts embedded once);
+    the `i`-th holds, all of it, words of the notes at `shows[i]`."""
     spans = [[(s.start, s.end) for s in passage_spans(text)] for text in bodies]
     texts = sorted({text[a:b] for text, found in zip(bodies, spans, strict=True) for a, b in found})
     vectors = dict(zip(texts, embeddings.embed([embedding_input(TITLE, t) for t in texts]), strict=True))
@@ -49,7 +50,7 @@ def history_write(article: Article, bodies: list[str], shows: dict[int, list[str
                     body=text,
                     spans=found,
                     vectors=[vectors[text[a:b]] for a, b in found],
-                    shows=(shows or {}).get(i, []),
+                    borrowed=[(0, len(text), place) for place in (shows or {}).get(i, [])],
                 )
             ]
         )
