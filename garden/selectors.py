@@ -172,8 +172,39 @@ def article_revision(article: Article, revision_id: int | None, reader: Reader) 
     return revisions.filter(superseded=False).first()
 
 
-def revision_passages(revision: ArticleRevision) -> QuerySet[Passage]:
-    return revision.passages.order_by("ordinal")
+# What a page shows of a passage that holds words of a note its reader may not read (decision 0006).
+BLOCK_NOT_SHARED = "(a block not shared with you)"
+
+
+def revision_passages(revision: ArticleRevision, reader: Reader) -> list[Passage]:
+    """The revision's passages in order, as `reader`'s page shows them: one holding words another note lends
+    it that `reader` may not read (`Passage.shows`) reads BLOCK_NOT_SHARED."""
+    passages = list(revision.passages.order_by("ordinal"))
+    if revision.shows:
+        hidden = set(revision.passages.unreadable(reader).values_list("pk", flat=True))
+        for passage in passages:
+            if passage.pk in hidden:
+                passage.text = BLOCK_NOT_SHARED
+    return passages
+
+
+def _not_shared(revisions: Mapping[int, Sequence[str]], reader: Reader) -> dict[int, list[tuple[int, int]]]:
+    """For revisions (id -> `shows`), where each holds words `reader` may not read: one query, none when no
+    revision holds another note's words."""
+    borrowing = [pk for pk, shows in revisions.items() if shows]
+    hidden: dict[int, list[tuple[int, int]]] = {}
+    if borrowing:
+        passages = Passage.objects.filter(revision_id__in=borrowing).unreadable(reader)
+        for pk, start, end in passages.values_list("revision_id", "start", "end"):
+            hidden.setdefault(pk, []).append((start, end))
+    return hidden
+
+
+def _body_shown(body: str, hidden: Sequence[tuple[int, int]]) -> str:
+    """`body` with each stretch of `hidden` read BLOCK_NOT_SHARED."""
+    for start, end in sorted(hidden, reverse=True):
+        body = f"{body[:start]}{BLOCK_NOT_SHARED}{body[end:]}"
+    return body
 
 
 # A page resolves its anchored links (`[[Note#Heading]]`) into at most this many notes, each note's text read
@@ -350,9 +381,11 @@ def texts_shown(
 
 
 def revision_text_shown(revision: ArticleRevision, reader: Reader) -> str:
-    """A revision's whole text as `reader` is shown it, never its raw body: as `texts_shown` shows a passage
-    (what an agent reads of an article, `read_article` and its resources)."""
-    return texts_shown([(revision.article_id, revision.body)], reader)[0]
+    """A revision's whole text as `reader` is shown it, never its raw body: as its page shows its passages
+    (`revision_passages`) and `texts_shown` a passage's links (what an agent reads of an article,
+    `read_article` and its resources)."""
+    hidden = _not_shared({revision.pk: revision.shows}, reader).get(revision.pk, [])
+    return texts_shown([(revision.article_id, _body_shown(revision.body, hidden))], reader)[0]
 
 
 def _cut_links_shown(text: str, theirs: set[str]) -> str:
@@ -390,12 +423,14 @@ def article_embeds(revision: ArticleRevision, reader: Reader) -> dict[str, Embed
     of their first embed, as long as their texts together fit `settings.EMBED_MAX_CHARS`; a note that does not
     fit comes without its text (`body` None), and no more than that is read; a note of an audience `reader` is
     not in is `NOT_SHARED`. Each shown note's own links come resolved for the same reader, so what it links or
-    embeds in turn names a note not theirs no more than the page does. Four queries however many."""
+    embeds in turn names a note not theirs no more than the page does, and words another note lends it read as
+    its page shows them (`revision_passages`). Four queries however many (five when one borrows words)."""
     keys = list(dict.fromkeys(written_key(match["target"]) for match in EMBED.finditer(revision.body)))
     if not keys:
         return {}
     by_key: dict[str, Article] = {}
     not_shared: set[str] = set()
+    shows: dict[int, list[str]] = {}
     links = revision.article.links_out.filter(
         written__overlap=keys, target__in=Article.objects.live(ALL_AUDIENCES)
     )
@@ -405,14 +440,15 @@ def article_embeds(revision: ArticleRevision, reader: Reader) -> dict[str, Embed
                 by_key[key] = link.target
             elif link.target is not None:
                 not_shared.add(key)
-    currents = {  # each embedded note's current revision, title and length: not its text yet
-        article_id: (pk, title, length)
-        for pk, article_id, title, length in ArticleRevision.objects.filter(
+    currents: dict[int, tuple[int, str, int]] = {}  # each embedded note's current revision: not its text yet
+    for pk, article_id, title, length, borrowed in (
+        ArticleRevision.objects.filter(
             article_id__in={target.pk for target in by_key.values()}, superseded=False
         )
         .annotate(length=Length("body"))
-        .values_list("pk", "article_id", "title", "length")
-    }
+        .values_list("pk", "article_id", "title", "length", "shows")
+    ):
+        currents[article_id], shows[pk] = (pk, title, length), borrowed
     left, fitting = settings.EMBED_MAX_CHARS, set()
     for key in keys:
         if key in by_key and by_key[key].pk in currents:
@@ -421,6 +457,10 @@ def article_embeds(revision: ArticleRevision, reader: Reader) -> dict[str, Embed
                 left -= length
                 fitting.add(pk)
     bodies = dict(ArticleRevision.objects.filter(pk__in=fitting).values_list("pk", "body")) if fitting else {}
+    hidden = _not_shared(
+        {pk: shows[pk] for pk in fitting}, reader
+    )  # what they borrow, as their pages show it
+    bodies = {pk: _body_shown(body, hidden.get(pk, [])) for pk, body in bodies.items()}
     shown_ids = {article_id for article_id, (pk, _, _) in currents.items() if pk in fitting}
     links_of: dict[int, list[Link]] = {}
     if shown_ids:

@@ -396,10 +396,10 @@ def article_page(request: HttpRequest, slug: str) -> HttpResponse:
     revision = selectors.article_revision(article, revision_id, reader)
     if revision is None:
         raise Http404("No such revision of this article.")
-    passages: Iterable[Passage | PassageShown] = selectors.revision_passages(revision)
+    passages: Iterable[Passage | PassageShown] = selectors.revision_passages(revision, reader)
     current = selectors.article_revision(article, None, reader) if revision.superseded else None
     if current is not None and not may_see_removed_lines(request):
-        passages = passages_without_removed(passages, selectors.revision_passages(current))
+        passages = passages_without_removed(passages, selectors.revision_passages(current, reader))
     return render(
         request,
         "dashboard/article.html",
