@@ -1,12 +1,15 @@
 """Two readers of different audiences walk every path that shows garden text over one garden: neither sees a
 word, a title, a tag, an alias or a path of the other's notes, and a question only the other's notes could
-answer is refused word for word as a question about nothing is."""
+answer is refused word for word as a question about nothing is. Walked twice: over an Obsidian vault (links,
+aliases, tags, an image, embeds two levels deep) and over a Logseq graph whose shared pages borrow the two
+notes' blocks (block references, block embeds, a page embedding a page that references both: decision 0006)."""
 
 from __future__ import annotations
 
 import base64
 import html
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +25,7 @@ from garden.answering.retrieval import retrieve
 from garden.audiences import members_add
 from garden.models import Answer, Article, Image
 from garden.readers import ALL_AUDIENCES, reader_of
-from garden.selectors import ANSWER_NOT_SHARED, NOTE_NOT_SHARED, NOTE_NOT_SHARED_LINK
+from garden.selectors import ANSWER_NOT_SHARED, BLOCK_NOT_SHARED, NOTE_NOT_SHARED, NOTE_NOT_SHARED_LINK
 from garden.sync import garden_import
 from tests.factories import garden_write
 from verifier.models import Claim, Verification, VerificationStatus
@@ -68,6 +71,30 @@ BOARD_NOTE = (
 HANDBOOK = (
     "# Handbook\n\nThe handbook says how the cooperative announces its decisions to members.\n\n"
     "![[Zorvath pay]]\n\n![[Ossery minutes]]\n\nRead [[Zorvath pay]] and [[Ossery minutes]] too."
+)
+# The same two notes in a Logseq graph: each has a block others reference, and the shared pages borrow them
+# (a page embedding a page that references both: the words come two levels down).
+HR_BLOCK, BOARD_BLOCK = "6650d3f2-0b8e-4c1a-9e0f-2f1b7a6c9d01", "7761e403-1c9f-4d2b-8f10-3a2c8b7d0e12"
+HR_PAGE = (
+    f"audience:: hr\ntitle:: {HR['title']}\ntags:: {HR['tag']}\nalias:: {HR['alias']}\n\n"
+    f"- The pay review of 2025 gives every engineer on band {HR['word']} a raise of eleven percent.\n"
+    f"  id:: {HR_BLOCK}\n- The review committee meets in the glasshouse every March to set the bands.\n"
+    "- See the [[Handbook]] for how reviews are announced."
+)
+BOARD_PAGE = (
+    f"audience:: board\ntitle:: {BOARD['title']}\ntags:: {BOARD['tag']}\nalias:: {BOARD['alias']}\n\n"
+    f"- The board agreed to merge the orchard with {BOARD['word']} cooperative by the end of the harvest.\n"
+    f"  id:: {BOARD_BLOCK}\n- The merger vote passed seven to two after a long evening in the barn.\n"
+    "- See the [[Handbook]] for how decisions are announced."
+)
+HANDBOOK_PAGE = (
+    "- The handbook says how the cooperative announces its decisions to members.\n"
+    f"- The pay review: (({HR_BLOCK}))\n- {{{{embed (({BOARD_BLOCK}))}}}}\n- {{{{embed [[Announcements]]}}}}\n"
+    f"- Read [[{HR['title']}]], [[{HR['alias']}]], [[{BOARD['title']}]] and [[{BOARD['alias']}]] too."
+)
+ANNOUNCEMENTS_PAGE = (
+    "- Announcements go out on the first Monday of each month.\n"
+    f"- The last two said: (({HR_BLOCK})) and (({BOARD_BLOCK}))\n- {{{{embed (({HR_BLOCK}))}}}}"
 )
 # One word that only one note holds is enough to pass the gate (it covers the whole question); none, and it refuses.
 NOTHING = "Plumbrook quenberries?"
@@ -115,10 +142,25 @@ def flagged(answer: Answer) -> None:
     )
 
 
-@pytest.fixture
-def garden(tmp_path: Path) -> Path:
-    folder = garden_write(
-        tmp_path / "garden",
+@dataclass(frozen=True)
+class Walked:
+    """A garden for the walk: where its two notes live, and what its shared page shows each reader of them."""
+
+    folder: Path
+    hr_path: str
+    hr_slug: str
+    board_path: str
+    board_slug: str
+    handbook: str  # the address of the shared page that borrows from both notes
+    handbook_shows: tuple[
+        str, ...
+    ]  # what it reads, for a reader of one, where the other's words or name were
+    image: bool  # whether the hr note shows an image of its own
+
+
+def obsidian(folder: Path) -> Walked:
+    garden_write(
+        folder,
         {
             ".gardenaccess": "hr/: hr\n",
             f"{HR_PATH}.md": HR_NOTE,
@@ -127,11 +169,43 @@ def garden(tmp_path: Path) -> Path:
             "Handbook.md": HANDBOOK,
         },
     )
+    shows = (NOTE_NOT_SHARED, NOTE_NOT_SHARED_LINK)
+    return Walked(folder, HR_PATH, HR_SLUG, BOARD_PATH, BOARD_SLUG, "/articles/handbook/", shows, image=True)
+
+
+def logseq(folder: Path) -> Walked:
+    garden_write(
+        folder,
+        {
+            "logseq/config.edn": "{}",
+            "pages/Zorvath pay.md": HR_PAGE,
+            "pages/Ossery minutes.md": BOARD_PAGE,
+            "pages/Handbook.md": HANDBOOK_PAGE,
+            "pages/Announcements.md": ANNOUNCEMENTS_PAGE,
+        },
+    )
+    hr_slug, board_slug = "salary-bands-ravelwick", "orchard-merger-vantablue"
+    shows = (BLOCK_NOT_SHARED, NOTE_NOT_SHARED_LINK)
+    return Walked(
+        folder,
+        "pages/Zorvath pay",
+        hr_slug,
+        "pages/Ossery minutes",
+        board_slug,
+        "/articles/handbook/",
+        shows,
+        False,
+    )
+
+
+@pytest.fixture(params=[obsidian, logseq], ids=["obsidian", "logseq"])
+def garden(request: pytest.FixtureRequest, tmp_path: Path) -> Walked:
+    walked: Walked = request.param(tmp_path / "garden")
     for name in ("hr", "board"):
         members_add(name, [])
-    report = garden_import([folder])
+    report = garden_import([walked.folder])
     assert not report.failures
-    return folder
+    return walked
 
 
 def the_refusal(payload: dict[str, Any]) -> dict[str, Any]:
@@ -150,17 +224,38 @@ def the_refusal(payload: dict[str, Any]) -> dict[str, Any]:
     return {key: payload[key] for key in keep}
 
 
-def test_two_readers_never_see_each_others_notes(garden: Path) -> None:
+def test_two_readers_never_see_each_others_notes(garden: Walked) -> None:
     alice, as_alice = editor_in("alice", "hr")
     bob, as_bob = editor_in("bob", "board")
-    hr_article = Article.objects.get(slug=HR_SLUG)
-    board_article = Article.objects.get(slug=BOARD_SLUG)
+    hr_article = Article.objects.get(slug=garden.hr_slug)
+    board_article = Article.objects.get(slug=garden.board_slug)
     assert hr_article.audiences == ["hr"] and board_article.audiences == ["board"]
-    image = Image.objects.get(name="zorvath-chart.png")
+    image = Image.objects.filter(name="zorvath-chart.png").first()
+    assert (image is not None) == garden.image
 
     walkers = [
-        (alice, as_alice, HR, HR_PATH, HR_SLUG, BOARD, BOARD_PATH, BOARD_SLUG, board_article),
-        (bob, as_bob, BOARD, BOARD_PATH, BOARD_SLUG, HR, HR_PATH, HR_SLUG, hr_article),
+        (
+            alice,
+            as_alice,
+            HR,
+            garden.hr_path,
+            garden.hr_slug,
+            BOARD,
+            garden.board_path,
+            garden.board_slug,
+            board_article,
+        ),
+        (
+            bob,
+            as_bob,
+            BOARD,
+            garden.board_path,
+            garden.board_slug,
+            HR,
+            garden.hr_path,
+            garden.hr_slug,
+            hr_article,
+        ),
     ]
     answers: dict[str, str] = {}
     for user, client, mine, _my_path, my_slug, theirs, their_path, their_slug, their_article in walkers:
@@ -187,22 +282,19 @@ def test_two_readers_never_see_each_others_notes(garden: Path) -> None:
         assert mine["title"] in visit("/articles/", record=False)
         assert visit(f"/topics/{mine['tag']}/", record=False)
 
-        for path in [
-            "/articles/",
-            "/articles/handbook/",
-            f"/articles/{my_slug}/",
-            "/",
-            "/review/?reviewed=1",
-        ]:
+        shared = [a.get_absolute_url() for a in Article.objects.filter(audiences=[])]
+        for path in ["/articles/", *shared, f"/articles/{my_slug}/", "/", "/review/?reviewed=1"]:
             visit(path)
-        handbook = visit("/articles/handbook/")
-        assert NOTE_NOT_SHARED in handbook and NOTE_NOT_SHARED_LINK in handbook
+        handbook = visit(garden.handbook)
+        assert mine["word"] in handbook  # their own note's words, embedded or lent, they read
+        for placeholder in garden.handbook_shows:
+            assert placeholder in html.unescape(handbook), placeholder
         visit(f"/articles/{their_slug}/", 404)
         visit(f"/articles/{their_slug}/?revision={their_article.revisions.get().pk}", 404)
         visit(f"/topics/{theirs['tag']}/", 404)
-        if their_slug == HR_SLUG:
+        if image is not None and their_slug == HR_SLUG:
             visit(f"/images/{image.sha256}/{image.name}", 404)
-        else:
+        elif image is not None:
             assert visit(f"/images/{image.sha256}/{image.name}", record=False)
 
         # Asking: their own question is answered from their own note; the other's is refused as nothing is.
@@ -245,6 +337,8 @@ def test_two_readers_never_see_each_others_notes(garden: Path) -> None:
         searched = tools.search(question_for(theirs["word"]))
         assert not searched["found"]
         seen.append(("mcp search", json.dumps(searched["passages"])))
+        for address in shared:  # what an agent reads of the shared pages is what their page shows
+            seen.append((f"mcp read_article {address}", json.dumps(tools.read_article(address=address))))
         with pytest.raises(Exception):  # noqa: B017 - the tool's "not found" error, as for a private note
             tools.read_article(title=theirs["title"])
         with pytest.raises(Exception):  # noqa: B017
@@ -255,8 +349,8 @@ def test_two_readers_never_see_each_others_notes(garden: Path) -> None:
 
     # Each one's answer is the asker's: the other reader is told it is not shared, and nothing more.
     for client, their_slug, theirs, their_path in [
-        (as_bob, HR_SLUG, HR, HR_PATH),
-        (as_alice, BOARD_SLUG, BOARD, BOARD_PATH),
+        (as_bob, garden.hr_slug, HR, garden.hr_path),
+        (as_alice, garden.board_slug, BOARD, garden.board_path),
     ]:
         public_id = answers[their_slug]
         page = client.get(f"/answers/{public_id}/")
@@ -271,14 +365,14 @@ def test_two_readers_never_see_each_others_notes(garden: Path) -> None:
     assert HR["word"] in as_alice.get("/review/?reviewed=1").content.decode()  # the queue lists one's own
 
 
-def test_operators_read_every_audience_and_ask_as_names_the_reader(garden: Path, capsys) -> None:
+def test_operators_read_every_audience_and_ask_as_names_the_reader(garden: Walked, capsys) -> None:
     editor_in("alice", "hr")
     assert {hit.article_id for hit in retrieve(question_for(HR["word"]), reader=ALL_AUDIENCES).sources} & {
-        Article.objects.get(slug=HR_SLUG).pk
+        Article.objects.get(slug=garden.hr_slug).pk
     }
     call_command("ask", question_for(HR["word"]), "--json")
     anonymous = json.loads(capsys.readouterr().out)
     assert anonymous["refused"] and anonymous["answer"] == REFUSAL_TEXT
     call_command("ask", question_for(HR["word"]), "--json", "--as", "alice")
     as_alice = json.loads(capsys.readouterr().out)
-    assert not as_alice["refused"] and HR_SLUG in {c["article"] for c in as_alice["citations"]}
+    assert not as_alice["refused"] and garden.hr_slug in {c["article"] for c in as_alice["citations"]}
