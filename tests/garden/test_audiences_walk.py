@@ -1,7 +1,7 @@
 """Two readers of different audiences walk every path that shows garden text over one garden: neither sees a
 word, a title, a tag, an alias or a path of the other's notes, and a question only the other's notes could
 answer is refused word for word as a question about nothing is. Walked twice: over an Obsidian vault (links,
-aliases, tags, an image, embeds two levels deep) and over a Logseq graph whose shared pages borrow the two
+aliases, tags, an image, a page embedding a page that embeds both) and over a Logseq graph whose shared pages borrow the two
 notes' blocks (block references, block embeds, a page embedding a page that references both: decision 0006)."""
 
 from __future__ import annotations
@@ -72,6 +72,8 @@ HANDBOOK = (
     "# Handbook\n\nThe handbook says how the cooperative announces its decisions to members.\n\n"
     "![[Zorvath pay]]\n\n![[Ossery minutes]]\n\nRead [[Zorvath pay]] and [[Ossery minutes]] too."
 )
+# A page embedding the handbook: the two notes come two levels down.
+WELCOME = "# Welcome\n\nWhat every member reads first.\n\n![[Handbook]]\n"
 # The same two notes in a Logseq graph: each has a block others reference, and the shared pages borrow them
 # (a page embedding a page that references both: the words come two levels down).
 HR_BLOCK, BOARD_BLOCK = "6650d3f2-0b8e-4c1a-9e0f-2f1b7a6c9d01", "7761e403-1c9f-4d2b-8f10-3a2c8b7d0e12"
@@ -167,6 +169,7 @@ def obsidian(folder: Path) -> Walked:
             "hr/zorvath-chart.png": PNG,
             f"{BOARD_PATH}.md": BOARD_NOTE,
             "Handbook.md": HANDBOOK,
+            "Welcome.md": WELCOME,
         },
     )
     shows = (NOTE_NOT_SHARED, NOTE_NOT_SHARED_LINK)
