@@ -428,8 +428,12 @@ class RevisionQuerySet(models.QuerySet["ArticleRevision"]):
         )
 
     def shown_to(self, user: AbstractUser | AnonymousUser) -> RevisionQuerySet:
-        """What `user` may see in the admin: as `ArticleQuerySet.shown_to`."""
-        return self if user.has_perm(VIEW_WITHHELD) else self.readable(reader_of(user))
+        """What `user` may see in the admin, which shows a revision's raw body: as `ArticleQuerySet.shown_to`,
+        and not one holding words of a note they may not read (the admin cannot hide them as a page does)."""
+        if user.has_perm(VIEW_WITHHELD):
+            return self
+        reader = reader_of(user)
+        return self.readable(reader).exclude(shows__overlap=_unreadable_places(reader))
 
 
 class ArticleRevision(models.Model):

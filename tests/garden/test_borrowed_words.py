@@ -17,7 +17,7 @@ from garden.readers import reader_of
 from garden.selectors import ANSWER_NOT_SHARED, BLOCK_NOT_SHARED
 from garden.sync import garden_import
 from tests.factories import answer_for, garden_write
-from verifier.roles import READER
+from verifier.roles import EDITOR, READER
 
 pytestmark = pytest.mark.django_db
 
@@ -104,3 +104,23 @@ def test_an_answer_quoting_the_block_is_not_shared_with_others(graph: None) -> N
     assert page.status_code == 404 and ANSWER_NOT_SHARED in page.content.decode()
     assert "Quillmartin" not in page.content.decode()
     assert "Quillmartin" in as_alice.get(answer.get_absolute_url()).content.decode()
+
+
+def test_the_admin_shows_no_editor_a_revision_holding_words_not_theirs(graph: None) -> None:
+    def staff(name: str, *audiences: str) -> Client:
+        user = User.objects.create_user(name, password="x", is_staff=True)
+        user.groups.add(Group.objects.get(name=EDITOR))
+        for audience in audiences:
+            members_add(audience, [name])
+        client = Client()
+        client.force_login(user)
+        return client
+
+    handbook = Article.objects.get(title="Handbook").current_revision
+    assert handbook is not None
+    address = f"/admin/garden/articlerevision/{handbook.pk}/change/"
+    outside, inside = staff("bob"), staff("alice", "hr")
+    assert "0 results" in outside.get("/admin/garden/articlerevision/?q=Quillmartin").content.decode()
+    assert "0 results" not in inside.get("/admin/garden/articlerevision/?q=Quillmartin").content.decode()
+    assert outside.get(address).status_code == 302  # as a revision that is not there: the raw body holds them
+    assert "Quillmartin" in inside.get(address).content.decode()
