@@ -1,7 +1,7 @@
 """Garden content is editable here: articles with their revisions, topics and themes.
 
 What the sync decides is shown, never edited: whether an article is withheld or retired, which garden it is of, its
-path there, its audiences (the folder is the truth: operators change them in the files, and a git garden would keep
+path there, its aliases and tags, its audiences (the folder is the truth: operators change them in the files, and a git garden would keep
 an edit here only until its next commit) and its slug (its address, which links and citations resolve to). A
 withheld article, and a revision holding words of one, is listed only to those who may see it
 (`ArticleQuerySet.shown_to`: operators), and an edit of one is not retrieved while it is withheld
@@ -16,7 +16,8 @@ from django.db.models import Exists, OuterRef, QuerySet
 from django.http import HttpRequest
 
 from garden import services
-from garden.models import Answer, Article, ArticleRevision, Audience, Question, Theme, Topic
+from garden.models import VIEW_WITHHELD, Answer, Article, ArticleRevision, Audience, Question, Theme, Topic
+from garden.readers import ALL_AUDIENCES, reader_of
 
 
 @admin.register(Audience)
@@ -38,14 +39,52 @@ def vocabulary_shown_to(queryset: QuerySet[Any], user: Any) -> QuerySet[Any]:
     return queryset.filter(Exists(shown) | ~Exists(articles))
 
 
+def _sees_all(request: HttpRequest) -> bool:
+    return request.user.has_perm(VIEW_WITHHELD)
+
+
+def _named_whole(request: HttpRequest, topic: Topic | None) -> bool:
+    """Whether the user may see every name of `topic` (none yet, when it is being written): then they edit them."""
+    if topic is None or _sees_all(request):
+        return True
+    return topic.reader_title == topic.title and topic.reader_aliases == topic.aliases
+
+
 @admin.register(Topic)
 class TopicAdmin(admin.ModelAdmin[Topic]):
-    list_display = ["title", "slug"]
-    search_fields = ["title", "slug", "aliases"]
-    prepopulated_fields = {"slug": ["title"]}
+    """A topic shared by notes of several audiences is named to each editor only by the names the notes they may
+    read give it (`Topic.reader_title`, `reader_aliases`), as the reader pages name it: a name they may not see
+    is neither listed, searched for, shown nor edited (its names are read-only to them)."""
+
+    list_display = ["shown_title", "slug"]
+
+    @admin.display(description="title")
+    def shown_title(self, topic: Topic) -> str:
+        return topic.reader_title
+
+    @admin.display(description="aliases")
+    def shown_aliases(self, topic: Topic) -> str:
+        return ", ".join(topic.reader_aliases)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Topic]:
-        return vocabulary_shown_to(super().get_queryset(request), request.user)
+        named = Topic.objects.with_names_read(
+            ALL_AUDIENCES if _sees_all(request) else reader_of(request.user)
+        )
+        return vocabulary_shown_to(named, request.user)
+
+    def get_search_fields(self, request: HttpRequest) -> list[str]:
+        return ["title", "slug", "aliases"] if _sees_all(request) else ["slug"]
+
+    def get_fields(self, request: HttpRequest, obj: Topic | None = None) -> tuple[str, ...]:
+        if _named_whole(request, obj):
+            return ("title", "slug", "aliases")
+        return ("shown_title", "slug", "shown_aliases")
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Topic | None = None) -> tuple[str, ...]:
+        return () if _named_whole(request, obj) else ("shown_title", "slug", "shown_aliases")
+
+    def get_prepopulated_fields(self, request: HttpRequest, obj: Topic | None = None) -> dict[str, Any]:
+        return {"slug": ["title"]} if obj is None else {}
 
 
 @admin.register(Theme)
@@ -76,8 +115,17 @@ class ArticleAdmin(admin.ModelAdmin[Article]):
     search_fields = ["title", "slug"]
     filter_horizontal = ["topics", "themes"]
     inlines = [RevisionInline]
-    # The folder is the truth: a note's garden, path and audiences come from its files, for everyone.
-    readonly_fields = ["garden", "path", "audiences", "retired_at", "withheld_at", "withheld_reason"]
+    # The folder is the truth: a note's garden, path, names and audiences come from its files, for everyone.
+    readonly_fields = [
+        "garden",
+        "path",
+        "audiences",
+        "aliases",
+        "tags",
+        "retired_at",
+        "withheld_at",
+        "withheld_reason",
+    ]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Article | None = None) -> list[str]:
         """An article written here is given its slug (it has no file to take one from); after that it is its

@@ -38,13 +38,17 @@ class VocabularyQuerySet(models.QuerySet[Any]):
         )
 
     def read_by(self, reader: Reader = ANONYMOUS) -> VocabularyQuerySet:
-        """The live ones, each with the names `reader` may see it by (`names_read`, as looked up): its own, and
-        those the notes give it that `reader` may read. `Topic.reader_title` and `reader_aliases` read them."""
+        """The live ones, each with the names `reader` may see it by (`with_names_read`)."""
+        return self.live(reader).with_names_read(reader)
+
+    def with_names_read(self, reader: Reader = ANONYMOUS) -> VocabularyQuerySet:
+        """Each with the names `reader` may see it by (`names_read`, as looked up): its own, and those the notes
+        give it that `reader` may read. `Topic.reader_title` and `reader_aliases` read them."""
         column = "topic" if self.model is Topic else "theme"
         names = Name.objects.filter(**{column: OuterRef("pk")}).filter(
             Q(article__isnull=True) | Exists(Article.objects.live(reader).filter(pk=OuterRef("article_id")))
         )
-        return self.live(reader).annotate(names_read=ArraySubquery(names.values("phrase")))
+        return self.annotate(names_read=ArraySubquery(names.values("phrase")))
 
     def live_named_in(
         self, question: str, phrases: Sequence[str] | None = None, *, reader: Reader = ANONYMOUS

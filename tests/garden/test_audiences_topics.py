@@ -128,6 +128,26 @@ def test_a_topic_shows_only_the_names_its_readers_notes_give_it(garden: Path) ->
     assert HR_ALIAS in alices and HR_FILE in alices
 
 
+def test_the_admin_names_a_shared_topic_to_each_editor_as_their_pages_do(garden: Path) -> None:
+    topic = Topic.objects.get(slug=TOPIC)
+    address = f"/admin/garden/topic/{topic.pk}/change/"
+    bob, as_bob = reader_in("bob", "board")
+    alice, as_alice = reader_in("alice", "hr")
+    User.objects.filter(pk__in=[bob.pk, alice.pk]).update(is_staff=True)
+
+    listed = html.unescape(as_bob.get("/admin/garden/topic/").content.decode())
+    opened = html.unescape(as_bob.get(address).content.decode())
+    assert "pay scales" in listed.lower() and "pay scales" in opened.lower()
+    assert HR_ALIAS not in listed and HR_ALIAS not in opened
+    assert "0 results" in as_bob.get(f"/admin/garden/topic/?q={HR_ALIAS}").content.decode()
+    # Its names are not theirs to edit: a save leaves the alias the hr note gives it.
+    as_bob.post(address, {"slug": TOPIC, "aliases": ""})
+    assert HR_ALIAS in Topic.objects.get(pk=topic.pk).aliases
+
+    assert HR_ALIAS in html.unescape(as_alice.get(address).content.decode())  # every name theirs: editable
+    assert 'name="aliases"' in as_alice.get(address).content.decode()
+
+
 def test_a_question_by_a_name_only_anothers_note_gives_is_refused_as_nothing_is(garden: Path) -> None:
     bob, as_bob = reader_in("bob", "board")
     alice, as_alice = reader_in("alice", "hr")
