@@ -9,6 +9,7 @@ from django.test import Client
 
 from claimcheck.judges.claude import TOOL_NAME
 from claimcheck.terms import ClaimStatus, JudgeMode, RiskLabel, Severity, Verdict
+from garden.audiences import members_add
 from garden.models import Answer, AnswerSource, Article, Generator, Passage, Question, Retrieval
 from tests.fakes.messages_api import Behaviour, reply_tool
 from verifier.models import Claim, CriticFinding, Verification, VerificationStatus, Vote
@@ -143,6 +144,17 @@ def login(client: Client, role: str) -> User:
     user.groups.add(Group.objects.get(name=role))
     client.force_login(user)
     return user
+
+
+def member(name: str, role: str, *audiences: str, staff: bool = False) -> tuple[User, Client]:
+    """A new account `name` of the group `role`, in `audiences`, and a client signed in as it."""
+    user = User.objects.create_user(name, password="x", is_staff=staff)
+    user.groups.add(Group.objects.get(name=role))
+    for audience in audiences:
+        members_add(audience, [name])
+    client = Client()
+    client.force_login(user)
+    return user, client
 
 
 def garden_write(folder: Path, files: Mapping[str, str | bytes]) -> Path:

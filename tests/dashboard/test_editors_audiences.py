@@ -8,7 +8,6 @@ import html
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Group, User
 from django.test import Client
 
 from claimcheck.terms import ClaimStatus, JudgeMode
@@ -16,7 +15,7 @@ from garden.audiences import members_add
 from garden.models import Article, Passage, Topic
 from garden.selectors import NOTE_NOT_SHARED_LINK
 from garden.sync import garden_import
-from tests.factories import answer_for, garden_write
+from tests.factories import answer_for, garden_write, member
 from verifier.models import Claim, Verification, VerificationStatus
 from verifier.roles import EDITOR, OPERATOR
 
@@ -33,13 +32,7 @@ HR_NOTE = f"# Zorvath pay\n\nThe pay scales for the office put every engineer on
 
 def staff_in(name: str, role: str, audience: str | None = None) -> Client:
     """A client signed in as a new staff account of `role`, in `audience` if one is given."""
-    user = User.objects.create_user(name, password="x", is_staff=True)
-    user.groups.add(Group.objects.get(name=role))
-    if audience:
-        members_add(audience, [name])
-    client = Client()
-    client.force_login(user)
-    return client
+    return member(name, role, *([audience] if audience else []), staff=True)[1]
 
 
 @pytest.fixture

@@ -6,13 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Group, User
 from django.test import Client
 
 from garden.audiences import members_add
 from garden.selectors import NOTE_NOT_SHARED, NOTE_NOT_SHARED_LINK
 from garden.sync import garden_import
-from tests.factories import garden_write
+from tests.factories import garden_write, member
 from verifier.roles import READER
 
 pytestmark = pytest.mark.django_db
@@ -40,13 +39,7 @@ def garden(tmp_path: Path) -> None:
 
 
 def signed_in(name: str, *audiences: str) -> Client:
-    user = User.objects.create_user(name, password="x")
-    user.groups.add(Group.objects.get(name=READER))
-    for audience in audiences:
-        members_add(audience, [name])
-    client = Client()
-    client.force_login(user)
-    return client
+    return member(name, READER, *audiences)[1]
 
 
 def page(client: Client, slug: str) -> str:

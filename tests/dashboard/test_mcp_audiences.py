@@ -6,14 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Group, User
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 
 from dashboard.mcp_server import GardenTools, user_request
 from garden.audiences import members_add
 from garden.selectors import NOTE_NOT_SHARED_LINK
 from garden.sync import garden_import
-from tests.factories import garden_write
+from tests.factories import garden_write, member
 from verifier.roles import READER
 
 pytestmark = pytest.mark.django_db
@@ -34,11 +33,7 @@ def garden(tmp_path: Path) -> None:
 
 
 def tools_of(name: str, *audiences: str) -> GardenTools:
-    user = User.objects.create_user(name, password="x")
-    user.groups.add(Group.objects.get(name=READER))
-    for audience in audiences:
-        members_add(audience, [name])
-    return GardenTools(user_request(user))
+    return GardenTools(user_request(member(name, READER, *audiences)[0]))
 
 
 def hr_named(text: str) -> bool:

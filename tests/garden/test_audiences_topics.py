@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from django.apps import apps
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.test import Client
 
 from claimcheck.terms import ClaimStatus, JudgeMode
@@ -27,7 +27,7 @@ from garden.readers import reader_of
 from garden.selectors import NOTE_NOT_SHARED_LINK, texts_shown
 from garden.sync import garden_import, importing
 from garden.sync.topic_names import topics_rederive
-from tests.factories import garden_write
+from tests.factories import garden_write, member
 from verifier.models import Claim, Verification, VerificationStatus, Vote
 from verifier.roles import EDITOR
 
@@ -53,12 +53,7 @@ NOTHING = "Plumbrook quenberries?"
 
 
 def reader_in(name: str, audience: str) -> tuple[User, Client]:
-    user = User.objects.create_user(name, password="x")
-    user.groups.add(Group.objects.get(name=EDITOR))
-    members_add(audience, [name])
-    client = Client()
-    client.force_login(user)
-    return user, client
+    return member(name, EDITOR, audience)
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
 
@@ -27,7 +27,7 @@ from garden.models import Answer, Article, Image
 from garden.readers import ALL_AUDIENCES, reader_of
 from garden.selectors import ANSWER_NOT_SHARED, BLOCK_NOT_SHARED, NOTE_NOT_SHARED, NOTE_NOT_SHARED_LINK
 from garden.sync import garden_import
-from tests.factories import garden_write
+from tests.factories import garden_write, member
 from verifier.models import Claim, Verification, VerificationStatus
 from verifier.roles import EDITOR
 
@@ -114,12 +114,7 @@ def leaks(text: str, secrets: dict[str, str], path: str, slug: str) -> list[str]
 
 
 def editor_in(name: str, audience: str) -> tuple[User, Client]:
-    user = User.objects.create_user(name, password="x")
-    user.groups.add(Group.objects.get(name=EDITOR))
-    members_add(audience, [name])
-    client = Client()
-    client.force_login(user)
-    return user, client
+    return member(name, EDITOR, audience)
 
 
 def flagged(answer: Answer) -> None:

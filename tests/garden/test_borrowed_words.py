@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.test import Client
 
 from garden.answering.retrieval import retrieve
@@ -16,7 +16,7 @@ from garden.models import Answer, Article, Passage
 from garden.readers import reader_of
 from garden.selectors import ANSWER_NOT_SHARED, BLOCK_NOT_SHARED
 from garden.sync import garden_import
-from tests.factories import answer_for, garden_write
+from tests.factories import answer_for, garden_write, member
 from verifier.roles import EDITOR, READER
 
 pytestmark = pytest.mark.django_db
@@ -35,13 +35,7 @@ HANDBOOK = (
 
 
 def signed_in(name: str, *audiences: str) -> tuple[User, Client]:
-    user = User.objects.create_user(name, password="x")
-    user.groups.add(Group.objects.get(name=READER))
-    for audience in audiences:
-        members_add(audience, [name])
-    client = Client()
-    client.force_login(user)
-    return user, client
+    return member(name, READER, *audiences)
 
 
 @pytest.fixture
@@ -107,19 +101,10 @@ def test_an_answer_quoting_the_block_is_not_shared_with_others(graph: None) -> N
 
 
 def test_the_admin_shows_no_editor_a_revision_holding_words_not_theirs(graph: None) -> None:
-    def staff(name: str, *audiences: str) -> Client:
-        user = User.objects.create_user(name, password="x", is_staff=True)
-        user.groups.add(Group.objects.get(name=EDITOR))
-        for audience in audiences:
-            members_add(audience, [name])
-        client = Client()
-        client.force_login(user)
-        return client
-
     handbook = Article.objects.get(title="Handbook").current_revision
     assert handbook is not None
     address = f"/admin/garden/articlerevision/{handbook.pk}/change/"
-    outside, inside = staff("bob"), staff("alice", "hr")
+    (_, outside), (_, inside) = member("bob", EDITOR, staff=True), member("alice", EDITOR, "hr", staff=True)
     assert "0 results" in outside.get("/admin/garden/articlerevision/?q=Quillmartin").content.decode()
     assert "0 results" not in inside.get("/admin/garden/articlerevision/?q=Quillmartin").content.decode()
     assert outside.get(address).status_code == 302  # as a revision that is not there: the raw body holds them
