@@ -4,10 +4,12 @@ and is never answered from it."""
 
 from __future__ import annotations
 
+from importlib import import_module
 from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 from django.test import Client
 
 from garden.answering.retrieval import retrieve
@@ -109,3 +111,16 @@ def test_the_admin_shows_no_editor_a_revision_holding_words_not_theirs(graph: No
     assert "0 results" not in inside.get("/admin/garden/articlerevision/?q=Quillmartin").content.decode()
     assert outside.get(address).status_code == 302  # as a revision that is not there: the raw body holds them
     assert "Quillmartin" in inside.get(address).content.decode()
+
+
+def test_passages_stored_before_are_hidden_by_the_upgrade_from_anyone_outside_a_lender(graph: None) -> None:
+    bob, _ = signed_in("bob")
+    Passage.objects.filter(article__title="Handbook").update(shows=[])  # as stored before: no passage knew
+    assert not retrieve("Quillmartin?", reader=reader_of(bob)).empty
+
+    upgrade = import_module("garden.migrations.0025_passage_shows").Migration.operations[1]
+    with connection.cursor() as cursor:
+        cursor.execute(upgrade.sql)
+
+    assert retrieve("Quillmartin?", reader=reader_of(bob)).empty
+    assert all(p.shows == ["pages/Pay"] for p in handbook_passages())  # all of them: it fails closed
