@@ -21,7 +21,7 @@ from django.db.models import Case, Value, When
 
 from garden.answering.phrases import everyday_words, names_asked
 from garden.answering.synthesis.extractive import STOP_WORDS
-from garden.models import Article, CalibrationSource, RetrievalCalibration, Theme, Topic
+from garden.models import Article, CalibrationSource, Passage, RetrievalCalibration, Theme, Topic
 from garden.readers import ANONYMOUS, Reader
 from providers import embeddings
 from providers.timing import phase
@@ -282,16 +282,18 @@ def _literal(vector: npt.NDArray[np.float32]) -> str:
 
 
 def live_hits(hits: Sequence[PassageHit], reader: Reader = ANONYMOUS) -> list[PassageHit]:
-    """The hits in articles live for `reader` (`ArticleQuerySet.live`), in their order. `Passage.is_current`
-    and the searches' audience filter already leave out what is withheld, retired or not theirs; this holds
-    the rule itself, so no way of writing a passage can let a withheld note's text through (an edit in the admin
-    once did)."""
+    """The hits in articles live for `reader` (`ArticleQuerySet.live`) holding no words a note not theirs lends
+    (`PassageQuerySet.unreadable`), in their order. `Passage.is_current` and the searches' audience filter
+    already leave out what is withheld, retired or not theirs; this holds the rule itself, so no way of writing a
+    passage can let a withheld note's text through (an edit in the admin once did)."""
     if not hits:
         return []
     live = set(
         Article.objects.live(reader).filter(pk__in={h.article_id for h in hits}).values_list("pk", flat=True)
     )
-    return [hit for hit in hits if hit.article_id in live]
+    borrowing = Passage.objects.filter(pk__in=[h.passage_id for h in hits]).exclude(shows=[])
+    hidden = set(borrowing.unreadable(reader).values_list("pk", flat=True)) if borrowing.exists() else set()
+    return [hit for hit in hits if hit.article_id in live and hit.passage_id not in hidden]
 
 
 @dataclass
@@ -373,18 +375,23 @@ def retrieve(
     )
     if not result.sources and candidates.topic_article_ids:
         result.sources = _topic_sources(
-            candidates.topic_article_ids, candidates.vector, settings.RETRIEVAL_MAX_SOURCES
+            candidates.topic_article_ids, candidates.vector, settings.RETRIEVAL_MAX_SOURCES, reader
         )
     result.vector = candidates.vector
     result.latency_ms = round((time.perf_counter() - began) * 1000)
     return result
 
 
-def _topic_sources(article_ids: set[int], vector: npt.NDArray[np.float32], limit: int) -> list[PassageHit]:
+def _topic_sources(
+    article_ids: set[int], vector: npt.NDArray[np.float32], limit: int, reader: Reader
+) -> list[PassageHit]:
+    """The passages of the matched topics' articles nearest the question, of those `reader` may read (not one
+    holding words a note not theirs lends it)."""
+    theirs, audiences = audience_filter(reader)
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT id, article_id, 1 - (embedding <=> %s::vector) AS s FROM garden_chunk "
-            "WHERE is_current AND article_id = ANY(%s) ORDER BY s DESC LIMIT %s",
-            [_literal(vector), list(article_ids), limit],
+            f"WHERE is_current AND article_id = ANY(%s) {theirs}ORDER BY s DESC LIMIT %s",
+            [_literal(vector), list(article_ids), *audiences, limit],
         )
         return [PassageHit(int(a), int(b), float(c), 0.0) for a, b, c in cursor.fetchall()]

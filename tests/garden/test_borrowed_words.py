@@ -124,3 +124,21 @@ def test_passages_stored_before_are_hidden_by_the_upgrade_from_anyone_outside_a_
 
     assert retrieve("Quillmartin?", reader=reader_of(bob)).empty
     assert all(p.shows == ["pages/Pay"] for p in handbook_passages())  # all of them: it fails closed
+
+
+def test_a_question_by_the_pages_topic_alone_is_given_none_of_the_block(tmp_path: Path) -> None:
+    """A question that matches only a topic is given that topic's notes' passages: not the borrowed ones."""
+    folder = garden_write(
+        tmp_path / "graph",
+        {
+            "logseq/config.edn": "{}",
+            "pages/Pay.md": PAY,
+            "pages/Handbook.md": f"tags:: Zephyrine\n\n{HANDBOOK}",
+        },
+    )
+    members_add("hr", [])
+    assert not garden_import([folder]).failures
+    bob, _ = signed_in("bob")
+    found = retrieve("Zephyrine?", reader=reader_of(bob))
+    shown = Passage.objects.filter(pk__in=[hit.passage_id for hit in found.sources])
+    assert shown and not any("Quillmartin" in passage.text for passage in shown)
