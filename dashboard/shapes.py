@@ -317,6 +317,12 @@ class AnswerOut:
         bool,
         Field(description="Today's Claude budget was spent, so the local synthesiser wrote this answer."),
     ]
+    model_failed: Annotated[
+        str | None,
+        Field(
+            description="Why the served model could not write this answer: the local synthesiser wrote it."
+        ),
+    ]
     model: str | None
     sources: list[SourceOut]
     citations: list[CitationOut]
@@ -366,6 +372,7 @@ def answer_shape(answer: Answer, *, reader: Reader, verdict: VerdictOut | None =
         error=answer.error or None,
         generator=answer.generator,
         budget_held=answer.budget_held,
+        model_failed=answer.model_failed or None,
         model=answer.model or None,
         sources=[
             SourceOut(

@@ -782,6 +782,7 @@ class RetrievedArticle(models.Model):
 
 class Generator(models.TextChoices):
     CLAUDE = "claude", "Claude"
+    SERVED = "openai", "Served model"  # the team's own, over the OpenAI API (`ANSWER_PROVIDER=openai`)
     EXTRACTIVE = "extractive", "Local extractive synthesiser"
     REFUSAL = "refusal", "Retrieval refused"
 
@@ -817,6 +818,11 @@ class Answer(models.Model):
         default=False,
         db_default=False,
         help_text="Today's Claude budget could not cover this answer: the local synthesiser wrote it.",
+    )
+    model_failed = models.TextField(
+        blank=True,
+        db_default="",
+        help_text="Why the served model could not write this answer: the local synthesiser wrote it instead.",
     )
     abstained = models.BooleanField(
         default=False,

@@ -359,6 +359,7 @@ def _store(asked: _Asked, synthesis: Synthesis, asking: Asking) -> Answer:
             cost_usd=synthesis.cost_usd,
             latency_ms=total_ms,
             budget_held=synthesis.budget_held,
+            model_failed=synthesis.model_failed,
             abstained=synthesis.abstained,
         )
         AnswerSource.objects.bulk_create(

@@ -1,6 +1,8 @@
 """The pages and the API with a model served over the OpenAI API writing the answers: they say which model
 answered, and stream its words as they do Claude's."""
 
+import html
+
 import pytest
 from django.test import Client
 
@@ -29,6 +31,21 @@ def test_the_answer_page_names_the_served_model_that_answered(
     assert "The viaduct is 196 m long" in page
     assert f"({SERVED_MODEL})" in page and "Answered by" in page
     assert Answer.objects.get().generator == SERVED
+
+
+def test_a_reader_is_told_when_the_served_model_failed_and_the_local_synthesiser_answered(
+    client: Client, served: chat.FakeChatAPI
+) -> None:
+    served.set_default(chat.status(500))
+    login(client, "reader")
+
+    response = client.post("/", {"question": QUESTION})
+    page = html.unescape(client.get(response["Location"]).content.decode())
+    api = client.get(f"/api/answers/{Answer.objects.get().public_id}").json()
+
+    assert f"The served model {SERVED_MODEL} could not write the answer" in page
+    assert "Answered by Local extractive synthesiser" in " ".join(page.split())
+    assert api["generator"] == "extractive" and SERVED_MODEL in api["model_failed"]
 
 
 def test_the_api_streams_the_served_model_s_answer_and_names_it(

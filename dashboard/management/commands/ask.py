@@ -105,6 +105,8 @@ class Command(BaseCommand):
             self.stdout.write(f"ERROR: {payload['error']}")
         if payload["budget_held"]:
             self.stdout.write(BUDGET_SPENT)
+        if payload["model_failed"]:
+            self.stdout.write(payload["model_failed"])
         self.stdout.write("")
         if payload["verification"].get("blocked"):
             self.stdout.write(

@@ -57,6 +57,8 @@ class Synthesis:
     cost_usd: Decimal = Decimal(0)
     latency_ms: int = 0
     budget_held: bool = False  # the daily budget could not cover Claude: the extractive synthesiser wrote it
+    # Why the served model could not write it (`SERVED_FAILED`): the extractive synthesiser wrote it instead.
+    model_failed: str = ""
     abstained: bool = False  # the sources are near the question but do not answer it (`abstention_text`)
 
 
@@ -104,8 +106,7 @@ def answer_budget(*, anonymous: bool = False) -> Budget | None:
     return import_string(path)(anonymous=anonymous) if path else None
 
 
-# The generator an answer of a model served over the OpenAI API records. `garden.models.Generator` has no choice
-# for it yet (a migration's work), so the pages show it as it is stored, with the model's name beside it.
+# The generator an answer of a model served over the OpenAI API records (`garden.models.Generator.SERVED`).
 SERVED = "openai"
 SERVED_FAILED = "The served model %s could not write the answer (%s); the local synthesiser wrote it instead."
 
@@ -154,7 +155,7 @@ def _instead(writer: Writer, failed: Synthesis, local: Callable[[], Synthesis]) 
     if not (failed.error and writer.falls_back):
         return failed
     logger.warning(SERVED_FAILED, writer.model, failed.error)
-    return local()
+    return dataclasses.replace(local(), model_failed=SERVED_FAILED % (writer.model, failed.error))
 
 
 def synthesize_streaming(

@@ -115,6 +115,7 @@ def test_when_the_served_model_fails_the_local_synthesiser_answers_and_the_log_s
     assert served.request_count == requests  # transient failures: the first try and one retry
     said = [r.getMessage() for r in caplog.records if "could not write the answer" in r.getMessage()]
     assert len(said) == 1 and SERVED_MODEL in said[0] and message.lower() in said[0].lower()
+    assert stored.model_failed == said[0]  # and the reader is told it, on the answer
 
 
 def test_a_streamed_answer_arrives_a_word_at_a_time_and_is_stored_whole(served):
@@ -141,6 +142,7 @@ def test_a_stream_that_fails_before_its_first_word_gives_the_local_answer(served
     answer = stored(events)
     assert answer.generator == Generator.EXTRACTIVE and not answer.error
     assert "".join(deltas) == answer.text and CITED.search(answer.text)
+    assert SERVED_MODEL in answer.model_failed and "local synthesiser wrote it" in answer.model_failed
 
 
 @pytest.mark.parametrize("break_with", ["error", "drop"])
