@@ -240,10 +240,10 @@ STREAM_LOST = (
     "written is not kept. Please try again."
 )
 STREAM_TOO_LONG = (
-    "The answer took longer than answers may take here, so Claude was stopped and the part it had written is "
-    "not kept. Please try again, or ask a narrower question."
+    "The answer took longer than answers may take here, so the model writing it was stopped and the part it had "
+    "written is not kept. Please try again, or ask a narrower question."
 )
 READER_LEFT = (
-    "The page or program that asked left before the answer was finished, so Claude was stopped and the part "
-    "it had written is not kept. Ask again to see an answer."
+    "The page or program that asked left before the answer was finished, so the model writing it was stopped "
+    "and the part it had written is not kept. Ask again to see an answer."
 )
