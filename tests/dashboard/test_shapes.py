@@ -28,6 +28,7 @@ ANSWER_FIELDS = {
     "error",
     "generator",
     "budget_held",
+    "model_failed",
     "model",
     "sources",
     "citations",
