@@ -17,8 +17,14 @@ from garden.golden import DEFAULT_FILE
 if TYPE_CHECKING:
     from tests.fakes.chat_completions import FakeChatAPI
     from tests.fakes.messages_api import FakeMessagesAPI
+    from tests.fakes.rerank_api import FakeRerankAPI
 
-pytest_plugins = ["tests.fakes.messages_api", "tests.fakes.chat_completions", "tests.celery_worker"]
+pytest_plugins = [
+    "tests.fakes.messages_api",
+    "tests.fakes.chat_completions",
+    "tests.fakes.rerank_api",
+    "tests.celery_worker",
+]
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 SAMPLE_FOLDERS = [BASE_DIR / "garden" / "sample" / "earlier", BASE_DIR / "garden" / "sample" / "articles"]
@@ -76,6 +82,18 @@ def served(settings: pytest.FixtureRequest, fake_chat_api: FakeChatAPI) -> FakeC
     settings.OPENAI_TIMEOUT_SECONDS = 2.0  # type: ignore[attr-defined]
     settings.OPENAI_MAX_RETRIES = 1  # type: ignore[attr-defined]
     return fake_chat_api
+
+
+RERANK_MODEL = "fake-bge-reranker-v2-m3"
+
+
+@pytest.fixture
+def reranker(settings: pytest.FixtureRequest, fake_rerank_api: FakeRerankAPI) -> FakeRerankAPI:
+    """A served re-ranker configured (`RERANK_URL`), the local fake one, with a fast timeout."""
+    settings.RERANK_URL = fake_rerank_api.url  # type: ignore[attr-defined]
+    settings.RERANK_MODEL = RERANK_MODEL  # type: ignore[attr-defined]
+    settings.RERANK_TIMEOUT_SECONDS = 2.0  # type: ignore[attr-defined]
+    return fake_rerank_api
 
 
 @pytest.fixture

@@ -92,6 +92,23 @@ def test_a_served_model_named_by_halves_stops_the_site_at_start_saying_what_is_m
         assert result.returncode != 0 and said in result.stderr, result.stderr[-500:]
 
 
+def test_a_reranker_without_its_model_stops_the_site_at_start_saying_what_is_missing():
+    result = subprocess.run(
+        [sys.executable, "-c", "import config.wsgi"],
+        cwd=BASE_DIR,
+        env={
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings.test",
+            "RERANK_URL": "http://127.0.0.1:7997/rerank",
+            "RERANK_MODEL": "",
+        },
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode != 0 and "set RERANK_MODEL" in result.stderr, result.stderr[-500:]
+
+
 def test_the_settings_choices_are_the_code_s_own():
     from django.conf import settings
 

@@ -247,6 +247,19 @@ RETRIEVAL_MAX_SOURCES = env.int("RETRIEVAL_MAX_SOURCES", default=8)
 # 200: at 100k real passages (make bench), recall@10 0.989 against the exact scan with the index's
 # m 12 and ef_construction 800, p95 far below the NumPy scan's; 100 found 0.972, too close to 0.97.
 RETRIEVAL_EF_SEARCH = env.int("RETRIEVAL_EF_SEARCH", default=200)
+# A served re-ranker (optional; empty RERANK_URL: none): the endpoint itself, path included (Infinity's
+# http://127.0.0.1:7997/rerank, vLLM's .../v1/rerank), spoken to in Cohere's shape. It reorders the top
+# RERANK_CANDIDATES passages of a question the gate lets through; the gate itself never reads its scores.
+RERANK_URL = env("RERANK_URL", default="")
+RERANK_MODEL = env("RERANK_MODEL", default="")
+RERANK_API_KEY = env("RERANK_API_KEY", default="")
+# 20: more than the 8 sources synthesis gets (RETRIEVAL_MAX_SOURCES), so a passage the hybrid order put 9th to 20th
+# can still become one; a CPU cross-encoder scores 20 short passages in well under a second.
+RERANK_CANDIDATES = env.int("RERANK_CANDIDATES", default=20)
+# Short: on every question's path, and a failure costs only the re-ranking (the hybrid order stays).
+RERANK_TIMEOUT_SECONDS = env.float("RERANK_TIMEOUT_SECONDS", default=5.0)
+if RERANK_URL and not RERANK_MODEL:
+    raise ImproperlyConfigured("RERANK_URL is set: set RERANK_MODEL to the served re-ranker's name.")
 
 # --- Anthropic (optional: without a key the local extractive synthesiser answers) ---------------
 ANTHROPIC_API_KEY = env("ANTHROPIC_API_KEY", default="")

@@ -16,6 +16,7 @@ ANTHROPIC_API_KEY = "sk-ant-test-not-a-real-key-0000" if ANTHROPIC_BASE_URL else
 ANSWER_PROVIDER = "claude"
 OPENAI_BASE_URL = OPENAI_API_KEY = OPENAI_ANSWER_MODEL = OPENAI_CONDENSE_MODEL = OPENAI_JUROR_MODEL = ""
 OPENAI_PRICES = {}
+RERANK_URL = RERANK_MODEL = RERANK_API_KEY = ""
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
