@@ -2,7 +2,8 @@
 
 Nearest-neighbour search always returns something, so a vector hit only counts above its calibrated threshold;
 a full-text hit likewise. The refusal gate (`garden.answering.asking`) refuses when topics, articles and themes are all
-empty.
+empty. A served re-ranker, when configured, reorders the candidates between `gather` and `select` without changing
+what the gate decides (`garden.answering.reranking`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from django.db import connection
 from django.db.models import Case, Value, When
 
 from garden.answering.phrases import everyday_words, names_asked
+from garden.answering.reranking import reranked
 from garden.answering.synthesis.extractive import STOP_WORDS
 from garden.models import Article, CalibrationSource, Passage, RetrievalCalibration, Theme, Topic
 from garden.readers import ANONYMOUS, Reader
@@ -305,6 +307,7 @@ class Candidates:
     hits: list[PassageHit]
     topic_article_ids: set[int]
     vector: npt.NDArray[np.float32]
+    reranked_by: str = ""  # the re-ranker's model when it ordered `hits`; empty: the hybrid order
 
 
 def gather(
@@ -364,12 +367,14 @@ def retrieve(
     reader: Reader = ANONYMOUS,
 ) -> RetrievalResult:
     """Topics, themes, counted articles (best first) and the passages to give synthesis as numbered sources, of
-    what `reader` may read: the refusal gate sees nothing of another audience's notes."""
+    what `reader` may read: the refusal gate sees nothing of another audience's notes. A configured re-ranker
+    orders them (`reranked`); the gate's decision is the same with it or without."""
     began = time.perf_counter()
-    candidates = gather(question, vector, reader=reader)
+    thresholds = thresholds or Thresholds.in_force()
+    candidates = reranked(question, gather(question, vector, reader=reader), thresholds)
     result = select(
         candidates,
-        thresholds or Thresholds.in_force(),
+        thresholds,
         max_articles=settings.RETRIEVAL_MAX_ARTICLES,
         max_sources=settings.RETRIEVAL_MAX_SOURCES,
     )

@@ -3,7 +3,8 @@
 recall@5: the share of a question's expected articles among the first five counted articles, averaged over
 in-scope questions. The gate is judged by the share of out-of-scope questions it refuses (the recall of its
 refusals), the share of its refusals that were out of scope (their precision) and the share of in-scope
-questions it answers. `calibration_store` keeps calibrated thresholds where the gate reads them.
+questions it answers. `calibration_store` keeps calibrated thresholds where the gate reads them; `rerank_measure`
+gives recall@5 with a served re-ranker and without it.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from typing import Any
 
 import numpy as np
 
+from garden.answering.reranking import reranked
 from garden.answering.retrieval import Candidates, Thresholds, gather, select
 from garden.golden import UNANSWERABLE, GoldenEntry
 from garden.models import Article, CalibrationSource, Passage, RetrievalCalibration
 from garden.readers import ANONYMOUS, Reader
 from providers import embeddings
+from providers.rerank import RerankConfig
 
 RECALL_AT = 5
 # What a calibration is judged by, on the golden set and on held-out halves of it.
@@ -88,6 +91,23 @@ def measure(observed: Sequence[Observed], thresholds: Thresholds) -> dict[str, A
             }
             for name, values in sorted(per_category.items())
         },
+    }
+
+
+def rerank_measure(
+    observed: Sequence[Observed], thresholds: Thresholds, config: RerankConfig
+) -> dict[str, Any]:
+    """recall@5 at `thresholds` with the candidates in the hybrid order and in the re-ranker's (`config`), and
+    how many questions it ordered (those the gate lets through, less any it failed on: the log says why)."""
+    ordered = [
+        Observed(item.question, reranked(item.question.question, item.candidates, thresholds, config))
+        for item in observed
+    ]
+    return {
+        "model": config.model,
+        "recall_at_5_without": measure(observed, thresholds)["recall_at_5"],
+        "recall_at_5": measure(ordered, thresholds)["recall_at_5"],
+        "reranked_questions": sum(bool(item.candidates.reranked_by) for item in ordered),
     }
 
 

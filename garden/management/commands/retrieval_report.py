@@ -1,7 +1,8 @@
 """`python manage.py retrieval_report [--golden FILE] [--calibrate] [--conversations [FILE]] [--as USERNAME]`:
 retrieval figures on the golden set, and on golden conversations' follow-ups beside first questions, asked as the
 anonymous reader or as the account `--as` names (its audiences' notes too); `asked_as` says which.
-`--self-calibrate`: the gate fitted to probes of the garden, without a golden set."""
+`--self-calibrate`: the gate fitted to probes of the garden, without a golden set. With a served re-ranker configured
+(`RERANK_URL`), `rerank` gives recall@5 with it and without it."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from django.test import override_settings
 from garden.answering.conversation_report import conversations_measure
 from garden.answering.retrieval import Thresholds, calibration_in_force
 from garden.answering.retrieval_report import calibrate as calibrate_thresholds
-from garden.answering.retrieval_report import calibration_store, held_out, measure, observe
+from garden.answering.retrieval_report import calibration_store, held_out, measure, observe, rerank_measure
 from garden.answering.self_calibration import self_calibrate as probes_calibrate
 from garden.answering.self_calibration import self_calibrate_store
 from garden.golden import CONVERSATIONS_FILE, DEFAULT_FILE, conversations_load, golden_load
@@ -25,6 +26,7 @@ from garden.readers import NO_SUCH_ACCOUNT as NO_ACCOUNT
 from garden.readers import NoSuchAccount, account_named, reader_described, reader_of
 from garden.sync.reembedding import passages_reembed
 from providers.embeddings import EmbeddingBackend, embedder
+from providers.rerank import rerank_config
 
 STORED = (
     "Stored for {embedder}: vector {vector}, text {text}; the refusal gate uses them from now on. On questions "
@@ -117,6 +119,8 @@ class Command(BaseCommand):
                 report["configured"] = measure(observed, Thresholds.from_settings())
                 if calibration_in_force() is not None:
                     report["in_force"] = measure(observed, Thresholds.in_force())
+                if (reranker := rerank_config()) is not None:
+                    report["rerank"] = rerank_measure(observed, Thresholds.in_force(), reranker)
                 if calibrate:
                     thresholds = calibrate_thresholds(observed)
                     figures = measure(observed, thresholds)
