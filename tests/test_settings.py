@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -92,7 +94,17 @@ def test_a_served_model_named_by_halves_stops_the_site_at_start_saying_what_is_m
         assert result.returncode != 0 and said in result.stderr, result.stderr[-500:]
 
 
-def test_a_reranker_without_its_model_stops_the_site_at_start_saying_what_is_missing():
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        ({"RERANK_MODEL": ""}, "set RERANK_MODEL"),
+        ({"RERANK_CANDIDATES": "1"}, "RERANK_CANDIDATES must be 2 or more"),
+        ({"RERANK_TIMEOUT_SECONDS": "0"}, "RERANK_TIMEOUT_SECONDS positive"),
+    ],
+)
+def test_a_reranker_set_by_halves_stops_the_site_at_start_saying_what_is_wrong(
+    extra: dict[str, str], said: str
+) -> None:
     result = subprocess.run(
         [sys.executable, "-c", "import config.wsgi"],
         cwd=BASE_DIR,
@@ -100,13 +112,14 @@ def test_a_reranker_without_its_model_stops_the_site_at_start_saying_what_is_mis
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "config.settings.test",
             "RERANK_URL": "http://127.0.0.1:7997/rerank",
-            "RERANK_MODEL": "",
+            "RERANK_MODEL": "bge-reranker-v2-m3",
+            **extra,
         },
         capture_output=True,
         text=True,
         timeout=120,
     )
-    assert result.returncode != 0 and "set RERANK_MODEL" in result.stderr, result.stderr[-500:]
+    assert result.returncode != 0 and said in result.stderr, result.stderr[-500:]
 
 
 def test_the_settings_choices_are_the_code_s_own():

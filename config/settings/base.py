@@ -260,6 +260,8 @@ RERANK_CANDIDATES = env.int("RERANK_CANDIDATES", default=20)
 RERANK_TIMEOUT_SECONDS = env.float("RERANK_TIMEOUT_SECONDS", default=5.0)
 if RERANK_URL and not RERANK_MODEL:
     raise ImproperlyConfigured("RERANK_URL is set: set RERANK_MODEL to the served re-ranker's name.")
+if RERANK_URL and (RERANK_CANDIDATES < 2 or RERANK_TIMEOUT_SECONDS <= 0):
+    raise ImproperlyConfigured("RERANK_CANDIDATES must be 2 or more and RERANK_TIMEOUT_SECONDS positive.")
 
 # --- Anthropic (optional: without a key the local extractive synthesiser answers) ---------------
 ANTHROPIC_API_KEY = env("ANTHROPIC_API_KEY", default="")
