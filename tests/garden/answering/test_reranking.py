@@ -12,6 +12,7 @@ from django.core.management import call_command
 
 from garden.answering.asking import REFUSAL_TEXT, question_ask
 from garden.answering.reranking import FELL_BACK
+from garden.answering.retrieval import Thresholds, gather, retrieve
 from garden.models import Answer
 from tests.conftest import RERANK_MODEL
 from tests.fakes import rerank_api as fake
@@ -59,6 +60,23 @@ def test_a_question_the_gate_refuses_is_refused_and_never_sent_to_the_reranker(r
 
     assert answer.refused and answer.text == REFUSAL_TEXT
     assert reranker.request_count == 0
+
+
+def test_a_reranker_cannot_make_a_passage_a_source_when_the_gate_did_not_count_its_note(reranker, settings):
+    settings.RERANK_URL = ""
+    candidates = gather(IN_SCOPE)
+    thresholds = Thresholds.in_force()
+    counted = {hit.article_id for hit in candidates.hits if hit.counts(thresholds)}
+    top = candidates.hits[: settings.RERANK_CANDIDATES]
+    assert any(hit.article_id not in counted for hit in top)  # passages the reversed order puts first
+    settings.RERANK_URL = reranker.url
+    reranker.respond(fake.reversed_order)
+
+    result = retrieve(IN_SCOPE)
+
+    assert reranker.request_count == 1 and result.sources
+    assert {source.article_id for source in result.sources} <= counted
+    assert {article.article_id for article in result.articles} <= counted
 
 
 def test_without_rerank_url_the_reranker_is_never_called(fake_rerank_api, settings):
