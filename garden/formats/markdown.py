@@ -173,6 +173,15 @@ def _marker_written(front_matter: str, separator: str = ":") -> str | None:
     return private_marker(fields)
 
 
+def _language(meta: dict[Any, Any]) -> str:
+    """The language the front matter or page properties name (`lang`, `language`), as written; empty when none."""
+    for key in ("lang", "language"):
+        value = meta.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return ""
+
+
 def _audiences(meta: dict[Any, Any], properties: dict[Any, Any]) -> tuple[str, ...] | None:
     """The audiences the front matter names, else the page properties (`audience::`); None when neither does.
     One written wrongly fails closed: the note is not imported (and withheld), and the sync says why."""
@@ -376,6 +385,7 @@ def parse_article_text(
         names=(page.title,) if page is not None else (),
         folder_is_theme=page is None,
         audiences=audiences,
+        language=_language(meta),
     )
 
 

@@ -77,6 +77,9 @@ class ParsedArticle:
     # The audiences it names (front matter, else page properties: `garden.audience_marks`); None when it names
     # none, and a folder rule of the garden may (`garden.sync.access`).
     audiences: tuple[str, ...] | None = None
+    # The language it names (front matter `lang:` or `language:`, Logseq's `lang::`, Org's `#+LANGUAGE:`), as
+    # written; empty when it names none (`garden.languages.note_language` decides).
+    language: str = ""
 
     @property
     def shows(self) -> tuple[str, ...]:

@@ -84,6 +84,8 @@ def _front_matter(document: OrgDocument) -> dict[str, Any]:
     for key in AUDIENCE_KEYS:  # `#+AUDIENCE: hr` or a file property, read as Markdown's `audience:` is
         if key in fields:
             meta[key] = fields[key]
+    if fields.get("language", "").strip():  # `#+LANGUAGE: de`, as Org's exporters read it
+        meta["lang"] = fields["language"].strip()
     marked = private_marker({**document.hidden_keywords, **fields})
     written_tags = (document.keywords.get("filetags", ""), document.hidden_keywords.get("filetags", ""))
     filetags = {tag.lower() for tags in written_tags for tag in tags_written(tags)}
