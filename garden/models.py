@@ -15,7 +15,8 @@ from django.contrib.postgres.functions import RandomUUID
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
-from django.db.models import Exists, OuterRef, Q
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import Exists, F, OuterRef, Q
 from django.db.models.expressions import RawSQL
 from django.urls import reverse
 from pgvector.django import HnswIndex, VectorField
@@ -511,6 +512,15 @@ def _passages_unreadable(reader: Reader, through: str = "") -> Q:
     return unreadable
 
 
+class TextSearchConfigField(models.TextField[str, str]):
+    """A PostgreSQL text-search configuration (`regconfig`), by name ("english", "german", "simple"): a column
+    of this type lets a generated search vector be stemmed in each row's own language, which a name in a text
+    column would not (its lookup is not immutable)."""
+
+    def db_type(self, connection: BaseDatabaseWrapper) -> str:
+        return "regconfig"
+
+
 class PassageQuerySet(models.QuerySet["Passage"]):
     def unreadable(self, reader: Reader = ANONYMOUS) -> PassageQuerySet:
         """The passages whose words `reader` may not see: the rule `AnswerQuerySet.readable` holds an answer's
@@ -547,8 +557,11 @@ class Passage(models.Model):
     # What made `embedding` (`providers.embeddings.embedder`, e.g. "onnx-int8/v2"). After EMBEDDING_BACKEND is
     # switched, the next import embeds again the current passages another embedder made.
     embedded_by = models.CharField(max_length=40)
+    # The text-search configuration of its note's language (`garden.languages`): its search vector's stems and
+    # stop words, and those the question is searched with for it.
+    language = TextSearchConfigField(default="english")
     search_vector = models.GeneratedField(
-        expression=SearchVector("text", config="english"),
+        expression=SearchVector("text", config=F("language")),
         output_field=SearchVectorField(),
         db_persist=True,
     )
@@ -571,6 +584,8 @@ class Passage(models.Model):
                 condition=models.Q(is_current=True),
             ),
             GinIndex(fields=["search_vector"], name="chunk_search_gin", condition=models.Q(is_current=True)),
+            # The languages of the current passages, read by skipping from one to the next (`LANGUAGES_USED`).
+            models.Index(fields=["language"], name="chunk_language", condition=models.Q(is_current=True)),
         ]
         constraints = [
             models.UniqueConstraint(fields=["revision", "ordinal"], name="unique_chunk_ordinal"),

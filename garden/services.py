@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
+from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 from pgvector import Vector
@@ -28,6 +29,7 @@ from psycopg.types import TypeInfo
 
 from garden.chunking import page_of, passage_spans
 from garden.formats.note import Borrowed
+from garden.languages import SIMPLE, note_language
 from garden.models import Article, ArticleRevision, Passage
 from garden.readers import ALL_AUDIENCES
 from providers import embeddings
@@ -61,6 +63,9 @@ class NewRevision:
     # The stretches of `body` that hold another note's words (resolved Logseq blocks): (start, end, its place).
     borrowed: Sequence[Borrowed] = ()
     pages: Sequence[int] = ()  # a PDF's: where each page starts in body
+    # The language its note names, as written ("de", "german"); empty when it names none, and its words or the
+    # garden's language (`GARDEN_LANGUAGE`) decide (`garden.languages.note_language`).
+    language: str = ""
 
 
 def lent(borrowed: Iterable[Borrowed], start: int, end: int) -> list[str]:
@@ -106,6 +111,7 @@ def revisions_write(new: Sequence[NewRevision]) -> list[ArticleRevision]:
         for item in new
     )
     embedded_by = embeddings.embedder()
+    configurations = _configurations()
     _passages_copy(
         (
             revision.pk,
@@ -119,14 +125,17 @@ def revisions_write(new: Sequence[NewRevision]) -> list[ArticleRevision]:
             revision.article_id in live,
             Vector(vector),
             embedded_by,
+            configurations.get(language, configurations[SIMPLE]),
         )
         for item, revision in zip(new, revisions, strict=True)
+        for language in [note_language(item.language, item.body, settings.GARDEN_LANGUAGE)]
         for i, ((start, end), vector) in enumerate(zip(item.spans, item.vectors, strict=True))
     )
     return revisions
 
 
-# A passage's columns as `_passages_copy` writes them (its search vector PostgreSQL derives from its text).
+# A passage's columns as `_passages_copy` writes them (its search vector PostgreSQL derives from its text and
+# language).
 PASSAGE_COLUMNS = {
     "revision_id": "int8",
     "article_id": "int8",
@@ -139,7 +148,15 @@ PASSAGE_COLUMNS = {
     "is_current": "bool",
     "embedding": "vector",
     "embedded_by": "varchar",
+    "language": "oid",  # a `regconfig` is its configuration's oid, as COPY's binary format writes it
 }
+
+
+def _configurations() -> dict[str, int]:
+    """The oids of the server's text-search configurations, by name: a language it has none for is `simple`."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT cfgname, oid FROM pg_ts_config WHERE pg_ts_config_is_visible(oid)")
+        return {name: int(oid) for name, oid in cursor.fetchall()}
 
 
 def _passages_copy(rows: Iterable[tuple[object, ...]]) -> None:
@@ -159,7 +176,13 @@ def _passages_copy(rows: Iterable[tuple[object, ...]]) -> None:
 def revision_create(
     *, article: Article, title: str, body: str, date: datetime.date | None = None, source_path: str = ""
 ) -> ArticleRevision:
-    """A new current revision of `article` (e.g. edited in admin): the old one is kept, superseded."""
+    """A new current revision of `article` (e.g. edited in admin): the old one is kept, superseded, and its
+    language, when it had passages, stays the article's."""
+    language = (
+        Passage.objects.filter(article=article, revision__superseded=False)
+        .values_list("language", flat=True)
+        .first()
+    )
     spans = [(s.start, s.end) for s in passage_spans(body)]
     vectors = embeddings.embed([embedding_input(title, body[a:b]) for a, b in spans])
     (revision,) = revisions_write(
@@ -172,6 +195,7 @@ def revision_create(
                 vectors=vectors,
                 date=date,
                 source_path=source_path,
+                language=language or "",
             )
         ]
     )

@@ -181,6 +181,9 @@ GARDEN_GIT_TIMEOUT_SECONDS = env.float("GARDEN_GIT_TIMEOUT_SECONDS", default=300
 # The audience a note naming none is for: everyone the site lets in. A note may name it (`audience: everyone`) to
 # be for everyone inside a folder that a .gardenaccess rule gives to some audiences (docs/gardens.md, "Audiences").
 GARDEN_DEFAULT_AUDIENCE = env("GARDEN_DEFAULT_AUDIENCE", default="everyone")
+# The language of a note that names none (`lang:`) and whose words show none clearly: an ISO 639-1 code ("de") or
+# a PostgreSQL text-search configuration ("german"); full-text search stems its passages in it (docs/gardens.md).
+GARDEN_LANGUAGE = env("GARDEN_LANGUAGE", default="english")
 # A larger note is skipped with its size, unread: one pasted log or dump must not hold up a sync (a note of
 # prose this size is already hundreds of passages to embed).
 GARDEN_NOTE_MAX_BYTES = env.int("GARDEN_NOTE_MAX_BYTES", default=2_000_000)

@@ -29,6 +29,7 @@ from django.db import connection
 from claimcheck.text import word_set
 from garden.answering.phrases import everyday_words, words
 from garden.answering.retrieval import (
+    LANGUAGES_USED,
     RetrievalResult,
     audience_filter,
     matched_topics_and_themes,
@@ -101,18 +102,20 @@ def own_words(question: str) -> list[str]:
 def garden_words(
     candidates: Sequence[str], article_ids: Sequence[int] | None = None, *, reader: Reader = ANONYMOUS
 ) -> dict[str, bool]:
-    """For each of `candidates` (lower-case words) that full-text search keeps (stemmed: "built", "Sundays";
-    not a stop word), whether a current passage `reader` may read holds it (of `article_ids` only, when
-    given)."""
+    """For each of `candidates` (lower-case words) that full-text search keeps in a language of the garden's
+    passages (stemmed: "built", "Sundays"; not a stop word), whether a current passage `reader` may read holds
+    it, taken in that passage's language (of `article_ids` only, when given)."""
     if not candidates:
         return {}
     within = "" if article_ids is None else "AND c.article_id = ANY(%s) "
     theirs, audiences = audience_filter(reader, "c")
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT w, bool_or(EXISTS (SELECT 1 FROM garden_chunk c WHERE c.is_current {within}{theirs}"
+            f"{LANGUAGES_USED}SELECT w, bool_or(EXISTS (SELECT 1 FROM garden_chunk c WHERE c.is_current "
+            f"AND c.language = used.language {within}{theirs}"
             "AND c.search_vector @@ to_tsquery('simple', quote_literal(l)))) "
-            "FROM unnest(%s::text[]) w, unnest(tsvector_to_array(to_tsvector('english', w))) l GROUP BY w",
+            "FROM used, unnest(%s::text[]) w, unnest(tsvector_to_array(to_tsvector(used.language, w))) l "
+            "WHERE used.language IS NOT NULL GROUP BY w",
             [*([] if article_ids is None else [list(article_ids)]), *audiences, list(candidates)],
         )
         return {word: bool(found) for word, found in cursor.fetchall()}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +23,7 @@ from django.db.models import Case, Value, When
 from garden.answering.phrases import everyday_words, names_asked
 from garden.answering.reranking import reranked
 from garden.answering.synthesis.extractive import STOP_WORDS
+from garden.languages import QUESTION_WORDS
 from garden.models import Article, CalibrationSource, Passage, RetrievalCalibration, Theme, Topic
 from garden.readers import ANONYMOUS, Reader
 from providers import embeddings
@@ -150,12 +151,40 @@ def matched_topics_and_themes(
     return found
 
 
-def question_lexemes(question: str) -> list[str]:
-    """The question's distinct search lexemes, stemmed and without stop words, as PostgreSQL sees them."""
+# The text-search configurations (`Passage.language`) of the current passages, each once, as the rows of `used`
+# where `language` is not null: read by skipping along their index (`chunk_language`) from one to the next, a
+# probe a language however many passages there are.
+LANGUAGES_USED = (
+    "WITH RECURSIVE used(language) AS ("
+    "(SELECT language FROM garden_chunk WHERE is_current ORDER BY language LIMIT 1) UNION ALL "
+    "SELECT (SELECT c.language FROM garden_chunk c WHERE c.is_current AND c.language > used.language "
+    "ORDER BY c.language LIMIT 1) FROM used WHERE used.language IS NOT NULL) "
+)
+
+# A question's search lexemes by the text-search configuration they were taken in ("english": [...]).
+Lexemes = Mapping[str, Sequence[str]]
+
+
+def question_lexemes(question: str) -> dict[str, list[str]]:
+    """The question's distinct search lexemes, stemmed and without stop words as PostgreSQL sees them, in each
+    language the garden's current passages are in (by its configuration's name): a passage is matched with
+    those of its own, so a question finds notes written in its asker's language and the words a note in
+    another language shares with it. The words a question asks with (`garden.languages.QUESTION_WORDS`) are
+    left out as stop words are. A language in which the question keeps no lexeme is left out."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT tsvector_to_array(to_tsvector('english', %s))", [question])
-        row = cursor.fetchone()
-    return [lexeme for lexeme in (row[0] if row else []) if _LEXEME.fullmatch(lexeme)]
+        cursor.execute(
+            f"{LANGUAGES_USED}SELECT used.language::text, tsvector_to_array(to_tsvector(used.language, %s)), "
+            "tsvector_to_array(to_tsvector(used.language, coalesce(asking.words, ''))) "
+            "FROM used LEFT JOIN unnest(%s::text[], %s::text[]) asking(language, words) "
+            "ON asking.language = used.language::text WHERE used.language IS NOT NULL ORDER BY 1",
+            [question, list(QUESTION_WORDS), list(QUESTION_WORDS.values())],
+        )
+        rows = cursor.fetchall()
+    taken = {
+        language: [lexeme for lexeme in found if _LEXEME.fullmatch(lexeme) and lexeme not in asking]
+        for language, found, asking in rows
+    }
+    return {language: lexemes for language, lexemes in taken.items() if lexemes}
 
 
 # The reader's audiences, inside each search's own query: the passages of notes for other audiences are left
@@ -190,12 +219,26 @@ def _vector_search(reader: Reader) -> str:
     )
 
 
-def _text_search(reader: Reader) -> str:
-    return (
-        "SELECT c.id FROM garden_chunk c, to_tsquery('simple', %s) q "
-        f"WHERE c.is_current AND c.search_vector @@ q {audience_filter(reader, 'c')[0]}"
-        "ORDER BY ts_rank_cd(c.search_vector, q) DESC LIMIT %s"
+def _text_search(reader: Reader, languages: int) -> str:
+    """The passages holding every lexeme of the question in their own language, of each of `languages` through
+    the GIN index, best `ts_rank_cd` first."""
+    each = (
+        "(SELECT c.id, ts_rank_cd(c.search_vector, q) AS rank FROM garden_chunk c, to_tsquery('simple', %s) q "
+        f"WHERE c.is_current AND c.language = %s::regconfig AND c.search_vector @@ q {audience_filter(reader, 'c')[0]}"
+        "ORDER BY rank DESC LIMIT %s)"
     )
+    return f"SELECT id FROM ({' UNION ALL '.join([each] * languages)}) found ORDER BY rank DESC LIMIT %s"
+
+
+def _text_params(lexemes: Lexemes, reader: Reader) -> list[Any]:
+    return [
+        *(
+            parameter
+            for language, taken in lexemes.items()
+            for parameter in (_text_query(taken), language, *audience_filter(reader)[1], CANDIDATES)
+        ),
+        CANDIDATES,
+    ]
 
 
 def _vector_params(
@@ -233,21 +276,16 @@ def vector_candidates(
 
 
 def passage_candidates(
-    vector: npt.NDArray[np.float32], lexemes: Sequence[str], *, reader: Reader = ANONYMOUS
+    vector: npt.NDArray[np.float32], lexemes: Lexemes, *, reader: Reader = ANONYMOUS
 ) -> list[int]:
-    """The ids of `vector_candidates` then of the passages that hold every lexeme (best `ts_rank_cd` first, through
-    the GIN index), each once, in one round trip; only passages `reader` may read."""
+    """The ids of `vector_candidates` then of the passages that hold every lexeme taken in their language (best
+    `ts_rank_cd` first, through the GIN index), each once, in one round trip; only passages `reader` may read."""
     if not lexemes:
         return list(dict.fromkeys(passage_id for passage_id, _ in vector_candidates(vector, reader=reader)))
     with connection.cursor() as cursor:
         cursor.execute(
-            f"{_vector_search(reader)}; {_text_search(reader)}",
-            [
-                *_vector_params(vector, CANDIDATES, None, reader),
-                _text_query(lexemes),
-                *audience_filter(reader)[1],
-                CANDIDATES,
-            ],
+            f"{_vector_search(reader)}; {_text_search(reader, len(lexemes))}",
+            [*_vector_params(vector, CANDIDATES, None, reader), *_text_params(lexemes, reader)],
         )
         cursor.nextset()
         nearest = [int(row[0]) for row in cursor.fetchall()]
@@ -256,25 +294,32 @@ def passage_candidates(
 
 
 def passage_scores(
-    passage_ids: Sequence[int], vector: npt.NDArray[np.float32], lexemes: Sequence[str]
+    passage_ids: Sequence[int], vector: npt.NDArray[np.float32], lexemes: Lexemes
 ) -> list[PassageHit]:
-    """Both scores of the given passages: cosine similarity, and the share of the question's lexemes present.
+    """Both scores of the given passages: cosine similarity, and the share of the question's lexemes, taken in
+    the passage's language, that it holds (none in a language the question kept no lexeme in).
 
     Coverage rather than a rank: a passage sharing one common word with an unrelated question scores low.
     """
     if not passage_ids:
         return []
-    matched = " + ".join(["(search_vector @@ to_tsquery('simple', %s))::int"] * len(lexemes)) or "0"
+    coverage = "".join(
+        "WHEN %s::regconfig THEN ("
+        + " + ".join(["(search_vector @@ to_tsquery('simple', %s))::int"] * len(taken))
+        + ")::float / %s "
+        for taken in lexemes.values()
+    )
+    each: list[Any] = [
+        parameter
+        for language, taken in lexemes.items()
+        for parameter in (language, *(f"'{lexeme}'" for lexeme in taken), len(taken))
+    ]
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT id, article_id, 1 - (embedding <=> %s::vector), ({matched})::float / %s "
+            f"SELECT id, article_id, 1 - (embedding <=> %s::vector), "
+            f"{f'CASE language {coverage}ELSE 0 END' if coverage else '0'} "
             "FROM garden_chunk WHERE id = ANY(%s)",
-            [
-                _literal(vector),
-                *(f"'{lexeme}'" for lexeme in lexemes),
-                max(len(lexemes), 1),
-                list(passage_ids),
-            ],
+            [_literal(vector), *each, list(passage_ids)],
         )
         return [PassageHit(int(a), int(b), float(c), float(d)) for a, b, c, d in cursor.fetchall()]
 

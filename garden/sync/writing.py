@@ -210,6 +210,7 @@ def notes_write(group: Sequence[Pending], known: Known) -> int:
                 images=p.images,
                 borrowed=p.parsed.borrowed,
                 pages=p.parsed.pages,
+                language=p.parsed.language,
             )
             for p in group
         ]

@@ -4,12 +4,18 @@ configuration of that name, `simple` for a language PostgreSQL has none for."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from django.core.management import call_command
 from django.db import connection
 
 from garden.formats.markdown import parse_article_text
 from garden.formats.org.reading import parse_org_text
 from garden.languages import CONFIGURATIONS, SIMPLE, configuration, detected, note_language
+from garden.models import Article, Passage
+from garden.services import revision_create
+from tests.factories import garden_write
 
 GERMAN = (
     "Die Bienenvölker stehen seit 1987 am Südhang hinter der Scheune. Im Spätsommer ernten die Imker den Honig "
@@ -68,3 +74,39 @@ def test_a_markdown_note_names_its_language_in_front_matter_or_page_properties(t
 def test_an_org_file_names_its_language_with_its_language_keyword():
     note = parse_org_text("#+TITLE: Honig\n#+LANGUAGE: de\n\nHonig.\n", path="/g/honig.org", place="honig")
     assert note.language == "de" and "LANGUAGE" not in note.body
+
+
+def _languages(path: str) -> set[str]:
+    return set(Passage.objects.filter(article__path=path, is_current=True).values_list("language", flat=True))
+
+
+@pytest.mark.django_db
+def test_an_import_stems_each_note_in_its_language(tmp_path: Path, settings):
+    settings.GARDEN_LANGUAGE = "de"
+    folder = garden_write(
+        tmp_path / "garden",
+        {
+            "Bienen.md": f"# Bienen\n\n{GERMAN}\n",
+            "Fromage.org": f"#+TITLE: Fromage\n#+LANGUAGE: fr\n\n{FRENCH}\n",
+            "Beute.md": "lang:: es\n\n- Colmena\n",
+            "Wabe.md": "---\nlang: ja\n---\n巣箱の点検は毎週行う。\n",
+            "Wachs.md": "# Wachs\n\nWachs, Propolis.\n",
+            "Viaduct.md": f"# Viaduct\n\n{ENGLISH}\n",
+        },
+    )
+    call_command("import_garden", str(folder), "--no-progress")
+    assert _languages("Bienen") == {"german"}  # detected
+    assert _languages("Fromage") == {"french"}  # `#+LANGUAGE: fr`
+    assert _languages("Beute") == {"spanish"}  # `lang:: es`
+    assert _languages("Wabe") == {SIMPLE}  # PostgreSQL has no Japanese configuration
+    assert _languages("Wachs") == {"german"}  # too short to tell: the garden's language
+    assert _languages("Viaduct") == {"english"}  # detected, whatever the garden's language
+
+
+@pytest.mark.django_db
+def test_an_edit_in_the_admin_keeps_its_note_s_language(tmp_path: Path):
+    folder = garden_write(tmp_path / "garden", {"Fromage.md": f"---\nlang: fr\n---\n# Fromage\n\n{FRENCH}\n"})
+    call_command("import_garden", str(folder), "--no-progress")
+    article = Article.objects.get(path="Fromage")
+    revision_create(article=article, title="Fromage", body="Tommes de chèvre, saumure.")
+    assert _languages("Fromage") == {"french"}
