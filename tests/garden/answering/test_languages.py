@@ -10,6 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
+from garden.answering.asking import question_ask
 from garden.answering.followups import garden_words
 from garden.answering.retrieval import Thresholds, gather, question_lexemes, retrieve
 from garden.models import Article, Passage
@@ -62,6 +63,21 @@ def test_a_question_finds_the_note_in_its_language_by_full_text_search(garden, q
     assert [hit.article_id for hit in result.articles] == [found.pk]
     assert result.articles[0].text_score == 1.0
     assert {source.article_id for source in result.sources} == {found.pk}
+
+
+@pytest.mark.parametrize(
+    "question, path, words",
+    [
+        (*GERMAN, "Die Bienenvölker stehen seit 1987 am Südhang"),
+        (*FRENCH, "affiné pendant trois semaines"),
+        (*ENGLISH, "carry paper lanterns along the towpath"),
+    ],
+)
+def test_the_local_answer_quotes_the_note_in_the_question_s_language(garden, question, path, words):
+    answer = question_ask(text=question)
+    first = answer.sources.select_related("passage__article").first()
+    assert not answer.refused and first is not None and first.passage.article.path == path
+    assert words in answer.text
 
 
 def test_without_its_language_s_stems_the_german_question_finds_nothing_by_its_words(garden):
