@@ -177,6 +177,8 @@ def _language(meta: dict[Any, Any]) -> str:
     """The language the front matter or page properties name (`lang`, `language`), as written; empty when none."""
     for key in ("lang", "language"):
         value = meta.get(key)
+        if value is False:  # YAML reads Norwegian's code, `lang: no`, as false
+            return "no"
         if isinstance(value, str) and value.strip():
             return value.strip()
     return ""

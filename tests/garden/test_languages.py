@@ -71,6 +71,11 @@ def test_a_markdown_note_names_its_language_in_front_matter_or_page_properties(t
     assert parse_article_text(text, path="/g/honig.md", slug="honig").language == "de"
 
 
+def test_norwegian_s_code_is_norwegian_though_yaml_reads_it_as_false():
+    note = parse_article_text("---\nlang: no\n---\nHonning.\n", path="/g/honning.md", slug="honning")
+    assert configuration(note.language) == "norwegian"
+
+
 def test_an_org_file_names_its_language_with_its_language_keyword():
     note = parse_org_text("#+TITLE: Honig\n#+LANGUAGE: de\n\nHonig.\n", path="/g/honig.org", place="honig")
     assert note.language == "de" and "LANGUAGE" not in note.body
