@@ -46,7 +46,7 @@ from bench.verify_all import bench_verify_all, golden_subset
 from bench.yardstick import SectionYardsticks, ratios, yardstick_measure
 from config.database import current_database_url
 from garden.golden import CATEGORIES, DEFAULT_FILE, GoldenEntry, golden_load
-from providers.embeddings import EmbeddingBackend
+from providers.embeddings import LOCAL_BACKENDS, EmbeddingBackend
 
 DESCRIPTION = (
     "Print benchmark medians as JSON (the embedding backends side by side, import, the peak memory of importing "
@@ -172,8 +172,8 @@ def parser_build() -> argparse.ArgumentParser:
     parser.add_argument(
         "--backends",
         nargs="+",
-        choices=list(EmbeddingBackend),
-        default=list(EmbeddingBackend),
+        choices=list(LOCAL_BACKENDS),
+        default=list(LOCAL_BACKENDS),
         help="Embedding backends compared side by side (chunks/s, query p50/p95, the judge's claims/s).",
     )
     parser.add_argument(

@@ -23,6 +23,7 @@ pytest_plugins = [
     "tests.fakes.messages_api",
     "tests.fakes.chat_completions",
     "tests.fakes.rerank_api",
+    "tests.fakes.embeddings_api",
     "tests.celery_worker",
 ]
 

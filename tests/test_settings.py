@@ -45,7 +45,7 @@ def test_a_mistyped_choice_stops_the_site_at_start_with_the_setting_and_its_choi
     environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test"}
     for name, value, choices in (
         ("VERIFIER_MODE", "cascde", "local, claude, cascade"),
-        ("EMBEDDING_BACKEND", "onnx_int8", "onnx-int8, onnx, torch"),
+        ("EMBEDDING_BACKEND", "onnx_int8", "onnx-int8, onnx, torch, openai"),
         ("JUDGE_EMBEDDING_BACKEND", "pytorch", "onnx-int8, onnx, torch"),
         ("LOG_LEVEL", "verbose", "DEBUG, INFO, WARNING, ERROR, CRITICAL"),
         ("ANSWER_PROVIDER", "ollama", "claude, openai, local"),
@@ -81,6 +81,20 @@ def test_a_served_model_named_by_halves_stops_the_site_at_start_saying_what_is_m
                 "OPENAI_PRICES": "gpt=1",
             },
             "'gpt=1' is not MODEL=INPUT/OUTPUT",
+        ),
+        (
+            {"ANSWER_PROVIDER": "claude", "EMBEDDING_BACKEND": "openai", "OPENAI_BASE_URL": "http://x/v1"},
+            "set OPENAI_EMBEDDING_MODEL",
+        ),
+        (
+            {
+                "ANSWER_PROVIDER": "claude",
+                "EMBEDDING_BACKEND": "openai",
+                "OPENAI_EMBEDDING_MODEL": "nomic-embed-text",
+                "OPENAI_BASE_URL": "",
+                "OPENAI_API_KEY": "",
+            },
+            "set OPENAI_BASE_URL",
         ),
     ):
         result = subprocess.run(

@@ -206,10 +206,24 @@ CELERY_RESULT_EXPIRES = 3600
 
 # --- Questions, retrieval and synthesis ----------------------------------------------------------
 # What runs the embedding model: onnx-int8 (faster than torch, with torch's recall and refusals on the
-# golden set; docs/performance.md has the figures), onnx (torch's vectors) or torch. The next import after a
-# switch embeds the garden again. The ONNX exports are cached in EMBEDDING_ONNX_CACHE.
-EMBEDDING_BACKENDS = ("onnx-int8", "onnx", "torch")  # providers.embeddings.EmbeddingBackend
+# golden set; docs/performance.md has the figures), onnx (torch's vectors) or torch; or openai, a model served
+# over the OpenAI API (OPENAI_BASE_URL) whose vectors never meet MiniLM's: switching to or from it needs
+# `manage.py reembed_garden` (docs/settings.md). Between the local three, the next import embeds the garden again.
+# The ONNX exports are cached in EMBEDDING_ONNX_CACHE.
+EMBEDDING_BACKENDS = ("onnx-int8", "onnx", "torch", "openai")  # providers.embeddings.EmbeddingBackend
+LOCAL_EMBEDDING_BACKENDS = EMBEDDING_BACKENDS[:3]
 EMBEDDING_BACKEND = env_choice("EMBEDDING_BACKEND", "onnx-int8", EMBEDDING_BACKENDS)
+# The served embedding model (EMBEDDING_BACKEND=openai) and the size of its vectors, which the vector column
+# takes once the garden is switched over; MiniLM's 384 for the local backends, whatever this says.
+OPENAI_EMBEDDING_MODEL = env("OPENAI_EMBEDDING_MODEL", default="")
+EMBEDDING_DIMENSIONS = env.int("EMBEDDING_DIMENSIONS", default=384) if EMBEDDING_BACKEND == "openai" else 384
+if EMBEDDING_BACKEND == "openai" and not OPENAI_EMBEDDING_MODEL:
+    raise ImproperlyConfigured(
+        "EMBEDDING_BACKEND=openai: set OPENAI_EMBEDDING_MODEL to the served embedding model's name."
+    )
+# pgvector's HNSW index takes vectors of at most 2,000 numbers.
+if not 1 <= EMBEDDING_DIMENSIONS <= 2000:
+    raise ImproperlyConfigured(f"EMBEDDING_DIMENSIONS is {EMBEDDING_DIMENSIONS}; it must be from 1 to 2000.")
 EMBEDDING_ONNX_CACHE = env("EMBEDDING_ONNX_CACHE", default=str(BASE_DIR / ".run" / "onnx"))
 # Size limits, each applied before any other work on what it limits.
 QUESTION_MAX_CHARS = env.int("QUESTION_MAX_CHARS", default=2000)
@@ -308,7 +322,9 @@ for _item in env.list("OPENAI_PRICES", default=[]):
     OPENAI_PRICES[_prefix.strip()] = (_input, _output)
 if ANSWER_PROVIDER == "openai" and not OPENAI_ANSWER_MODEL:
     raise ImproperlyConfigured("ANSWER_PROVIDER=openai: set OPENAI_ANSWER_MODEL to the served model's name.")
-if (ANSWER_PROVIDER == "openai" or OPENAI_JUROR_MODEL) and not (OPENAI_BASE_URL or OPENAI_API_KEY):
+if (ANSWER_PROVIDER == "openai" or OPENAI_JUROR_MODEL or EMBEDDING_BACKEND == "openai") and not (
+    OPENAI_BASE_URL or OPENAI_API_KEY
+):
     raise ImproperlyConfigured(
         "A served model is configured: set OPENAI_BASE_URL to its server (or OPENAI_API_KEY for OpenAI's own)."
     )
@@ -350,7 +366,7 @@ JUDGE_CALIBRATION_CACHE = env("JUDGE_CALIBRATION_CACHE", default=str(BASE_DIR / 
 
 # What runs the judge's MiniLM (torch, onnx, onnx-int8: see EMBEDDING_BACKEND). Its features and params.json
 # were fitted on torch's embeddings; another backend changes them (make eval measures by how much).
-JUDGE_EMBEDDING_BACKEND = env_choice("JUDGE_EMBEDDING_BACKEND", "torch", EMBEDDING_BACKENDS)
+JUDGE_EMBEDDING_BACKEND = env_choice("JUDGE_EMBEDDING_BACKEND", "torch", LOCAL_EMBEDDING_BACKENDS)
 
 # Critic checks (fixed severities). `path:line - description` citations are audited against this folder, a
 # source tree the operator names (its hidden files are never read); empty: such citations are not checked and

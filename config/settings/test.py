@@ -1,6 +1,7 @@
 """Settings for the test suite: the real PostgreSQL and Redis, a fast password hasher."""
 
 from config.settings.base import *  # noqa: F403
+from config.settings.base import EMBEDDING_BACKEND as _SHELL_BACKEND
 
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -15,6 +16,9 @@ ANTHROPIC_API_KEY = "sk-ant-test-not-a-real-key-0000" if ANTHROPIC_BASE_URL else
 # Nor a served model a developer's shell names: tests that need one point it at the local fake chat API.
 ANSWER_PROVIDER = "claude"
 OPENAI_BASE_URL = OPENAI_API_KEY = OPENAI_ANSWER_MODEL = OPENAI_CONDENSE_MODEL = OPENAI_JUROR_MODEL = ""
+OPENAI_EMBEDDING_MODEL = ""
+if _SHELL_BACKEND == "openai":
+    EMBEDDING_BACKEND, EMBEDDING_DIMENSIONS = "onnx-int8", 384
 OPENAI_PRICES = {}
 RERANK_URL = RERANK_MODEL = RERANK_API_KEY = ""
 STORAGES = {

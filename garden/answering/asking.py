@@ -15,7 +15,7 @@ from django.db import transaction
 
 from garden.answering.conversations import Retrieved, conversation_retrieve
 from garden.answering.preflight import Preflight, preflight
-from garden.answering.retrieval import RetrievalResult
+from garden.answering.retrieval import EmbedderMismatch, RetrievalResult
 from garden.answering.streaming import AskEvent, AskEventKind, ShownText
 from garden.answering.synthesis import (
     SourceText,
@@ -40,6 +40,7 @@ from garden.models import (
 from garden.readers import Reader, reader_of
 from garden.selectors import passages_shown
 from garden.storable import storable
+from providers.embeddings import EmbeddingError
 from providers.timing import phase
 
 EMPTY_QUESTION = "Please type a question."
@@ -147,9 +148,19 @@ def _retrieve(text: str | None, asking: Asking) -> _Asked:
     reader = reader_of(asking.get("user")) if reader is None else reader
     anonymous = asking.get("anonymous", False)
     # The asker's garden: another audience's notes are not in it.
-    retrieved = conversation_retrieve(
-        text, asking.get("conversation"), reader, anonymous=anonymous, claude_slot=asking.get("claude_slot")
-    )
+    try:
+        retrieved = conversation_retrieve(
+            text,
+            asking.get("conversation"),
+            reader,
+            anonymous=anonymous,
+            claude_slot=asking.get("claude_slot"),
+        )
+    except (
+        EmbedderMismatch,
+        EmbeddingError,
+    ) as error:  # the garden cannot be searched now: said, nothing stored
+        raise QuestionError(str(error)) from error
     sources = [] if retrieved.refused else _sources(retrieved.result)
     return _Asked(text, began, check, reader, anonymous, retrieved, sources)
 

@@ -17,12 +17,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from django.conf import settings
-from django.db import connection
+from django.db import DataError, connection
 from django.db.models import Case, Value, When
 
 from garden.answering.phrases import everyday_words, names_asked
 from garden.answering.reranking import reranked
 from garden.answering.synthesis.extractive import STOP_WORDS
+from garden.errors import UserFacingError
 from garden.languages import QUESTION_WORDS
 from garden.models import Article, CalibrationSource, Passage, RetrievalCalibration, Theme, Topic
 from garden.readers import ANONYMOUS, Reader
@@ -35,6 +36,15 @@ TEXT_WEIGHT = 0.5
 TOPIC_BOOST = 0.05
 _LEXEME = re.compile(r"[\w.-]+")
 TOPIC, THEME = 0, 1  # which of the two a row of `matched_topics_and_themes` is
+ANOTHER_MODEL = (
+    "The garden's passages were embedded by {index}, and questions now are by {question}: their vectors "
+    "cannot be compared. An operator switches the garden over with `python manage.py reembed_garden` "
+    "(or sets the embedding settings back)."
+)
+
+
+class EmbedderMismatch(UserFacingError):
+    """The passages' vectors come from another model than the question's: searching them would be nonsense."""
 
 
 @dataclass(frozen=True)
@@ -317,11 +327,23 @@ def passage_scores(
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT id, article_id, 1 - (embedding <=> %s::vector), "
-            f"{f'CASE language {coverage}ELSE 0 END' if coverage else '0'} "
+            f"{f'CASE language {coverage}ELSE 0 END' if coverage else '0'}, embedded_by "
             "FROM garden_chunk WHERE id = ANY(%s)",
             [_literal(vector), *each, list(passage_ids)],
         )
-        return [PassageHit(int(a), int(b), float(c), float(d)) for a, b, c, d in cursor.fetchall()]
+        rows = cursor.fetchall()
+    embedders_check({row[4] for row in rows})
+    return [PassageHit(int(a), int(b), float(c), float(d)) for a, b, c, d, _ in rows]
+
+
+def embedders_check(made_by: set[str]) -> None:
+    """EmbedderMismatch when any of these embedders (`Passage.embedded_by`) made vectors of another model than
+    the configured embedder's (`providers.embeddings.same_model`): read off the passages a search found, so
+    checking costs no query."""
+    question = embeddings.embedder()
+    other = sorted(name for name in made_by if not embeddings.same_model(name, question))
+    if other:
+        raise EmbedderMismatch(ANOTHER_MODEL.format(index=", ".join(other), question=question))
 
 
 def _literal(vector: npt.NDArray[np.float32]) -> str:
@@ -365,9 +387,13 @@ def gather(
     names = question_names(question)
     topic_ids, theme_ids = matched_topics_and_themes(question, names, reader=reader)
     lexemes = question_lexemes(question)
-    hits = live_hits(
-        passage_scores(passage_candidates(vector, lexemes, reader=reader), vector, lexemes), reader
-    )
+    try:
+        found = passage_candidates(vector, lexemes, reader=reader)
+    except DataError as error:  # the column holds vectors of another size than the question's
+        raise EmbedderMismatch(
+            ANOTHER_MODEL.format(index=f"another model ({error})".strip(), question=embeddings.embedder())
+        ) from error
+    hits = live_hits(passage_scores(found, vector, lexemes), reader)
     topic_article_ids = (
         set(Article.objects.live(reader).filter(topics__in=topic_ids).values_list("id", flat=True))
         if topic_ids

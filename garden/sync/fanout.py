@@ -87,7 +87,7 @@ def vectors_pack(vectors: Sequence[Sequence[float]]) -> str:
 
 
 def vectors_unpack(packed: str) -> list[list[float]]:
-    matrix = np.frombuffer(base64.b64decode(packed), dtype="<f4").reshape(-1, embeddings.DIMENSIONS)
+    matrix = np.frombuffer(base64.b64decode(packed), dtype="<f4").reshape(-1, embeddings.dimensions())
     vectors: list[list[float]] = matrix.tolist()
     return vectors
 

@@ -46,6 +46,7 @@ from garden.sync.linking import link_resolver, links_resolve, red_links_resolve
 from garden.sync.naming import unique_slugs, withheld_addresses_kept
 from garden.sync.reembedding import passages_reembed
 from garden.sync.topic_names import names_place, topics_of, topics_rederive
+from garden.sync.vector_column import vector_column_problem
 from garden.sync.writing import (
     DerivedVocabulary,
     Known,
@@ -56,6 +57,7 @@ from garden.sync.writing import (
 )
 from garden.vocabulary import has_vocabulary_file, read_vocabulary, vocabulary_derived
 from garden.walk import garden_walk, shown
+from providers.embeddings import EmbeddingError
 
 logger = logging.getLogger(__name__)
 
@@ -143,7 +145,7 @@ MASS_RETIRE = (
 
 
 class ImportStopped(Exception):
-    """The workers could not finish an import's embedding. The groups written before stay written, and
+    """The workers, or a served embedding model, could not finish an import's embedding. The groups written before stay written, and
     `report` says what they were; the next import resumes from the notes not yet stored."""
 
     def __init__(self, reason: str, report: ImportReport) -> None:
@@ -535,17 +537,26 @@ def garden_import(
     that is missing, unreadable or empty while its garden has articles, or a sync that would retire more than
     half of them, changes nothing and says why in `report.refused` (unless `allow_mass_retire`). Notes are written
     a group at a time, each group in one transaction (each note in its own, should the group's fail), so an
-    interrupted import never leaves a half-written article.
+    interrupted import never leaves a half-written article. When the vector column is of another size than the
+    configured embedder's vectors (a served model of another size, before `reembed_garden`), nothing is
+    imported and `report.refused` says so.
 
     With `workers` (see `garden.sync.fanout.workers_find`), the Celery workers encode the groups and this
     process writes them; ImportStopped when they cannot finish (a batch failed, or did not come back within
-    `batch_timeout` seconds), after the groups already written.
+    `batch_timeout` seconds), after the groups already written, as when a served embedding model fails
+    (`EmbeddingError`: down, 429 or 5xx after its retries, a reply that is not vectors of the configured size).
 
     `renamed` (a note's place -> the place it was renamed from, as git's rename detection tells it: see
     `garden.sync.git`) follows renamed notes whose text changed too; a folder's are followed by their text.
     """
     report = ImportReport()
     began = time.perf_counter()
+    problem = vector_column_problem()
+    if problem is not None:
+        report.refused.extend((str(folder), problem) for folder in folders)
+        report.seconds = time.perf_counter() - began
+        report.sync_id = sync_record(folders, report).pk
+        return report
     before = Article.objects.filter(retired_at__isnull=True).count()
     embedder: Embedder = groups_embedded
     if workers is not None:
@@ -562,11 +573,11 @@ def garden_import(
                 history=folder in history,
                 renamed=renamed or {},
             )
-    except FanOutError as error:
+        report.reembedded, seconds = passages_reembed(on_start, on_progress)
+    except (FanOutError, EmbeddingError) as error:
         report.seconds = time.perf_counter() - began
         report.sync_id = sync_record(folders, report).pk
         raise ImportStopped(str(error), report) from error
-    report.reembedded, seconds = passages_reembed(on_start, on_progress)
     report.embed_seconds += seconds
     report.red_links = Link.objects.filter(target__isnull=True, source__retired_at__isnull=True).count()
     report.seconds = time.perf_counter() - began

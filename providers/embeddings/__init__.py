@@ -2,7 +2,10 @@
 
 `EMBEDDING_BACKEND` picks what runs it: `onnx-int8`, the default (the weights exported to ONNX Runtime and
 quantised to int8: about 2x torch's passages/s, vectors within cosine 0.98 of torch's), `onnx` (float32: torch's
-vectors) or `torch` (the sentence-transformers model). Each passage records what embedded it (`embedder`).
+vectors) or `torch` (the sentence-transformers model); or `openai`, a model the team serves over the OpenAI API
+(`providers.embeddings.served`), of its own size (`dimensions()`). Each passage records what embedded it
+(`embedder`); the three local backends run one model, so their vectors may meet, while a served model's never meet
+another model's (`same_model`).
 """
 
 from __future__ import annotations
@@ -20,13 +23,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from providers.embeddings import onnx
+from providers.embeddings import onnx, served
+from providers.embeddings.served import EmbeddingError as EmbeddingError
 from providers.timing import phase
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
-DIMENSIONS = 384
+DIMENSIONS = 384  # all-MiniLM-L6-v2's, the local backends'
 # Texts per forward pass. A batch is padded to its longest text and attention grows with the square of that
 # length, so small batches of texts sorted by length pay least (docs/performance.md has the bench's figures:
 # embedding_backends).
@@ -48,6 +52,11 @@ class EmbeddingBackend(StrEnum):
     TORCH = "torch"
     ONNX = "onnx"
     ONNX_INT8 = "onnx-int8"
+    OPENAI = "openai"
+
+
+# The backends that run MiniLM here (the judge's choices; the bench compares them).
+LOCAL_BACKENDS = (EmbeddingBackend.TORCH, EmbeddingBackend.ONNX, EmbeddingBackend.ONNX_INT8)
 
 
 def setting(name: str, default: str) -> str:
@@ -77,7 +86,23 @@ def embedder(backend: EmbeddingBackend | None = None) -> str:
     version of its export, since a new export can move them. Each passage records it (`Passage.embedded_by`):
     vectors of another embedder are embedded again, never compared with a question's or reused."""
     backend = backend or active_backend()
+    if backend is EmbeddingBackend.OPENAI:
+        return served.embedder_name()
     return str(backend) if backend is EmbeddingBackend.TORCH else f"{backend}/v{onnx.EXPORT_VERSION}"
+
+
+def same_model(embedded_by: str, other: str) -> bool:
+    """Whether vectors of two embedders (`embedder()` names) may be compared: the local backends' may (one model,
+    vectors within cosine 0.98 of each other), a served model's only with its own."""
+    served_ones = [name for name in (embedded_by, other) if name.startswith(served.PREFIX)]
+    return not served_ones or embedded_by == other
+
+
+def dimensions(backend: EmbeddingBackend | None = None) -> int:
+    """The size of the vectors of `backend` (else the configured one): the served model's
+    `EMBEDDING_DIMENSIONS`, else MiniLM's 384."""
+    backend = backend or active_backend()
+    return served.dimensions() if backend is EmbeddingBackend.OPENAI else DIMENSIONS
 
 
 _load_lock = threading.Lock()
@@ -180,6 +205,8 @@ def _lanes() -> tuple[int, ThreadPoolExecutor | None]:
 def load(backend: EmbeddingBackend | None = None) -> None:
     """Load the configured backend now (before serving, before forking), not during the first request."""
     backend = backend or active_backend()
+    if backend is EmbeddingBackend.OPENAI:
+        return  # nothing to load: the server holds the model
     if backend is EmbeddingBackend.TORCH:
         model()
     else:
@@ -220,11 +247,14 @@ def _embed_onnx(texts: list[str], batch_size: int, backend: EmbeddingBackend) ->
 def embed(
     texts: Sequence[str], *, batch_size: int | None = None, backend: EmbeddingBackend | None = None
 ) -> npt.NDArray[np.float32]:
-    """Unit-length embeddings, one row per text (shape `(len(texts), 384)`), by `backend` (else the
-    configured one), `batch_size` texts per pass (else the backend's own: INT8_BATCH_SIZE or BATCH_SIZE)."""
-    if not texts:
-        return np.zeros((0, DIMENSIONS), dtype=np.float32)
+    """Unit-length embeddings, one row per text (shape `(len(texts), dimensions())`), by `backend` (else the
+    configured one), `batch_size` texts per pass (else the backend's own: INT8_BATCH_SIZE or BATCH_SIZE; a
+    served model's are `served.BATCH_SIZE` a request). EmbeddingError when a served model fails."""
     backend = backend or active_backend()
+    if not texts:
+        return np.zeros((0, dimensions(backend)), dtype=np.float32)
+    if backend is EmbeddingBackend.OPENAI:
+        return served.embed(texts)
     if batch_size is None:
         batch_size = INT8_BATCH_SIZE if backend is EmbeddingBackend.ONNX_INT8 else BATCH_SIZE
     if backend is not EmbeddingBackend.TORCH:
@@ -236,7 +266,7 @@ def embed(
 
 
 def embed_one(text: str) -> npt.NDArray[np.float32]:
-    """The embedding of a single text (shape `(384,)`)."""
+    """The embedding of a single text (shape `(dimensions(),)`)."""
     return embed([text])[0]
 
 
@@ -261,10 +291,11 @@ def embed_cached(texts: Sequence[str]) -> npt.NDArray[np.float32]:
     from providers.embeddings import shared
 
     backend = active_backend()
+    made_by = embedder(backend)  # not the backend alone: a served model's name and size are set apart
     with _cache_lock:
-        known = {text: _cache[backend, text] for text in texts if (backend, text) in _cache}
+        known = {text: _cache[made_by, text] for text in texts if (made_by, text) in _cache}
         for text in known:
-            _cache.move_to_end((backend, text))
+            _cache.move_to_end((made_by, text))
     missing = list(dict.fromkeys(text for text in texts if text not in known))
     if missing:
         fresh = shared.vectors_get(backend, missing)
@@ -274,10 +305,10 @@ def embed_cached(texts: Sequence[str]) -> npt.NDArray[np.float32]:
             shared.vectors_put(backend, new)
             fresh.update(new)
         with _cache_lock:
-            _cache.update(((backend, text), vector) for text, vector in fresh.items())
+            _cache.update(((made_by, text), vector) for text, vector in fresh.items())
             while len(_cache) > _CACHE_SIZE:
                 _cache.popitem(last=False)
         known.update(fresh)
     if not texts:
-        return np.zeros((0, DIMENSIONS), dtype=np.float32)
+        return np.zeros((0, dimensions(backend)), dtype=np.float32)
     return np.stack([known[text] for text in texts])
