@@ -19,13 +19,14 @@ from claimcheck.judges.types import Source
 from claimcheck.panel import PanelConfig, PanelOutcome, run_panel
 from claimcheck.terms import JudgeMode
 from claimcheck.verdict import Scored, score
-from garden.answering.retrieval import retrieve
+from garden.answering.retrieval import EmbedderMismatch, retrieve
 from garden.errors import UserFacingError
 from garden.models import Passage
 from garden.readers import ANONYMOUS, Reader
 from garden.selectors import passages_shown
 from garden.storable import storable
 from garden.syntax import strip_citations
+from providers.embeddings import EmbeddingError
 from verifier.budget import DailyBudget
 from verifier.claude_adapter import claude_client, served_juror
 from verifier.judge_parameters import judge_parameters_use
@@ -132,7 +133,13 @@ def garden_check(
     `claude_slot` is held while a panel with Claude judges; what it raises (none free) comes out of here."""
     text = check_text_clean(text)
     judge_parameters_use()
-    found = retrieve(text, reader=reader)
+    try:
+        found = retrieve(text, reader=reader)
+    except (
+        EmbedderMismatch,
+        EmbeddingError,
+    ) as error:  # the garden cannot be searched now: said, nothing judged
+        raise CheckError(str(error)) from error
     passages_by_id = Passage.objects.select_related("article", "revision").in_bulk(
         [hit.passage_id for hit in found.sources]
     )

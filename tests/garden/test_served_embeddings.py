@@ -16,6 +16,7 @@ from garden.sync.vector_column import vector_column_dimensions
 from providers import embeddings
 from tests.factories import garden_write
 from tests.fakes.embeddings_api import DIMENSIONS, FakeEmbeddingsAPI
+from verifier.checking import CheckError, garden_check
 
 pytestmark = pytest.mark.django_db
 
@@ -186,3 +187,15 @@ def test_reembed_garden_stopped_by_the_server_says_so_and_resumes(served, settin
     with pytest.raises(CommandError, match=r"HTTP 500.*run reembed_garden again to resume"):
         _switch()
     assert "Embedded 3 passages again" in _switch()
+
+
+def test_a_fact_check_against_another_model_s_garden_is_refused_with_the_same_error(
+    served, settings, tmp_path
+):
+    settings.EMBEDDING_BACKEND = "onnx-int8"
+    garden_import([garden_write(tmp_path / "g", NOTES)])
+    settings.EMBEDDING_BACKEND = "openai"
+    settings.EMBEDDING_DIMENSIONS = served.dimensions = 384
+
+    with pytest.raises(CheckError, match="cannot be compared"):
+        garden_check("The Ashcombe lighthouse lamp shows two white flashes.")
