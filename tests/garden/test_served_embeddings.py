@@ -3,6 +3,8 @@
 server's faults stop an import with a clear message and lose nothing; a garden of one model's vectors is never
 searched with another's question."""
 
+import io
+
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -48,19 +50,9 @@ def served(settings, fake_embeddings_api: FakeEmbeddingsAPI) -> FakeEmbeddingsAP
 
 
 def _switch() -> str:
-    call_command("reembed_garden", stdout=(out := _Out()))
-    return out.text
-
-
-class _Out:
-    def __init__(self) -> None:
-        self.text = ""
-
-    def write(self, text: str) -> None:
-        self.text += text
-
-    def flush(self) -> None:
-        pass
+    out = io.StringIO()
+    call_command("reembed_garden", stdout=out)
+    return out.getvalue()
 
 
 def test_an_import_before_the_switch_is_refused_saying_how_and_imports_nothing(served, tmp_path):
