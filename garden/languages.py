@@ -78,7 +78,10 @@ MIN_MARKERS = 5
 # quotation or a name in another language leaves the note's own.
 DOMINANCE = 2
 _WORD = re.compile(r"[^\W\d_]+")
-_LINK = re.compile(r"\S*(?:://|@|www\.)\S*")  # addresses, whose pieces ("com", "en", "de") are no one's words
+# Addresses, whose pieces ("com", "en", "de") are no one's words: a run of non-space holding one of these.
+_LINK_MARKS = ("://", "@", "www.")
+# Enough of a note to tell its language: its words are counted in this much of it, however long it is.
+DETECTION_CHARS = 20_000
 
 # The words a question asks with that PostgreSQL's stop words keep ("warum", "combien"), by configuration: a
 # passage that answers a question seldom holds them, and a full-text hit needs every word of the question.
@@ -110,7 +113,10 @@ def configuration(written: str) -> str:
 def detected(text: str) -> str | None:
     """The configuration of the language `text` is clearly written in, by its commonest words; None when its
     words do not show one (too few, or two languages near each other)."""
-    words = _WORD.findall(_LINK.sub(" ", text.lower()))
+    kept = (
+        part for part in text[:DETECTION_CHARS].lower().split() if not any(m in part for m in _LINK_MARKS)
+    )
+    words = _WORD.findall(" ".join(kept))
     found = Counter(language for word in words for language in _MARKERS.get(word, ()))
     ranked = found.most_common(2)
     if not ranked or ranked[0][1] < MIN_MARKERS:
