@@ -191,3 +191,16 @@ def test_a_fact_check_against_another_model_s_garden_is_refused_with_the_same_er
 
     with pytest.raises(CheckError, match="cannot be compared"):
         garden_check("The Ashcombe lighthouse lamp shows two white flashes.")
+
+
+def test_the_served_embedder_failing_while_the_local_answer_is_written_is_said_not_raised(served):
+    """Retrieval embedded the question; the server then fails as the local synthesiser embeds its sentences:
+    the answer says so, with nothing raised (its question and retrieval are stored as any failed answer's)."""
+    from garden.answering.synthesis import SourceText, extractive
+
+    served.error(500)
+    written = extractive.synthesize(
+        QUESTION, [SourceText(1, "Ashcombe lighthouse", NOTES["lighthouse.md"].split("---\n")[-1])]
+    )
+
+    assert written.text == "" and "fake-embed" in written.error and "try again" in written.error

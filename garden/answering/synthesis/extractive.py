@@ -105,6 +105,10 @@ def _gives_kind(question: str, candidates: Sequence[_Candidate]) -> npt.NDArray[
     return np.array([float(gives_kind(kinds, c.text)) for c in candidates])
 
 
+# What an answer says when the served embedding model fails as the local synthesiser ranks its sentences.
+EMBEDDING_FAILED = "The answer could not be written: {error} Please try again."
+
+
 def _with_citation(sentence: str, number: int) -> str:
     sentence = sentence.rstrip()
     end = sentence[-1] if sentence[-1] in ".!?" else "."
@@ -136,7 +140,15 @@ def synthesize(
 ) -> Synthesis:
     began = time.perf_counter()
     candidates = _candidates(sources)
-    ranked, vectors = _ranked(question, candidates, question_vector) if candidates else ([], np.empty(0))
+    try:
+        ranked, vectors = _ranked(question, candidates, question_vector) if candidates else ([], np.empty(0))
+    except (
+        embeddings.EmbeddingError
+    ) as error:  # a served embedder failing after retrieval: said, never raised
+        failed = EMBEDDING_FAILED.format(error=error)
+        return Synthesis(
+            "", Generator.EXTRACTIVE, error=failed, latency_ms=round((time.perf_counter() - began) * 1000)
+        )
     judged = ranked[:JUDGED_SENTENCES]
     answering = import_string(settings.ANSWERING_SENTENCE)  # `claimcheck.answerability.answering`
     answer = (
