@@ -87,6 +87,7 @@ class PassageHit:
     article_id: int
     vector_score: float
     text_score: float
+    borrows: bool = False  # it holds words another note lends it (`Passage.shows`): `live_hits` checks whose
 
     @property
     def score(self) -> float:
@@ -327,13 +328,13 @@ def passage_scores(
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT id, article_id, 1 - (embedding <=> %s::vector), "
-            f"{f'CASE language {coverage}ELSE 0 END' if coverage else '0'}, embedded_by "
+            f"{f'CASE language {coverage}ELSE 0 END' if coverage else '0'}, embedded_by, shows <> '{{}}' "
             "FROM garden_chunk WHERE id = ANY(%s)",
             [_literal(vector), *each, list(passage_ids)],
         )
         rows = cursor.fetchall()
     embedders_check({row[4] for row in rows})
-    return [PassageHit(int(a), int(b), float(c), float(d)) for a, b, c, d, _ in rows]
+    return [PassageHit(int(a), int(b), float(c), float(d), bool(e)) for a, b, c, d, _, e in rows]
 
 
 def embedders_check(made_by: set[str]) -> None:
@@ -360,8 +361,12 @@ def live_hits(hits: Sequence[PassageHit], reader: Reader = ANONYMOUS) -> list[Pa
     live = set(
         Article.objects.live(reader).filter(pk__in={h.article_id for h in hits}).values_list("pk", flat=True)
     )
-    borrowing = Passage.objects.filter(pk__in=[h.passage_id for h in hits]).exclude(shows=[])
-    hidden = set(borrowing.unreadable(reader).values_list("pk", flat=True)) if borrowing.exists() else set()
+    borrowing = [h.passage_id for h in hits if h.borrows]  # read with their scores: no query when none does
+    hidden = (
+        set(Passage.objects.filter(pk__in=borrowing).unreadable(reader).values_list("pk", flat=True))
+        if borrowing
+        else set()
+    )
     return [hit for hit in hits if hit.article_id in live and hit.passage_id not in hidden]
 
 
