@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 import redis
+from celery.utils.nodenames import host_format
 from django.conf import settings
 
+from config import celery_app
 from config.database import current_database_url
 from config.devstack import EmbeddedRedis, free_port
 from config.ports import BASE_DIR
@@ -67,6 +69,28 @@ class Worker(CeleryWorker):
         super().start()
         self.wait_until(lambda: self.log_has("ready."), READY_SECONDS)
 
+    def settle(self, seconds: float = 120) -> None:
+        """Drop the tasks still queued, let the one running finish and revoke those waiting for a retry: once the
+        test that queued them is over, a task would write into the next test's database, or into one being
+        emptied (a deadlock with the flush, which then failed and left the test's rows to the next test)."""
+        control = celery_app.control
+        control.purge()
+        # A solo worker answers between tasks only: its answer says the one it ran is done.
+        node = [host_format(self.hostname or "")]
+        deadline = time.monotonic() + seconds
+        while not control.ping(destination=node, timeout=0.5):
+            if not self.running():
+                return
+            if time.monotonic() > deadline:
+                pytest.fail(f"the Celery worker did not finish its task within {seconds:.0f}s")
+        waiting = control.inspect(destination=node, timeout=2).scheduled() or {}
+        retries = [entry["request"]["id"] for entries in waiting.values() for entry in entries]
+        if retries:
+            control.revoke(retries)
+
+
+_session_worker: list[Worker] = []  # the session's worker, once a test has asked for it
+
 
 @pytest.fixture(scope="session")
 def celery_worker(django_db_setup: None, django_db_blocker: object) -> Iterator[Worker]:
@@ -74,8 +98,28 @@ def celery_worker(django_db_setup: None, django_db_blocker: object) -> Iterator[
     redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()
     worker = Worker()
     worker.start()
+    _session_worker.append(worker)
     yield worker
+    _session_worker.clear()
     worker.stop()
+
+
+@pytest.fixture(autouse=True)
+def _celery_worker_settled(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After a test that commits (pytest-django's flush comes after this fixture's end, as its own autouse
+    fixture was set up first), the session's worker is left with nothing of the test's to run; most tests queue
+    tasks they never wait for (an answer's verification)."""
+    yield
+    for worker in _session_worker:
+        if transactional(request.node) and worker.running():
+            worker.settle()
+
+
+def transactional(item: pytest.Item) -> bool:
+    """Whether the test commits, and empties the database after it (pytest-django's `transaction=True`)."""
+    marker = item.get_closest_marker("django_db")
+    fixtures = getattr(item, "fixturenames", [])
+    return bool(marker and marker.kwargs.get("transaction")) or "transactional_db" in fixtures
 
 
 @pytest.fixture

@@ -33,19 +33,14 @@ SAMPLE_FOLDERS = [BASE_DIR / "garden" / "sample" / "earlier", BASE_DIR / "garden
 SAMPLE_IMPORT = ["--history", str(SAMPLE_FOLDERS[0]), str(SAMPLE_FOLDERS[1])]
 
 
-def _transactional(item: pytest.Item) -> bool:
-    """Whether the test empties the database after it (pytest-django's `transaction=True`)."""
-    marker = item.get_closest_marker("django_db")
-    fixtures = getattr(item, "fixturenames", [])
-    return bool(marker and marker.kwargs.get("transaction")) or "transactional_db" in fixtures
-
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """After pytest-django's order (the tests that empty the database after those that read the sample garden),
     the slow tests first within each part, so the longest do not all come last (the bench's smoke run has no
     database mark, which put it at the very end). `--dist load` still hands each process a run of consecutive
     tests at the start, so a slow test can begin minutes in."""
-    items.sort(key=lambda item: (_transactional(item), item.get_closest_marker("slow") is None))
+    from tests.celery_worker import transactional  # (after pytest_plugins has loaded it, so it is rewritten)
+
+    items.sort(key=lambda item: (transactional(item), item.get_closest_marker("slow") is None))
 
 
 @pytest.fixture(scope="session")
