@@ -7,6 +7,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import yaml
 from django.conf import settings
 
@@ -38,6 +39,7 @@ def test_a_terminated_runner_lets_its_command_clean_up_and_exits_143(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        start_new_session=True,  # so that a test that fails can stop the runner and its command together
     )
     assert runner.stdout is not None
     deadline = time.monotonic() + 30
@@ -45,9 +47,19 @@ def test_a_terminated_runner_lets_its_command_clean_up_and_exits_143(tmp_path):
         assert time.monotonic() < deadline and runner.poll() is None, "the command did not start"
 
     runner.send_signal(signal.SIGTERM)  # as CI does when a job is cancelled
-    assert runner.wait(30) == 128 + signal.SIGTERM
-    assert marker.read_text() == "cleaned up"
-    assert "terminated: interrupting python" in runner.stdout.read()
+    try:
+        # Longer than the runner gives its command to leave on Ctrl-C, so that a command that did not hear it
+        # reads apart from a runner that did not stop.
+        code = runner.wait(45)
+    except subprocess.TimeoutExpired:
+        os.killpg(runner.pid, signal.SIGKILL)
+        pytest.fail(
+            f"the runner was still running 45 s after SIGTERM; it printed:\n{runner.communicate()[0]}"
+        )
+    said = runner.stdout.read()
+    assert code == 128 + signal.SIGTERM, said
+    assert marker.read_text() == "cleaned up", said
+    assert "terminated: interrupting python" in said
 
 
 def test_no_checkout_port_can_be_taken_by_an_outgoing_connection():
