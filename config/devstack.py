@@ -261,8 +261,9 @@ def services() -> Iterator[dict[str, str]]:
                     stops.append(redis.stop)
                 env["REDIS_URL"] = redis.url
         check_redis(env["REDIS_URL"])
-        RUN_DIR.mkdir(exist_ok=True)
-        SERVICES_ENV.write_text(f"DATABASE_URL={env['DATABASE_URL']}\nREDIS_URL={env['REDIS_URL']}\n")
+        if stops:  # (a runner given both addresses started nothing, and must not point others at its own)
+            RUN_DIR.mkdir(exist_ok=True)
+            SERVICES_ENV.write_text(f"DATABASE_URL={env['DATABASE_URL']}\nREDIS_URL={env['REDIS_URL']}\n")
         yield env
     finally:
         for stop in reversed(stops):

@@ -143,3 +143,16 @@ def test_the_tests_of_one_group_run_in_one_process(tmp_path):
     )
     assert done.returncode == 0, done.stdout[-2000:]
     assert len({path.read_text() for path in tmp_path.glob("ran-*")}) == 1
+
+
+def test_a_runner_that_starts_no_service_leaves_the_services_file_to_the_one_that_did():
+    # `.run/services.env` points every `manage.py` command at the services `make run` or `make test` started; a
+    # runner given both addresses (as this one is, the test database's) started none and must not repoint them.
+    services_file = BASE_DIR / ".run" / "services.env"
+    before = services_file.read_text() if services_file.exists() else None
+    env = {**os.environ, "DATABASE_URL": current_database_url(), "REDIS_URL": settings.REDIS_URL}
+    done = subprocess.run(
+        [sys.executable, "-m", "config.devstack", "exec", "--", "true"], cwd=BASE_DIR, env=env, timeout=120
+    )
+    assert done.returncode == 0
+    assert (services_file.read_text() if services_file.exists() else None) == before
