@@ -19,44 +19,19 @@ from ninja.utils import check_csrf
 from pydantic import StrictBool
 
 from claimcheck.terms import ClaimStatus, RiskLabel, Verdict
-from dashboard.asking import (
-    ConversationNotFound,
-    ask,
-    ask_streaming,
-    conversation_is_owned,
-    conversation_owned,
-)
-from dashboard.bearer import BearerRefused, bearer_authenticate, request_spender, scope_missing
-from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
-from dashboard.permissions import (
-    check_mode,
-    may_ask,
-    may_check,
-    may_see_rejected_quotes,
-    request_marker,
-    request_reader,
-)
+from dashboard.actions.answers import answer_mark, answer_read, claim_report, verdict_read
+from dashboard.actions.asking import CallerStream, answer_ask, answer_seen, answer_stream
+from dashboard.actions.checking import text_check
+from dashboard.actions.refusals import Outcome, Refused
+from dashboard.asking import conversation_is_owned
+from dashboard.bearer import BearerRefused, bearer_authenticate
+from dashboard.permissions import may_see_rejected_quotes, request_reader
 from dashboard.presenters import check_sources, checked_payload, health_payload
-from dashboard.ratelimit import (
-    MARK_RATE_LIMITED,
-    RATE_LIMITED,
-    REPORTS_DAY_SPENT,
-    rate_limited,
-    reports_limited,
-)
 from dashboard.shapes import CITED_AS, AnswerOut, VerdictOut, answer_shape, shape_json, verdict_shape
 from dashboard.streams import EVENT_STREAM, ServerSentEvents, event_stream_response
-from garden import selectors
-from garden.answering.asking import AnswerStream, QuestionError
 from garden.models import Answer
-from verifier.budget import spending_for
-from verifier.checking import CheckError, garden_check
 from verifier.health import health_check
-from verifier.marks import answer_mark_record, claim_report_record
-from verifier.models import Claim
-from verifier.review import ReviewError
 from verifier.roles import VIEW_LOGS
-from verifier.scopes import TokenScope
 
 CSRF_FAILED = (
     "This request carries a session cookie but no valid CSRF token: send the csrftoken cookie's value in the "
@@ -140,6 +115,28 @@ def api_http_error(request: HttpRequest, error: HttpError) -> HttpResponse:
     return api.create_response(request, {"error": message}, status=error.status_code)
 
 
+@api.exception_handler(Refused)
+def api_refused(request: HttpRequest, refused: Refused) -> HttpResponse:
+    """An action not done, in the API's one error shape: its status by the outcome, and when to try again."""
+    response = api.create_response(
+        request, {"error": refused.message}, status=REFUSED_STATUS[refused.outcome]
+    )
+    if refused.retry_after is not None:
+        response["Retry-After"] = str(refused.retry_after)
+    return response
+
+
+# Each refusal's status; a withheld answer is not found, as one never shared is (nothing tells the two apart).
+REFUSED_STATUS = {
+    Outcome.FORBIDDEN: 403,
+    Outcome.NOT_FOUND: 404,
+    Outcome.INVALID: 400,
+    Outcome.LIMITED: 429,
+    Outcome.BUSY: 503,
+    Outcome.WITHHELD: 404,
+}
+
+
 @api.exception_handler(RequestDataTooBig)
 def api_body_too_big(request: HttpRequest, error: RequestDataTooBig) -> HttpResponse:
     """A body over REQUEST_MAX_BYTES, refused from its Content-Length before a byte of it is read."""
@@ -150,16 +147,6 @@ def api_body_too_big(request: HttpRequest, error: RequestDataTooBig) -> HttpResp
 
 BODY_NOT_JSON = 'The request body must be a JSON object, e.g. {"question": "..."}.'
 BODY_TOO_BIG = "The request body is limited to {limit:,} bytes."
-ANSWER_NOT_FOUND = "No answer with this id."
-ASK_FORBIDDEN = "Log in as a reader (or above) to use this endpoint."
-CLAIM_NOT_FOUND = "This answer has no claim with this id."
-MARK_NEEDS_READER = (
-    "A mark is kept as its reader's own: call with a personal token (or the site's session cookie) to mark."
-)
-CHECK_FORBIDDEN = (
-    "Fact-checking is for readers: log in as a reader (or above) to use this endpoint "
-    "(visitors may check text only when ANONYMOUS_CAN_CHECK is on)."
-)
 
 
 # The limits are documented in the schema but checked by the services, so clients get their clear messages.
@@ -301,55 +288,27 @@ def api_ask(
     With `conversation`, the question is a follow-up in it, retrieved with what came before; the answer
     returns its `conversation` either way. With `stream`, the answer's words come as they are written
     (`text/event-stream`); the check is queued once the answer is whole."""
-    if (why := scope_missing(request, TokenScope.ASK)) is not None:
-        return Status(403, {"error": why})
-    if not may_ask(request):
-        return Status(403, {"error": ASK_FORBIDDEN})
-    if (wait := rate_limited(request, "ask")) is not None:
-        response["Retry-After"] = str(wait)
-        return Status(429, {"error": RATE_LIMITED})
-    try:
-        conversation = conversation_owned(payload.conversation, request.user, request.session)
-        with spending_for(request_spender(request)):  # a streamed follow-up's condensing is booked now
-            if payload.stream:
-                stream = ask_streaming(payload.question, request.user, claude_slot(), conversation)
-                return event_stream_response(_answer_events(request, stream))
-            answer = ask(payload.question, request.user, claude_slot(), conversation)
-    except ConversationNotFound as error:
-        return Status(404, {"error": error.message})
-    except QuestionError as error:
-        return Status(400, {"error": error.message})
-    except ClaudeBusy:
-        return _claude_busy(response)
-    reader = request_reader(request)
-    loaded = selectors.answer_get(answer.public_id, reader)
-    if loaded is None:
-        return Status(404, {"error": selectors.answer_hidden_message(reader)})
-    # A source was withheld between the answer and this read.
-    if (why := selectors.answer_hidden_why(loaded, reader)) is not None:
-        return Status(404, {"error": why})
-    return Status(200, answer_shape(loaded, reader=reader))
+    if payload.stream:
+        stream = answer_stream(request, payload.question, payload.conversation)
+        return event_stream_response(_answer_events(request, stream))
+    answer = answer_ask(request, payload.question, payload.conversation)
+    return Status(200, answer_shape(answer, reader=request_reader(request)))
 
 
-def _answer_events(request: HttpRequest, stream: AnswerStream) -> ServerSentEvents:
+def _answer_events(request: HttpRequest, stream: CallerStream) -> ServerSentEvents:
     """The stream's events for the API: `delta`s as JSON text, then the stored `answer` as the endpoint
     returns it without `stream` (an `error` when it was withheld meanwhile)."""
     reader = request_reader(request)
 
     def answer(stored: Answer) -> tuple[str, str]:
-        loaded = selectors.answer_get(stored.public_id, reader)
-        why = (
-            selectors.answer_hidden_message(reader)
-            if loaded is None
-            else selectors.answer_hidden_why(loaded, reader)
-        )
-        if loaded is None or why is not None:
-            return "error", json.dumps({"error": why})
+        try:
+            loaded = answer_seen(request, stored)
+        except Refused as refused:
+            return "error", json.dumps({"error": refused.message})
         return "answer", json.dumps(shape_json(answer_shape(loaded, reader=reader)))
 
     return ServerSentEvents(
         stream,
-        spender=request_spender(request),
         delta=lambda text: json.dumps({"text": text}),
         answer=answer,
     )
@@ -361,9 +320,7 @@ def _answer_events(request: HttpRequest, stream: AnswerStream) -> ServerSentEven
     summary="Fetch an answer",
 )
 def api_answer(request: HttpRequest, answer_id: str) -> Status[AnswerOut | dict[str, str]]:
-    answer = _answer_shown(request, answer_id)
-    if isinstance(answer, Status):
-        return Status(answer.status_code, answer.value)
+    answer = answer_read(request, answer_id)
     shape = answer_shape(answer, reader=request_reader(request))
     conversation = answer.question.conversation
     if conversation is not None and not conversation_is_owned(conversation, request.user, request.session):
@@ -379,16 +336,7 @@ def api_answer(request: HttpRequest, answer_id: str) -> Status[AnswerOut | dict[
 )
 def api_verdict(request: HttpRequest, answer_id: str) -> Status[VerdictOut | dict[str, str]]:
     """Claims with statuses, quotes, flags and juror votes; `status` is pending/running until the judge is done."""
-    if (why := scope_missing(request, TokenScope.ASK)) is not None:
-        return Status(403, {"error": why})
-    if not may_ask(request):
-        return Status(403, {"error": ASK_FORBIDDEN})
-    public_id = _public_id(answer_id)
-    answer = Answer.objects.filter(public_id=public_id).first() if public_id else None
-    if answer is None:
-        return Status(404, {"error": ANSWER_NOT_FOUND})
-    if (why := selectors.verdict_hidden_why(answer, request_reader(request))) is not None:
-        return Status(404, {"error": why})
+    answer = verdict_read(request, answer_id)
     verdict = verdict_shape(
         answer,
         reader=request_reader(request),
@@ -420,22 +368,6 @@ class ReportedOut(Schema):
     note: str
 
 
-def _answer_shown(request: HttpRequest, answer_id: str) -> Answer | Status[dict[str, str]]:
-    """The answer, when this caller may ask and may see it (to read or mark it), or the refusal to send."""
-    if (why := scope_missing(request, TokenScope.ASK)) is not None:
-        return Status(403, {"error": why})
-    if not may_ask(request):
-        return Status(403, {"error": ASK_FORBIDDEN})
-    reader = request_reader(request)
-    public_id = _public_id(answer_id)
-    answer = selectors.answer_get(public_id, reader) if public_id else None
-    if answer is None:
-        return Status(404, {"error": ANSWER_NOT_FOUND})
-    if (why := selectors.answer_hidden_why(answer, reader)) is not None:
-        return Status(404, {"error": why})
-    return answer
-
-
 # 400: a body that is not JSON (or, for a report, a note over the limit).
 MARK_RESPONSES = {400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 422: ValidationOut, 429: ErrorOut}
 
@@ -445,19 +377,9 @@ MARK_RESPONSES = {400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 422: ValidationOu
     response={200: MarkedOut, **MARK_RESPONSES},
     summary="Mark an answer helpful or not",
 )
-def api_answer_mark(
-    request: HttpRequest, answer_id: str, payload: MarkIn, response: HttpResponse
-) -> Status[dict[str, Any]]:
+def api_answer_mark(request: HttpRequest, answer_id: str, payload: MarkIn) -> Status[dict[str, Any]]:
     """The caller's own mark, seen by no other reader; the operators' logs count the answers marked unhelpful."""
-    answer = _answer_shown(request, answer_id)
-    if isinstance(answer, Status):
-        return answer
-    if (wait := rate_limited(request, "mark")) is not None:
-        response["Retry-After"] = str(wait)
-        return Status(429, {"error": MARK_RATE_LIMITED})
-    if (marker := request_marker(request)) is None:
-        return Status(403, {"error": MARK_NEEDS_READER})
-    answer_mark_record(answer=answer, marker=marker, user=request.user, helpful=payload.helpful)
+    answer = answer_mark(request, answer_id, helpful=payload.helpful)
     return Status(200, {"answer_id": str(answer.public_id), "helpful": payload.helpful})
 
 
@@ -467,42 +389,11 @@ def api_answer_mark(
     summary="Report a claim of an answer wrong",
 )
 def api_claim_report(
-    request: HttpRequest, answer_id: str, claim_id: int, payload: ReportIn, response: HttpResponse
+    request: HttpRequest, answer_id: str, claim_id: int, payload: ReportIn
 ) -> Status[dict[str, Any]]:
     """The caller's own report (a second replaces the first): the claim goes to the editors' review queue."""
-    answer = _answer_shown(request, answer_id)
-    if isinstance(answer, Status):
-        return answer
-    claim = Claim.objects.filter(pk=claim_id, is_claim=True, verification__answer=answer).first()
-    if claim is None:
-        return Status(404, {"error": CLAIM_NOT_FOUND})
-    if (wait := rate_limited(request, "mark")) is not None:
-        response["Retry-After"] = str(wait)
-        return Status(429, {"error": MARK_RATE_LIMITED})
-    if (marker := request_marker(request)) is None:
-        return Status(403, {"error": MARK_NEEDS_READER})
-    if (wait := reports_limited(request)) is not None:
-        response["Retry-After"] = str(wait)
-        return Status(429, {"error": REPORTS_DAY_SPENT.format(limit=settings.REPORTS_PER_ADDRESS_PER_DAY)})
-    try:
-        report = claim_report_record(claim=claim, marker=marker, user=request.user, note=payload.note)
-    except ReviewError as error:
-        return Status(400, {"error": error.message})
-    return Status(200, {"answer_id": str(answer.public_id), "claim_id": claim.pk, "note": report.note})
-
-
-def _claude_busy(response: HttpResponse) -> Status[Any]:
-    """Every thread this process lets wait on Claude is waiting: try again shortly, rather than queue."""
-    response["Retry-After"] = str(CLAUDE_BUSY_RETRY_AFTER)
-    return Status(503, {"error": CLAUDE_BUSY})
-
-
-def _public_id(answer_id: str) -> uuid.UUID | None:
-    """The answer id of a path, or None for anything else (an old numeric id is not found, not malformed)."""
-    try:
-        return uuid.UUID(answer_id)
-    except ValueError:
-        return None
+    report = claim_report(request, answer_id, claim_id, note=payload.note)
+    return Status(200, {"answer_id": str(uuid.UUID(answer_id)), "claim_id": claim_id, "note": report.note})
 
 
 @api.post(
@@ -518,30 +409,14 @@ def _public_id(answer_id: str) -> uuid.UUID | None:
     },
     summary="Fact-check any text against the garden",
 )
-def api_check(request: HttpRequest, payload: CheckIn, response: HttpResponse) -> Status[dict[str, Any]]:
+def api_check(request: HttpRequest, payload: CheckIn) -> Status[dict[str, Any]]:
     """Retrieves the garden's passages for the text and judges each of its claims against them. Visitors who are
     not logged in may check only when ANONYMOUS_CAN_CHECK is on, and then with the local judge alone."""
-    if (why := scope_missing(request, TokenScope.CHECK)) is not None:
-        return Status(403, {"error": why})
-    if not may_check(request):
-        return Status(403, {"error": CHECK_FORBIDDEN})
-    if (wait := rate_limited(request, "check")) is not None:
-        response["Retry-After"] = str(wait)
-        return Status(429, {"error": RATE_LIMITED})
-    try:
-        with spending_for(request_spender(request)):
-            checked, passages = garden_check(
-                payload.text,
-                mode=check_mode(request),
-                claude_slot=claude_slot(),
-                reader=request_reader(request),
-            )
-    except CheckError as error:
-        return Status(400, {"error": error.message})
-    except ClaudeBusy:
-        return _claude_busy(response)
-    out = checked_payload(checked, check_sources(passages), rejected_quotes=may_see_rejected_quotes(request))
-    return Status(200, out)
+    done = text_check(request, payload.text)
+    sources = check_sources(done.passages or [])
+    return Status(
+        200, checked_payload(done.checked, sources, rejected_quotes=may_see_rejected_quotes(request))
+    )
 
 
 @api.get("/health", response={200: HealthOut, 503: HealthOut}, summary="Whether answers are being verified")

@@ -1,10 +1,9 @@
 """The MCP server: the garden's tools for an agent (Claude Code, Claude Desktop), acting as one user.
 
 `python manage.py mcp [--as USERNAME]` runs it over stdio, as one user; `--http` serves it over streamable HTTP,
-each request acting as the user of its personal token (`dashboard.mcp_http`). Each tool is a thin function over
-the services the pages and the API use, with the same permission functions (`dashboard.permissions`), the same
-rate limits (`dashboard.ratelimit`), over HTTP and stdio alike, the one visibility rule (`Article.objects.readable`) and the one
-Claude ledger, booked to the user and their token (`spending_for`). The tools are plain functions: the SDK runs
+each request acting as the user of its personal token (`dashboard.mcp_http`). Each tool parses its input, calls
+the action the pages and the API call (`dashboard.actions`: the same permissions, rate limits, Claude ledger and
+visibility rule, over HTTP and stdio alike) and shapes its result. The tools are plain functions: the SDK runs
 each on a worker thread, where the ORM may be called as in a request.
 
 A failure the agent can act on (not allowed, too long, not found, Claude busy) is a tool error with its message;
@@ -13,8 +12,8 @@ a refusal is an answer, as on the page: `refused` is true and no model was calle
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import wraps
 from typing import Annotated, Any, TypeVar
 from urllib.parse import urlsplit
@@ -28,21 +27,20 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from pydantic import Field
 
-from dashboard.asking import CONVERSATION_NOT_FOUND, ConversationNotFound, conversation_owned
-from dashboard.asking import ask as answer_ask
-from dashboard.bearer import request_spender, scope_missing
-from dashboard.claude_slots import CLAUDE_BUSY, ClaudeBusy, claude_slot
-from dashboard.permissions import check_mode, may_ask, may_check, may_see_rejected_quotes, request_reader
+from dashboard.actions.answers import verdict_read
+from dashboard.actions.asking import answer_ask
+from dashboard.actions.checking import text_check
+from dashboard.actions.reading import article_read, passages_search
+from dashboard.actions.refusals import Outcome, Refused
+from dashboard.bearer import scope_missing
+from dashboard.permissions import may_see_rejected_quotes, request_reader
 from dashboard.presenters import check_sources, checked_payload
-from dashboard.ratelimit import RATE_LIMITED, rate_limited
+from dashboard.ratelimit import RATE_LIMITED
 from dashboard.shapes import answer_shape, shape_json, verdict_shape
 from garden import selectors
-from garden.answering.asking import QuestionError, question_clean
-from garden.answering.retrieval import retrieve
-from garden.models import Answer, Article, Passage
+from garden.models import Answer, Passage
 from garden.readers import Reader
-from verifier.budget import spending_for
-from verifier.checking import SOURCES_MAX, CheckError, garden_check, path_citations_audit, sources_check
+from verifier.checking import SOURCES_MAX, path_citations_audit
 from verifier.scopes import TokenScope
 
 ASK_NOT_ALLOWED = (
@@ -67,6 +65,12 @@ VERDICT_WAIT = (
 )
 NOTHING_TO_CHECK = "Nothing to check: the answer is a refusal, an abstention or has no claims."
 TOO_MANY_CALLS = RATE_LIMITED + " (Call `{tool}` again in {seconds} s.)"
+# What a tool's caller without the role is told: to a visitor (the server run with no account), and the act.
+NOT_ALLOWED = {
+    "ask": (ASK_NOT_ALLOWED, "ask"),
+    "verdict": (ASK_NOT_ALLOWED, "ask"),
+    "check": (CHECK_NOT_ALLOWED, "check text"),
+}
 
 INSTRUCTIONS = (
     "Groundwork answers only from its garden of notes and checks each claim of an answer against them. "
@@ -100,19 +104,6 @@ def _django_call(tool: Tool) -> Tool:
     return called  # type: ignore[return-value]
 
 
-# Where a server on stdio calls from: the machine it runs on, as a browser there would (its rate-limit count).
-STDIO_ADDRESS = "127.0.0.1"
-
-
-def user_request(user: User | AnonymousUser) -> HttpRequest:
-    """What the permission functions and rate limits read for a server run as `user` (stdio): its user, this
-    machine's address, and no token."""
-    request = HttpRequest()
-    request.user = user
-    request.META["REMOTE_ADDR"] = STDIO_ADDRESS
-    return request
-
-
 class GardenTools:
     """The tools, for one request's user (anonymous: a visitor, with the anonymous settings)."""
 
@@ -129,37 +120,23 @@ class GardenTools:
         return request_reader(self.request)
 
     def search(self, query: str) -> dict[str, Any]:
-        self.within_scope(TokenScope.READ)
-        try:
-            query = question_clean(query)
-        except QuestionError as error:
-            raise ToolError(error.message) from None
-        found = retrieve(query, reader=self.reader)
-        by_id = Passage.objects.select_related("article").in_bulk([hit.passage_id for hit in found.sources])
-        shown = selectors.passages_shown(by_id.values(), self.reader)
-        passages = [
-            _passage(by_id[hit.passage_id], shown[hit.passage_id], hit.score)
-            for hit in found.sources
-            if hit.passage_id in by_id
-        ]
+        with self._refusals("search"):
+            query, found = passages_search(self.request, query)
+        passages = [_passage(hit.passage, hit.text, hit.score) for hit in found]
         return {"query": query, "found": bool(passages), "passages": passages}
 
     def read_article(self, title: str = "", address: str = "") -> dict[str, Any]:
-        self.within_scope(TokenScope.READ)
         if address.strip():
-            article = selectors.article_get(_address_slug(address.strip()) or "", self.reader)
-            if article is None:
-                raise ToolError(ARTICLE_NOT_FOUND.format(by="address", value=address))
+            by, value, slug = "address", address, _address_slug(address.strip()) or ""
         elif title.strip():
-            found = Article.objects.live(self.reader).filter(title__iexact=title.strip()).first()
-            article = selectors.article_get(found.slug, self.reader) if found else None
-            if article is None:
-                raise ToolError(ARTICLE_NOT_FOUND.format(by="title", value=title))
+            by, value, slug = "title", title, ""
         else:
+            self.within_scope(TokenScope.READ)
             raise ToolError(ARTICLE_WHICH)
-        revision = selectors.article_revision(article, None, self.reader)
-        if revision is None:
-            raise ToolError(ARTICLE_NOT_FOUND.format(by="title", value=article.title))
+        with self._refusals("read_article", not_found=ARTICLE_NOT_FOUND.format(by=by, value=value)):
+            article, revision = article_read(
+                self.request, slug=slug, title=title.strip() if by == "title" else ""
+            )
         return {
             "title": article.title,
             "address": site_address(article.get_absolute_url()),
@@ -169,69 +146,37 @@ class GardenTools:
 
     def article_text(self, slug: str) -> str:
         """The article's current text at `slug` as the reader's page shows it (the `article` resource)."""
-        if (why := scope_missing(self.request, TokenScope.READ)) is not None:
-            raise ResourceError(why)
-        found = selectors.article_get(slug, self.reader)
-        revision = selectors.article_revision(found, None, self.reader) if found else None
-        if revision is None:
-            raise ResourceNotFoundError(ARTICLE_NOT_FOUND.format(by="slug", value=slug))
+        try:
+            _, revision = article_read(self.request, slug=slug)
+        except Refused as refused:
+            if refused.outcome is Outcome.NOT_FOUND:
+                raise ResourceNotFoundError(ARTICLE_NOT_FOUND.format(by="slug", value=slug)) from None
+            raise ResourceError(refused.message) from None
         return selectors.revision_text_shown(revision, self.reader)
 
     def ask(self, question: str, conversation: str | None = None) -> dict[str, Any]:
-        self.within_scope(TokenScope.ASK)
-        if not may_ask(self.request):
-            raise ToolError(self._not_allowed(ASK_NOT_ALLOWED, "ask"))
-        self._within_limit("ask")
-        try:
-            # An agent continues its own account's conversations; a visitor has no session here to own one by.
-            thread = conversation_owned(conversation, self.user, getattr(self.request, "session", None))
-            with spending_for(request_spender(self.request)):
-                answer = answer_ask(question, self.user, claude_slot(), thread)
-        except ConversationNotFound:
-            raise ToolError(CONVERSATION_NOT_FOUND) from None
-        except QuestionError as error:
-            raise ToolError(error.message) from None
-        except ClaudeBusy:
-            raise ToolError(CLAUDE_BUSY) from None
-        loaded = selectors.answer_get(answer.public_id, self.reader)
-        if loaded is None:
-            raise ToolError(selectors.answer_hidden_message(self.reader))
-        if (why := selectors.answer_hidden_why(loaded, self.reader)) is not None:
-            raise ToolError(why)
-        payload = shape_json(answer_shape(loaded, reader=self.reader))
-        payload["verdict"] = self._verdict_or_wait(loaded)
+        # An agent continues its own account's conversations; a visitor has no session here to own one by.
+        with self._refusals("ask"):
+            answer = answer_ask(self.request, question, conversation)
+        payload = shape_json(answer_shape(answer, reader=self.reader))
+        payload["verdict"] = self._verdict_or_wait(answer)
         return payload
 
     def verdict(self, answer_id: str) -> dict[str, Any]:
-        self.within_scope(TokenScope.ASK)
-        if not may_ask(self.request):
-            raise ToolError(self._not_allowed(ASK_NOT_ALLOWED, "ask"))
-        answer = _answer(answer_id)
-        if (why := selectors.verdict_hidden_why(answer, self.reader)) is not None:
-            raise ToolError(why)
+        with self._refusals("verdict", not_found=ANSWER_NOT_FOUND):
+            answer = verdict_read(self.request, answer_id)
         return self._verdict_or_wait(answer)
 
     def check(self, text: str, sources: list[str] | None = None) -> dict[str, Any]:
-        self.within_scope(TokenScope.CHECK)
-        if not may_check(self.request):
-            raise ToolError(self._not_allowed(CHECK_NOT_ALLOWED, "check text"))
-        self._within_limit("check")
-        mode = check_mode(self.request)
-        try:
-            with spending_for(request_spender(self.request)):
-                if sources is None:
-                    checked, passages = garden_check(
-                        text, mode=mode, claude_slot=claude_slot(), reader=self.reader
-                    )
-                    given = check_sources(passages)
-                else:
-                    checked = sources_check(text, sources, mode=mode, claude_slot=claude_slot())
-                    given = [{"number": n, "given": True} for n in range(1, len(sources) + 1)]
-        except CheckError as error:
-            raise ToolError(error.message) from None
-        except ClaudeBusy:
-            raise ToolError(CLAUDE_BUSY) from None
-        payload = checked_payload(checked, given, rejected_quotes=may_see_rejected_quotes(self.request))
+        with self._refusals("check"):
+            done = text_check(self.request, text, sources)
+        if done.passages is None:
+            given: list[dict[str, Any]] = [
+                {"number": n, "given": True} for n in range(1, len(sources or []) + 1)
+            ]
+        else:
+            given = check_sources(done.passages)
+        payload = checked_payload(done.checked, given, rejected_quotes=may_see_rejected_quotes(self.request))
         for source in payload["sources"]:
             if "url" in source:
                 source["url"] = site_address(source["url"])
@@ -242,16 +187,27 @@ class GardenTools:
         payload["path_citations"] = path_citations_audit(text)
         return payload
 
+    @contextmanager
+    def _refusals(self, tool: str, *, not_found: str = "") -> Iterator[None]:
+        """An action refused, as a tool error: a visitor refused for want of a role is told to run the server as
+        a reader, a user that the role is missing; a call over the rate limit, when to call again."""
+        try:
+            yield
+        except Refused as refused:
+            if refused.outcome is Outcome.FORBIDDEN and refused.role_missing:
+                message = self._not_allowed(*NOT_ALLOWED[tool])
+            elif refused.outcome is Outcome.LIMITED:
+                message = TOO_MANY_CALLS.format(tool=tool, seconds=refused.retry_after)
+            elif refused.outcome is Outcome.NOT_FOUND and not_found:
+                message = not_found
+            else:
+                message = refused.message
+            raise ToolError(message) from None
+
     def within_scope(self, scope: TokenScope) -> None:
         """Refuse a call over HTTP whose token was not made for `scope` (over stdio there is no token)."""
         if (why := scope_missing(self.request, scope)) is not None:
             raise ToolError(why)
-
-    def _within_limit(self, tool: str) -> None:
-        """Count a call as the API counts its own: over HTTP per token and per user; on stdio per user and per
-        address (this machine's), so an agent looping on a tool is stopped there as over HTTP."""
-        if (wait := rate_limited(self.request, tool)) is not None:
-            raise ToolError(TOO_MANY_CALLS.format(tool=tool, seconds=wait))
 
     def _not_allowed(self, visitor_message: str, what: str) -> str:
         """Why the user may not: a visitor is told to run the server as a reader; a user, that the role is missing."""
@@ -293,17 +249,6 @@ def _address_slug(given: str) -> str | None:
     except Resolver404:
         return None
     return match.kwargs.get("slug") if match.view_name == "dashboard:article" else None
-
-
-def _answer(answer_id: str) -> Answer:
-    try:
-        public_id = uuid.UUID(answer_id.strip())
-    except ValueError:
-        raise ToolError(ANSWER_NOT_FOUND) from None
-    answer = Answer.objects.filter(public_id=public_id).first()
-    if answer is None:
-        raise ToolError(ANSWER_NOT_FOUND)
-    return answer
 
 
 Query = Annotated[

@@ -1,9 +1,8 @@
 """A streamed question as Server-Sent Events (`text/event-stream`), for the API and the pages alike.
 
 Each event of `garden.answering.streaming` becomes one SSE event: a `delta` with text to add, then one named by
-whoever renders the stored answer (the API's `answer` with its JSON, a page's with its HTML). The events are
-read under the asker's ledger line (`verifier.budget.spending_for`), since Claude is booked as the stream is
-read, after the view has returned. Closing the response (the reader went away) closes the stream, which stores
+whoever renders the stored answer (the API's `answer` with its JSON, a page's with its HTML). The stream books
+each step to its asker itself (`dashboard.actions.asking.CallerStream`). Closing the response (the reader went away) closes the stream, which stores
 the answer as left unfinished and gives back the Claude slot.
 """
 
@@ -13,10 +12,9 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 
 from django.http import StreamingHttpResponse
 
-from garden.answering.asking import AnswerStream
+from dashboard.actions.asking import CallerStream
 from garden.answering.streaming import AskEventKind
 from garden.models import Answer
-from verifier.budget import Spender, spending_for
 
 EVENT_STREAM = "text/event-stream"
 
@@ -32,14 +30,12 @@ class ServerSentEvents:
 
     def __init__(
         self,
-        stream: AnswerStream,
+        stream: CallerStream,
         *,
-        spender: Spender,
         delta: Callable[[str], str],
         answer: Callable[[Answer], tuple[str, str]],
     ) -> None:
         self._stream = stream
-        self._spender = spender
         self._delta = delta
         self._answer = answer
         self._events = self._framed()
@@ -52,13 +48,11 @@ class ServerSentEvents:
         try:
             self._events.close()
         finally:
-            with spending_for(self._spender):
-                self._stream.close()
+            self._stream.close()
 
     def _framed(self) -> Generator[str, None, None]:
         while True:
-            with spending_for(self._spender):
-                event = next(self._stream, None)
+            event = next(self._stream, None)
             if event is None:
                 if self.ending:
                     yield self.ending

@@ -11,69 +11,54 @@ import uuid
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from dashboard.permissions import ask_required, request_marker, request_reader
-from dashboard.ratelimit import MARK_RATE_LIMITED, REPORTS_DAY_SPENT, rate_limited, reports_limited
+from dashboard.actions import answers as marks
+from dashboard.actions.refusals import Outcome, Refused
+from dashboard.permissions import ask_required
 from dashboard.views.htmx import HtmxHttpRequest
-from garden import selectors
-from garden.models import Answer
-from verifier.marks import (
-    MARKED_HELPFUL,
-    MARKED_UNHELPFUL,
-    MARKED_WRONG,
-    ReaderMarks,
-    answer_mark_record,
-    claim_report_record,
-)
-from verifier.models import Claim
-from verifier.review import ReviewError
+from verifier.marks import MARKED_HELPFUL, MARKED_UNHELPFUL, MARKED_WRONG, ReaderMarks
 
-NO_SESSION = (
-    "Your browser sent no session cookie, so this mark could not be kept as yours. Nothing was recorded."
-)
-
-
-def _readable(request: HtmxHttpRequest, public_id: uuid.UUID) -> Answer:
-    """The answer, when this reader may see it: only an answer one may read may be marked."""
-    reader = request_reader(request)
-    answer = selectors.answer_get(public_id, reader)
-    if answer is None or selectors.answer_hidden_why(answer, reader) is not None:
-        raise Http404("No such answer.")
-    return answer
+# How the page tells each refusal (the question box's 404 and 403 aside): its status.
+REFUSED_STATUS = {Outcome.LIMITED: 429, Outcome.FORBIDDEN: 400, Outcome.INVALID: 422}
 
 
 def _refused(
-    request: HtmxHttpRequest, template: str, context: dict[str, object], error: str, status: int, back: str
+    request: HtmxHttpRequest, template: str, context: dict[str, object], refused: Refused, back: str
 ) -> HttpResponse:
-    """Nothing was recorded: the form again with `error` (htmx), or back to the answer with it as a message."""
+    """Nothing was recorded: the form again with why (htmx), or back to the answer with it as a message. An
+    answer or claim the reader may not see is not found."""
+    if refused.outcome in {Outcome.NOT_FOUND, Outcome.WITHHELD}:
+        raise Http404("No such answer." if refused.outcome is Outcome.WITHHELD else refused.message)
     if request.htmx:
-        return render(request, template, {**context, "error": error}, status=status)
-    messages.error(request, error)
-    return redirect(back)
+        response = render(
+            request, template, {**context, "error": refused.message}, status=REFUSED_STATUS[refused.outcome]
+        )
+    else:
+        messages.error(request, refused.message)
+        response = redirect(back)
+    if refused.retry_after is not None:
+        response["Retry-After"] = str(refused.retry_after)
+    return response
 
 
 @ask_required
 @require_POST
 def answer_mark(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
     """Mark the answer helpful (`helpful=yes`) or not (`helpful=no`), replacing this reader's earlier mark."""
-    answer = _readable(request, public_id)
-    back = answer.get_absolute_url()
+    back = reverse("dashboard:answer", args=[public_id])
     template = "dashboard/answer.html#answer-mark"
-    context: dict[str, object] = {"answer": {"answer_id": str(answer.public_id)}}
-    if (wait := rate_limited(request, "mark")) is not None:
-        response = _refused(request, template, context, MARK_RATE_LIMITED, 429, back)
-        response["Retry-After"] = str(wait)
-        return response
-    marker = request_marker(request, start_session=True)
-    if marker is None:
-        return _refused(request, template, context, NO_SESSION, 400, back)
+    context: dict[str, object] = {"answer": {"answer_id": str(public_id)}}
     helpful = request.POST.get("helpful") == "yes"
-    answer_mark_record(answer=answer, marker=marker, user=request.user, helpful=helpful)
+    try:
+        marks.answer_mark(request, public_id, helpful=helpful, start_session=True)
+    except Refused as refused:
+        return _refused(request, template, context, refused, back)
     if request.htmx:
-        marks = ReaderMarks(helpful={str(answer.public_id): helpful})
-        return render(request, template, {**context, "marks": marks, "saved": True})
+        marked = ReaderMarks(helpful={str(public_id): helpful})
+        return render(request, template, {**context, "marks": marked, "saved": True})
     messages.success(request, MARKED_HELPFUL if helpful else MARKED_UNHELPFUL)
     return redirect(back)
 
@@ -83,35 +68,21 @@ def answer_mark(request: HtmxHttpRequest, public_id: uuid.UUID) -> HttpResponse:
 def claim_report(request: HtmxHttpRequest, public_id: uuid.UUID, claim_id: int) -> HttpResponse:
     """Report the claim wrong, with an optional short note, replacing this reader's earlier report. The claim is
     addressed within its answer, whose id is not guessable: only a reader given the answer can report on it."""
-    answer = _readable(request, public_id)
-    claim = get_object_or_404(Claim, pk=claim_id, is_claim=True, verification__answer=answer)
-    back = f"{answer.get_absolute_url()}#claim-{claim.pk}"
+    back = f"{reverse('dashboard:answer', args=[public_id])}#claim-{claim_id}"
     template = "dashboard/answer.html#claim-report"
     note = request.POST.get("note", "")
     context: dict[str, object] = {
-        "answer": {"answer_id": str(answer.public_id)},
-        "claim": {"id": claim.pk},
+        "answer": {"answer_id": str(public_id)},
+        "claim": {"id": claim_id},
         "note_max_chars": settings.REVIEW_NOTE_MAX_CHARS,
         "typed": note,
     }
-    if (wait := rate_limited(request, "mark")) is not None:
-        response = _refused(request, template, context, MARK_RATE_LIMITED, 429, back)
-        response["Retry-After"] = str(wait)
-        return response
-    marker = request_marker(request, start_session=True)
-    if marker is None:
-        return _refused(request, template, context, NO_SESSION, 400, back)
-    if (wait := reports_limited(request)) is not None:
-        spent = REPORTS_DAY_SPENT.format(limit=settings.REPORTS_PER_ADDRESS_PER_DAY)
-        response = _refused(request, template, context, spent, 429, back)
-        response["Retry-After"] = str(wait)
-        return response
     try:
-        report = claim_report_record(claim=claim, marker=marker, user=request.user, note=note)
-    except ReviewError as problem:
-        return _refused(request, template, context, problem.message, 422, back)
+        report = marks.claim_report(request, public_id, claim_id, note=note, start_session=True)
+    except Refused as refused:
+        return _refused(request, template, context, refused, back)
     if request.htmx:
-        marks = ReaderMarks(reported={claim.pk: report.note})
-        return render(request, template, {**context, "marks": marks, "saved": True})
+        marked = ReaderMarks(reported={claim_id: report.note})
+        return render(request, template, {**context, "marks": marked, "saved": True})
     messages.success(request, f"{MARKED_WRONG}.")
     return redirect(back)

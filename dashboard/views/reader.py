@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Page, Paginator
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
@@ -17,22 +18,19 @@ from django.utils.html import escape
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseClientRedirect
 
+from dashboard.actions.answers import answer_read
+from dashboard.actions.asking import answer_ask, answer_seen, answer_stream, question_admit
+from dashboard.actions.refusals import Outcome, Refused
 from dashboard.asking import (
     CONVERSATION_NOT_FOUND,
     STREAM_GONE,
-    ConversationNotFound,
-    ask,
-    ask_streaming,
     claude_writes_for,
     conversation_is_owned,
-    conversation_owned,
     conversations_recent,
     session_remember,
     stream_begin,
     stream_take,
 )
-from dashboard.bearer import request_spender
-from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
 from dashboard.forms import AskForm
 from dashboard.markdown import EmbedBudget
 from dashboard.permissions import (
@@ -42,7 +40,6 @@ from dashboard.permissions import (
     request_marker,
     request_reader,
 )
-from dashboard.ratelimit import RATE_LIMITED, rate_limited
 from dashboard.shapes import (
     AnswerOut,
     ConversationOut,
@@ -56,11 +53,9 @@ from dashboard.streams import ServerSentEvents, event_stream_response, sse_event
 from dashboard.templatetags.groundwork import link_citations
 from dashboard.views.htmx import HtmxHttpRequest
 from garden import selectors
-from garden.answering.asking import QuestionError, question_clean
 from garden.models import Answer, Article, Conversation, Passage
 from garden.removed_lines import PassageShown, passages_without_removed
 from garden.sync.git import commit_web_url
-from verifier.budget import spending_for
 from verifier.marks import marks_of
 from verifier.selectors import conversation_labels
 
@@ -77,41 +72,28 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
     With `conversation` (the box under a conversation's turns) the question is a follow-up in it. With `stream`
     (the box sends it through htmx) and Claude writing the answer, the page watches it being written instead
     (`_stream_begin`)."""
-    # The form draws the box and keeps what was typed; `ask` alone judges a question, as for the API.
+    # The form draws the box and keeps what was typed; the action alone judges a question, as for the API.
     form = AskForm(request.POST or None)
     error = ""
-    if request.method == "POST" and (wait := rate_limited(request, "ask")) is not None:
-        return _too_many(request, wait)
-    if (
-        request.method == "POST"
-        and request.htmx
-        and request.POST.get("stream")
-        and claude_writes_for(request.user)
-    ):
-        return _stream_begin(request, form)
     if request.method == "POST":
+        question, conversation_id = form["question"].value(), request.POST.get("conversation")
+        streamed = request.htmx and request.POST.get("stream") and claude_writes_for(request.user)
         try:
-            conversation = conversation_owned(request.POST.get("conversation"), request.user, request.session)
-            with spending_for(request_spender(request)):
-                answer = ask(form["question"].value(), request.user, claude_slot(), conversation)
-        except ConversationNotFound:
-            raise Http404(CONVERSATION_NOT_FOUND) from None
-        except QuestionError as problem:
-            error = problem.message
-        except ClaudeBusy:
-            return _claude_busy(request)
+            if streamed:  # the page watches Claude write it: the question is kept for the stream to ask
+                text, conversation = question_admit(request, question, conversation_id)
+                return _stream_begin(request, text, conversation)
+            answer = answer_ask(request, question, conversation_id)
+        except Refused as refused:
+            if refused.outcome is not Outcome.INVALID:
+                return _ask_refused(request, refused)
+            error = refused.message
         else:
             if not request.user.is_authenticated:
                 session_remember(request.session, answer)
-            # Loaded again as readers see it: a source may have been withheld meanwhile (its page says so).
-            reader = request_reader(request)
-            loaded = selectors.answer_get(answer.public_id, reader) if request.htmx else None
-            if loaded is not None and selectors.answer_hidden_why(loaded, reader) is None:
-                response = _asked(request, loaded, follow_up=conversation is not None)
+            if request.htmx:
+                response = _asked(request, answer, follow_up=answer.question.conversation_id is not None)
                 response["HX-Push-Url"] = answer.get_absolute_url()
                 return response
-            if request.htmx:  # a whole page to show, not a part to swap in
-                return HttpResponseClientRedirect(answer.get_absolute_url())
             return redirect(answer)
         if request.htmx:
             return render(request, "dashboard/ask.html#ask-error", {"error": error}, status=422)
@@ -124,19 +106,29 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
     )
 
 
-def _stream_begin(request: HtmxHttpRequest, form: AskForm) -> HttpResponse:
-    """A question the page will watch being answered: judged now as `ask` would judge it, then kept for the
-    stream (`ask_stream`), which the placeholder swapped in here fetches."""
-    try:
-        conversation = conversation_owned(request.POST.get("conversation"), request.user, request.session)
-        text = question_clean(form["question"].value())
-    except ConversationNotFound:
-        raise Http404(CONVERSATION_NOT_FOUND) from None
-    except QuestionError as problem:
-        return render(request, "dashboard/ask.html#ask-error", {"error": problem.message}, status=422)
+def _stream_begin(request: HtmxHttpRequest, text: str, conversation: Conversation | None) -> HttpResponse:
+    """A question the page will watch being answered, admitted as `ask` would admit it, then kept for the stream
+    (`ask_stream`), which the placeholder swapped in here fetches."""
     token = stream_begin(request.session, text, conversation)
     context = {"token": token, "question": text, "follow_up": conversation is not None}
     return render(request, "dashboard/conversation.html#streaming", context)
+
+
+def _ask_refused(request: HtmxHttpRequest, refused: Refused) -> HttpResponse:
+    """A question not asked, as the page says it: too many, Claude busy (the box again, with what was typed), a
+    conversation not the reader's (404), an answer withheld as it was read (its page, which says why)."""
+    if refused.outcome is Outcome.WITHHELD:
+        return HttpResponseClientRedirect(refused.address) if request.htmx else redirect(refused.address)
+    if refused.outcome is Outcome.NOT_FOUND:
+        raise Http404(refused.message)
+    if refused.outcome is Outcome.FORBIDDEN:
+        raise PermissionDenied(refused.message)
+    template = "dashboard/ask.html#ask-error" if request.htmx else "dashboard/ask.html"
+    form = AskForm(request.POST) if refused.outcome is Outcome.BUSY else AskForm()
+    status = 503 if refused.outcome is Outcome.BUSY else 429
+    response = render(request, template, {"error": refused.message, "form": form}, status=status)
+    response["Retry-After"] = str(refused.retry_after)
+    return response
 
 
 @ask_required
@@ -151,35 +143,25 @@ def ask_stream(request: HtmxHttpRequest, token: str) -> HttpResponse | Streaming
         return _stream_over(request, STREAM_GONE)
     question, conversation_id = kept
     try:
-        conversation = conversation_owned(conversation_id, request.user, request.session)
-        with spending_for(request_spender(request)):  # a follow-up's condensing is booked now
-            stream = ask_streaming(question, request.user, claude_slot(), conversation)
-    except (ConversationNotFound, QuestionError) as problem:
-        return _stream_over(request, problem.message)
-    except ClaudeBusy:
-        return _stream_over(request, CLAUDE_BUSY)
+        stream = answer_stream(request, question, conversation_id, admitted=True)
+    except Refused as refused:
+        return _stream_over(request, refused.message)
     citations = citations_shape(stream.sources)
 
     def answer(stored: Answer) -> tuple[str, str]:
         if not request.user.is_authenticated:
             session_remember(request.session, stored)
             request.session.save()  # the response began before the answer was stored
-        reader = request_reader(request)
-        loaded = selectors.answer_get(stored.public_id, reader)
-        why = (
-            selectors.answer_hidden_message(reader)
-            if loaded is None
-            else selectors.answer_hidden_why(loaded, reader)
-        )
-        if loaded is None or why is not None:
-            page = render(request, "dashboard/ask.html#ask-error", {"error": why})
+        try:
+            loaded = answer_seen(request, stored)
+        except Refused as refused:
+            page = render(request, "dashboard/ask.html#ask-error", {"error": refused.message})
         else:
-            page = _asked(request, loaded, follow_up=conversation is not None, pushed=True)
+            page = _asked(request, loaded, follow_up=conversation_id is not None, pushed=True)
         return "answer", page.content.decode()
 
     events = ServerSentEvents(
         stream,
-        spender=request_spender(request),
         delta=lambda text: link_citations(citations, str(escape(text))),
         answer=answer,
     )
@@ -235,13 +217,10 @@ def _shape(request: HttpRequest, answer: Answer) -> AnswerOut:
 
 
 def _answer_or_404(request: HttpRequest, public_id: uuid.UUID) -> Answer:
-    reader = request_reader(request)
-    answer = selectors.answer_get(public_id, reader)
-    if answer is None:
-        raise Http404("No such answer.")
-    if (why := selectors.answer_hidden_why(answer, reader)) is not None:
-        raise Http404(why)  # the page says why, nothing more (templates/404.html)
-    return answer
+    try:
+        return answer_read(request, public_id)
+    except Refused as refused:  # not found, or withheld: the page says why, nothing more (templates/404.html)
+        raise Http404(refused.message if refused.outcome is Outcome.WITHHELD else "No such answer.") from None
 
 
 def _conversation_out(
@@ -439,19 +418,3 @@ def topic_page(request: HttpRequest, slug: str) -> HttpResponse:
         raise Http404("No such topic.")
     articles = _page(request, topic.articles.live(reader).order_by("title", "pk"))
     return render(request, "dashboard/topic.html", {"topic": topic, "page": articles})
-
-
-def _too_many(request: HtmxHttpRequest, wait: int) -> HttpResponse:
-    template = "dashboard/ask.html#ask-error" if request.htmx else "dashboard/ask.html"
-    response = render(request, template, {"error": RATE_LIMITED, "form": AskForm()}, status=429)
-    response["Retry-After"] = str(wait)
-    return response
-
-
-def _claude_busy(request: HtmxHttpRequest) -> HttpResponse:
-    """The question box again, with what was typed and word that Claude is busy: nothing was asked."""
-    template = "dashboard/ask.html#ask-error" if request.htmx else "dashboard/ask.html"
-    context = {"error": CLAUDE_BUSY, "form": AskForm(request.POST)}
-    response = render(request, template, context, status=503)
-    response["Retry-After"] = str(CLAUDE_BUSY_RETRY_AFTER)
-    return response

@@ -13,7 +13,8 @@ from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 from django.test import Client
 
-from dashboard.mcp_server import NOTHING_TO_CHECK, GardenTools, user_request
+from dashboard.actions.callers import account_request
+from dashboard.mcp_server import NOTHING_TO_CHECK, GardenTools
 from garden.answering.synthesis import ABSTAINS, ABSTENTION_SUBJECTS, SourceText, abstention_text
 from garden.audiences import members_add
 from garden.models import Answer, Article, Generator
@@ -90,7 +91,7 @@ def test_claudes_abstention_through_the_api_is_stored_and_shown_as_the_abstentio
 def test_claudes_abstention_through_the_mcp_ask_and_verdict_tools(claude: FakeMessagesAPI) -> None:
     claude.reply_text("NOT IN THE NOTES.")
     _, agent = reader("agent")
-    tools = GardenTools(user_request(agent))
+    tools = GardenTools(account_request(agent))
     payload = tools.ask(QUESTION)
     assert_abstained(payload)
     assert payload["verdict"]["wait"] == NOTHING_TO_CHECK and payload["verdict"]["answers_question"] is False

@@ -13,8 +13,9 @@ from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 from django.test import Client
 
+from dashboard.actions.callers import account_request
 from dashboard.management.commands.ask import NOT_ANSWERED
-from dashboard.mcp_server import GardenTools, user_request
+from dashboard.mcp_server import GardenTools
 from tests.factories import (
     LIFT_QUESTION,
     STEP_FREE_QUOTE,
@@ -97,7 +98,7 @@ def test_the_api_and_the_mcp_tools_say_it_does_not_answer(keyless: None, client:
 
     agent = User.objects.create_user("agent", password="x")
     agent.groups.add(Group.objects.get(name=READER))
-    tools = GardenTools(user_request(agent))
+    tools = GardenTools(account_request(agent))
     assert {key: value for key, value in tools.verdict(answer_id).items() if key != "wait"} == verdict
 
     schema = client.get("/api/openapi.json").json()["components"]["schemas"]
@@ -181,7 +182,7 @@ def test_the_mcp_ask_tool_says_it_once_checked(claude: FakeMessagesAPI) -> None:
     claude.set_default(near_but_not_answering)
     agent = User.objects.create_user("agent", password="x")
     agent.groups.add(Group.objects.get(name=READER))
-    tools = GardenTools(user_request(agent))
+    tools = GardenTools(account_request(agent))
     asked = tools.ask(LIFT_QUESTION)
     # Until its check is done, nothing has found otherwise.
     assert asked["answers_question"] is True and asked["verdict"]["status"] == "pending"

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 
-from dashboard.mcp_server import GardenTools, user_request
+from dashboard.actions.callers import account_request
+from dashboard.mcp_server import GardenTools
 from garden.audiences import members_add
 from garden.selectors import NOTE_NOT_SHARED_LINK
 from garden.sync import garden_import
@@ -33,7 +34,7 @@ def garden(tmp_path: Path) -> None:
 
 
 def tools_of(name: str, *audiences: str) -> GardenTools:
-    return GardenTools(user_request(member(name, READER, *audiences)[0]))
+    return GardenTools(account_request(member(name, READER, *audiences)[0]))
 
 
 def hr_named(text: str) -> bool:

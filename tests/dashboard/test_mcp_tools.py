@@ -7,9 +7,10 @@ from django.contrib.auth.models import AnonymousUser, Group, User
 from django.test import RequestFactory
 from mcp.server.mcpserver.exceptions import ToolError
 
+from dashboard.actions.callers import account_request
 from dashboard.asking import CONVERSATION_NOT_FOUND
 from dashboard.bearer import TOKEN_SCOPE_MISSING, bearer_authenticate
-from dashboard.mcp_server import TOO_MANY_CALLS, GardenTools, user_request
+from dashboard.mcp_server import TOO_MANY_CALLS, GardenTools
 from dashboard.ratelimit import RATE_LIMITED
 from garden.models import Question
 from tests.conftest import SAMPLE_FOLDERS
@@ -69,7 +70,7 @@ def test_an_agent_on_stdio_is_limited_per_user_as_over_http(settings):
     settings.RATE_LIMIT_PER_IP = 100
     user = User.objects.create_user("stdio-agent", password="x")
     user.groups.add(Group.objects.get(name=READER))
-    tools = GardenTools(user_request(user))  # as `manage.py mcp --as stdio-agent` runs them
+    tools = GardenTools(account_request(user))  # as `manage.py mcp --as stdio-agent` runs them
     for _ in range(2):
         assert tools.check(CHECKED)["claims"]
     with pytest.raises(ToolError) as over:
@@ -85,17 +86,17 @@ def test_an_agent_on_stdio_is_limited_per_user_as_over_http(settings):
 def test_a_visitor_s_agent_on_stdio_is_limited_by_its_machine_s_address(settings):
     settings.ANONYMOUS_CAN_CHECK = True
     settings.RATE_LIMIT_PER_IP = 1
-    tools = GardenTools(user_request(AnonymousUser()))  # `manage.py mcp` with no --as
+    tools = GardenTools(account_request(AnonymousUser()))  # `manage.py mcp` with no --as
     assert tools.check(CHECKED)["claims"]
     with pytest.raises(ToolError) as over:
-        GardenTools(user_request(AnonymousUser())).check(CHECKED)  # another server on the same machine
+        GardenTools(account_request(AnonymousUser())).check(CHECKED)  # another server on the same machine
     assert str(over.value).startswith(RATE_LIMITED)
 
 
 def test_an_agent_asks_a_follow_up_in_its_own_conversation_and_never_in_another_s(sample_garden):
     agent = User.objects.create_user("follow-up-agent", password="x")
     agent.groups.add(Group.objects.get(name=READER))
-    tools = GardenTools(user_request(agent))
+    tools = GardenTools(account_request(agent))
     first = tools.ask("How long is Cold Knap Tunnel?")
     follow_up = tools.ask("When was it built?", first["conversation"])
     assert follow_up["conversation"] == first["conversation"] and follow_up["turn"] == 2
@@ -105,7 +106,7 @@ def test_an_agent_asks_a_follow_up_in_its_own_conversation_and_never_in_another_
     other = User.objects.create_user("other-agent", password="x")
     other.groups.add(Group.objects.get(name=READER))
     with pytest.raises(ToolError) as refused:
-        GardenTools(user_request(other)).ask("And how wide is it?", first["conversation"])
+        GardenTools(account_request(other)).ask("And how wide is it?", first["conversation"])
     assert str(refused.value) == CONVERSATION_NOT_FOUND
     with pytest.raises(ToolError):
         tools.ask("And how wide is it?", "not-a-conversation")

@@ -107,9 +107,8 @@ def source_withheld_meanwhile(monkeypatch):
     """The note an answer quotes turns private between the answer's writing and its first showing."""
     from django.utils import timezone
 
-    from dashboard import api
+    from dashboard.actions import asking
     from dashboard.asking import ask as real_ask
-    from dashboard.views import reader as reader_views
 
     def ask_then_withhold(question, user, claude_slot=None, conversation=None):
         answer = real_ask(question, user, claude_slot, conversation)
@@ -119,8 +118,7 @@ def source_withheld_meanwhile(monkeypatch):
             article.save(update_fields=["withheld_at"])
         return answer
 
-    monkeypatch.setattr(reader_views, "ask", ask_then_withhold)
-    monkeypatch.setattr(api, "ask", ask_then_withhold)
+    monkeypatch.setattr(asking, "ask", ask_then_withhold)  # (every surface asks through the one action)
 
 
 def test_an_answer_whose_source_is_withheld_meanwhile_is_not_shown_on_any_path(

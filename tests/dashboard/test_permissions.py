@@ -4,7 +4,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.core.management import CommandError, call_command
 
-from dashboard.api import CHECK_FORBIDDEN
+from dashboard.actions.checking import CHECK_FORBIDDEN
 from evaluation.models import VerifyRun
 from garden.models import Answer, Generator, Question, Retrieval
 from tests.factories import STATION_QUOTE, verified_by_claude

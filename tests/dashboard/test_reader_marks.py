@@ -8,7 +8,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from claimcheck.terms import ClaimStatus
-from dashboard.api import BODY_NOT_JSON, MARK_NEEDS_READER
+from dashboard.actions.answers import MARK_NEEDS_READER
+from dashboard.api import BODY_NOT_JSON
 from dashboard.ratelimit import MARK_RATE_LIMITED, REPORTS_DAY_SPENT
 from evaluation.retraining import editor_reviews
 from garden.models import Conversation, Passage

@@ -96,7 +96,7 @@ def test_a_crash_gives_a_plain_500_and_an_error_report_without_secrets(
         api_key = key  # a secret in a local variable of the failing frame
         raise RuntimeError(f"unexpected failure near the Claude client ({len(api_key)} characters)")
 
-    monkeypatch.setattr("dashboard.api.ask", crash)
+    monkeypatch.setattr("dashboard.actions.asking.ask", crash)
     client.raise_request_exception = False
     response = client.post("/api/ask", {"question": "When did Ashcombe station reopen?"}, "application/json")
     assert response.status_code == 500

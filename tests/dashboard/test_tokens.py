@@ -338,7 +338,7 @@ def test_a_token_never_appears_in_a_log_line(client, caplog, monkeypatch):
     def crash(*args: object, **kwargs: object) -> None:
         raise RuntimeError(f"failed while serving {raw}")
 
-    monkeypatch.setattr("dashboard.api.ask", crash)
+    monkeypatch.setattr("dashboard.actions.asking.ask", crash)
     client.raise_request_exception = False
     caplog.set_level(logging.INFO)
     assert ask(client, headers=bearer(raw)).status_code == 500

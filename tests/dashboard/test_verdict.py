@@ -8,8 +8,9 @@ from django.utils import timezone
 from django.utils.html import escape
 from mcp.server.mcpserver.exceptions import ToolError
 
+from dashboard.actions.callers import account_request
 from dashboard.asking import ask
-from dashboard.mcp_server import GardenTools, user_request
+from dashboard.mcp_server import GardenTools
 from garden.audiences import members_add
 from garden.models import AnswerSource, Article
 from garden.selectors import ANSWER_NOT_SHARED
@@ -191,7 +192,7 @@ def test_a_verdict_withheld_and_one_not_shared_read_alike_over_the_api_and_mcp(t
     refusals = [as_bob.get(f"/api/answers/{answer.public_id}/verdict") for answer in (not_shared, withheld)]
     assert [(r.status_code, r.json()) for r in refusals] == [(404, {"error": ANSWER_NOT_SHARED})] * 2
 
-    tools = GardenTools(user_request(bob))
+    tools = GardenTools(account_request(bob))
     said = []
     for answer in (not_shared, withheld):
         with pytest.raises(ToolError) as refused:
@@ -202,7 +203,7 @@ def test_a_verdict_withheld_and_one_not_shared_read_alike_over_the_api_and_mcp(t
     operator = User.objects.create_user("olga", password="x")
     operator.groups.add(Group.objects.get(name=OPERATOR))
     with pytest.raises(ToolError, match="no longer public"):
-        GardenTools(user_request(operator)).verdict(str(withheld.public_id))
+        GardenTools(account_request(operator)).verdict(str(withheld.public_id))
 
 
 def test_an_answer_withheld_and_one_not_shared_read_alike_on_its_page_the_api_and_the_verdict_partial(

@@ -17,7 +17,8 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from claimcheck.terms import ClaimStatus, JudgeMode
-from dashboard.mcp_server import GardenTools, user_request
+from dashboard.actions.callers import account_request
+from dashboard.mcp_server import GardenTools
 from garden.answering.asking import REFUSAL_TEXT
 from garden.answering.phrases import phrase_keys
 from garden.answering.retrieval import retrieve
@@ -189,11 +190,11 @@ def test_a_shared_passage_linking_to_anothers_note_shows_it_as_not_shared(garden
     claimed = f"The pay scales are published each spring. The details are in {HR_FILE}."
     for checked in (
         json.loads(as_bob.post("/api/check", {"text": claimed}, content_type="application/json").content),
-        GardenTools(user_request(bob)).check(claimed),
+        GardenTools(account_request(bob)).check(claimed),
     ):
         assert checked["claims"] and checked["sources"]
         assert not any(HR_FILE in claim["quote"] for claim in checked["claims"])
-    searched = GardenTools(user_request(bob)).search(FIRST)
+    searched = GardenTools(account_request(bob)).search(FIRST)
     texts = [passage["text"] for passage in searched["passages"]]
     assert texts and not any(HR_FILE in text or HR_LINKED in text for text in texts)
     assert any(NOTE_NOT_SHARED_LINK in text for text in texts)
@@ -202,7 +203,7 @@ def test_a_shared_passage_linking_to_anothers_note_shows_it_as_not_shared(garden
     alices = asked(as_alice, FIRST)
     assert any(f"[[{HR_FILE}]]" in citation["passage"] for citation in alices["citations"])
     assert any(
-        f"[[{HR_FILE}]]" in p["text"] for p in GardenTools(user_request(alice)).search(FIRST)["passages"]
+        f"[[{HR_FILE}]]" in p["text"] for p in GardenTools(account_request(alice)).search(FIRST)["passages"]
     )
 
 

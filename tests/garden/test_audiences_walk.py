@@ -19,7 +19,8 @@ from django.core.management import call_command
 from django.test import Client
 
 from claimcheck.terms import ClaimStatus, JudgeMode
-from dashboard.mcp_server import GardenTools, user_request
+from dashboard.actions.callers import account_request
+from dashboard.mcp_server import GardenTools
 from garden.answering.asking import REFUSAL_TEXT
 from garden.answering.retrieval import retrieve
 from garden.audiences import members_add
@@ -331,7 +332,7 @@ def test_two_readers_never_see_each_others_notes(garden: Walked) -> None:
             claim.pop("text")  # the text they gave, not the garden's
         seen.append(("/api/check", json.dumps(check)))
 
-        tools = GardenTools(user_request(user))
+        tools = GardenTools(account_request(user))
         searched = tools.search(question_for(theirs["word"]))
         assert not searched["found"]
         seen.append(("mcp search", json.dumps(searched["passages"])))

@@ -11,13 +11,13 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from claimcheck.terms import ClaimStatus, Verdict
-from dashboard.asking import ConversationNotFound, ask, conversation_owned
+from dashboard.actions.asking import answer_ask, answer_seen
+from dashboard.actions.callers import Operator, caller_reader
+from dashboard.actions.refusals import Refused
 from dashboard.shapes import answer_shape, shape_json, verdict_shape
-from garden import selectors
-from garden.answering.asking import QuestionError
 from garden.answering.synthesis import BUDGET_SPENT
 from garden.readers import NO_SUCH_ACCOUNT as NO_ACCOUNT
-from garden.readers import NoSuchAccount, account_named, reader_of
+from garden.readers import NoSuchAccount, account_named
 from verifier.models import Verification
 
 NO_SUCH_ACCOUNT = f"{NO_ACCOUNT} Nothing was asked."
@@ -59,10 +59,11 @@ class Command(BaseCommand):
             user = account_named(username)
         except NoSuchAccount:
             raise CommandError(NO_SUCH_ACCOUNT.format(username=username)) from None
+        caller = Operator(user)
         try:
-            answer = ask(question, user, conversation=conversation_owned(conversation, None))
-        except (QuestionError, ConversationNotFound) as error:
-            raise CommandError(error.message) from None
+            answer = answer_ask(caller, question, conversation)
+        except Refused as refused:
+            raise CommandError(refused.message) from None
         if wait:
             deadline = time.monotonic() + timeout
             while time.monotonic() < deadline:
@@ -70,13 +71,12 @@ class Command(BaseCommand):
                 if verification is None or verification.finished:
                     break
                 time.sleep(0.5)
-        loaded = selectors.answer_get(answer.public_id, reader_of(user))
-        assert loaded is not None
-        payload = shape_json(answer_shape(loaded, reader=reader_of(user)))
+        loaded = answer_seen(caller, answer)  # (its verdict may have come meanwhile)
+        payload = shape_json(answer_shape(loaded, reader=caller_reader(caller)))
         if (
             wait
         ):  # the whole verdict, as GET /api/answers/{id}/verdict gives it to an operator (who runs this)
-            verdict = verdict_shape(loaded, reader=reader_of(user), rejected_quotes=True)
+            verdict = verdict_shape(loaded, reader=caller_reader(caller), rejected_quotes=True)
             payload["verification"] = shape_json(verdict)
         if as_json:
             self.stdout.write(_dumps(payload))

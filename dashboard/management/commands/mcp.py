@@ -16,8 +16,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.http import HttpRequest
 from mcp.server.mcpserver.exceptions import ToolError
 
+from dashboard.actions.callers import account_request
 from dashboard.mcp_http import PATH, mcp_http_app
-from dashboard.mcp_server import mcp_server, user_request
+from dashboard.mcp_server import mcp_server
 
 NO_SUCH_USER = "No active user named {username!r}: the server acts as a user of this site (--as USERNAME)."
 USER_GONE = (
@@ -67,7 +68,7 @@ class Command(BaseCommand):
             uvicorn.run(mcp_http_app(host), host=host, port=port, proxy_headers=False, log_level="info")
             return
         if username is None:
-            mcp_server(lambda: user_request(AnonymousUser())).run("stdio")
+            mcp_server(lambda: account_request(AnonymousUser())).run("stdio")
             return
         found = User.objects.filter(username=username, is_active=True).first()
         if found is None:
@@ -83,6 +84,6 @@ def _user_now(user_id: int, username: str) -> Callable[[], HttpRequest]:
         user = User.objects.filter(pk=user_id, is_active=True).first()
         if user is None:
             raise ToolError(USER_GONE.format(username=username))
-        return user_request(user)
+        return account_request(user)
 
     return caller

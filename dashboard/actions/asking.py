@@ -1,0 +1,131 @@
+"""Ask, ask streamed, follow up: a question answered from the garden, its check queued.
+
+A follow-up is a question asked in a conversation (`conversation_id`), which only its owner may continue; the
+pages ask in two steps when they stream (`question_admit` as the question box posts it, `answer_stream` when the
+browser fetches the stream), every other surface in one.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+
+from dashboard.actions.callers import Caller, Operator, admit, caller_reader, caller_user, spent_by
+from dashboard.actions.refusals import Outcome, Refused
+from dashboard.asking import ConversationNotFound, ask, ask_streaming, conversation_owned
+from dashboard.claude_slots import claude_slot
+from dashboard.permissions import may_ask
+from garden import selectors
+from garden.answering.asking import AnswerStream, QuestionError, question_clean
+from garden.answering.streaming import AskEvent
+from garden.models import Answer, Conversation
+from verifier.scopes import TokenScope
+
+ASK_FORBIDDEN = "Log in as a reader (or above) to use this endpoint."
+
+ConversationId = str | uuid.UUID | None
+
+
+def answer_ask(caller: Caller, text: str | None, conversation_id: ConversationId = None) -> Answer:
+    """Answer the question (in the conversation, when given) and queue its check; the answer as the caller may
+    see it. Refused: forbidden, limited, not found (the conversation), invalid (the question), busy, withheld (a
+    source was withheld between the answer and its reading)."""
+    admit_asking(caller, counted=True)
+    conversation = _conversation(caller, conversation_id)
+    with spent_by(caller):
+        try:
+            answer = ask(text, caller_user(caller), _slot(caller), conversation)
+        except QuestionError as error:
+            raise Refused(Outcome.INVALID, error.message) from None
+    return answer_seen(caller, answer)
+
+
+def question_admit(
+    caller: Caller, text: str | None, conversation_id: ConversationId = None
+) -> tuple[str, Conversation | None]:
+    """The first step of a page's streamed question: the question, cleaned, and the conversation it continues,
+    once the caller may ask it (counted against the rate limit now); `answer_stream(admitted=True)` answers it."""
+    admit_asking(caller, counted=True)
+    conversation = _conversation(caller, conversation_id)
+    try:
+        return question_clean(text), conversation
+    except QuestionError as error:
+        raise Refused(Outcome.INVALID, error.message) from None
+
+
+class CallerStream:
+    """An answer's stream whose every step is booked to its caller: Claude is paid as the stream is read, after
+    the surface that asked has returned. `close()` ends it early (stored as the reader having left)."""
+
+    def __init__(self, stream: AnswerStream, caller: Caller) -> None:
+        self._stream = stream
+        self._caller = caller
+        self.sources = stream.sources
+
+    def __iter__(self) -> Iterator[AskEvent]:
+        return self
+
+    def __next__(self) -> AskEvent:
+        with spent_by(self._caller):
+            return next(self._stream)
+
+    def close(self) -> None:
+        with spent_by(self._caller):
+            self._stream.close()
+
+
+def answer_stream(
+    caller: Caller, text: str | None, conversation_id: ConversationId = None, *, admitted: bool = False
+) -> CallerStream:
+    """`answer_ask` with the answer's events as they come: its words as they are written, then the stored answer
+    (which `answer_seen` loads as the caller may see it); its check is queued once the answer is whole.
+    `admitted`: the question was counted already (`question_admit`)."""
+    admit_asking(caller, counted=not admitted)
+    conversation = _conversation(caller, conversation_id)
+    with spent_by(caller):  # a follow-up's condensing is booked now
+        try:
+            stream = ask_streaming(text, caller_user(caller), _slot(caller), conversation)
+        except QuestionError as error:
+            raise Refused(Outcome.INVALID, error.message) from None
+    return CallerStream(stream, caller)
+
+
+def answer_seen(caller: Caller, answer: Answer) -> Answer:
+    """The stored `answer` loaded again as the caller may see it; withheld when one of its sources was withheld
+    (or left the caller's audiences) meanwhile: its page says why."""
+    reader = caller_reader(caller)
+    loaded = selectors.answer_get(answer.public_id, reader)
+    why = (
+        selectors.answer_hidden_message(reader)
+        if loaded is None
+        else selectors.answer_hidden_why(loaded, reader)
+    )
+    if loaded is None or why is not None:
+        raise Refused(Outcome.WITHHELD, why or "", address=answer.get_absolute_url())
+    return loaded
+
+
+def admit_asking(caller: Caller, *, counted: bool) -> None:
+    """Whether the caller may ask (and read answers and verdicts): `counted`, a question counts against the
+    caller's rate limit."""
+    allowed = isinstance(caller, Operator) or may_ask(caller)
+    admit(caller, TokenScope.ASK, allowed=allowed, forbidden=ASK_FORBIDDEN, limit="ask" if counted else None)
+
+
+def _conversation(caller: Caller, conversation_id: ConversationId) -> Conversation | None:
+    """The conversation the caller continues: a signed-in reader's own, a visitor's of this session, any for
+    the operator; not found for anyone else's (as for an unknown id)."""
+    if isinstance(caller, Operator):
+        owner, session = None, None  # (any conversation)
+    else:
+        owner, session = caller.user, getattr(caller, "session", None)
+    try:
+        return conversation_owned(conversation_id, owner, session)
+    except ConversationNotFound as error:
+        raise Refused(Outcome.NOT_FOUND, error.message) from None
+
+
+def _slot(caller: Caller) -> AbstractContextManager[object] | None:
+    """The Claude slot a request holds while a model writes (none for the operator, who has no web thread)."""
+    return None if isinstance(caller, Operator) else claude_slot()
