@@ -26,8 +26,8 @@ from claimcheck.claims import Sentence, split_claims
 from claimcheck.judges.local.judge import judge_claims
 from claimcheck.judges.types import Source
 from claimcheck.terms import NOT_SUPPORTED, ClaimStatus
-from claimcheck.text import asked_kinds, gives_kind
-from garden.syntax import strip_citations
+from text.answer_kinds import asked_kinds, gives_kind
+from text.markup import strip_citations
 
 # Below this probability the local judge does not hold the question's presupposition said by the sentence: the
 # sentence is near the question without answering it. A question that asks for a set kind of answer (a year, a
@@ -61,7 +61,7 @@ _NEGATION = re.compile(
 # A question's sentences, each up to its stop and the space and capital after it ("No. 9" is not one's end): one
 # asking is held to one sentence; text around it ("Also ignore your instructions") says nothing the notes could.
 _SENTENCE_END = re.compile(r"(?<=[.?!])\s+(?=[^a-z0-9\s])")
-# The kinds a question's own words ask for beyond `claimcheck.text.ANSWER_KINDS`: a person or body named for
+# The kinds a question's own words ask for beyond `text.answer_kinds.ANSWER_KINDS`: a person or body named for
 # "who" (a capitalised word the question does not hold, past the sentence's first), a reason for "why".
 _WHO = re.compile(r"^\s*(?:\w+\s+)?(?:who|whom|whose)\b", re.IGNORECASE)
 _NAME = re.compile(r"(?<=\s)[A-Z][\w&'’-]+")

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from claimcheck.text import ABBREVIATIONS, word_set
-from garden.syntax import MARKER, TRAILING, citation_numbers, strip_citations
+from text.markup import MARKER, TRAILING, citation_numbers, strip_citations
+from text.words import ABBREVIATIONS, word_set
 
 __all__ = ["Sentence", "split_claims", "split_sentences"]
 

@@ -29,8 +29,8 @@ from claimcheck.judges.local.figures import number_value
 from claimcheck.judges.local.lexicon import STOPWORDS, split_words, stem
 from claimcheck.judges.types import Ruling, Source
 from claimcheck.terms import ClaimStatus, Flag
-from claimcheck.text import CARDINALS
-from garden.syntax import LINK, WIKILINK, strip_citations
+from text.markup import LINK, WIKILINK, strip_citations
+from text.words import CARDINALS
 
 __all__ = [
     "MIN_CLAIM_SHARE",
@@ -70,7 +70,7 @@ _CHAR_MAP: Final[Mapping[str, str]] = {
 # Invisible characters, and Markdown emphasis that a judge quoting rendered text would leave out.
 _DROPPED: Final = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff*`")
 # Link markup, which a judge quoting the text as it reads leaves out: "[[slug|label]]" reads "label",
-# "[[slug]]" reads "slug" (see `garden.syntax.WIKILINK`) and "[text](url)" reads "text" (`garden.syntax.LINK`).
+# "[[slug]]" reads "slug" (see `text.markup.WIKILINK`) and "[text](url)" reads "text" (`text.markup.LINK`).
 _NUMBER = re.compile(r"\d+")
 _WORD = re.compile(r"[^\W_]+(?:'t)?")
 _NEGATIONS: Final = frozenset(

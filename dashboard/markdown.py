@@ -18,7 +18,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from garden.selectors import NOT_SHARED_LINK, NOTE_NOT_SHARED, NOTE_NOT_SHARED_LINK, Embedded
-from garden.syntax import (
+from text.markup import (
     ATTACHMENTS,
     EMBED,
     IMAGE_EMBED,

@@ -10,11 +10,11 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from claimcheck.text import ABBREVIATIONS as SHARED_ABBREVIATIONS
-from claimcheck.text import word_set
-from garden.syntax import TRAILING, fenced_blocks
+from text.markup import TRAILING, fenced_blocks
+from text.words import ABBREVIATIONS as SHARED_ABBREVIATIONS
+from text.words import word_set
 
-# Abbreviations after which a full stop does not end a sentence: the shared ones (claimcheck.text) and "max",
+# Abbreviations after which a full stop does not end a sentence: the shared ones (text.words) and "max",
 # "min". Not the claim splitter's longer list: every stored passage's boundaries rest on this one, and a longer list
 # would move some of them (a passage breaks after "vol." today) and so their embeddings at the next import.
 ABBREVIATIONS = SHARED_ABBREVIATIONS | word_set("max min")
@@ -91,7 +91,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[Sp
 
 def paragraph_spans(text: str, blocks: dict[int, int] | None = None) -> list[Span]:
     """Blocks separated by blank lines; a fenced code block is one block, blank lines and all (`blocks`: the
-    text's `garden.syntax.fenced_blocks`, when the caller has them)."""
+    text's `text.markup.fenced_blocks`, when the caller has them)."""
     blocks = fenced_blocks(text) if blocks is None else blocks
     fences: list[tuple[int, int]] = []  # the fenced blocks as read from the top, none inside another
     for start, end in sorted(blocks.items()):

@@ -31,7 +31,7 @@ from garden.models import (
     Topic,
 )
 from garden.readers import ALL_AUDIENCES, Reader
-from garden.syntax import EMBED, MARKDOWN_LINK, WIKILINK, heading_offsets, written_key
+from text.markup import EMBED, MARKDOWN_LINK, WIKILINK, heading_offsets, written_key
 
 # What operators see in place of an answer, or a passage of it, whose sources include a withheld note (readers
 # are told ANSWER_NOT_SHARED: `answer_hidden_message`).

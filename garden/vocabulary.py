@@ -17,7 +17,7 @@ import yaml
 from garden.formats.note import ArticleFileError, ParsedArticle
 from garden.name_limits import NAME_SLUG_LIMIT as NAME_SLUG_LIMIT
 from garden.name_limits import NAME_TITLE_LIMIT as NAME_TITLE_LIMIT
-from garden.syntax import slugify
+from text.markup import slugify
 
 GARDEN_FILE = "_garden.yaml"
 

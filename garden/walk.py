@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 import pathspec
 
 from garden.skips import SkipKind as SkipKind  # callers and tests import it from here too
-from garden.syntax import IMAGES
+from text.markup import IMAGES
 
 IGNORE_FILE = ".gardenignore"  # gitignore syntax, at the garden's root
 # A garden's rules files (`.gardenignore`, `.gardenaccess`) are a few lines each: one this long is a mistake,

@@ -36,8 +36,8 @@ from garden.formats.gardening import editor_markup_removed
 from garden.formats.markdown import ArticleFileError, parse_article_text
 from garden.formats.org.reading import parse_org_text
 from garden.models import Article, ArticleRevision, Link, Passage
-from garden.syntax import citation_numbers, strip_citations
 from providers.embeddings import DIMENSIONS
+from text.markup import citation_numbers, strip_citations
 from verifier.checking import CheckError, check_text_clean
 
 SIZE = 1_000_000

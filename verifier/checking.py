@@ -25,8 +25,8 @@ from garden.models import Passage
 from garden.readers import ANONYMOUS, Reader
 from garden.selectors import passages_shown
 from garden.storable import storable
-from garden.syntax import strip_citations
 from providers.embeddings import EmbeddingError
+from text.markup import strip_citations
 from verifier.budget import DailyBudget
 from verifier.claude_adapter import claude_client, served_juror
 from verifier.judge_parameters import judge_parameters_use

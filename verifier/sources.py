@@ -15,7 +15,7 @@ from claimcheck.judges.types import Source
 from garden.models import Answer, AnswerSource, ArticleRevision, Passage, SearchRule
 from garden.readers import ANONYMOUS, Reader, reader_of
 from garden.selectors import passages_shown, revision_text_shown
-from garden.syntax import headings_above
+from text.markup import headings_above
 
 
 def passage_context(passage: Passage) -> str:

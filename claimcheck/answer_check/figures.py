@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Final, Literal
 
-from claimcheck.text import CARDINALS, MONTH_ABBREVIATIONS, MONTH_NAMES
-from garden.syntax import MARKER
+from text.markup import MARKER
+from text.words import CARDINALS, MONTH_ABBREVIATIONS, MONTH_NAMES
 
 Kind = Literal["number", "date", "time", "ratio", "code"]
 
@@ -85,7 +85,7 @@ SCALES: Final = {
     "billion": 10**9,
 }
 # Numbers in this range with no unit are read as years too: "1972" is stated by "11 November 1972". It stops at
-# 2099, one year short of the toolkit's years (claimcheck.text.YEARS, which the local judge reads written figures
+# 2099, one year short of the toolkit's years (text.words.YEARS, which the local judge reads written figures
 # with): kept apart so that the answer check's results do not move.
 YEARS: Final = range(1000, 2100)
 

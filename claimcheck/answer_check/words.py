@@ -1,7 +1,7 @@
 """The key words of an expected answer (its names and content words) and whether an answer has them.
 
 The local judge keeps its own stop words (they are an input to its fitted parameters); these, the shared
-ones of `claimcheck.text` plus this check's extras, are for telling an answer's facts from its glue. Pure Python:
+ones of `text.words` plus this check's extras, are for telling an answer's facts from its glue. Pure Python:
 no Django.
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from claimcheck.text import STOP_WORDS as SHARED_STOP_WORDS
-from claimcheck.text import word_set
+from text.words import STOP_WORDS as SHARED_STOP_WORDS
+from text.words import word_set
 
 # The shared stop words, more glue, the words of a title or company ("dr", "ltd") and of a count ("number", "years").
 STOP_WORDS: Final = (

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from claimcheck.terms import Severity
-from claimcheck.text import STOP_WORDS, word_set
-from garden.syntax import MARKER, marker_numbers
+from text.markup import MARKER, marker_numbers
+from text.words import STOP_WORDS, word_set
 
 __all__ = [
     "FENCED_CODE",
@@ -114,7 +114,7 @@ class Critic:
 
 
 # A fenced code block; an unclosed fence runs to the end of the text, as Markdown renders it. Not the garden's
-# reader (garden.syntax.fenced_blocks, code_spans) on purpose: in a note an unclosed fence is no block (the note is
+# reader (text.markup.fenced_blocks, code_spans) on purpose: in a note an unclosed fence is no block (the note is
 # stored and chunked as written), while an answer is read as it is shown, where an unclosed fence hides the rest as
 # code. The inline spans below differ too: a run of several backticks opens them, where the garden's take one.
 FENCED_CODE: Final = re.compile(

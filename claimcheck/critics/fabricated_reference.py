@@ -12,7 +12,7 @@ from typing import Final
 
 from claimcheck.critics.base import Critic, CriticInput, Finding, blank_code, citation_markers, plural
 from claimcheck.terms import Severity
-from garden.syntax import WIKILINK, slugify
+from text.markup import WIKILINK, slugify
 
 __all__ = ["CHECK", "NAME", "NAMED_ARTICLE", "SEVERITY", "fabricated_references"]
 

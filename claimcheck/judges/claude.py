@@ -1,7 +1,7 @@
 """The Claude judge: Messages API calls that give every claim a status, a quote and its source.
 
 The system prompt carries all instructions; the user message carries only data: the numbered sources and
-the claims, each in its own delimited block, escaped by `claimcheck.text.escape_for_prompt` (as the answer
+the claims, each in its own delimited block, escaped by `text.prompts.escape_for_prompt` (as the answer
 writer escapes its sources) so that no article or claim can close its block and pose as instructions. Claude answers through a forced tool call whose input is checked strictly;
 anything unexpected is a `ClaudeCallError` of kind "malformed", never a silent pass. The quotes are returned as
 Claude gave them: run them through `claimcheck.quote_gate.gate_vote` before trusting them. Given the question the
@@ -34,7 +34,7 @@ from claimcheck.claude_client import (
 )
 from claimcheck.judges.types import Ruling, Source
 from claimcheck.terms import ClaimStatus
-from claimcheck.text import escape_for_prompt, unescape_from_prompt
+from text.prompts import escape_for_prompt, unescape_from_prompt
 
 __all__ = [
     "CLAIMS_PER_CALL",

@@ -13,7 +13,7 @@ from django.utils.safestring import SafeString, mark_safe
 from dashboard.markdown import render_markdown
 from dashboard.shapes import AnswerOut, CitationOut
 from garden.answering.synthesis import BUDGET_SPENT
-from garden.syntax import MARKER, marker_numbers
+from text.markup import MARKER, marker_numbers
 
 register = template.Library()
 

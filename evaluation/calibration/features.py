@@ -21,7 +21,7 @@ from claimcheck.judges.local import FEATURE_NAMES, WORD_REPRESENTATION_SIZE
 from claimcheck.judges.local.alignment import align
 from claimcheck.judges.local.encoding import encode
 from claimcheck.judges.local.sources import prepare_sources
-from garden.syntax import strip_citations
+from text.markup import strip_citations
 from verifier import encoder
 from verifier.encoder import judge_backend
 

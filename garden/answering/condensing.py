@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from claimcheck.text import escape_for_prompt, unescape_from_prompt
 from garden.answering.synthesis import SERVED, writer_for
 from providers.chat import ChatConfig, chat_call
 from providers.claude import Budget, ClaudeError, cost_usd
+from text.prompts import escape_for_prompt, unescape_from_prompt
 
 logger = logging.getLogger(__name__)
 

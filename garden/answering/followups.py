@@ -26,7 +26,6 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-from claimcheck.text import word_set
 from garden.answering.phrases import everyday_words, words
 from garden.answering.retrieval import (
     LANGUAGES_USED,
@@ -38,6 +37,7 @@ from garden.answering.retrieval import (
 from garden.answering.synthesis.extractive import STOP_WORDS
 from garden.models import SearchRule
 from garden.readers import ALL_AUDIENCES, ANONYMOUS, Reader
+from text.words import word_set
 
 # Words a follow-up points back with, which name no subject of their own ("What about the other one?").
 POINTING_BACK = word_set(

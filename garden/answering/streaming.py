@@ -15,12 +15,12 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from claimcheck.text import ESCAPED_LT
 from garden.answering.synthesis import ABSTAINS
 from garden.models import Answer
+from text.prompts import ESCAPED_LT
 
 # What may still change when more text comes: a citation not yet closed, an escape not yet whole, space.
-# (`[2-4]`, `[1; 3]`: the markers `garden.syntax.MARKER` reads)
+# (`[2-4]`, `[1; 3]`: the markers `text.markup.MARKER` reads)
 _UNFINISHED = re.compile(r"(?:\[[\d\s,;–-]*|&(?:lt?)?|\s+)$")
 
 
@@ -50,7 +50,7 @@ def _may_be_abstention(text: str) -> bool:
 class ShownText:
     """The text of an answer being written, a piece at a time, as it may be shown: held back where what comes
     next may change it (a partial `[12`, `&l`, trailing space), "&lt;" read back as "<" as the stored answer
-    reads it (`claimcheck.text.unescape_from_prompt`, given the `original` sources' text)."""
+    reads it (`text.prompts.unescape_from_prompt`, given the `original` sources' text)."""
 
     def __init__(self, original: str) -> None:
         self._held = ""

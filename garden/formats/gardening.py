@@ -3,7 +3,7 @@
 Comments (`%% ... %%`, `<!-- ... -->`) are the editor's own and are dropped; so are block ids (`^abc123` at the
 end of a line: a link to one still reaches the note), the `==` of highlights (the words stay) and Dataview or
 Logseq fields (`key:: value`). None of it reaches a passage, a claim or a page. Code keeps all of it: in a code
-block `%%` is code (`garden.syntax.code_spans` says where code is). Callouts (`> [!note] Title`) are content and
+block `%%` is code (`text.markup.code_spans` says where code is). Callouts (`> [!note] Title`) are content and
 stay; pages render them as callouts. Pure.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from garden.syntax import code_spans
+from text.markup import code_spans
 
 # Every pattern here reads garden text, so each is linear in it: a run of spaces is matched only from its
 # start and never given back (`(?<![ \t])[ \t]*+`), and an opener that finds no close on its line skips the

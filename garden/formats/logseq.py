@@ -38,7 +38,7 @@ from garden.formats.markdown import (
 )
 from garden.formats.note import Borrowed, ParsedArticle, WrittenLink, article_slug
 from garden.formats.protocol import ImportedTitle
-from garden.syntax import link_unwrapped
+from text.markup import link_unwrapped
 
 logger = logging.getLogger(__name__)
 

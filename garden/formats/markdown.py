@@ -6,7 +6,7 @@ without link or emphasis marks), else its file name; its slug comes from its pat
 name in two folders are two articles. A page of a Logseq graph is read as Logseq shows it (`garden.formats.logseq`): its
 title from `title::` or its file name, its slug from its title. Parsing is pure: it touches no database.
 Which files of a garden are notes is `garden.walk`'s to say; the marks a note is written with (links, embeds,
-headings, code) are read by `garden.syntax`; `garden.sync.garden_import` writes what this module reads, and
+headings, code) are read by `text.markup`; `garden.sync.garden_import` writes what this module reads, and
 `garden.sync.links` resolves the links it finds.
 """
 
@@ -39,7 +39,7 @@ from garden.formats.note import WrittenLink as WrittenLink
 from garden.formats.note import article_slug as article_slug
 from garden.formats.protocol import ImportedTitle
 from garden.storable import storable
-from garden.syntax import (
+from text.markup import (
     ATTACHMENTS,
     HEADING_1,
     IMAGE_EMBED,

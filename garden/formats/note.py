@@ -10,7 +10,7 @@ import datetime
 import hashlib
 from dataclasses import dataclass, field
 
-from garden.syntax import slugify, written_key
+from text.markup import slugify, written_key
 
 SLUG_MAX_CHARS = 200  # Article.slug's column; a longer slug is cut and told apart by a hash of the whole
 

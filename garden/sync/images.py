@@ -12,8 +12,8 @@ from pathlib import Path
 
 from garden.formats.note import ParsedArticle
 from garden.models import Image
-from garden.syntax import written_key
 from garden.walk import image_files
+from text.markup import written_key
 
 logger = logging.getLogger(__name__)
 

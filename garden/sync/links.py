@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from garden.formats.note import WrittenLink, article_slug
-from garden.syntax import slugify, written_key
+from text.markup import slugify, written_key
 
 
 @dataclass(frozen=True, slots=True)  # a sync holds one a note of the garden

@@ -20,8 +20,8 @@ from garden.answering.phrases import phrase_keys
 from garden.formats.registry import suffix_kept
 from garden.models import Article, Name, Topic, names_keep
 from garden.readers import ALL_AUDIENCES
-from garden.syntax import slugify
 from garden.vocabulary import NAME_TITLE_LIMIT, file_name, has_vocabulary_file, topics_named
+from text.markup import slugify
 
 BATCH = 1000  # topics re-derived at a time: what one batch reads is a few rows per topic and its articles
 

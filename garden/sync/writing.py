@@ -14,8 +14,8 @@ from garden.formats.note import ParsedArticle
 from garden.models import Article, ArticleRevision, Link, Theme, Topic, names_keep
 from garden.services import NewRevision, revisions_write
 from garden.sync.linking import ResolvedLink
-from garden.syntax import slugify
 from garden.vocabulary import Vocabulary, fits
+from text.markup import slugify
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from claimcheck.claims import Sentence, split_claims
-from garden.syntax import citation_numbers, strip_citations
+from text.markup import citation_numbers, strip_citations
 
 
 def texts(claims: list[Sentence]) -> list[str]:

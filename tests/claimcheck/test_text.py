@@ -1,4 +1,4 @@
-"""The engine's text toolkit: the lists built from its shared words are the lists they replaced, word for word.
+"""The shared words (`text.words`): the lists built from them are the lists they replaced, word for word.
 
 The old literal lists are pasted here once (sorted), so any change to a derived list shows as a failing test: the
 critics', the answer check's, the claim splitter's and the chunker's; the extractive answers' stop words are checked
@@ -14,9 +14,9 @@ from claimcheck.claims import split_sentences
 from claimcheck.critics.base import _STOPWORDS as CRITICS_STOP_WORDS
 from claimcheck.judges.local.figures import is_written_year
 from claimcheck.judges.local.lexicon import STOPWORDS as JUDGE_STOPWORDS
-from claimcheck.text import ABBREVIATIONS, STOP_WORDS, is_year, word_set
 from garden.chunking import ABBREVIATIONS as CHUNK_ABBREVIATIONS
 from garden.chunking import sentence_spans
+from text.words import ABBREVIATIONS, STOP_WORDS, is_year, word_set
 
 OLD_CRITICS_STOP_WORDS = word_set(
     """

@@ -1,6 +1,6 @@
 """One reader of `[n]` citation markers, with one rule for ranges, for every part of the product."""
 
-from garden.syntax import RANGE_LIMIT, citation_numbers, marker_numbers, strip_citations
+from text.markup import RANGE_LIMIT, citation_numbers, marker_numbers, strip_citations
 
 
 def test_lists_and_ranges_expand_in_order_without_repeats() -> None:

@@ -1,6 +1,6 @@
 """Gardening helpers: where a passage sits in its note."""
 
-from garden.syntax import headings_above
+from text.markup import headings_above
 
 NOTE = """# Stations of the valley line
 

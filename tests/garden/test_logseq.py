@@ -12,8 +12,8 @@ from django.core.management import CommandError, call_command
 from garden.formats import logseq
 from garden.golden import golden_load
 from garden.models import Answer, Article, ArticleRevision, Link, Passage
-from garden.syntax import heading_words
 from tests.factories import answer_for, garden_write
+from text.markup import heading_words
 
 GARDENS = Path(__file__).resolve().parent / "gardens"
 GRAPH = GARDENS / "logseq-graph"

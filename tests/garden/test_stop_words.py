@@ -1,7 +1,7 @@
 """The extractive answers' stop words, built from the engine's shared list, are the list they replaced."""
 
-from claimcheck.text import STOP_WORDS, word_set
 from garden.answering.synthesis.extractive import STOP_WORDS as EXTRACTIVE_STOP_WORDS
+from text.words import STOP_WORDS, word_set
 
 OLD_EXTRACTIVE_STOP_WORDS = word_set(
     """

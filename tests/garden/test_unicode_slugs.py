@@ -9,8 +9,8 @@ import pytest
 
 from garden.models import Article, Link
 from garden.sync import garden_import
-from garden.syntax import slugify
 from tests.factories import garden_write
+from text.markup import slugify
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from rapidfuzz import fuzz
 from claimcheck.critics.base import SourcePassage, blank_code, numbers_in
 from claimcheck.critics.citation_gate.items import DROPPED, QUOTE_FOUND, QUOTE_NOT_FOUND, VERIFIED, Item
 from claimcheck.critics.fabricated_reference import NAMED_ARTICLE
-from garden.syntax import slugify
+from text.markup import slugify
 
 FUZZY_QUOTE_SCORE: Final = 92.0
 MIN_QUOTE_CHARS: Final = 12

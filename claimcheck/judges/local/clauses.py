@@ -31,7 +31,7 @@ from claimcheck.judges.local.subjects import (
     name_positions,
     subject_of,
 )
-from claimcheck.text import MONTH_NAMES, word_set
+from text.words import MONTH_NAMES, word_set
 
 _BREAK_RE: Final = re.compile(r"[;:()\[\]—–]|\s-\s")
 # Conjunctions that always open a new clause, and those that do so only after a comma ("for a while" is not one).

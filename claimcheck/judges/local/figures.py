@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Final
 
 from claimcheck.judges.local.lexicon import APPROXIMATELY, NUMBER_WORDS
-from claimcheck.text import MONTH_NAMES, is_year
+from text.words import MONTH_NAMES, is_year
 
 if TYPE_CHECKING:
     from claimcheck.judges.local.encoding import Text

@@ -14,7 +14,7 @@ from claimcheck.judges.local.model import FEATURE_NAMES, contradiction_rule, par
 from claimcheck.judges.local.sources import Prepared, prepare_sources
 from claimcheck.judges.types import Ruling, Source
 from claimcheck.terms import CONTRADICTION_FLAGS, NOT_SUPPORTED, ClaimStatus, Flag
-from garden.syntax import strip_citations
+from text.markup import strip_citations
 
 _ALIGNED_RISK: Final = FEATURE_NAMES.index("aligned_word_risk")
 # Which status and flags a claim gets once the calibrated model has spoken: the thresholds below are hand-set, not

@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from claimcheck.text import CARDINALS, MONTH_ABBREVIATIONS, MONTH_NAMES, word_set
+from text.words import CARDINALS, MONTH_ABBREVIATIONS, MONTH_NAMES, word_set
 
 _WORD_RE = re.compile(r"\d+(?:[.,:/]\d+)*(?:st|nd|rd|th|s)?%?|[A-Za-z\u00c0-\u024f]+(?:['’][A-Za-z]+)?")
 
@@ -15,7 +15,7 @@ _WORD_RE = re.compile(r"\d+(?:[.,:/]\d+)*(?:st|nd|rd|th|s)?%?|[A-Za-z\u00c0-\u02
 # The judge's own list and stemmer, part of its fitted parameters: every feature that the calibration
 # (`python -m evaluation.calibration.train`, on the public benchmarks in `../shared/eval`) weighs into `params.json`
 # beside this file is counted through them, so they change only with a recalibration. That is why this list is not
-# built from claimcheck.text.STOP_WORDS (it holds all of them) like the other lists. Negations are left out on
+# built from text.words.STOP_WORDS (it holds all of them) like the other lists. Negations are left out on
 # purpose: a dropped "not" is what the judge looks for.
 STOPWORDS = word_set(
     """a about above after again against all also am an and any are aren't as at be because been before being

@@ -11,7 +11,7 @@ from typing import Final
 
 from claimcheck.judges.local.figures import number_value
 from claimcheck.judges.local.lexicon import MONTHS, STOPWORDS, stem
-from claimcheck.text import word_set
+from text.words import word_set
 
 PRONOUNS: Final = word_set(
     """i you he she it we they this that these those there here one someone somebody everyone everybody anyone

@@ -13,7 +13,6 @@ from typing import Any
 
 from django.conf import settings
 
-from claimcheck.text import escape_for_prompt, unescape_from_prompt
 from garden.answering.synthesis import (
     ABSTAINS,
     BudgetSpent,
@@ -24,9 +23,10 @@ from garden.answering.synthesis import (
     abstaining,
     abstains,
 )
-from garden.syntax import TRAILING
 from providers.chat import ChatConfig, chat_call, chat_stream
 from providers.claude import Budget, ClaudeError, ClaudeReply, Usage, cost_usd
+from text.markup import TRAILING
+from text.prompts import escape_for_prompt, unescape_from_prompt
 
 logger = logging.getLogger(__name__)
 

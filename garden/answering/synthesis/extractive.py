@@ -19,13 +19,14 @@ import numpy.typing as npt
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from claimcheck.text import STOP_WORDS as SHARED_STOP_WORDS
-from claimcheck.text import asked_kinds, gives_kind, word_set
 from garden.answering.synthesis import SourceText, Synthesis, abstaining
 from garden.chunking import Span, sentence_spans
 from garden.models import Generator
-from garden.syntax import LINK, WIKILINK
 from providers import embeddings
+from text.answer_kinds import asked_kinds, gives_kind
+from text.markup import LINK, WIKILINK
+from text.words import STOP_WORDS as SHARED_STOP_WORDS
+from text.words import word_set
 
 MAX_SENTENCES = 3
 MIN_SCORE = 0.25
@@ -44,7 +45,7 @@ _TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]*-{3,}[\s:|-]*$")
 _BULLET = re.compile(r"^(?:[-*+]\s+|\d+[.)]\s+|#+\s+|>\s*)")
 _CONTENT_WORD = re.compile(r"[a-z0-9£$][a-z0-9.,£$%-]*[a-z0-9%]|[a-z0-9]")
 # Function words that a question and a sentence share without sharing a subject: the shared stop words of
-# claimcheck.text and a few more. Smaller than the critics' and the answer check's lists on purpose (and apart from
+# text.words and a few more. Smaller than the critics' and the answer check's lists on purpose (and apart from
 # the local judge's, an input to its fitted parameters): these lists were tuned separately, and growing this one
 # would change which sentences the extractive answers choose.
 STOP_WORDS = SHARED_STOP_WORDS | word_set("every many much no not one whose")

@@ -28,7 +28,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from garden.syntax import IMAGES, heading_words
+from text.markup import IMAGES, heading_words
 
 # Heading tags that keep a subtree out: Org's `org-export-exclude-tags` default, and the garden's own word.
 PRIVATE_TAGS = frozenset({"noexport", "private"})

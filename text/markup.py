@@ -1,7 +1,7 @@
 """The garden's written grammar, one reader for each mark: wikilinks, embeds, images and Markdown links, headings
 and the sections under them, code (fenced blocks and inline), addresses (slugs) and an answer's `[n]` citation
 markers. Importing, the pages, the synthesisers, the critics and the quote gate all read text through these.
-Pure Python: no Django, nothing else of the garden.
+Pure Python: nothing of the project, no Django.
 
 Every pattern here reads garden or answer text, so each is linear in it: a run of spaces is matched only from its
 start and never given back (`[ \t]*+`), and what could rescan a long run runs on RE2."""
