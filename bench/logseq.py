@@ -16,7 +16,7 @@ from bench.overhead import Overhead, encode_alone, garden_passages, in_encoder_r
 from garden.formats.registry import formats_opened
 from garden.models import Article
 from garden.sync import garden_import
-from garden.walk import article_files
+from garden.walk import article_files, garden_walk
 
 GRAPH_PAGES = 300  # the size of the graph issue 23 measured: a public graph of 330 pages and journals
 
@@ -70,7 +70,7 @@ def _read_seconds(folder: Path) -> float:
     """Reading a garden as an import does, without the database: its notes parsed, a graph's resolved."""
     began = time.perf_counter()
     root = folder.resolve()
-    formats = formats_opened(root)
+    formats = formats_opened(root, files=lambda suffixes: garden_walk(root, suffixes).files)
     formats.gathered([formats.parse(path, root) for path in article_files(root)])
     return time.perf_counter() - began
 

@@ -20,6 +20,8 @@ from pathlib import Path, PurePosixPath
 
 import pathspec
 
+from garden.formats import registry
+from garden.formats.files import CANNOT_READ, NOT_A_FILE
 from garden.skips import SkipKind as SkipKind  # callers and tests import it from here too
 from text.markup import IMAGES
 
@@ -38,11 +40,9 @@ LINK_DANGLING = "is a link to {target}, which does not exist"
 LINK_LOOP = "is a link that loops back on itself"
 LINK_SECOND_WAY = "is a link to {target}, which is imported under its own name; a note is imported once"
 LINK_FOLDER = "is a link to the folder {target}; links to folders are not followed (its notes are read there)"
-NOT_A_FILE = "is not a regular file (it is a {kind}); only files are read"
 NAME_NOT_UTF8 = "its name is not valid UTF-8; rename it to import it"
 FOLDER_UNREADABLE = "the folder cannot be read ({error}); the notes in it are left out until it can"
 IGNORE_UNREADABLE = "cannot be read ({error}); every note is withheld as private until it can"
-CANNOT_READ = "cannot be read: {error}"
 # Why a rules file is not read (`rules_file_read`), within its file's own message.
 RULES_LINK = "a symbolic link, and only a regular file is read"
 RULES_NOT_A_FILE = "a {kind}, and only a regular file is read"
@@ -107,9 +107,6 @@ class _Places:
     """The garden's rules of private places, applied to paths relative to its folder."""
 
     def __init__(self, folder: Path) -> None:
-        # The formats read files, and so import this module: they are asked their places once it is loaded.
-        from garden.formats import registry
-
         self.formats = registry
         self.ignore_error: str | None = None
         lines: Iterable[str] = []

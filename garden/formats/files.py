@@ -1,6 +1,7 @@
 """Reading a note's file, as every format whose notes are each a text file of their own reads it (Markdown, Org):
 its size known (stat) before any of it is read, a folder or special file refused, its bytes UTF-8; and what such
-a format's sync context says of each note (`FileByFile`).
+a format's sync context says of each note (`FileByFile`). Why a file cannot be read (`CANNOT_READ`, `NOT_A_FILE`)
+reads the same whether a format or the garden's walk (`garden.walk`) found it so.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from garden.formats.note import ArticleFileError, ParsedArticle, article_slug
-from garden.walk import CANNOT_READ, NOT_A_FILE
 
+CANNOT_READ = "cannot be read: {error}"
+NOT_A_FILE = "is not a regular file (it is a {kind}); only files are read"
 NOTE_TOO_LARGE = "is {size}; notes are limited to {limit} (GARDEN_NOTE_MAX_BYTES)"
 NOT_UTF8 = "not valid UTF-8 text (byte {start})"
 

@@ -37,7 +37,7 @@ from garden.formats.markdown import (
     written_links,
 )
 from garden.formats.note import Borrowed, ParsedArticle, WrittenLink, article_slug
-from garden.formats.protocol import ImportedTitle
+from garden.formats.protocol import GardenFiles, ImportedTitle
 from text.markup import link_unwrapped
 
 logger = logging.getLogger(__name__)
@@ -778,7 +778,9 @@ class LogseqFormat:
     def public_place(self, relative: PurePosixPath) -> bool:
         return False
 
-    def opened(self, root: Path | None, imported: ImportedTitle | None) -> LogseqContext:
+    def opened(
+        self, root: Path | None, imported: ImportedTitle | None, files: GardenFiles | None
+    ) -> LogseqContext:
         return LogseqContext(root)
 
 

@@ -37,7 +37,7 @@ from garden.formats.note import ArticleFileError as ArticleFileError
 from garden.formats.note import ParsedArticle as ParsedArticle
 from garden.formats.note import WrittenLink as WrittenLink
 from garden.formats.note import article_slug as article_slug
-from garden.formats.protocol import ImportedTitle
+from garden.formats.protocol import GardenFiles, ImportedTitle
 from garden.storable import storable
 from text.markup import (
     ATTACHMENTS,
@@ -472,7 +472,9 @@ class MarkdownFormat:
     def public_place(self, relative: PurePosixPath) -> bool:
         return relative.name == HUGO_SECTION_PAGE
 
-    def opened(self, root: Path | None, imported: ImportedTitle | None) -> MarkdownContext:
+    def opened(
+        self, root: Path | None, imported: ImportedTitle | None, files: GardenFiles | None
+    ) -> MarkdownContext:
         return MarkdownContext()
 
 

@@ -4,7 +4,7 @@ the registered formats (`garden.formats.registry`) instead of naming them.
 A format says, of itself: the file suffixes it reads, where a file's note lives in its garden (`place_of`), what
 tells one text of a file from another (`content_hash`), and the places of its own that are never imported
 (`private_place`) or that the garden's rules would keep out and it publishes (`public_place`: Hugo's section
-pages). Opened on a garden's folder once a sync (`opened`), it gives a `FormatContext`: which files it reads there
+pages). Opened on a garden's folder once a sync (`opened`, with the garden's walk handed in), it gives a `FormatContext`: which files it reads there
 (`owns`), each read into a note (`parse`, which raises `ArticleFileError`, or `NoteLeftOut` for a file the
 garden's rules leave out), the slug of a note it could not read (`slug_of`), whether a note may be read again to
 be written (`rereadable`), and the notes of the whole garden once read, for a format whose notes hold each other's
@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 # The title under which a text of this hash was imported for this slug, or None (the import asks the database):
 # a format whose reading is dear (a PDF's) reads again only what changed.
 ImportedTitle = Callable[[str, str], str | None]
+# The files with these suffixes that the garden's walk imports (`garden.walk`: private places left out), handed in
+# by the sync: a format that reads across its garden (Org's ids) asks it, and imports nothing of the walk, which
+# asks every format its places.
+GardenFiles = Callable[[frozenset[str]], list[Path]]
 
 
 class NoteLeftOut(Exception):
@@ -86,6 +90,8 @@ class GardenFormat(Protocol):
         """Whether `relative`, which the garden's rules keep private by its name, is published by this format."""
         ...
 
-    def opened(self, root: Path | None, imported: ImportedTitle | None) -> FormatContext:
+    def opened(
+        self, root: Path | None, imported: ImportedTitle | None, files: GardenFiles | None
+    ) -> FormatContext:
         """This format on the garden at `root` (None: a single file), for one sync."""
         ...

@@ -17,7 +17,7 @@ from garden.formats import logseq, markdown
 from garden.formats.note import ParsedArticle
 from garden.formats.org import reading as org
 from garden.formats.pdf import reading as pdf
-from garden.formats.protocol import FormatContext, GardenFormat, ImportedTitle
+from garden.formats.protocol import FormatContext, GardenFiles, GardenFormat, ImportedTitle
 
 FORMATS: tuple[GardenFormat, ...] = (logseq.FORMAT, pdf.FORMAT, markdown.FORMAT, org.FORMAT)
 # What reads a file no format owns (a single file named on the command line, whatever its suffix).
@@ -97,9 +97,12 @@ class GardenFormats:
         return [notice for context in self.contexts for notice in context.notices]
 
 
-def formats_opened(folder: Path | None, imported: ImportedTitle | None = None) -> GardenFormats:
-    """Every format opened on the garden at `folder` (None, or a file: a single note) for one sync."""
+def formats_opened(
+    folder: Path | None, imported: ImportedTitle | None = None, files: GardenFiles | None = None
+) -> GardenFormats:
+    """Every format opened on the garden at `folder` (None, or a file: a single note) for one sync; `files` is
+    the garden's walk (`garden.walk`), for a format that reads across its garden."""
     garden = folder if folder is not None and folder.is_dir() else None
-    contexts = tuple(garden_format.opened(garden, imported) for garden_format in FORMATS)
+    contexts = tuple(garden_format.opened(garden, imported, files) for garden_format in FORMATS)
     fallback = contexts[FORMATS.index(FALLBACK)]
     return GardenFormats(contexts, fallback)

@@ -419,7 +419,8 @@ def _folder_import(
             else:
                 report.skipped.append((shown(path), kind, reason))
     passage_counts: dict[str, int] = {}
-    formats = formats_opened(folder, _imported_title)  # a Logseq graph's config.edn read once a sync
+    # A Logseq graph's config.edn, an Org garden's ids: read once a sync, the latter from the garden's walk.
+    formats = formats_opened(folder, _imported_title, lambda suffixes: garden_walk(folder, suffixes).files)
     access = access_rules(root) if folder.is_dir() else NO_RULES
     notes, unread = _notes_read(files, folder, root, formats, report, passage_counts, access)
     del files

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from garden.formats.files import NOT_A_FILE
 from garden.formats.markdown import NOT_TEXT, NOTE_TOO_LARGE, YAML_TOO_DEEP
 from garden.models import Article, Image, Passage
 from garden.sync import ImportReport, garden_import, garden_watch
 from garden.sync import watching as watching_module
-from garden.walk import LINK_DANGLING, LINK_LOOP, LINK_OUTSIDE, LINK_PRIVATE, LINK_SECOND_WAY, NOT_A_FILE
+from garden.walk import LINK_DANGLING, LINK_LOOP, LINK_OUTSIDE, LINK_PRIVATE, LINK_SECOND_WAY
 from tests.factories import garden_write
 
 pytestmark = pytest.mark.django_db

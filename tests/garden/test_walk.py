@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from garden.formats.files import NOT_A_FILE
 from garden.walk import (
     FOLDER_UNREADABLE,
     IGNORE_UNREADABLE,
@@ -15,7 +16,6 @@ from garden.walk import (
     LINK_PRIVATE,
     LINK_SECOND_WAY,
     NAME_NOT_UTF8,
-    NOT_A_FILE,
     RULES_FILE_MAX_BYTES,
     RULES_LINK,
     RULES_NOT_A_FILE,

@@ -33,8 +33,7 @@ from garden.formats.files import FileByFile, note_file_read
 from garden.formats.markdown import DATE_FIELDS, content_hash, note_text, parse_article_text
 from garden.formats.note import ArticleFileError, ParsedArticle
 from garden.formats.org.markup import PRIVATE_TAGS, OrgDocument, org_document, tags_written
-from garden.formats.protocol import ImportedTitle
-from garden.walk import garden_walk
+from garden.formats.protocol import GardenFiles, ImportedTitle
 
 ORG_SUFFIX = ".org"
 ORG_NOT_TEXT = "is not text: it holds NUL bytes (a binary file named .org?)"
@@ -151,11 +150,11 @@ def parse_org_file(
     return parse_org_text(raw, path=str(path), place=org_place(path, root), modified=modified, ids=ids)
 
 
-def garden_ids(root: Path, max_bytes: int | None) -> dict[str, str]:
-    """The org-roam ids of the garden's Org files (those its walk imports): each to the note holding it, or to
-    `note#Heading` for a heading's. A file that cannot be read, or is private, gives none."""
+def garden_ids(root: Path, files: GardenFiles, max_bytes: int | None) -> dict[str, str]:
+    """The org-roam ids of the garden's Org files (those its walk, `files`, imports): each to the note holding it,
+    or to `note#Heading` for a heading's. A file that cannot be read, or is private, gives none."""
     ids: dict[str, str] = {}
-    for path in garden_walk(root, {ORG_SUFFIX}).files:
+    for path in files(frozenset({ORG_SUFFIX})):
         try:
             raw, _ = note_file_read(path, max_bytes)
         except ArticleFileError:
@@ -179,8 +178,9 @@ def garden_ids(root: Path, max_bytes: int | None) -> dict[str, str]:
 class OrgContext(FileByFile):
     """A garden's Org files for one sync: its ids read once, when a note first needs them."""
 
-    def __init__(self, root: Path | None) -> None:
+    def __init__(self, root: Path | None, files: GardenFiles | None) -> None:
         self.root = root
+        self.files = files
         self.notices: list[tuple[str, str]] = []
         self._ids: dict[str, str] | None = None
 
@@ -190,7 +190,8 @@ class OrgContext(FileByFile):
     def parse(self, path: Path, root: Path | None) -> ParsedArticle:
         max_bytes = settings.GARDEN_NOTE_MAX_BYTES
         if self._ids is None:
-            self._ids = garden_ids(self.root, max_bytes) if self.root is not None else {}
+            root, files = self.root, self.files
+            self._ids = garden_ids(root, files, max_bytes) if root is not None and files is not None else {}
         return parse_org_file(path, root=root, max_bytes=max_bytes, ids=self._ids)
 
 
@@ -212,8 +213,10 @@ class OrgFormat:
     def public_place(self, relative: PurePosixPath) -> bool:
         return False
 
-    def opened(self, root: Path | None, imported: ImportedTitle | None) -> OrgContext:
-        return OrgContext(root)
+    def opened(
+        self, root: Path | None, imported: ImportedTitle | None, files: GardenFiles | None
+    ) -> OrgContext:
+        return OrgContext(root, files)
 
 
 FORMAT = OrgFormat()

@@ -23,12 +23,11 @@ from pathlib import Path, PurePosixPath
 
 from django.conf import settings
 
-from garden.formats.files import size_text
+from garden.formats.files import CANNOT_READ, size_text
 from garden.formats.note import ArticleFileError, ParsedArticle, article_slug
 from garden.formats.pdf import text_layer
-from garden.formats.protocol import ImportedTitle, NoteLeftOut
+from garden.formats.protocol import GardenFiles, ImportedTitle, NoteLeftOut
 from garden.skips import SkipKind
-from garden.walk import CANNOT_READ
 
 PDF_SUFFIX = ".pdf"
 PAGE_BREAK = "\n\n"  # between two pages' text in the body: a paragraph break, so no sentence runs across
@@ -228,7 +227,9 @@ class PdfFormat:
     def public_place(self, relative: PurePosixPath) -> bool:
         return False
 
-    def opened(self, root: Path | None, imported: ImportedTitle | None) -> PdfContext:
+    def opened(
+        self, root: Path | None, imported: ImportedTitle | None, files: GardenFiles | None
+    ) -> PdfContext:
         return PdfContext(imported)
 
 
