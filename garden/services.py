@@ -3,7 +3,7 @@
 
 A revision's `content_hash` tells the text it was made from from any other. The import compares it with a file's
 to leave an unchanged note alone, so for an imported note it is the hash of its file, as read:
-- a note: SHA-256 of its text with Unix line ends and no byte-order mark (`garden.formats.markdown.content_hash`);
+- a note: SHA-256 of its text with Unix line ends and no byte-order mark (`garden.formats.files.content_hash`);
 - a PDF: SHA-256 of its bytes (`garden.formats.pdf.reading.pdf_hash`);
 - a Logseq page whose text holds other pages' blocks: SHA-256 of its file's hash and the text those resolved to,
   a line apart (`garden.formats.logseq`), so it changes when they do.

@@ -13,7 +13,6 @@ headings, code) are read by `text.markup`; `garden.sync.garden_import` writes wh
 from __future__ import annotations
 
 import datetime
-import hashlib
 import re
 import tomllib
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from garden.audience_marks import AUDIENCE_KEYS, audience_mark
 # A note's file is read as every text format's is (`garden.formats.files`); its messages are read here too.
 from garden.formats.files import NOT_UTF8 as NOT_UTF8
 from garden.formats.files import NOTE_TOO_LARGE as NOTE_TOO_LARGE
-from garden.formats.files import FileByFile, note_file_read
+from garden.formats.files import FileByFile, FileByFileFormat, content_hash, note_file_read, note_text
 from garden.formats.files import size_text as size_text
 from garden.formats.gardening import editor_markup_removed, page_properties
 
@@ -300,17 +299,6 @@ def _fields_storable(meta: dict[Any, Any]) -> dict[Any, Any]:
     return {storable(k) if isinstance(k, str) else k: storable_value(v) for k, v in meta.items()}
 
 
-def note_text(raw: str) -> str:
-    """A note's text as it is read and hashed: Unix line ends, no byte-order mark."""
-    return raw.replace("\r\n", "\n").lstrip("\ufeff")
-
-
-def content_hash(raw: str) -> str:
-    """What tells one text of a note from another (`ArticleRevision.content_hash`; the rule for every kind of
-    revision is in `garden.services`). Never changed: every note imported before would be imported again."""
-    return hashlib.sha256(note_text(raw).encode()).hexdigest()
-
-
 def parse_article_text(
     raw: str,
     *,
@@ -326,7 +314,7 @@ def parse_article_text(
     ("Sync/Security and privacy"), whose last part is the title of a note with no other; `modified` is the
     file's modification date, its date when the front matter gives none. A note is private when its front
     matter or its page properties say so (PRIVATE_FLAGS). With an editor's `rules`, the note is a page read as
-    the editor shows it (a Logseq graph's page or journal: `garden.formats.logseq.Graph.page_read`).
+    the editor shows it (a Logseq graph's page or journal: `garden.formats.logseq.graph.Graph.page_read`).
     """
     if "\x00" in raw:
         raise ArticleFileError(NOT_TEXT)
@@ -405,7 +393,7 @@ class EditorPage:
 
 
 class PageRules(Protocol):
-    """How an editor with rules of its own reads a note's text into a page (`garden.formats.logseq.Graph`)."""
+    """How an editor with rules of its own reads a note's text into a page (`garden.formats.logseq.graph.Graph`)."""
 
     def page_read(
         self, meta: dict[str, Any], properties: dict[str, Any], body: str, place: str
@@ -444,30 +432,17 @@ MARKDOWN_SUFFIX = ".md"
 class MarkdownContext(FileByFile):
     """Markdown notes in a garden: each read on its own, so each may be read again to be written."""
 
-    def __init__(self) -> None:
-        self.notices: list[tuple[str, str]] = []
-
-    def owns(self, path: Path) -> bool:
-        return path.suffix.lower() == MARKDOWN_SUFFIX
+    suffixes = frozenset({MARKDOWN_SUFFIX})
 
     def parse(self, path: Path, root: Path | None) -> ParsedArticle:
         return parse_article_file(path, root=root, max_bytes=settings.GARDEN_NOTE_MAX_BYTES)
 
 
-class MarkdownFormat:
+class MarkdownFormat(FileByFileFormat):
     """Markdown notes, with the conventions of Obsidian, Foam, Dendron, MkDocs and Hugo (see this module)."""
 
     name = "markdown"
     suffixes = frozenset({MARKDOWN_SUFFIX})
-
-    def place_of(self, relative: PurePosixPath) -> str:
-        return relative.with_suffix("").as_posix()
-
-    def content_hash(self, data: bytes) -> str:
-        return content_hash(data.decode("utf-8", errors="replace"))
-
-    def private_place(self, relative: PurePosixPath) -> bool:
-        return False
 
     def public_place(self, relative: PurePosixPath) -> bool:
         return relative.name == HUGO_SECTION_PAGE

@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime
 import re
 from dataclasses import replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -29,8 +29,8 @@ from django.conf import settings
 
 from garden.audience_marks import AUDIENCE_KEYS
 from garden.formats import markdown
-from garden.formats.files import FileByFile, note_file_read
-from garden.formats.markdown import DATE_FIELDS, content_hash, note_text, parse_article_text
+from garden.formats.files import FileByFile, FileByFileFormat, content_hash, note_file_read, note_text
+from garden.formats.markdown import DATE_FIELDS, parse_article_text
 from garden.formats.note import ArticleFileError, ParsedArticle
 from garden.formats.org.markup import PRIVATE_TAGS, OrgDocument, org_document, tags_written
 from garden.formats.protocol import GardenFiles, ImportedTitle
@@ -178,40 +178,29 @@ def garden_ids(root: Path, files: GardenFiles, max_bytes: int | None) -> dict[st
 class OrgContext(FileByFile):
     """A garden's Org files for one sync: its ids read once, when a note first needs them."""
 
+    suffixes = frozenset({ORG_SUFFIX})
+
     def __init__(self, root: Path | None, files: GardenFiles | None) -> None:
+        super().__init__()
         self.root = root
         self.files = files
-        self.notices: list[tuple[str, str]] = []
         self._ids: dict[str, str] | None = None
-
-    def owns(self, path: Path) -> bool:
-        return path.suffix.lower() == ORG_SUFFIX
 
     def parse(self, path: Path, root: Path | None) -> ParsedArticle:
         max_bytes = settings.GARDEN_NOTE_MAX_BYTES
         if self._ids is None:
-            root, files = self.root, self.files
-            self._ids = garden_ids(root, files, max_bytes) if root is not None and files is not None else {}
+            garden, walked = self.root, self.files
+            self._ids = (
+                garden_ids(garden, walked, max_bytes) if garden is not None and walked is not None else {}
+            )
         return parse_org_file(path, root=root, max_bytes=max_bytes, ids=self._ids)
 
 
-class OrgFormat:
+class OrgFormat(FileByFileFormat):
     """Org-mode files (Emacs Org, org-roam), read as the Markdown notes they export to."""
 
     name = "org"
     suffixes = frozenset({ORG_SUFFIX})
-
-    def place_of(self, relative: PurePosixPath) -> str:
-        return relative.with_suffix("").as_posix()
-
-    def content_hash(self, data: bytes) -> str:
-        return content_hash(data.decode("utf-8", errors="replace"))
-
-    def private_place(self, relative: PurePosixPath) -> bool:
-        return False
-
-    def public_place(self, relative: PurePosixPath) -> bool:
-        return False
 
     def opened(
         self, root: Path | None, imported: ImportedTitle | None, files: GardenFiles | None
