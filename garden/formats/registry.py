@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath, PurePosixPath
 
-from garden.formats import logseq, markdown
+from garden.formats import markdown
+from garden.formats.logseq import reading as logseq
 from garden.formats.note import ParsedArticle
 from garden.formats.org import reading as org
 from garden.formats.pdf import reading as pdf

@@ -9,7 +9,12 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from garden.formats import logseq
+from garden.formats.logseq.blocks import BLOCK_LINES_MAX, Block, page_blocks
+from garden.formats.logseq.dates import date_formatted, date_parsed
+from garden.formats.logseq.edn import EdnError, edn_read
+from garden.formats.logseq.graph import LEGACY as LEGACY_FILE_NAMES
+from garden.formats.logseq.graph import TRIPLE_LOWBAR, file_name_decoded, graph_of, is_graph
+from garden.formats.logseq.resolution import BLOCK_NOT_SHOWN
 from garden.golden import golden_load
 from garden.models import Answer, Article, ArticleRevision, Link, Passage
 from tests.factories import answer_for, garden_write
@@ -29,16 +34,16 @@ LONG_QUESTION = (
 
 
 def test_config_edn_is_read_for_the_keys_the_import_needs(tmp_path):
-    graph = logseq.graph_of(GRAPH)
+    graph = graph_of(GRAPH)
     assert graph is not None and not graph.problem
     assert (graph.file_name_format, graph.title_format, graph.hidden) == (
-        logseq.TRIPLE_LOWBAR,
+        TRIPLE_LOWBAR,
         "MMM do, yyyy",
         ("/archive",),
     )
-    legacy = logseq.graph_of(LEGACY)
-    assert legacy is not None and legacy.file_name_format == logseq.LEGACY
-    assert logseq.graph_of(GARDENS / "foam") is None  # no config.edn, no pages/ and journals/
+    legacy = graph_of(LEGACY)
+    assert legacy is not None and legacy.file_name_format == LEGACY_FILE_NAMES
+    assert graph_of(GARDENS / "foam") is None  # no config.edn, no pages/ and journals/
 
 
 def test_a_journal_is_titled_by_its_iso_date_when_the_graph_names_no_format(db, tmp_path):
@@ -61,51 +66,49 @@ def test_an_odd_config_edn_keeps_logseq_s_defaults_and_says_so(tmp_path):
             "pages/a.md": "- a",
         },
     )
-    graph = logseq.graph_of(folder)
+    graph = graph_of(folder)
     assert graph is not None
     assert graph.problem.startswith("could not be read whole (not EDN:")
-    assert (graph.file_name_format, graph.title_format) == (logseq.TRIPLE_LOWBAR, "yyyy/MM/dd")
+    assert (graph.file_name_format, graph.title_format) == (TRIPLE_LOWBAR, "yyyy/MM/dd")
     (folder / "logseq/config.edn").write_bytes(b"\xff\xfe[[[" * 10_000)
-    graph = logseq.graph_of(folder)
-    assert graph is not None and graph.problem and graph.file_name_format == logseq.LEGACY
+    graph = graph_of(folder)
+    assert graph is not None and graph.problem and graph.file_name_format == LEGACY_FILE_NAMES
 
 
 def test_edn_reader():
-    assert logseq.edn_read(
-        '{:a "x\\"y" :b [1 2.5 nil true] #_ :gone :c #{:d} :e {:f #inst "2020"}} ; end'
-    ) == {
+    assert edn_read('{:a "x\\"y" :b [1 2.5 nil true] #_ :gone :c #{:d} :e {:f #inst "2020"}} ; end') == {
         ":a": 'x"y',
         ":b": [1, 2.5, None, True],
         ":c": [":d"],
         ":e": {":f": "2020"},
     }
-    with pytest.raises(logseq.EdnError):
-        logseq.edn_read("[" * 10_000)
+    with pytest.raises(EdnError):
+        edn_read("[" * 10_000)
 
 
 @pytest.mark.parametrize(
     ("name", "name_format", "title"),
     [
-        ("Whiteboard___Tool___Eraser", logseq.TRIPLE_LOWBAR, "Whiteboard/Tool/Eraser"),
-        ("What is a torque wrench%3F", logseq.TRIPLE_LOWBAR, "What is a torque wrench?"),
-        ("term.page title", logseq.TRIPLE_LOWBAR, "term.page title"),
-        ("Garden.Tools.Spade", logseq.LEGACY, "Garden/Tools/Spade"),
-        ("Garden%2FSoil", logseq.LEGACY, "Garden/Soil"),
-        ("v1.2 notes%3F", logseq.LEGACY, "v1.2 notes?"),
+        ("Whiteboard___Tool___Eraser", TRIPLE_LOWBAR, "Whiteboard/Tool/Eraser"),
+        ("What is a torque wrench%3F", TRIPLE_LOWBAR, "What is a torque wrench?"),
+        ("term.page title", TRIPLE_LOWBAR, "term.page title"),
+        ("Garden.Tools.Spade", LEGACY_FILE_NAMES, "Garden/Tools/Spade"),
+        ("Garden%2FSoil", LEGACY_FILE_NAMES, "Garden/Soil"),
+        ("v1.2 notes%3F", LEGACY_FILE_NAMES, "v1.2 notes?"),
     ],
 )
 def test_file_names_decode_in_the_graph_s_format(name, name_format, title):
-    assert logseq.file_name_decoded(name, name_format) == title
+    assert file_name_decoded(name, name_format) == title
 
 
 def test_dates_in_the_graph_s_formats():
     day = datetime.date(2021, 7, 19)
-    assert logseq.date_formatted(day, "MMM do, yyyy") == "Jul 19th, 2021"
-    assert logseq.date_formatted(datetime.date(2021, 7, 2), "EEEE, MMMM d yyyy") == "Friday, July 2 2021"
-    assert logseq.date_parsed("Jul 19th, 2021", "MMM do, yyyy") == day
-    assert logseq.date_parsed("2025-02-22 Sat", "yyyy-MM-dd EEE") == datetime.date(2025, 2, 22)
-    assert logseq.date_parsed("2021_07_19", "yyyy_MM_dd") == day
-    assert logseq.date_parsed("Jul 32nd, 2021", "MMM do, yyyy") is None
+    assert date_formatted(day, "MMM do, yyyy") == "Jul 19th, 2021"
+    assert date_formatted(datetime.date(2021, 7, 2), "EEEE, MMMM d yyyy") == "Friday, July 2 2021"
+    assert date_parsed("Jul 19th, 2021", "MMM do, yyyy") == day
+    assert date_parsed("2025-02-22 Sat", "yyyy-MM-dd EEE") == datetime.date(2025, 2, 22)
+    assert date_parsed("2021_07_19", "yyyy_MM_dd") == day
+    assert date_parsed("Jul 32nd, 2021", "MMM do, yyyy") is None
 
 
 def test_a_title_from_a_heading_is_its_words():
@@ -256,7 +259,7 @@ def test_a_private_page_s_blocks_show_nowhere_even_where_another_page_references
     assert not Passage.objects.filter(text__contains="40-11-72").exists()
     html = page(client, titled("Tool Library"))
     assert SECRET not in html and "40-11-72" not in html and "hardship" not in html
-    assert html.count(logseq.BLOCK_NOT_SHOWN) == 2
+    assert html.count(BLOCK_NOT_SHOWN) == 2
     assert "Embedded note not in the garden: Member Dues" in html
     for question in [f"How are dues paid by {SECRET}?", "What is the treasurer's account number?"]:
         asked = client.post("/api/ask", {"question": question}, "application/json").json()
@@ -358,9 +361,9 @@ def test_a_page_with_its_own_title_that_can_no_longer_be_read_is_withheld(graph,
 
 def test_an_obsidian_vault_with_folders_named_pages_and_journals_keeps_its_addresses(tmp_path):
     folder = garden_write(tmp_path / "vault", {"pages/a.md": "A.", "journals/2026_01_01.md": "B."})
-    assert logseq.is_graph(folder)
+    assert is_graph(folder)
     (folder / ".obsidian").mkdir()
-    assert not logseq.is_graph(folder)
+    assert not is_graph(folder)
 
 
 @pytest.mark.django_db
@@ -379,18 +382,16 @@ def test_a_block_is_its_line_its_continuation_and_the_blocks_under_it():
         "- Second\n  collapsed:: true\n  id:: 0000aaaa-0000-4000-8000-000000000002\n  more of second\n"
         "Paragraph\nid:: 0000AAAA-0000-4000-8000-000000000003\n"
     )
-    assert logseq.page_blocks(body) == {
-        "0000aaaa-0000-4000-8000-000000000001": logseq.Block("First block", ("child one", "grandchild")),
-        "0000aaaa-0000-4000-8000-000000000002": logseq.Block("Second more of second"),
-        "0000aaaa-0000-4000-8000-000000000003": logseq.Block("Paragraph"),
+    assert page_blocks(body) == {
+        "0000aaaa-0000-4000-8000-000000000001": Block("First block", ("child one", "grandchild")),
+        "0000aaaa-0000-4000-8000-000000000002": Block("Second more of second"),
+        "0000aaaa-0000-4000-8000-000000000003": Block("Paragraph"),
     }
     nested = "".join(
         f"{chr(9) * i}- block {i}\n{chr(9) * i}  id:: 0000aaaa-0000-4000-8000-{i:012d}\n" for i in range(80)
     )
-    first = logseq.page_blocks(nested)["0000aaaa-0000-4000-8000-000000000000"]
-    assert (
-        len(first.subtree) == logseq.BLOCK_LINES_MAX - 1
-    )  # an embed shows a block's first lines, not a page
+    first = page_blocks(nested)["0000aaaa-0000-4000-8000-000000000000"]
+    assert len(first.subtree) == BLOCK_LINES_MAX - 1  # an embed shows a block's first lines, not a page
 
 
 @pytest.mark.django_db
