@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from garden.chunking import MAX_PASSAGE_CHARS, TARGET_PASSAGE_CHARS, passage_spans
+from garden.passages import MAX_PASSAGE_CHARS, TARGET_PASSAGE_CHARS, passage_spans
 from garden.services import embedding_input
 from providers import embeddings
 

@@ -26,8 +26,8 @@ class Sentence:
 
 
 # Words after which a period does not end a sentence (compared lower-cased, without the final period): the shared
-# abbreviations and the claim splitter's extras (citations, titles, weekdays, streets). The chunker keeps a shorter
-# list (garden/chunking.py), so that stored passages do not move.
+# abbreviations and the claim splitter's extras (citations, titles, weekdays, streets). The passage splitter keeps a shorter
+# list (garden/passages.py), so that stored passages do not move.
 _ABBREVIATIONS = ABBREVIATIONS | word_set(
     """vol vols figs eq eqs ch sec art p pp para ed eds gov sen rep pres bros v u.n e.u u.s.a al mon tue wed thu fri
     sat sun ave blvd rd op cit ibid"""
@@ -234,7 +234,7 @@ def _is_heading(text: str, start: int) -> bool:
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """Character spans of the sentences of `text`: lines and list items first, then sentence ends, with
-    bullet and heading marks trimmed (a claim is the statement alone; `garden.chunking.sentence_spans` keeps
+    bullet and heading marks trimmed (a claim is the statement alone; `garden.passages.sentence_spans` keeps
     the markup, as a passage must)."""
     spans: list[tuple[int, int]] = []
     line_start = 0

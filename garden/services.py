@@ -27,10 +27,10 @@ from pgvector import Vector
 from pgvector.psycopg.vector import register_vector_info
 from psycopg.types import TypeInfo
 
-from garden.chunking import page_of, passage_spans
 from garden.formats.note import Borrowed
 from garden.languages import SIMPLE, note_language
 from garden.models import Article, ArticleRevision, Passage
+from garden.passages import page_of, passage_spans
 from garden.readers import ALL_AUDIENCES
 from providers import embeddings
 

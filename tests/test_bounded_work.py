@@ -31,11 +31,11 @@ from dashboard.api import BODY_TOO_BIG
 from dashboard.markdown import EMBED_NESTED, EMBED_SHOWN_ABOVE, EMBED_TOO_LONG, QUOTE_DEPTH, render_markdown
 from garden.answering.asking import QuestionError, question_clean
 from garden.answering.preflight import preflight
-from garden.chunking import Span, passage_spans
 from garden.formats.gardening import editor_markup_removed
 from garden.formats.markdown import ArticleFileError, parse_article_text
 from garden.formats.org.reading import parse_org_text
 from garden.models import Article, ArticleRevision, Link, Passage
+from garden.passages import Span, passage_spans
 from providers.embeddings import DIMENSIONS
 from text.markup import citation_numbers, strip_citations
 from verifier.checking import CheckError, check_text_clean
@@ -144,7 +144,7 @@ ENTRY_POINTS: dict[str, Callable[[str], Any]] = {
     "note import": _imported,
     "org note import": _imported_org,
     "editor markup": editor_markup_removed,
-    "chunking": passage_spans,
+    "passage splitting": passage_spans,
     "claim splitting": split_claims,
     "citation gate parsers": _citation_gate_parsers,
     "judge text preparation": _judge_text_preparation,

@@ -5,7 +5,7 @@ months with their abbreviations, the cardinal number words and the years.
 A user's list is built from the shared one plus its own named extras, so the difference is visible where it is
 used: the critics' (`claimcheck/critics/base.py`), the answer check's (`claimcheck/answer_check/words.py`), the
 extractive answers' (`garden/answering/synthesis/extractive.py`) stop words; the claim splitter's
-(`claimcheck/claims.py`) and the chunker's (`garden/chunking.py`) abbreviations. Code fences are the garden's
+(`claimcheck/claims.py`) and the passage splitter's (`garden/passages.py`) abbreviations. Code fences are the garden's
 grammar (`text.markup`).
 
 Lists that are part of fitted parameters stay beside what fitted them and say so: the local judge's stopwords and
@@ -32,7 +32,7 @@ STOP_WORDS: Final = word_set(
     these they this those to was we were what when where which who whom why will with would you your"""
 )
 # Words (lower-case, without their final full stop) after which a full stop ends no sentence, in both the claim
-# splitter and the chunker; each adds its own extras.
+# splitter and the passage splitter; each adds its own extras.
 ABBREVIATIONS: Final = word_set(
     """mr mrs ms dr prof st no nos vs etc e.g i.e approx ca cf fig jan feb mar apr jun jul aug sep sept oct nov dec
     mt ft lt col gen capt sgt rev hon jr sr co ltd inc corp dept est u.s u.k a.m p.m"""

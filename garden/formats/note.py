@@ -46,7 +46,7 @@ Borrowed = tuple[int, int, str]
 @dataclass(frozen=True, slots=True)  # a garden holds one a note while it imports: no __dict__ each
 class ParsedArticle:
     """A note as a format read it: the one note type of every format (decision 0004). Each field is read by a
-    stage every format shares (writing, linking, chunking, topics); what only a format needs across a garden
+    stage every format shares (writing, linking, cutting passages, topics); what only a format needs across a garden
     stays in its context. The last four say what shape a note has, whichever format gives it that shape."""
 
     slug: str

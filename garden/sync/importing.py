@@ -17,11 +17,11 @@ from typing import Any
 from django.conf import settings
 from django.db import DatabaseError, reset_queries, transaction
 
-from garden.chunking import passage_spans
 from garden.formats.note import ArticleFileError, ParsedArticle
 from garden.formats.protocol import NoteLeftOut
 from garden.formats.registry import GARDEN_SUFFIXES, GardenFormats, formats_opened, place_of
 from garden.models import Article, ArticleRevision, Link, Sync
+from garden.passages import passage_spans
 from garden.skips import SkipKind, skipped_words
 from garden.sync.access import NO_RULES, AccessRules, access_rules, audiences_placed, audiences_write
 from garden.sync.embedding import Embedded, Progress, groups_embedded

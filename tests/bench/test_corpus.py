@@ -12,7 +12,7 @@ import numpy.typing as npt
 import pytest
 
 from bench.corpus import MIN_PASSAGE_CHARS, corpus_load, passages_extract, source_files
-from garden.chunking import MAX_PASSAGE_CHARS
+from garden.passages import MAX_PASSAGE_CHARS
 from providers import embeddings
 
 PROSE = (

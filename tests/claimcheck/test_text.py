@@ -1,8 +1,9 @@
 """The shared words (`text.words`): the lists built from them are the lists they replaced, word for word.
 
 The old literal lists are pasted here once (sorted), so any change to a derived list shows as a failing test: the
-critics', the answer check's, the claim splitter's and the chunker's; the extractive answers' stop words are checked
-in tests/garden/test_stop_words.py (that module needs Django). The local judge's list stays a literal of its own.
+critics', the answer check's, the claim splitter's and the passage splitter's; the extractive answers' stop words
+are checked in tests/garden/test_stop_words.py (that module needs Django). The local judge's list stays a literal
+of its own.
 """
 
 from decimal import Decimal
@@ -14,8 +15,8 @@ from claimcheck.claims import split_sentences
 from claimcheck.critics.base import _STOPWORDS as CRITICS_STOP_WORDS
 from claimcheck.judges.local.figures import is_written_year
 from claimcheck.judges.local.lexicon import STOPWORDS as JUDGE_STOPWORDS
-from garden.chunking import ABBREVIATIONS as CHUNK_ABBREVIATIONS
-from garden.chunking import sentence_spans
+from garden.passages import ABBREVIATIONS as PASSAGE_ABBREVIATIONS
+from garden.passages import sentence_spans
 from text.words import ABBREVIATIONS, STOP_WORDS, is_year, word_set
 
 OLD_CRITICS_STOP_WORDS = word_set(
@@ -53,7 +54,7 @@ OLD_CLAIM_ABBREVIATIONS = word_set(
     u.s.a v vol vols vs wed
     """
 )
-OLD_CHUNK_ABBREVIATIONS = word_set(
+OLD_PASSAGE_ABBREVIATIONS = word_set(
     """
     a.m approx apr aug ca capt cf co col corp dec dept dr e.g est etc feb fig ft gen hon i.e inc jan jr jul
     jun lt ltd mar max min mr mrs ms mt no nos nov oct p.m prof rev sep sept sgt sr st u.k u.s vs
@@ -68,7 +69,7 @@ def test_each_derived_stop_word_list_is_the_old_list() -> None:
 
 def test_each_derived_abbreviation_list_is_the_old_list() -> None:
     assert CLAIM_ABBREVIATIONS == OLD_CLAIM_ABBREVIATIONS
-    assert CHUNK_ABBREVIATIONS == OLD_CHUNK_ABBREVIATIONS
+    assert PASSAGE_ABBREVIATIONS == OLD_PASSAGE_ABBREVIATIONS
 
 
 def test_the_shared_lists_are_in_every_list_that_uses_them() -> None:
@@ -77,7 +78,7 @@ def test_the_shared_lists_are_in_every_list_that_uses_them() -> None:
     assert len(STOP_WORDS) == 73
     assert STOP_WORDS <= JUDGE_STOPWORDS
     assert STOP_WORDS <= CRITICS_STOP_WORDS & ANSWER_CHECK_STOP_WORDS
-    assert ABBREVIATIONS <= CLAIM_ABBREVIATIONS & CHUNK_ABBREVIATIONS
+    assert ABBREVIATIONS <= CLAIM_ABBREVIATIONS & PASSAGE_ABBREVIATIONS
 
 
 def test_both_splitters_read_a_shared_abbreviation_as_no_sentence_end() -> None:
@@ -92,7 +93,7 @@ def test_both_splitters_read_a_shared_abbreviation_as_no_sentence_end() -> None:
     ]
 
 
-def test_the_claim_splitter_knows_more_abbreviations_than_the_chunker() -> None:
+def test_the_claim_splitter_knows_more_abbreviations_than_the_passage_splitter() -> None:
     """A volume number ends no claim, but a stored passage still breaks there, as it always has."""
     text = "See vol. Two of the history."
     assert len(split_sentences(text)) == 1

@@ -11,8 +11,8 @@ from django.core.management import call_command
 from django.test import Client
 
 from garden import services
-from garden.chunking import passage_spans
 from garden.models import Article, ArticleRevision, Passage
+from garden.passages import passage_spans
 from garden.services import NewRevision, embedding_input
 from providers import embeddings
 from tests.factories import garden_write

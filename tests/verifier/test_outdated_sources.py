@@ -9,8 +9,8 @@ from claimcheck.claims import split_claims
 from claimcheck.judges.claude import TOOL_NAME
 from claimcheck.judges.local import judge_claims
 from claimcheck.terms import ClaimStatus
-from garden.chunking import passage_spans
 from garden.models import Article, Passage
+from garden.passages import passage_spans
 from garden.services import NewRevision, embedding_input, revisions_write
 from providers import embeddings
 from tests.factories import answer_for

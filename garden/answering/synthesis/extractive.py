@@ -20,8 +20,8 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 
 from garden.answering.synthesis import SourceText, Synthesis, abstaining
-from garden.chunking import Span, sentence_spans
 from garden.models import Generator
+from garden.passages import Span, sentence_spans
 from providers import embeddings
 from text.answer_kinds import asked_kinds, gives_kind
 from text.markup import LINK, WIKILINK

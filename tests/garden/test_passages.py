@@ -1,6 +1,6 @@
 import itertools
 
-from garden.chunking import passage_spans, sentence_spans
+from garden.passages import passage_spans, sentence_spans
 
 TEXT = """## Fares
 
@@ -21,7 +21,7 @@ def test_sentences_keep_abbreviations_decimals_and_citations_together():
     assert "A last paragraph, e.g. one about the 1.5 km tunnel." in sentences
 
 
-def test_chunks_are_exact_slices_and_headings_stay_with_their_text():
+def test_passages_are_exact_slices_and_headings_stay_with_their_text():
     spans = passage_spans(TEXT)
     assert spans[0].of(TEXT).startswith("## Fares\n\nThe adult return fare")
     for span in spans:
