@@ -8,12 +8,12 @@ garden in sync.
 """
 
 from garden.sync.fanout import FanOutError, Workers, workers_find
-from garden.sync.importing import GROUP_CHUNKS, ImportReport, ImportStopped, garden_import
+from garden.sync.importing import GROUP_PASSAGES, ImportReport, ImportStopped, garden_import
 from garden.sync.watching import SYNC_LOCK, garden_sync_configured, garden_watch
 from garden.sync.writing import vocabulary_apply
 
 __all__ = [
-    "GROUP_CHUNKS",
+    "GROUP_PASSAGES",
     "SYNC_LOCK",
     "FanOutError",
     "ImportReport",

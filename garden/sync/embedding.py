@@ -19,7 +19,7 @@ REPORT_EVERY = 64  # texts encoded between reports to a progress bar (a worker's
 
 
 def _previous_vectors(pending: Sequence[Pending]) -> dict[tuple[str, str], list[float]]:
-    """The vectors of the current chunks of the notes being revised, by (slug, embedding input): an edit
+    """The vectors of the current passages of the notes being revised, by (slug, embedding input): an edit
     re-embeds only the passages it changed (and those the configured embedder did not make)."""
     rows = Passage.objects.filter(
         is_current=True,

@@ -71,8 +71,8 @@ class ImportReport:
     embed_seconds: float = 0.0  # spent encoding, summed over groups (on workers, over their processes)
     write_seconds: float = 0.0  # spent writing groups to the database
     seconds: float = 0.0
-    embedded: int = 0  # chunks embedded (an edit reuses the vectors of the passages it left alone)
-    reembedded: int = 0  # current chunks of unchanged notes embedded again: another embedder had made them
+    embedded: int = 0  # passages embedded (an edit reuses the vectors of the passages it left alone)
+    reembedded: int = 0  # current passages of unchanged notes embedded again: another embedder had made them
     moved: int = 0  # notes moved or renamed, which kept their article
     retired: int = 0  # notes gone from the garden
     private: int = 0  # notes left out by a marker (`private: true`, `publish: false`, `public:: false`)
@@ -111,7 +111,7 @@ class ImportReport:
 
 
 GARDEN_FILES = GARDEN_SUFFIXES  # what a garden's walk reads: the files of every format
-GROUP_CHUNKS = 256  # chunks embedded, then written, at a time: an interrupted import loses at most one group
+GROUP_PASSAGES = 256  # embedded, then written, at a time: an interrupted import loses at most one group
 # The groups with their vectors, in order: encoded in this process, or by the Celery workers.
 Embedder = Callable[[Iterable[Sequence[Pending]], Progress | None], Iterator[Embedded]]
 Spans = list[tuple[int, int]]  # where a note's passages start and end in its text
@@ -319,11 +319,11 @@ def _group_store(group: Sequence[Pending], report: ImportReport) -> None:
 
 
 def _groups(planned: Sequence[tuple[ParsedArticle, int]]) -> list[list[ParsedArticle]]:
-    """The notes to write, by their passage counts, in groups of about GROUP_CHUNKS passages."""
+    """The notes to write, by their passage counts, in groups of about GROUP_PASSAGES passages."""
     groups: list[list[ParsedArticle]] = [[]]
     size = 0
     for note, count in planned:
-        if size >= GROUP_CHUNKS:
+        if size >= GROUP_PASSAGES:
             groups.append([])
             size = 0
         groups[-1].append(note)

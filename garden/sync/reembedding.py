@@ -12,7 +12,7 @@ from garden.services import embedding_input
 from garden.sync.embedding import Progress, encode
 from providers import embeddings
 
-BATCH_CHUNKS = 256  # re-embedded, then written, at a time: an interrupted run loses at most one batch
+BATCH_PASSAGES = 256  # re-embedded, then written, at a time: an interrupted run loses at most one batch
 
 
 def passages_reembed(
@@ -21,7 +21,7 @@ def passages_reembed(
     *,
     superseded: bool = False,
 ) -> tuple[int, float]:
-    """Embed the current chunks another embedder made again with the configured one, a batch per transaction
+    """Embed the current passages another embedder made again with the configured one, a batch per transaction
     (a re-run resumes); how many, and the seconds spent encoding them. With `superseded`, earlier revisions'
     passages too (the judges compare them with the cited ones), after the current ones: a garden switched to
     another model (`reembed_garden`)."""
@@ -35,7 +35,9 @@ def passages_reembed(
     if total and on_start:
         on_start(total)
     done, seconds = 0, 0.0
-    while rows := list(stale.order_by(*ordering).values_list("pk", "revision__title", "text")[:BATCH_CHUNKS]):
+    while rows := list(
+        stale.order_by(*ordering).values_list("pk", "revision__title", "text")[:BATCH_PASSAGES]
+    ):
         vectors, spent = encode([embedding_input(title, text) for _, title, text in rows])
         with transaction.atomic():
             _vectors_write([pk for pk, _, _ in rows], vectors, made_by)

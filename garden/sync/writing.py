@@ -1,4 +1,4 @@
-"""Writing notes' new revisions: their articles, topics, themes, chunks and links, a group in a few queries; and
+"""Writing notes' new revisions: their articles, topics, themes, passages and links, a group in a few queries; and
 the topics and themes of a garden's vocabulary."""
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ class Known:
 
 
 def notes_write(group: Sequence[Pending], known: Known) -> int:
-    """Store the new revisions of a group of notes, with their chunks and links, in a few queries however many
+    """Store the new revisions of a group of notes, with their passages and links, in a few queries however many
     notes there are; the caller's transaction makes it all or nothing. How many of the articles are new."""
     now = timezone.now()
     slugs = [p.parsed.slug for p in group]

@@ -264,7 +264,7 @@ def test_check_text_sources_without_a_title_keep_working() -> None:
 
 
 def test_a_passage_under_its_headings_is_about_the_title_not_the_heading() -> None:
-    # A chunk keeps its heading lines: "Facilities" heads the section, it is not the station's name.
+    # A passage keeps its heading lines: "Facilities" heads the section, it is not the station's name.
     text = "# Fellside station\n\n## Facilities\n\nThe station has a single platform and a turntable."
     vote = judge(
         "Fellside station has a turntable.", [Source(1, text, context="Fellside station — Facilities")]

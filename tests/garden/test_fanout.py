@@ -47,14 +47,14 @@ def test_a_worker_embeds_with_the_importers_backend_not_its_own(settings):
 
 
 def garden_snapshot() -> dict[str, Any]:
-    """What the vault's import stored: articles, current chunks with their vectors, links."""
+    """What the vault's import stored: articles, current passages with their vectors, links."""
     slugs = list(Article.objects.filter(path__in=_vault_paths()).values_list("slug", flat=True))
     passages = Passage.objects.filter(article__slug__in=slugs, is_current=True).order_by(
         "article__slug", "ordinal"
     )
     return {
         "articles": sorted(Article.objects.filter(slug__in=slugs).values_list("slug", "title", "path")),
-        "chunks": [(c.article.slug, c.ordinal, c.text) for c in passages.select_related("article")],
+        "passages": [(c.article.slug, c.ordinal, c.text) for c in passages.select_related("article")],
         "vectors": np.asarray([np.asarray(c.embedding) for c in passages]),
         "links": sorted(
             Link.objects.filter(source__slug__in=slugs).values_list("source__slug", "target_slug")
@@ -71,7 +71,7 @@ def _vault_paths() -> list[str]:
 def test_a_workers_import_stores_what_an_import_in_one_process_does_and_a_rerun_embeds_nothing(
     celery_worker, monkeypatch
 ):
-    monkeypatch.setattr(importing, "GROUP_CHUNKS", 32)  # several groups, more than the window holds
+    monkeypatch.setattr(importing, "GROUP_PASSAGES", 32)  # several groups, more than the window holds
     garden_import([VAULT])
     alone = garden_snapshot()
     Article.objects.filter(path__in=_vault_paths()).delete()
@@ -83,7 +83,8 @@ def test_a_workers_import_stores_what_an_import_in_one_process_does_and_a_rerun_
 
     assert report.failures == [] and report.created == len(alone["articles"]) > 30
     assert fanned["articles"] == alone["articles"] and fanned["links"] == alone["links"]
-    assert fanned["chunks"] == alone["chunks"] and report.passages == report.embedded == len(alone["chunks"])
+    assert fanned["passages"] == alone["passages"]
+    assert report.passages == report.embedded == len(alone["passages"])
     # Embedded by a worker on one torch thread, beside this process's own threads: the same vectors.
     assert np.abs(fanned["vectors"] - alone["vectors"]).max() < 1e-5
     assert totals == [report.passages] and sum(counts) == report.passages

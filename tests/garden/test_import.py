@@ -35,7 +35,7 @@ themes:
 """
 
 
-def test_import_creates_articles_chunks_links_topics_and_themes(tmp_path, capsys):
+def test_import_creates_articles_passages_links_topics_and_themes(tmp_path, capsys):
     folder = garden_write(
         tmp_path / "g", {"quarry-siding.md": GOOD, "test-signal-box.md": SECOND, "_garden.yaml": VOCABULARY}
     )
@@ -166,7 +166,7 @@ def test_a_topic_named_by_notes_of_several_groups_is_stored_as_if_derived_at_onc
     def vocabulary(group_passages: int) -> list[tuple[str, str, list[str]]]:
         for model in (Article, Topic, Theme):  # each import starts from an empty garden
             model.objects.all().delete()
-        monkeypatch.setattr(importing, "GROUP_CHUNKS", group_passages)
+        monkeypatch.setattr(importing, "GROUP_PASSAGES", group_passages)
         call_command(
             "import_garden", str(garden_write(tmp_path / str(group_passages), notes)), "--no-progress"
         )

@@ -240,7 +240,7 @@ def test_block_references_and_embeds_show_the_blocks_words_with_a_link_to_their_
     assert "Record Power DML320" in journal
 
 
-def test_no_id_macro_or_block_property_reaches_a_page_or_a_chunk(graph, client):
+def test_no_id_macro_or_block_property_reaches_a_page_or_a_passage(graph, client):
     passages = "\n".join(Passage.objects.filter(is_current=True).values_list("text", flat=True))
     shown = passages + "".join(page(client, article) for article in Article.objects.live())
     raws = ["((", "{{", "id::", "collapsed::", "card-", "logseq.order-list-type", "heading::", "6a1f0c2e"]

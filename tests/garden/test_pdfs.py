@@ -1,4 +1,4 @@
-"""PDFs are notes too: read by their text layer, chunked by page, retrieved, cited as "title, p. N" and opened
+"""PDFs are notes too: read by their text layer, cut into passages by page, retrieved, cited as "title, p. N" and opened
 at that page; scans are skipped, encrypted or broken files fail with their reason; private rules apply."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Switching EMBEDDING_BACKEND: each chunk records what embedded it, and the next import embeds again what another
+"""Switching EMBEDDING_BACKEND: each passage records what embedded it, and the next import embeds again what another
 backend made, reusing none of its vectors, in batches a re-run resumes."""
 
 import numpy as np
@@ -47,7 +47,7 @@ def _int8_vectors(passages):
     return embeddings.embed(inputs, backend=EmbeddingBackend.ONNX_INT8)
 
 
-def test_chunks_record_the_backend_that_embedded_them(garden):
+def test_passages_record_the_backend_that_embedded_them(garden):
     assert set(Passage.objects.values_list("embedded_by", flat=True)) == {"torch"}
     assert embeddings.embedder(EmbeddingBackend.ONNX_INT8) == INT8
 
@@ -92,7 +92,7 @@ def test_an_edit_after_a_switch_reuses_no_vector_of_the_other_backend(garden, se
 
 def test_an_interrupted_re_embedding_keeps_its_batches_and_a_re_run_resumes(garden, settings, monkeypatch):
     settings.EMBEDDING_BACKEND = "onnx-int8"
-    monkeypatch.setattr(reembedding, "BATCH_CHUNKS", 1)
+    monkeypatch.setattr(reembedding, "BATCH_PASSAGES", 1)
     calls = []
 
     def failing_second_time(texts, *args, **kwargs):

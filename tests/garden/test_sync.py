@@ -126,7 +126,7 @@ def test_a_moved_or_renamed_note_keeps_its_article_history_and_backlinks(garden)
     }
 
 
-@pytest.mark.slow  # 360 chunks embedded, twice over
+@pytest.mark.slow  # 360 passages embedded, twice over
 def test_an_interrupted_import_resumes_where_it_stopped(tmp_path, monkeypatch):
     folder = garden_write(
         tmp_path / "big", {f"Note {n:03}.md": note(f"Hive {n}", 2000 + n) for n in range(120)}

@@ -1,4 +1,4 @@
-"""The numbered sources the verifier builds from an answer's chunks: each says what its passage is about."""
+"""The numbered sources the verifier builds from an answer's passages: each says what its passage is about."""
 
 import pytest
 

@@ -144,7 +144,7 @@ class Command(BaseCommand):
                 bar.close()
             bar = tqdm(
                 total=total,
-                unit="chunk",
+                unit="passage",
                 desc="Embedding",
                 disable=no_progress or total == 0,
                 file=sys.stderr,

@@ -77,7 +77,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--backend",
             choices=list(EmbeddingBackend),
-            help="Measure as if the garden were embedded with this backend: its chunks are re-embedded and the "
+            help="Measure as if the garden were embedded with this backend: its passages are re-embedded and the "
             "questions embedded with it, in a transaction rolled back afterwards (nothing stored changes).",
         )
         parser.add_argument(
@@ -113,7 +113,7 @@ class Command(BaseCommand):
             with override_settings(**({"EMBEDDING_BACKEND": backend} if backend else {})):
                 if backend:
                     report["backend"] = backend
-                    report["reembedded_chunks"], _ = passages_reembed()
+                    report["reembedded_passages"], _ = passages_reembed()
                 questions = golden_load(golden)
                 observed = observe(questions, reader)
                 report["configured"] = measure(observed, Thresholds.from_settings())
