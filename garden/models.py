@@ -602,7 +602,7 @@ class Passage(models.Model):
     @property
     def anchor(self) -> str:
         """Where the passage stands on its article's page: a PDF's passage at its page, a note's at itself."""
-        return f"page-{self.page}" if self.page is not None else f"chunk-{self.pk}"
+        return f"page-{self.page}" if self.page is not None else f"passage-{self.pk}"
 
     @property
     def cited_as(self) -> str:

@@ -22,7 +22,7 @@ class _Passage(Protocol):
 
 @dataclass(frozen=True)
 class PassageShown:
-    """A passage as its revision's page renders it: `pk` for its `#chunk-` anchor, `page` for a PDF's."""
+    """A passage as its revision's page renders it: `pk` for its `#passage-` anchor, `page` for a PDF's."""
 
     pk: int
     page: int | None

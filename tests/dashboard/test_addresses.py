@@ -16,17 +16,17 @@ def _superseded_passage() -> Passage:
 def test_a_current_passage_is_read_on_its_article_page_at_the_passage(client):
     passage = Passage.objects.select_related("article").filter(is_current=True).earliest("pk")
     url = passage.get_absolute_url()
-    assert url == f"/articles/{passage.article.slug}/#chunk-{passage.pk}"
+    assert url == f"/articles/{passage.article.slug}/#passage-{passage.pk}"
     page = client.get(url.split("#")[0]).content.decode()
-    assert f'id="chunk-{passage.pk}"' in page
+    assert f'id="passage-{passage.pk}"' in page
 
 
 def test_a_superseded_passage_is_read_on_its_revision_page(client):
     passage = _superseded_passage()
     url = passage.get_absolute_url()
-    assert url == f"/articles/{passage.article.slug}/?revision={passage.revision_id}#chunk-{passage.pk}"
+    assert url == f"/articles/{passage.article.slug}/?revision={passage.revision_id}#passage-{passage.pk}"
     page = client.get(url.split("#")[0]).content.decode()
-    assert f'id="chunk-{passage.pk}"' in page and "Superseded revision" in page
+    assert f'id="passage-{passage.pk}"' in page and "Superseded revision" in page
 
 
 def test_a_pdf_passage_is_read_at_its_page():

@@ -37,10 +37,21 @@ def test_asking_without_javascript_redirects_to_the_answer_page(client):
     page = client.get(answer.get_absolute_url()).content.decode()
     first = answer.sources.get(number=1)
     assert IN_SCOPE in page
-    assert f'href="/articles/{first.passage.article.slug}/#chunk-{first.passage_id}"' in page
+    assert f'href="/articles/{first.passage.article.slug}/#passage-{first.passage_id}"' in page
     assert "Pre-flight" in page and "HIGH risk" in page
     assert f'hx-get="/answers/{answer.public_id}/verdict/"' in page and "Waiting for the judge" in page
     assert "Sources retrieved" in page
+
+
+def test_a_source_link_opens_its_passage_on_the_article_page(client):
+    passage = Passage.objects.select_related("article").filter(is_current=True, page=None).earliest("pk")
+    answer = answer_for("The garden says so [1].", passage)
+    address = f"/articles/{passage.article.slug}/#passage-{passage.pk}"
+    assert f'href="{address}"' in client.get(answer.get_absolute_url()).content.decode()
+    article = client.get(address.split("#")[0]).content.decode()
+    assert f'<section class="passage" id="passage-{passage.pk}">' in article
+    # Links saved while passages were anchored at their old name are sent on by this script (tests/e2e).
+    assert '<script src="/static/js/passage-anchors.js" defer></script>' in article
 
 
 def test_asking_with_htmx_swaps_in_the_answer_fragment(client):

@@ -151,7 +151,7 @@ def test_the_answer_and_its_verdict_cost_the_same_few_queries_for_3_claims_or_20
             assert [vote["judge"] for vote in claims[-1]["votes"]] == ["local", "claude-test"]
         else:
             html = response.content.decode()
-            passage = reverse("dashboard:article", args=[last.article.slug]) + f"#chunk-{last.pk}"
+            passage = reverse("dashboard:article", args=[last.article.slug]) + f"#passage-{last.pk}"
             assert html.count('<li id="claim-') == count
             assert f'Source [{count}]: <a href="{passage}">{escape(last.article.title)}</a>' in html
             assert html.count("<td>claude-test</td>") == count

@@ -114,6 +114,22 @@ def test_the_readme_screenshot_is_the_answer_to_its_first_question(site, browser
     page.close()
 
 
+def test_a_link_saved_before_passages_were_renamed_still_lands_on_its_passage(site, browser):
+    call_command("import_garden", *SAMPLE_IMPORT, "--no-progress")
+    passage = Passage.objects.select_related("article").filter(is_current=True, page=None).latest("pk")
+    page = browser.new_page(viewport={"width": WIDTHS["desktop"], "height": 600})
+    violations = csp_violations(page)
+    # The anchor passages had before: answers readers saved still link there.
+    page.goto(f"{site}{passage.article.get_absolute_url()}#chunk-{passage.pk}")
+    page.wait_for_function(f"window.location.hash === '#passage-{passage.pk}'", timeout=10_000)
+    assert page.evaluate(f"document.getElementById('passage-{passage.pk}').matches(':target')")
+    # Followed again from the page itself (a link clicked, a fragment typed), not only on load.
+    page.evaluate(f"window.location.hash = '#chunk-{passage.pk}'")
+    page.wait_for_function(f"window.location.hash === '#passage-{passage.pk}'", timeout=10_000)
+    assert violations == []
+    page.close()
+
+
 def flagged_answer() -> Answer:
     article_passage = Passage.objects.filter(is_current=True).first()
     assert article_passage is not None

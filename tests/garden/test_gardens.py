@@ -172,7 +172,7 @@ def test_pages_link_each_form_to_its_note_and_backlinks_list_every_linker(vault,
     assert set(article_backlinks(article("Bees/Swarm rules"), ANONYMOUS)) == {varroa}
 
 
-def test_private_notes_reach_no_chunk_no_page_and_no_answer(tmp_path, client, capsys):
+def test_private_notes_reach_no_passage_no_page_and_no_answer(tmp_path, client, capsys):
     folder = garden_write(tmp_path / "vault", {**VAULT, **PRIVATE})
     call_command("import_garden", str(folder), "--no-progress")
     assert "3 marked private" in capsys.readouterr().out
@@ -261,7 +261,7 @@ def syntax(tmp_path: Path) -> Article:
     return article("Hives")
 
 
-def test_editor_markup_is_neither_chunk_text_nor_page_text(syntax, client):
+def test_editor_markup_is_neither_passage_text_nor_page_text(syntax, client):
     text = "\n".join(Passage.objects.filter(article=syntax).values_list("text", flat=True))
     page = client.get(syntax.get_absolute_url()).content.decode()
     for markup in ["^split-day", "==marked", "4471", "MOTHWING", "status::", "owner::", "Priya", "yield::"]:
@@ -384,12 +384,12 @@ def test_a_link_to_a_heading_or_a_block_lands_on_its_passage(vault, syntax, clie
     swarm = article("Bees/Swarm rules").passages.get(is_current=True, text__contains="within two hours")
     page = client.get(article("Varroa treatment").get_absolute_url()).content.decode()
     assert (
-        f'href="{article("Bees/Swarm rules").get_absolute_url()}#chunk-{swarm.pk}"' in page
+        f'href="{article("Bees/Swarm rules").get_absolute_url()}#passage-{swarm.pk}"' in page
     )  # [[...#^swarm-rule]]
 
     autumn = article("Calendar").passages.get(is_current=True, text__contains="Feeding starts in September")
     page = client.get(syntax.get_absolute_url()).content.decode()
     assert (
-        f'<a href="{article("Calendar").get_absolute_url()}#chunk-{autumn.pk}" rel="noopener noreferrer">in autumn</a>'
+        f'<a href="{article("Calendar").get_absolute_url()}#passage-{autumn.pk}" rel="noopener noreferrer">in autumn</a>'
         in page
     )
