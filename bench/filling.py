@@ -126,7 +126,7 @@ def fill_to(size: int, corpus: Corpus) -> float:
         began = time.perf_counter()
         cursor.execute(index_definition)
         seconds = time.perf_counter() - began
-        cursor.execute("ANALYZE garden_chunk")
+        cursor.execute("ANALYZE garden_passage")
     return seconds
 
 
@@ -134,7 +134,7 @@ def corpus_remove() -> None:
     """Take the corpus's articles out again, so the sections after measure the garden as it was."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "DELETE FROM garden_chunk WHERE article_id IN (SELECT id FROM garden_article WHERE slug LIKE %s)",
+            "DELETE FROM garden_passage WHERE article_id IN (SELECT id FROM garden_article WHERE slug LIKE %s)",
             [CORPUS_SLUG + "%"],
         )
     Article.objects.filter(slug__startswith=CORPUS_SLUG).delete()

@@ -39,7 +39,7 @@ def _rebuild_hnsw(index: HnswIndex) -> float:
         editor.add_index(Passage, index)
         seconds = time.perf_counter() - began
     with connection.cursor() as cursor:
-        cursor.execute("ANALYZE garden_chunk")
+        cursor.execute("ANALYZE garden_passage")
     return seconds
 
 

@@ -211,7 +211,7 @@ def _notes_to(count: int, notes: Sequence[Note]) -> int:
             "garden_topic",
             "garden_name",
             "garden_article_topics",
-            "garden_chunk",
+            "garden_passage",
         ):
             cursor.execute(f"ANALYZE {table}")
     return Passage.objects.filter(article__slug__startswith="bench-note-").count()

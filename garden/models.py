@@ -261,7 +261,7 @@ class RetrievalCalibration(models.Model):
         help_text="What it was fitted on: a golden set, or probes the garden made of itself.",
     )
     passages = models.PositiveIntegerField(
-        db_column="chunks", default=0, help_text="Current passages of the garden when it was fitted."
+        default=0, help_text="Current passages of the garden when it was fitted."
     )
     expected = models.JSONField(
         default=dict,
@@ -569,26 +569,28 @@ class Passage(models.Model):
     objects = PassageQuerySet.as_manager()
 
     class Meta:
-        db_table = "garden_chunk"  # its first name: the rename left the table as it was
+        db_table = "garden_passage"
         ordering = ["revision", "ordinal"]
         indexes = [
             # m 12 and ef_construction 800 with RETRIEVAL_EF_SEARCH 200: at 100k real passages, the
             # most recall for a given ef_search of the pairs measured; cheaper builds (16/200, 12/400) needed a
             # wider search for the same recall (docs/performance.md). Changing them needs a migration.
             HnswIndex(
-                name="chunk_embedding_hnsw",
+                name="passage_embedding_hnsw",
                 fields=["embedding"],
                 m=12,
                 ef_construction=800,
                 opclasses=["vector_cosine_ops"],
                 condition=models.Q(is_current=True),
             ),
-            GinIndex(fields=["search_vector"], name="chunk_search_gin", condition=models.Q(is_current=True)),
+            GinIndex(
+                fields=["search_vector"], name="passage_search_gin", condition=models.Q(is_current=True)
+            ),
             # The languages of the current passages, read by skipping from one to the next (`LANGUAGES_USED`).
-            models.Index(fields=["language"], name="chunk_language", condition=models.Q(is_current=True)),
+            models.Index(fields=["language"], name="passage_language", condition=models.Q(is_current=True)),
         ]
         constraints = [
-            models.UniqueConstraint(fields=["revision", "ordinal"], name="unique_chunk_ordinal"),
+            models.UniqueConstraint(fields=["revision", "ordinal"], name="unique_passage_ordinal"),
         ]
 
     def __str__(self) -> str:
@@ -900,7 +902,7 @@ class AnswerSource(models.Model):
 
     answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="sources")
     number = models.PositiveIntegerField()
-    passage = models.ForeignKey(Passage, on_delete=models.PROTECT, related_name="+", db_column="chunk_id")
+    passage = models.ForeignKey(Passage, on_delete=models.PROTECT, related_name="+")
     score = models.FloatField()
 
     class Meta:

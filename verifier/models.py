@@ -287,9 +287,7 @@ class Claim(models.Model):
     status = models.CharField(max_length=15, choices=choices(ClaimStatus), blank=True)
     quote = models.TextField(blank=True)
     source_number = models.PositiveIntegerField(null=True, blank=True)
-    passage = models.ForeignKey(
-        Passage, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", db_column="chunk_id"
-    )
+    passage = models.ForeignKey(Passage, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     confidence = models.FloatField(null=True, blank=True)
     flags = ArrayField(models.CharField(max_length=40), default=list, blank=True)
     escalated = models.BooleanField(default=False)

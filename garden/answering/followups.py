@@ -111,7 +111,7 @@ def garden_words(
     theirs, audiences = audience_filter(reader, "c")
     with connection.cursor() as cursor:
         cursor.execute(
-            f"{LANGUAGES_USED}SELECT w, bool_or(EXISTS (SELECT 1 FROM garden_chunk c WHERE c.is_current "
+            f"{LANGUAGES_USED}SELECT w, bool_or(EXISTS (SELECT 1 FROM garden_passage c WHERE c.is_current "
             f"AND c.language = used.language {within}{theirs}"
             "AND c.search_vector @@ to_tsquery('simple', quote_literal(l)))) "
             "FROM used, unnest(%s::text[]) w, unnest(tsvector_to_array(to_tsvector(used.language, w))) l "

@@ -163,12 +163,12 @@ def matched_topics_and_themes(
 
 
 # The text-search configurations (`Passage.language`) of the current passages, each once, as the rows of `used`
-# where `language` is not null: read by skipping along their index (`chunk_language`) from one to the next, a
+# where `language` is not null: read by skipping along their index (`passage_language`) from one to the next, a
 # probe a language however many passages there are.
 LANGUAGES_USED = (
     "WITH RECURSIVE used(language) AS ("
-    "(SELECT language FROM garden_chunk WHERE is_current ORDER BY language LIMIT 1) UNION ALL "
-    "SELECT (SELECT c.language FROM garden_chunk c WHERE c.is_current AND c.language > used.language "
+    "(SELECT language FROM garden_passage WHERE is_current ORDER BY language LIMIT 1) UNION ALL "
+    "SELECT (SELECT c.language FROM garden_passage c WHERE c.is_current AND c.language > used.language "
     "ORDER BY c.language LIMIT 1) FROM used WHERE used.language IS NOT NULL) "
 )
 
@@ -213,7 +213,7 @@ _NOT_THEIRS = (
 )
 
 
-def audience_filter(reader: Reader, passages: str = "garden_chunk") -> tuple[str, list[Any]]:
+def audience_filter(reader: Reader, passages: str = "garden_passage") -> tuple[str, list[Any]]:
     """The clause (and its parameters) that keeps `reader`'s passages (`passages`: the table's name or alias in
     the query): none for a reader of every audience."""
     if reader.reads_all:
@@ -225,7 +225,7 @@ def audience_filter(reader: Reader, passages: str = "garden_chunk") -> tuple[str
 def _vector_search(reader: Reader) -> str:
     return (
         "SET LOCAL hnsw.ef_search = %s; "
-        f"SELECT id, article_id FROM garden_chunk WHERE is_current {audience_filter(reader)[0]}"
+        f"SELECT id, article_id FROM garden_passage WHERE is_current {audience_filter(reader)[0]}"
         "ORDER BY embedding <=> %s::vector LIMIT %s"
     )
 
@@ -234,7 +234,7 @@ def _text_search(reader: Reader, languages: int) -> str:
     """The passages holding every lexeme of the question in their own language, of each of `languages` through
     the GIN index, best `ts_rank_cd` first."""
     each = (
-        "(SELECT c.id, ts_rank_cd(c.search_vector, q) AS rank FROM garden_chunk c, to_tsquery('simple', %s) q "
+        "(SELECT c.id, ts_rank_cd(c.search_vector, q) AS rank FROM garden_passage c, to_tsquery('simple', %s) q "
         f"WHERE c.is_current AND c.language = %s::regconfig AND c.search_vector @@ q {audience_filter(reader, 'c')[0]}"
         "ORDER BY rank DESC LIMIT %s)"
     )
@@ -274,7 +274,7 @@ def vector_candidates(
     index.
 
     `ef_search` (default `RETRIEVAL_EF_SEARCH`, never below `limit`) is the index's search breadth. The
-    similarities are left to `chunk_scores`: computing them here would read every result's vector again from
+    similarities are left to `passage_scores`: computing them here would read every result's vector again from
     its TOAST table.
     """
     with connection.cursor() as cursor:
@@ -329,7 +329,7 @@ def passage_scores(
         cursor.execute(
             f"SELECT id, article_id, 1 - (embedding <=> %s::vector), "
             f"{f'CASE language {coverage}ELSE 0 END' if coverage else '0'}, embedded_by, shows <> '{{}}' "
-            "FROM garden_chunk WHERE id = ANY(%s)",
+            "FROM garden_passage WHERE id = ANY(%s)",
             [_literal(vector), *each, list(passage_ids)],
         )
         rows = cursor.fetchall()
@@ -471,7 +471,7 @@ def _topic_sources(
     theirs, audiences = audience_filter(reader)
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT id, article_id, 1 - (embedding <=> %s::vector) AS s FROM garden_chunk "
+            "SELECT id, article_id, 1 - (embedding <=> %s::vector) AS s FROM garden_passage "
             f"WHERE is_current AND article_id = ANY(%s) {theirs}ORDER BY s DESC LIMIT %s",
             [_literal(vector), list(article_ids), *audiences, limit],
         )

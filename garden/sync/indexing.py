@@ -21,7 +21,7 @@ from garden.models import Passage
 
 log = logging.getLogger(__name__)
 
-VECTOR_INDEX = "chunk_embedding_hnsw"
+VECTOR_INDEX = "passage_embedding_hnsw"
 # Below this many passages a sync inserts into the index as it goes: building it again costs the whole garden's
 # passages (about 0.4 ms each), inserting costs each written one about 7 ms.
 DEFERRED_FROM_PASSAGES = 1000

@@ -50,7 +50,9 @@ def test_each_note_is_stemmed_in_its_own_language(garden):
     assert note_language("Lantern walk") == {"english"}
     german = Passage.objects.get(article__path="Imkerei am Hang")
     with connection.cursor() as cursor:
-        cursor.execute("SELECT tsvector_to_array(search_vector) FROM garden_chunk WHERE id = %s", [german.pk])
+        cursor.execute(
+            "SELECT tsvector_to_array(search_vector) FROM garden_passage WHERE id = %s", [german.pk]
+        )
         (lexemes,) = cursor.fetchone()
     assert {"bienenvolk", "honig", "koniginn"} <= set(lexemes)  # German stems; English keeps "bienenvölker"
     assert "die" not in lexemes  # a German stop word, which English would keep

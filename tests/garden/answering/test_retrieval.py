@@ -51,7 +51,7 @@ def test_an_alias_alone_lets_the_question_through():
     assert result.topic_ids and not result.empty
 
 
-def test_the_vector_search_finds_the_exact_ten_nearest_current_chunks(golden):
+def test_the_vector_search_finds_the_exact_ten_nearest_current_passages(golden):
     rows = list(Passage.objects.filter(is_current=True).values_list("id", "embedding"))
     ids = np.asarray([row[0] for row in rows])
     matrix = np.asarray([row[1] for row in rows], dtype=np.float32)
@@ -71,9 +71,9 @@ def test_a_search_breadth_holds_for_its_own_query_only():
 
 def test_the_migrations_build_the_hnsw_index_the_model_declares():
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_get_indexdef('chunk_embedding_hnsw'::regclass)")
+        cursor.execute("SELECT pg_get_indexdef('passage_embedding_hnsw'::regclass)")
         definition = cursor.fetchone()[0]
-    index = next(i for i in Passage._meta.indexes if i.name == "chunk_embedding_hnsw")
+    index = next(i for i in Passage._meta.indexes if i.name == "passage_embedding_hnsw")
     assert f"m='{index.m}'" in definition.replace(" ", "")
     assert f"ef_construction='{index.ef_construction}'" in definition.replace(" ", "")
     assert "vector_cosine_ops" in definition and "WHERE is_current" in definition
