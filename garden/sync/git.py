@@ -33,7 +33,7 @@ from django.utils import timezone
 from garden.formats.registry import is_note, place_of
 from garden.models import ArticleRevision, Sync
 from garden.sync.importing import ImportReport, garden_import, sync_record
-from garden.sync.lifecycle import garden_articles
+from garden.sync.lifecycle import articles_in_garden
 
 GIT_FAILED = "git {command} failed: {reason}"
 GIT_TIMED_OUT = "git {command} did not finish within {seconds:.0f}s"
@@ -314,7 +314,7 @@ def git_garden_import(
         head = garden.fetch()
     except GitError as error:
         report = ImportReport()
-        count = garden_articles(garden.tree.resolve()).count()
+        count = articles_in_garden(garden.tree.resolve()).count()
         message = FETCH_FAILED.format(url=garden.label, branch=garden.branch, reason=error, count=count)
         report.refused.append((garden.label, message))
         report.sync_id = sync_record([Path(garden.label)], report).pk
@@ -322,7 +322,7 @@ def git_garden_import(
     before = last_imported(garden)
     if before == head.hash and garden.tree.is_dir():
         report = ImportReport(notices=[(garden.label, UNCHANGED.format(head=head.short))])
-        report.unchanged = garden_articles(garden.tree.resolve()).count()
+        report.unchanged = articles_in_garden(garden.tree.resolve()).count()
         report.sync_id = sync_record([Path(garden.label)], report).pk
         Sync.objects.filter(pk=report.sync_id or 0).update(commit=head.hash)
         return report
@@ -336,7 +336,7 @@ def git_garden_import(
         GitError
     ) as error:  # a full disk, a clone damaged by hand: the tree the import would read is not there
         report = ImportReport()
-        count = garden_articles(garden.tree.resolve()).count()
+        count = articles_in_garden(garden.tree.resolve()).count()
         message = CHECKOUT_FAILED.format(head=head.short, reason=error, count=count)
         report.refused.append((garden.label, message))
         report.sync_id = sync_record([Path(garden.label)], report).pk

@@ -31,16 +31,16 @@ from garden.sync.indexing import vector_index_deferred
 from garden.sync.lifecycle import (
     PRIVATE,
     UNREADABLE,
+    articles_adopt,
+    articles_in_garden,
     articles_made_private,
-    garden_adopt,
-    garden_articles,
-    garden_roots,
-    missing_count,
-    renames_follow,
-    restore_returned,
-    retire_missing,
-    withheld_found,
-    withhold,
+    articles_missing_count,
+    articles_move,
+    articles_restore,
+    articles_retire,
+    articles_unread,
+    articles_withhold,
+    gardens_synced,
 )
 from garden.sync.linking import link_resolver, links_resolve, red_links_resolve
 from garden.sync.naming import unique_slugs, withheld_addresses_kept
@@ -163,7 +163,7 @@ def _notes_read(
     access: AccessRules = NO_RULES,
 ) -> tuple[dict[str, ParsedArticle], dict[str, tuple[str, str]]]:
     """The notes by slug, and the notes present but withheld this time (private, or failed: a note that cannot
-    be read fails closed), by place, with the slug their place gives and why (see `withheld_found`): they must
+    be read fails closed), by place, with the slug their place gives and why (see `articles_unread`): they must
     be neither shown nor mistaken for deleted ones. Notes whose names make one slug are told apart (see
     `unique_slugs`).
 
@@ -253,7 +253,7 @@ def _place_of(path: Path, folder: Path) -> str:
 def _slug_of(path: Path, folder: Path, formats: GardenFormats) -> str:
     """The slug the place of a note that is not read (private by its place, or failed) gives it, as its format
     says (a Logseq page's is its title's in the graph's file name format). Its article is found by its place
-    first (`withheld_found`): this slug is for a note never imported there."""
+    first (`articles_unread`): this slug is for a note never imported there."""
     return formats.slug_of(path, _place_of(path, folder))
 
 
@@ -396,7 +396,7 @@ def _folder_import(
             problem = GARDEN_EMPTY, ""
         if problem is not None:
             template, reason = problem
-            count = garden_articles(root).count()
+            count = articles_in_garden(root).count()
             if count and not allow_mass_retire:
                 message = template.format(folder=folder, count=count, reason=reason) + ON_PURPOSE
                 report.refused.append((str(folder), message))
@@ -407,7 +407,7 @@ def _folder_import(
                 )
                 return
             if walk is None:
-                report.retired += retire_missing(root, present=set())
+                report.retired += articles_retire(root, present=set())
                 return
     files = walk.files if walk is not None else [folder]
     if walk is not None:
@@ -429,10 +429,10 @@ def _folder_import(
         unread |= {
             _place_of(path, folder): (_slug_of(path, folder, formats), PRIVATE) for path in walk.private
         }
-    withheld = withheld_found(root, unread, public=notes)
+    withheld = articles_unread(root, unread, public=notes)
     del unread
     if walk is not None:
-        roots = garden_roots(root, notes)
+        roots = gardens_synced(root, notes)
         withheld |= articles_made_private(root, roots, set(notes) | set(withheld), walk.private)
     notes, moved = withheld_addresses_kept(notes, withheld)
     report.notices += [
@@ -440,8 +440,8 @@ def _folder_import(
     ]
     if walk is not None:
         kept = set(notes) | set(withheld)
-        missing = missing_count(root, roots, kept, arrivals={p.content_hash for p in notes.values()})
-        count = garden_articles(root, roots).count()
+        missing = articles_missing_count(root, roots, kept, arrivals={p.content_hash for p in notes.values()})
+        count = articles_in_garden(root, roots).count()
         if missing * 2 > count and not allow_mass_retire:
             message = MASS_RETIRE.format(missing=missing, count=count) + ON_PURPOSE
             report.refused.append((str(folder), message))
@@ -450,14 +450,14 @@ def _folder_import(
         vocabulary_apply(read_vocabulary(folder))
     except ArticleFileError as error:
         report.failures.append((str(folder), str(error)))
-    report.withheld += withhold(withheld)
+    report.withheld += articles_withhold(withheld)
     audiences_write(notes)
     if walk is not None:
-        report.moved += renames_follow(root, notes, roots, renamed)
+        report.moved += articles_move(root, notes, roots, renamed)
     resolver = link_resolver(list(notes.values()))
     changed = notes_changed(list(notes.values()), history=history)
     report.unchanged += len(notes) - len(changed)
-    restore_returned(sorted(set(notes) - {p.slug for p in changed}))
+    articles_restore(sorted(set(notes) - {p.slug for p in changed}))
     present = set(notes) | set(withheld)
     del notes  # the unchanged notes are done with: only the changed ones are held while they are written
     images = cache(partial(ImageFinder, folder))  # the garden's images are listed when a note first shows one
@@ -505,8 +505,8 @@ def _folder_import(
         topics_rederive(Article.objects.filter(slug__in=written).values_list("pk", flat=True), named_before)
     red_links_resolve(resolver)
     if walk is not None:
-        report.retired += retire_missing(root, present=present, roots=roots)
-        garden_adopt(root, present)
+        report.retired += articles_retire(root, present=present, roots=roots)
+        articles_adopt(root, present)
 
 
 def garden_import(

@@ -24,7 +24,7 @@ PRIVATE = "made private"
 UNREADABLE = "cannot be imported: {reason}"
 
 
-def garden_roots(root: Path, present: Collection[str]) -> set[str]:
+def gardens_synced(root: Path, present: Collection[str]) -> set[str]:
     """The gardens a sync of `root` stands for: `root`, and any folder the notes found there were imported
     from before and which now holds no notes (the garden was moved or mounted elsewhere), so notes left behind
     there are not kept live. A folder that still holds notes is another garden that shares a note's name."""
@@ -43,7 +43,7 @@ def _holds_notes(folder: Path) -> bool:
         return False
 
 
-def garden_articles(root: Path, roots: Collection[str] = ()) -> QuerySet[Article]:
+def articles_in_garden(root: Path, roots: Collection[str] = ()) -> QuerySet[Article]:
     """The articles of the garden at `root` (and `roots`) that are not retired, withheld ones included.
     Articles imported before `Article.garden` was recorded are found by their revisions' file paths."""
     return Article.objects.filter(
@@ -53,12 +53,12 @@ def garden_articles(root: Path, roots: Collection[str] = ()) -> QuerySet[Article
     ).distinct()
 
 
-def garden_adopt(root: Path, present: Collection[str]) -> None:
+def articles_adopt(root: Path, present: Collection[str]) -> None:
     """Record that the notes found in this sync belong to the garden at `root`."""
     Article.objects.filter(slug__in=present).exclude(garden=str(root)).update(garden=str(root))
 
 
-def renames_follow(
+def articles_move(
     root: Path,
     notes: dict[str, ParsedArticle],
     roots: Collection[str] = (),
@@ -76,7 +76,7 @@ def renames_follow(
         if (before := (renamed or {}).get(arrival.relative_path or "")) is not None
     }
     moved = 0
-    for article in garden_articles(root, roots).exclude(slug__in=notes):
+    for article in articles_in_garden(root, roots).exclude(slug__in=notes):
         current = article.current_revision
         arrival = origins.pop(article.path, None) if current else None
         if arrival is not None:
@@ -95,7 +95,7 @@ def renames_follow(
     return moved
 
 
-def withheld_found(
+def articles_unread(
     root: Path, unread: Mapping[str, tuple[str, str]], public: Collection[str]
 ) -> dict[str, str]:
     """The articles of notes present but not imported this time (`unread`: their place in the garden -> the slug
@@ -123,7 +123,7 @@ def articles_made_private(
 ) -> dict[str, str]:
     """Articles whose note is gone from its place but now sits in a private place (moved into a dot-folder or
     a folder `.gardenignore` names): slug -> reason. Found by the note's text, or else its file name."""
-    gone = list(garden_articles(root, roots).exclude(slug__in=present).prefetch_related("revisions"))
+    gone = list(articles_in_garden(root, roots).exclude(slug__in=present).prefetch_related("revisions"))
     if not gone or not private_files:
         return {}  # the private files are read only when a note has gone from its place
     # As its format places and hashes it: a PDF's article keeps its suffix in its path (`Papers/Hive
@@ -145,7 +145,7 @@ def articles_made_private(
     return hidden
 
 
-def missing_count(
+def articles_missing_count(
     root: Path, roots: Collection[str], kept: Collection[str], arrivals: Collection[str]
 ) -> int:
     """How many of the garden's articles a sync would retire: those whose note is not among `kept`, less
@@ -153,14 +153,14 @@ def missing_count(
     moved = ArticleRevision.objects.filter(
         article=OuterRef("pk"), superseded=False, content_hash__in=arrivals
     )
-    return garden_articles(root, roots).exclude(slug__in=kept).exclude(Exists(moved)).count()
+    return articles_in_garden(root, roots).exclude(slug__in=kept).exclude(Exists(moved)).count()
 
 
-def retire_missing(root: Path, present: Collection[str], roots: Collection[str] = ()) -> int:
+def articles_retire(root: Path, present: Collection[str], roots: Collection[str] = ()) -> int:
     """Articles whose note is gone from the garden are retired: no longer retrieved or listed, while their
     history, and the answers that cited them, stay."""
     retired = []
-    for article in garden_articles(root, roots).exclude(slug__in=present):
+    for article in articles_in_garden(root, roots).exclude(slug__in=present):
         with transaction.atomic():
             Article.objects.filter(pk=article.pk).update(retired_at=timezone.now())
             Passage.objects.filter(article=article, is_current=True).update(is_current=False)
@@ -169,7 +169,7 @@ def retire_missing(root: Path, present: Collection[str], roots: Collection[str] 
     return len(retired)
 
 
-def withhold(reasons: Mapping[str, str]) -> int:
+def articles_withhold(reasons: Mapping[str, str]) -> int:
     """Withhold the articles of these slugs (slug -> why): readers see none of their text, on any page, until
     their note is public and readable again. Returns how many were newly withheld."""
     newly = []
@@ -189,7 +189,7 @@ def withhold(reasons: Mapping[str, str]) -> int:
     return len(newly)
 
 
-def restore_returned(slugs: Collection[str]) -> None:
+def articles_restore(slugs: Collection[str]) -> None:
     """A retired or withheld note that is back, unchanged, public and readable, is live again."""
     returning = Article.objects.filter(slug__in=slugs).filter(
         Q(retired_at__isnull=False) | Q(withheld_at__isnull=False)
