@@ -5,7 +5,7 @@ evaluation folder: 48 paragraphs, 418 questions, 221 of them written to look ans
 answer them) is imported as a garden of one note a paragraph, and each question is asked of the whole garden, as
 a reader would: an answerable question is answered with the fact when SQuAD's normalised answer is inside the
 answer's text; an unanswerable one is abstained on when the answer is an abstention or retrieval's refusal. And
-the sample garden's golden set, scored as Verify-all scores it (`claimcheck.answer_check`), where the
+the sample garden's golden set, scored as Verify-all scores it (`claimcheck.answer_scoring`), where the
 `unanswerable` category (notes about the subject that do not say what is asked) must be abstained on and the
 in-scope questions must keep their answers.
 
@@ -30,7 +30,7 @@ from typing import Any
 from django.conf import settings
 from django.test import override_settings
 
-from claimcheck.answer_check import answer_check
+from claimcheck.answer_scoring import score_answer
 from claimcheck.answerability import Support
 from evaluation.audiences import reader_as
 from garden.answering.asking import question_ask
@@ -160,7 +160,7 @@ def _golden_scores(questions: Sequence[GoldenEntry]) -> dict[str, Any]:
         if entry.category == UNANSWERABLE:
             unanswerable.append(_not_answered(answer))
             continue
-        checked = answer_check(
+        checked = score_answer(
             answer=answer.text,
             expected=entry.answer,
             question=entry.question,

@@ -112,7 +112,7 @@ class VerifyRunItem(models.Model):
     answers_question = models.BooleanField(
         null=True,
         blank=True,
-        help_text="Whether the answer states the question's expected fact (`claimcheck.answer_check`), decided when "
+        help_text="Whether the answer states the question's expected fact (`claimcheck.answer_scoring`), decided when "
         "the item finished; empty when the question has no expected answer.",
     )
 

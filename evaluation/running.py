@@ -8,7 +8,7 @@ import time
 from django.db import transaction
 from django.utils import timezone
 
-from claimcheck.answer_check import answer_check
+from claimcheck.answer_scoring import score_answer
 from evaluation.audiences import asked_as, beyond_audience, reader_as
 from evaluation.models import GoldenQuestion, RunItemStatus, RunStatus, VerifyRun, VerifyRunItem
 from evaluation.report import run_report
@@ -64,7 +64,7 @@ def _answers_question(golden: GoldenQuestion, answer: Answer | None, *, beyond: 
     unanswerable one (its notes do not say) must be abstained on, or refused."""
     unanswerable = golden.category == UNANSWERABLE
     try:
-        return answer_check(
+        return score_answer(
             answer=answer.text if answer else "",
             expected=golden.reference_answer,
             question=golden.question,

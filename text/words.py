@@ -3,7 +3,7 @@
 months with their abbreviations, the cardinal number words and the years.
 
 A user's list is built from the shared one plus its own named extras, so the difference is visible where it is
-used: the critics' (`claimcheck/critics/base.py`), the answer check's (`claimcheck/answer_check/words.py`), the
+used: the critics' (`claimcheck/critics/base.py`), the answer scoring's (`claimcheck/answer_scoring/words.py`), the
 extractive answers' (`garden/answering/synthesis/extractive.py`) stop words; the claim splitter's
 (`claimcheck/claims.py`) and the passage splitter's (`garden/passages.py`) abbreviations. Code fences are the garden's
 grammar (`text.markup`).
@@ -24,7 +24,7 @@ def word_set(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
-# The function words all four stop-word lists drop (the judge's, the critics', the answer check's, the extractive
+# The function words all four stop-word lists drop (the judge's, the critics', the answer scoring's, the extractive
 # answers'); each adds its own extras to these.
 STOP_WORDS: Final = word_set(
     """a about all an and any are as at be been being but by can could did do does each for from had has have her

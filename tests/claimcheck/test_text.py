@@ -1,15 +1,15 @@
 """The shared words (`text.words`): the lists built from them are the lists they replaced, word for word.
 
 The old literal lists are pasted here once (sorted), so any change to a derived list shows as a failing test: the
-critics', the answer check's, the claim splitter's and the passage splitter's; the extractive answers' stop words
+critics', the answer scoring's, the claim splitter's and the passage splitter's; the extractive answers' stop words
 are checked in tests/garden/test_stop_words.py (that module needs Django). The local judge's list stays a literal
 of its own.
 """
 
 from decimal import Decimal
 
-from claimcheck.answer_check.figures import is_year_amount
-from claimcheck.answer_check.words import STOP_WORDS as ANSWER_CHECK_STOP_WORDS
+from claimcheck.answer_scoring.figures import is_year_amount
+from claimcheck.answer_scoring.words import STOP_WORDS as ANSWER_SCORING_STOP_WORDS
 from claimcheck.claims import _ABBREVIATIONS as CLAIM_ABBREVIATIONS
 from claimcheck.claims import split_sentences
 from claimcheck.critics.base import _STOPWORDS as CRITICS_STOP_WORDS
@@ -32,7 +32,7 @@ OLD_CRITICS_STOP_WORDS = word_set(
     while who whom why will with would yet you your yours yourself yourselves
     """
 )
-OLD_ANSWER_CHECK_STOP_WORDS = word_set(
+OLD_ANSWER_SCORING_STOP_WORDS = word_set(
     """
     a about above across after again against ago all almost along also although am among an and another any
     approximately are around as at be because been before being below between both but by can cannot co
@@ -64,7 +64,7 @@ OLD_PASSAGE_ABBREVIATIONS = word_set(
 
 def test_each_derived_stop_word_list_is_the_old_list() -> None:
     assert CRITICS_STOP_WORDS == OLD_CRITICS_STOP_WORDS
-    assert ANSWER_CHECK_STOP_WORDS == OLD_ANSWER_CHECK_STOP_WORDS
+    assert ANSWER_SCORING_STOP_WORDS == OLD_ANSWER_SCORING_STOP_WORDS
 
 
 def test_each_derived_abbreviation_list_is_the_old_list() -> None:
@@ -77,7 +77,7 @@ def test_the_shared_lists_are_in_every_list_that_uses_them() -> None:
     know the shared abbreviations."""
     assert len(STOP_WORDS) == 73
     assert STOP_WORDS <= JUDGE_STOPWORDS
-    assert STOP_WORDS <= CRITICS_STOP_WORDS & ANSWER_CHECK_STOP_WORDS
+    assert STOP_WORDS <= CRITICS_STOP_WORDS & ANSWER_SCORING_STOP_WORDS
     assert ABBREVIATIONS <= CLAIM_ABBREVIATIONS & PASSAGE_ABBREVIATIONS
 
 
@@ -108,7 +108,7 @@ def test_years_are_one_range_read_from_written_figures_and_parsed_amounts() -> N
     assert not is_year_amount(Decimal("1876.5")) and not is_year_amount("1876")
 
 
-def test_the_answer_check_stops_its_years_one_short_of_the_judge() -> None:
-    """Kept as it was, so that the answer check's results did not move (see YEARS in its figures module)."""
+def test_answer_scoring_stops_its_years_one_short_of_the_judge() -> None:
+    """Kept as it was, so that the answer scoring's results did not move (see YEARS in its figures module)."""
     assert is_written_year("2100")
     assert not is_year_amount(Decimal("2100"))

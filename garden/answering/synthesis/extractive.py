@@ -45,7 +45,7 @@ _TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]*-{3,}[\s:|-]*$")
 _BULLET = re.compile(r"^(?:[-*+]\s+|\d+[.)]\s+|#+\s+|>\s*)")
 _CONTENT_WORD = re.compile(r"[a-z0-9£$][a-z0-9.,£$%-]*[a-z0-9%]|[a-z0-9]")
 # Function words that a question and a sentence share without sharing a subject: the shared stop words of
-# text.words and a few more. Smaller than the critics' and the answer check's lists on purpose (and apart from
+# text.words and a few more. Smaller than the critics' and the answer scoring's lists on purpose (and apart from
 # the local judge's, an input to its fitted parameters): these lists were tuned separately, and growing this one
 # would change which sentences the extractive answers choose.
 STOP_WORDS = SHARED_STOP_WORDS | word_set("every many much no not one whose")

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
 
-from claimcheck.answer_check.figures import Figure, figures, is_year_amount, normalise, states
-from claimcheck.answer_check.words import Term, key_terms, stems
+from claimcheck.answer_scoring.figures import Figure, figures, is_year_amount, normalise, states
+from claimcheck.answer_scoring.words import Term, key_terms, stems
 from claimcheck.claims import split_sentences
 
 # A clear majority of the key terms must be there: one in three may be put another way ("moved" for
@@ -73,7 +73,7 @@ class KeyFacts:
 
 
 @dataclass(frozen=True)
-class AnswerCheck:
+class AnswerScore:
     """Whether an answer states the expected fact (None: there is no expected fact to compare with), what it
     lacks, as written in the expected answer, and the sentence that gives an outdated fact as current."""
 
@@ -198,7 +198,7 @@ def _superseded(answer: str, *, expected: str, outdated_fact: str, question: str
     return ""
 
 
-def answer_check(
+def score_answer(
     *,
     answer: str,
     expected: str | None,
@@ -206,23 +206,23 @@ def answer_check(
     in_scope: bool = True,
     refused: bool = False,
     outdated_fact: str | None = None,
-) -> AnswerCheck:
+) -> AnswerScore:
     """Whether `answer` states the `expected` fact of its question (see the module's docstring for the rule).
 
     `refused` is the garden's refusal (no material retrieved); `outdated_fact` the superseded fact of an
     "outdated" question."""
     if not in_scope:
-        return AnswerCheck(refused or bool(DECLINES.search(normalise(answer))))
+        return AnswerScore(refused or bool(DECLINES.search(normalise(answer))))
     facts = key_facts(expected or "", question=question)
     if facts.empty:
-        return AnswerCheck(None)
+        return AnswerScore(None)
     missing = _missing(facts, "" if refused else answer)
     if missing:
-        return AnswerCheck(False, missing)
+        return AnswerScore(False, missing)
     if outdated_fact:
         sentence = _superseded(
             answer, expected=expected or "", outdated_fact=outdated_fact, question=question
         )
         if sentence:
-            return AnswerCheck(False, outdated=sentence)
-    return AnswerCheck(True)
+            return AnswerScore(False, outdated=sentence)
+    return AnswerScore(True)

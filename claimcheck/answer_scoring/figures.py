@@ -86,7 +86,7 @@ SCALES: Final = {
 }
 # Numbers in this range with no unit are read as years too: "1972" is stated by "11 November 1972". It stops at
 # 2099, one year short of the toolkit's years (text.words.YEARS, which the local judge reads written figures
-# with): kept apart so that the answer check's results do not move.
+# with): kept apart so that the answer scoring's results do not move.
 YEARS: Final = range(1000, 2100)
 
 _DASHES = re.compile("[\u2010-\u2015\u2212]")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from claimcheck.answer_check import MIN_KEY_TERM_SHARE, answer_check, key_facts
+from claimcheck.answer_scoring import MIN_KEY_TERM_SHARE, key_facts, score_answer
 
 TUNNEL = "How long is Cold Knap Tunnel?"
 FOUNDED = "When was the Kestrel Valley Railway Preservation Society founded?"
@@ -132,7 +132,7 @@ DOES_NOT = [
 
 @pytest.mark.parametrize(("question", "expected", "answer"), STATES_THE_FACT)
 def test_an_answer_that_states_the_fact_in_its_own_words_answers(question, expected, answer):
-    check = answer_check(
+    check = score_answer(
         answer=answer, expected=expected, question=question, outdated_fact=OUTDATED.get(question)
     )
     assert check.answers is True, check.missing
@@ -140,14 +140,14 @@ def test_an_answer_that_states_the_fact_in_its_own_words_answers(question, expec
 
 @pytest.mark.parametrize(("question", "expected", "answer"), DOES_NOT)
 def test_an_answer_with_a_wrong_figure_or_name_or_no_fact_does_not_answer(question, expected, answer):
-    check = answer_check(
+    check = score_answer(
         answer=answer, expected=expected, question=question, outdated_fact=OUTDATED.get(question)
     )
     assert check.answers is False
 
 
 def test_what_is_missing_is_named_as_the_expected_answer_writes_it():
-    check = answer_check(
+    check = score_answer(
         answer="The tunnel is 420 m long.", expected="402 m (about 440 yards)", question=TUNNEL
     )
     assert check.missing == ("402 m",)
@@ -161,12 +161,12 @@ def test_an_outdated_fact_given_as_current_beside_the_current_one_does_not_answe
         "31 October 2021 and is expected back in summer 2024."
     )
     old = "River Kest has been under overhaul since 31 October 2021 and is expected back in summer 2024."
-    assert answer_check(
+    assert score_answer(
         answer=current, expected=expected, question=OVERHAUL, outdated_fact=OUTDATED[OVERHAUL]
     ).answers
-    check = answer_check(answer=both, expected=expected, question=OVERHAUL, outdated_fact=OUTDATED[OVERHAUL])
+    check = score_answer(answer=both, expected=expected, question=OVERHAUL, outdated_fact=OUTDATED[OVERHAUL])
     assert check.answers is False and check.outdated.startswith("It has been under overhaul since 31 October")
-    assert not answer_check(
+    assert not score_answer(
         answer=old, expected=expected, question=OVERHAUL, outdated_fact=OUTDATED[OVERHAUL]
     ).answers
 
@@ -175,10 +175,10 @@ def test_an_outdated_fact_told_as_history_does_not_spoil_the_answer():
     expected = "Daniel Okafor, in post since 1 March 2024"
     history = "Daniel Okafor has been in post since 1 March 2024; he succeeded Margaret Ellison."
     as_current = "Daniel Okafor has been in post since 1 March 2024. The general manager is Margaret Ellison."
-    assert answer_check(
+    assert score_answer(
         answer=history, expected=expected, question=MANAGER, outdated_fact=OUTDATED[MANAGER]
     ).answers
-    check = answer_check(
+    check = score_answer(
         answer=as_current, expected=expected, question=MANAGER, outdated_fact=OUTDATED[MANAGER]
     )
     assert check.answers is False and check.outdated == "The general manager is Margaret Ellison."
@@ -198,8 +198,8 @@ def test_a_clear_majority_of_the_key_words_is_needed():
     assert MIN_KEY_TERM_SHARE == 2 / 3
     four_of_five = "The Valley Link route 47 stops outside Fellside."
     three_of_five = "The Valley Link route 47 stops at both ends."
-    assert answer_check(answer=four_of_five, expected=expected, question=question).answers is True
-    check = answer_check(answer=three_of_five, expected=expected, question=question)
+    assert score_answer(answer=four_of_five, expected=expected, question=question).answers is True
+    check = score_answer(answer=three_of_five, expected=expected, question=question)
     assert check.answers is False and check.missing == ("outside", "stations")
 
 
@@ -208,9 +208,9 @@ def test_a_parenthetical_is_required_only_when_the_rest_names_what_the_question_
     expected = "Brackenford (210 m) is longer than Millbridge (180 m)"
     both = "Brackenford's loop is 210 m long, Millbridge's 180 m."
     names_only = "The loop at Brackenford is longer than the one at Millbridge."
-    assert answer_check(answer=both, expected=expected, question=question).answers is True
-    assert answer_check(answer=names_only, expected=expected, question=question).answers is False
+    assert score_answer(answer=both, expected=expected, question=question).answers is True
+    assert score_answer(answer=names_only, expected=expected, question=question).answers is False
 
 
 def test_without_an_expected_answer_there_is_nothing_to_decide():
-    assert answer_check(answer="Anything.", expected="", question=TUNNEL).answers is None
+    assert score_answer(answer="Anything.", expected="", question=TUNNEL).answers is None
