@@ -28,7 +28,8 @@ from garden.answering.retrieval import Thresholds, matched_topics, retrieve, sel
 from garden.answering.retrieval_report import Observed, calibrate, held_out, measure, observe
 from garden.answering.self_calibration import self_calibrate
 from garden.golden import GoldenEntry
-from garden.models import Article, ArticleRevision, Passage, Topic, names_keep
+from garden.models import Article, ArticleRevision, Passage, Topic
+from garden.models.vocabulary import names_keep
 from garden.name_limits import NAME_TITLE_LIMIT
 from garden.readers import Reader
 from garden.services import embedding_input

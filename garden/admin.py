@@ -16,7 +16,8 @@ from django.db.models import Exists, OuterRef, QuerySet
 from django.http import HttpRequest
 
 from garden import services
-from garden.models import VIEW_WITHHELD, Answer, Article, ArticleRevision, Audience, Question, Theme, Topic
+from garden.models import Answer, Article, ArticleRevision, Audience, Question, Theme, Topic
+from garden.models.content import VIEW_WITHHELD
 from garden.readers import ALL_AUDIENCES, reader_of
 
 

@@ -11,7 +11,7 @@ from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
 from garden.audiences import NO_MEMBERS, users_named
-from garden.models import VIEW_WITHHELD
+from garden.models.content import VIEW_WITHHELD
 from garden.readers import READ_EVERY_AUDIENCE
 
 READER, EDITOR, OPERATOR = "reader", "editor", "operator"

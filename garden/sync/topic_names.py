@@ -18,7 +18,8 @@ from pathlib import Path
 
 from garden.answering.phrases import phrase_keys
 from garden.formats.registry import suffix_kept
-from garden.models import Article, Name, Topic, names_keep
+from garden.models import Article, Name, Topic
+from garden.models.vocabulary import names_keep
 from garden.readers import ALL_AUDIENCES
 from garden.vocabulary import NAME_TITLE_LIMIT, file_name, has_vocabulary_file, topics_named
 from text.markup import slugify

@@ -11,7 +11,8 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from garden.formats.note import ParsedArticle
-from garden.models import Article, ArticleRevision, Link, Theme, Topic, names_keep
+from garden.models import Article, ArticleRevision, Link, Theme, Topic
+from garden.models.vocabulary import names_keep
 from garden.services import NewRevision, revisions_write
 from garden.sync.linking import ResolvedLink
 from garden.vocabulary import Vocabulary, fits

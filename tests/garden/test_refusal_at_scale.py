@@ -19,8 +19,8 @@ from garden.models import (
     Passage,
     RetrievalCalibration,
     Topic,
-    names_keep,
 )
+from garden.models.vocabulary import names_keep
 from providers import embeddings
 
 pytestmark = pytest.mark.django_db
