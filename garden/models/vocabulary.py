@@ -37,7 +37,7 @@ class VocabularyQuerySet(models.QuerySet[Any]):
     def with_names_read(self, reader: Reader = ANONYMOUS) -> VocabularyQuerySet:
         """Each with the names `reader` may see it by (`names_read`, as looked up): its own, and those the notes
         give it that `reader` may read. `Topic.reader_title` and `reader_aliases` read them."""
-        column = "topic" if self.model is Topic else "theme"
+        column = name_column(self.model)
         names = Name.objects.filter(**{column: OuterRef("pk")}).filter(
             Q(article__isnull=True) | Exists(Article.objects.live(reader).filter(pk=OuterRef("article_id")))
         )
@@ -53,7 +53,7 @@ class VocabularyQuerySet(models.QuerySet[Any]):
         probed by its key), so another audience's alias names nothing for them. One query: the names' lookup
         is its first step (`= ANY(ARRAY(...))`, run once), so the planner never reads the topics to look for
         their names."""
-        column = "topic_id" if self.model is Topic else "theme_id"
+        column = f"{name_column(self.model)}_id"
         # One array parameter, not a placeholder per phrase: a 10,000-character text to check has tens of
         # thousands of stretches, which as an IN list took about twice as long to send and plan.
         asked = RawSQL(
@@ -80,16 +80,17 @@ class VocabularyQuerySet(models.QuerySet[Any]):
         return self.live(reader).filter(named)
 
 
-class Topic(models.Model):
-    """A subject an article is about; its title and aliases are matched against questions."""
+class VocabularyEntry(models.Model):
+    """What a topic and a theme share: an address (slug), a title, the names a question may use for it (kept in
+    `Name` on every save) and the names a reader may see it by."""
 
     slug = models.SlugField(max_length=NAME_SLUG_LIMIT, unique=True, allow_unicode=True)
     title = models.CharField(max_length=NAME_TITLE_LIMIT)
-    aliases = ArrayField(models.CharField(max_length=None), default=list, blank=True)
 
     objects = VocabularyQuerySet.as_manager()
 
     class Meta:
+        abstract = True
         ordering = ["title"]
 
     def __str__(self) -> str:
@@ -97,17 +98,15 @@ class Topic(models.Model):
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         super().save(*args, **kwargs)
-        names_keep(Topic, [self])
-
-    def get_absolute_url(self) -> str:
-        return reverse("dashboard:topic", args=[self.slug])
+        names_keep(type(self), [self])
 
     @property
     def names(self) -> list[str]:
-        return [self.title, *self.aliases]
+        """The names a question may use for it, as written."""
+        raise NotImplementedError
 
     def _names_read(self) -> set[str]:
-        # Loaded by `read_by(reader)`; a topic loaded otherwise shows no name a note gives it (fails closed).
+        # Loaded by `read_by(reader)`; one loaded otherwise shows no name a note gives it (fails closed).
         return set(getattr(self, "names_read", None) or ())
 
     @property
@@ -118,6 +117,19 @@ class Topic(models.Model):
             return self.title
         return self.slug.replace("-", " ").title()
 
+
+class Topic(VocabularyEntry):
+    """A subject an article is about; its title and aliases are matched against questions."""
+
+    aliases = ArrayField(models.CharField(max_length=None), default=list, blank=True)
+
+    def get_absolute_url(self) -> str:
+        return reverse("dashboard:topic", args=[self.slug])
+
+    @property
+    def names(self) -> list[str]:
+        return [self.title, *self.aliases]
+
     @property
     def reader_aliases(self) -> list[str]:
         """Its aliases that a note its reader (`read_by`) may read gives it."""
@@ -125,24 +137,10 @@ class Topic(models.Model):
         return [alias for alias in self.aliases if phrase_key(alias) in read]
 
 
-class Theme(models.Model):
+class Theme(VocabularyEntry):
     """A broad theme across articles; its keywords are matched against questions."""
 
-    slug = models.SlugField(max_length=NAME_SLUG_LIMIT, unique=True, allow_unicode=True)
-    title = models.CharField(max_length=NAME_TITLE_LIMIT)
     keywords = ArrayField(models.CharField(max_length=None), default=list, blank=True)
-
-    objects = VocabularyQuerySet.as_manager()
-
-    class Meta:
-        ordering = ["title"]
-
-    def __str__(self) -> str:
-        return self.title
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        super().save(*args, **kwargs)
-        names_keep(Theme, [self])
 
     @property
     def names(self) -> list[str]:
@@ -160,7 +158,7 @@ class Name(models.Model):
     phrase = models.CharField(max_length=NAME_TITLE_LIMIT, db_index=True)
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
     theme = models.ForeignKey(Theme, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
-    article = models.ForeignKey("Article", on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
 
     class Meta:
         constraints = [
@@ -174,9 +172,14 @@ class Name(models.Model):
         return self.phrase
 
 
+def name_column(model: type[VocabularyEntry]) -> str:
+    """The column of `Name` that holds a topic's (`topic`) or a theme's (`theme`): the model's own name."""
+    return model.__name__.lower()
+
+
 def names_keep(
-    model: type[Topic] | type[Theme],
-    rows: Sequence[Topic | Theme],
+    model: type[VocabularyEntry],
+    rows: Sequence[VocabularyEntry],
     given: Mapping[int, Mapping[int, Sequence[str]]] | None = None,
 ) -> None:
     """Store the names of these topics (or themes) anew: bulk writes skip `save`, so the import calls this.
@@ -184,7 +187,7 @@ def names_keep(
     its names stored per article, each a name only for the readers of that article (`Name`). Any other row's
     names are its own, but for those its notes already give: an edit in the admin, or a group of an import,
     never makes a name one audience's note gives everyone's."""
-    field = "topic" if model is Topic else "theme"
+    field = name_column(model)
     given = given or {}
     derived = [row for row in rows if row.pk in given]
     own = [row for row in rows if row.pk not in given]
