@@ -32,8 +32,9 @@ from django.utils import timezone
 
 from garden.formats.registry import is_note, place_of
 from garden.models import ArticleRevision, Sync
-from garden.sync.importing import ImportReport, garden_import, sync_record
+from garden.sync.importing import garden_import
 from garden.sync.lifecycle import articles_in_garden
+from garden.sync.report import ImportReport, sync_record
 
 GIT_FAILED = "git {command} failed: {reason}"
 GIT_TIMED_OUT = "git {command} did not finish within {seconds:.0f}s"

@@ -20,7 +20,8 @@ from django.db.models import QuerySet
 from garden.formats.registry import place_of
 from garden.models import Article, Sync
 from garden.sync.access import audiences_unknown
-from garden.sync.importing import ImportReport, garden_import
+from garden.sync.importing import garden_import
+from garden.sync.report import ImportReport
 from garden.sync.watching import SYNC_LOCK
 
 Place = tuple[str, str]  # a garden's folder (`Article.garden`) and a note's place in it (`Article.path`)

@@ -12,7 +12,8 @@ from django.db import connection
 
 from garden.formats.registry import is_note
 from garden.sync.git import git_garden_import
-from garden.sync.importing import ImportReport, garden_import
+from garden.sync.importing import garden_import
+from garden.sync.report import ImportReport
 
 logger = logging.getLogger(__name__)
 

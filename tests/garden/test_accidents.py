@@ -146,7 +146,7 @@ def test_a_garden_made_private_wholesale_is_withheld_not_refused(garden):
 
 
 def test_the_last_syncs_are_kept(garden, monkeypatch):
-    monkeypatch.setattr("garden.sync.importing.SYNCS_KEPT", 2)
+    monkeypatch.setattr("garden.sync.report.SYNCS_KEPT", 2)
     for _ in range(3):
         garden_import([garden])
     assert Sync.objects.count() == 2

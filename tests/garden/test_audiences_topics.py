@@ -26,7 +26,7 @@ from garden.audiences import members_add
 from garden.models import Answer, Name, Topic
 from garden.readers import reader_of
 from garden.selectors import NOTE_NOT_SHARED_LINK, texts_shown
-from garden.sync import garden_import, importing
+from garden.sync import garden_import, groups
 from garden.sync.topic_names import topics_rederive
 from tests.factories import garden_write, member
 from verifier.models import Claim, Verification, VerificationStatus, Vote
@@ -277,7 +277,7 @@ def test_a_topic_read_during_the_import_shows_only_the_names_its_readers_notes_g
         seen["alice asks"] = retrieve(f"{HR_ALIAS}?", reader=reader_of(alice))
         return topics_rederive(*args)
 
-    monkeypatch.setattr(importing, "topics_rederive", read_then_rederive)
+    monkeypatch.setattr(groups, "topics_rederive", read_then_rederive)
     assert not garden_import([folder]).failures
 
     assert HR_ALIAS in Topic.objects.get(slug=TOPIC).aliases  # the topic holds the names both notes give it

@@ -19,7 +19,7 @@ from django.conf import settings
 from config.database import current_database_url
 from config.devstack import EmbeddedRedis, free_port
 from garden.models import Article, ArticleRevision, Link, Passage
-from garden.sync import fanout, garden_import, importing, workers_find
+from garden.sync import fanout, garden_import, groups, workers_find
 from garden.sync.embedding import REPORT_EVERY
 from providers import embeddings
 from providers.embeddings import EmbeddingBackend
@@ -71,7 +71,7 @@ def _vault_paths() -> list[str]:
 def test_a_workers_import_stores_what_an_import_in_one_process_does_and_a_rerun_embeds_nothing(
     celery_worker, monkeypatch
 ):
-    monkeypatch.setattr(importing, "GROUP_PASSAGES", 32)  # several groups, more than the window holds
+    monkeypatch.setattr(groups, "GROUP_PASSAGES", 32)  # several groups, more than the window holds
     garden_import([VAULT])
     alone = garden_snapshot()
     Article.objects.filter(path__in=_vault_paths()).delete()

@@ -108,7 +108,7 @@ def test_a_note_the_database_refuses_is_reported_while_the_notes_written_with_it
             raise DataError("value refused")
         return notes_write(group, known)
 
-    monkeypatch.setattr("garden.sync.importing.notes_write", refusing)
+    monkeypatch.setattr("garden.sync.groups.notes_write", refusing)
     long_title = "Goods shed " * 40
     folder = garden_write(
         tmp_path / "g",
@@ -155,7 +155,7 @@ def test_sample_garden_keeps_superseded_revisions():
 def test_a_topic_named_by_notes_of_several_groups_is_stored_as_if_derived_at_once(tmp_path, monkeypatch):
     """Topics are derived and stored a group of notes at a time: a name that notes of different groups share
     keeps its first note's title and gathers every group's aliases, as one pass over all the notes gave it."""
-    from garden.sync import importing
+    from garden.sync import groups
 
     notes = {
         "Hives/Hive.md": "---\naliases: [beehive]\ntags: [bees/swarming]\n---\n# Hive\n\nA hive of bees.\n",
@@ -166,7 +166,7 @@ def test_a_topic_named_by_notes_of_several_groups_is_stored_as_if_derived_at_onc
     def vocabulary(group_passages: int) -> list[tuple[str, str, list[str]]]:
         for model in (Article, Topic, Theme):  # each import starts from an empty garden
             model.objects.all().delete()
-        monkeypatch.setattr(importing, "GROUP_PASSAGES", group_passages)
+        monkeypatch.setattr(groups, "GROUP_PASSAGES", group_passages)
         call_command(
             "import_garden", str(garden_write(tmp_path / str(group_passages), notes)), "--no-progress"
         )

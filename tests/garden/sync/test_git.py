@@ -19,7 +19,8 @@ from garden.management.commands.import_garden import EXIT_REFUSED
 from garden.models import Article, ArticleRevision, Sync
 from garden.sync import garden_sync_configured, git
 from garden.sync.git import GitGarden, git_garden_import, git_garden_watch, scrubbed
-from garden.sync.importing import MASS_RETIRE, ImportReport
+from garden.sync.importing import MASS_RETIRE
+from garden.sync.report import ImportReport
 from tests.factories import page_text, verification_with_claims
 from tests.garden.test_accidents import refusal_shown
 from tests.garden.test_sync import note
