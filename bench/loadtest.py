@@ -41,8 +41,8 @@ from django.db.models import Sum
 
 from bench import django_setup
 from bench.timing import percentiles
-from config.devstack import free_port
 from config.gunicorn import threads as WEB_THREADS
+from config.services import free_port
 from config.workers import CeleryWorker
 from garden.golden import golden_load
 from providers.timing import parse_header

@@ -26,7 +26,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from bench.timing import percentiles
 from config.database import current_database_url
-from config.devstack import free_port, wait_for_port
+from config.services import free_port, wait_for_port
 from dashboard.mcp_http import PATH
 from garden.models import Passage
 from verifier.roles import READER

@@ -1,4 +1,4 @@
-"""This checkout's own ports for the embedded PostgreSQL and Redis, which `config.devstack` starts and the
+"""This checkout's own ports for the embedded PostgreSQL and Redis, which `config.services` starts and the
 settings connect to. Kept apart from the runner so that settings need nothing of it."""
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ from django.conf import settings
 
 from config import celery_app
 from config.database import current_database_url
-from config.devstack import EmbeddedRedis, free_port
 from config.ports import BASE_DIR
+from config.services import EmbeddedRedis, free_port
 from config.workers import CeleryWorker
 
 # A worker loads torch and two models: on a slow machine whose cores the other test process keeps busy, that took

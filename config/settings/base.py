@@ -94,7 +94,7 @@ TEMPLATES = [
     },
 ]
 
-# Embedded PostgreSQL (pgserver) listens here when DATABASE_URL is not set; see config/devstack.py.
+# Embedded PostgreSQL (pgserver) listens here when DATABASE_URL is not set; see config/services.py.
 EMBEDDED_POSTGRES_PORT = env.int("EMBEDDED_POSTGRES_PORT", default=ports.EMBEDDED_POSTGRES_PORT)
 DATABASES = {
     "default": env.db(

@@ -31,7 +31,7 @@ from mcp.shared.exceptions import MCPError
 
 from claimcheck.critics.citation_gate.items import DROPPED, LINE_MATCHES, LINE_MISSING, VERIFIED
 from config.database import current_database_url
-from config.devstack import free_port, wait_for_port
+from config.services import free_port, wait_for_port
 from dashboard.mcp_http import PATH, TOKEN_MISSING
 from garden.answering.asking import REFUSAL_REASON
 from garden.models import Article

@@ -18,7 +18,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.utils.html import escape
 
-from config.devstack import free_port
+from config.services import free_port
 from dashboard import oidc
 from dashboard.views.accounts import LOCAL_ACCOUNTS_OFF
 from tests.oidc_issuer.issuer import Issuer, Member, rsa_pem

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from config.database import current_database_url
-from config.devstack import free_port
+from config.services import free_port
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

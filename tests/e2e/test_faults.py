@@ -6,7 +6,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from config.devstack import RUN_DIR, EmbeddedPostgres
+from config.services import RUN_DIR, EmbeddedPostgres
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -20,7 +20,7 @@ import pytest
 from django.conf import settings
 
 from claimcheck.judges.claude import TOOL_NAME
-from config.devstack import EmbeddedRedis
+from config.services import EmbeddedRedis
 from garden.models import Article
 from garden.services import revision_create
 from tests.celery_worker import Worker, wait_for

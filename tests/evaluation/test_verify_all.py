@@ -12,7 +12,7 @@ from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 
 from claimcheck.terms import JudgeMode, JurorRole
-from config.devstack import free_port
+from config.services import free_port
 from evaluation.comparison import FigureChange, runs_compare
 from evaluation.export import run_csv
 from evaluation.golden import golden_sync

@@ -17,7 +17,7 @@ import pytest
 from django.conf import settings
 
 from config.database import current_database_url
-from config.devstack import EmbeddedRedis, free_port
+from config.services import EmbeddedRedis, free_port
 from garden.models import Article, ArticleRevision, Link, Passage
 from garden.sync import fanout, garden_import, groups, workers_find
 from garden.sync.embedding import REPORT_EVERY

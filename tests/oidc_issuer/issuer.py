@@ -21,7 +21,7 @@ import requests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from config.devstack import free_port
+from config.services import free_port
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 START_SECONDS = 120  # migrate and first answer, on a slow, busy machine

@@ -12,7 +12,7 @@ from django.db import OperationalError, connection
 from django.utils import timezone
 from django.utils.html import escape
 
-from config.devstack import free_port
+from config.services import free_port
 from tests.celery_worker import wait_for
 from tests.factories import answer_for, login, page_text
 from verifier.health import (
