@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import bisect
 import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import quote
 
 from django.conf import settings
-from django.contrib.postgres.aggregates import ArrayAgg, JSONBAgg
+from django.contrib.postgres.aggregates import JSONBAgg
 from django.db.models import BooleanField, Count, Exists, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Length
 from django.urls import reverse
 
+from garden.anchors import AnchoredPassages, anchored_revisions
 from garden.models import (
     Answer,
     AnswerSource,
@@ -31,7 +30,7 @@ from garden.models import (
     Topic,
 )
 from garden.readers import ALL_AUDIENCES, Reader
-from text.markup import EMBED, MARKDOWN_LINK, WIKILINK, heading_offsets, written_key
+from text.markup import EMBED, MARKDOWN_LINK, WIKILINK, written_key
 
 # What operators see in place of an answer, or a passage of it, whose sources include a withheld note (readers
 # are told ANSWER_NOT_SHARED: `answer_hidden_message`).
@@ -228,8 +227,8 @@ def article_links(
         room = target is not None and (target.pk in anchored or len(anchored) < ANCHORED_NOTES_MAX)
         if target is not None and anchor and room:
             anchored.setdefault(target.pk, {})[f"{written_key(match['target'])}#{anchor}"] = target
-    for current in _anchored_revisions(list(anchored)):
-        passages = _Passages(current)
+    for current in anchored_revisions(list(anchored)):
+        passages = AnchoredPassages(current)
         for key, target in anchored[current.article_id].items():
             url = passages.url(target, key.split("#", 1)[1])
             if url is not None:
@@ -254,53 +253,6 @@ def links_resolved(links: Iterable[Link], reader: Reader) -> tuple[dict[str, str
             if target is not None:
                 targets[written] = target
     return shown, targets
-
-
-def _anchored_revisions(article_ids: list[int]) -> QuerySet[ArticleRevision]:
-    """The current revisions of `article_ids`, each with its passages' ids, ends and pages in order: what an
-    anchored link needs to find its passage, in one query."""
-    if not article_ids:
-        return ArticleRevision.objects.none()
-    return (
-        ArticleRevision.objects.filter(article_id__in=article_ids, superseded=False)
-        .only("id", "article_id", "body", "anchors")
-        .annotate(
-            passage_ids=ArrayAgg("passages__id", order_by="passages__start", default=[]),
-            passage_ends=ArrayAgg("passages__end", order_by="passages__start", default=[]),
-            passage_pages=ArrayAgg("passages__page", order_by="passages__start", default=[]),
-        )
-    )
-
-
-class _Passages:
-    """The passages of one current revision, to find the one that holds a heading or a block: the first that
-    ends after where it starts (passages do not overlap, so their ends rise with their starts)."""
-
-    def __init__(self, revision: Any) -> None:
-        self.revision = revision
-        self.headings: dict[str, int] | None = None  # read once, at the first heading asked for
-
-    def url(self, article: Article, anchor: str) -> str | None:
-        revision = self.revision
-        if anchor.startswith("^"):
-            offset = revision.anchors.get(anchor[1:])
-        else:
-            if self.headings is None:
-                self.headings = heading_offsets(revision.body)
-            offset = self.headings.get(anchor)
-        ends = [end for end in revision.passage_ends if end is not None]
-        index = bisect.bisect_right(ends, offset) if offset is not None else len(ends)
-        if index >= len(ends):
-            return None
-        # Its address is its article's and its page's: no query for what is at hand.
-        passage = Passage(
-            pk=revision.passage_ids[index],
-            article=article,
-            revision_id=revision.pk,
-            page=revision.passage_pages[index],
-            is_current=True,
-        )
-        return passage.get_absolute_url()
 
 
 # A link or embed of a note in a passage: `[[Note]]`, `[[Note#Heading|words]]`, `![[Note]]`.
