@@ -1,38 +1,21 @@
 """Settings shared by every environment; every value comes from the environment (django-environ)."""
 
 import datetime
-import decimal
 import urllib.parse
 from pathlib import Path
 
 import django_stubs_ext
-import environ
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from claimcheck.terms import JudgeMode
 from config import ports
+from config.settings.environment import NOT_A_CHOICE, env, env_choice, env_prices
 
 # Lets admin and queryset classes be subscripted for type checking (ModelAdmin[Article]).
 django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
-
-env = environ.Env()
-# `make run` / `make test` write the addresses of the services they started here; real env vars win.
-environ.Env.read_env(BASE_DIR / ".run" / "services.env", overwrite=False)
-
-NOT_A_CHOICE = "{name}={value!r} is not one of: {choices}. Correct it in the environment and start again."
-
-
-def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
-    """An enumerated setting, refused at start-up when it names none of its choices: a typo must stop every
-    process with a clear error, not quietly run something else (or fail later, on the first request)."""
-    value = str(env(name, default=default))
-    if value not in choices:
-        raise ImproperlyConfigured(NOT_A_CHOICE.format(name=name, value=value, choices=", ".join(choices)))
-    return value
-
 
 DEBUG = env.bool("DEBUG", default=False)
 SECRET_KEY = env("SECRET_KEY", default="insecure-local-development-key-do-not-use-in-production")
@@ -310,16 +293,7 @@ OPENAI_TIMEOUT_SECONDS = env.float("OPENAI_TIMEOUT_SECONDS", default=60.0)
 OPENAI_MAX_RETRIES = env.int("OPENAI_MAX_RETRIES", default=2)
 # USD per million input/output tokens by model-name prefix ("gpt-4.1-mini=0.4/1.6,gpt-4.1=2/8"); a model no
 # prefix names costs nothing, as a team's own server does.
-OPENAI_PRICES: dict[str, tuple[decimal.Decimal, decimal.Decimal]] = {}
-for _item in env.list("OPENAI_PRICES", default=[]):
-    _prefix, _, _pair = _item.partition("=")
-    try:
-        _input, _output = (decimal.Decimal(_price) for _price in _pair.split("/"))
-    except (ValueError, decimal.InvalidOperation):
-        raise ImproperlyConfigured(
-            f"OPENAI_PRICES: {_item!r} is not MODEL=INPUT/OUTPUT (USD per million tokens)."
-        ) from None
-    OPENAI_PRICES[_prefix.strip()] = (_input, _output)
+OPENAI_PRICES = env_prices("OPENAI_PRICES")
 if ANSWER_PROVIDER == "openai" and not OPENAI_ANSWER_MODEL:
     raise ImproperlyConfigured("ANSWER_PROVIDER=openai: set OPENAI_ANSWER_MODEL to the served model's name.")
 if (ANSWER_PROVIDER == "openai" or OPENAI_JUROR_MODEL or EMBEDDING_BACKEND == "openai") and not (

@@ -5,7 +5,7 @@ import os
 from django.core.exceptions import ImproperlyConfigured
 
 from config.settings.base import *  # noqa: F403
-from config.settings.base import env
+from config.settings.environment import env
 
 if not os.environ.get("SECRET_KEY"):
     raise ImproperlyConfigured("SECRET_KEY must be set in the environment for production.")

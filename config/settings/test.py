@@ -2,12 +2,13 @@
 
 from config.settings.base import *  # noqa: F403
 from config.settings.base import EMBEDDING_BACKEND as _SHELL_BACKEND
+from config.settings.environment import env
 
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Tests must never reach a real Anthropic endpoint; tests that need Claude start a local fake server, and hand
 # its address to the processes they start (a worker, gunicorn) in GROUNDWORK_TEST_FAKE_CLAUDE_URL.
-ANTHROPIC_BASE_URL = env("GROUNDWORK_TEST_FAKE_CLAUDE_URL", default=None)  # noqa: F405
+ANTHROPIC_BASE_URL = env("GROUNDWORK_TEST_FAKE_CLAUDE_URL", default=None)
 if ANTHROPIC_BASE_URL and not ANTHROPIC_BASE_URL.startswith("http://127.0.0.1:"):
     raise ValueError(
         "GROUNDWORK_TEST_FAKE_CLAUDE_URL must be a local fake Messages API (http://127.0.0.1:PORT)"
@@ -28,7 +29,7 @@ STORAGES = {
 # Redis databases of its own, so a test worker never takes tasks from (or gives them to) a `make run` worker:
 # three for each pytest-xdist worker (gw0, gw1, ...), counting down from 15, so that parallel test processes and
 # their Celery workers never share a queue, a cache or a scratch database (`make run` keeps 0 and 1).
-_XDIST_WORKER = int(env("PYTEST_XDIST_WORKER", default="gw0").removeprefix("gw") or 0)  # noqa: F405
+_XDIST_WORKER = int(env("PYTEST_XDIST_WORKER", default="gw0").removeprefix("gw") or 0)
 _REDIS = REDIS_URL.rsplit("/", 1)[0]  # noqa: F405
 if _XDIST_WORKER > 3:
     raise ValueError("the test settings give Redis databases to four pytest-xdist workers at most (-n 4)")
