@@ -23,16 +23,16 @@ from garden.sync.fanout import FanOutError, Workers, groups_embedded_on_workers
 from garden.sync.groups import Embedder, changes_write
 from garden.sync.lifecycle import (
     PRIVATE,
-    articles_made_private,
     articles_adopt,
     articles_in_garden,
-    gardens_synced,
+    articles_made_private,
     articles_missing_count,
     articles_move,
     articles_restore,
     articles_retire,
     articles_unread,
     articles_withhold,
+    gardens_synced,
 )
 from garden.sync.linking import link_resolver, red_links_resolve
 from garden.sync.naming import withheld_addresses_kept

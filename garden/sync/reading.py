@@ -10,11 +10,11 @@ from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from garden.passages import passage_spans
 from garden.formats.note import ArticleFileError, ParsedArticle
 from garden.formats.protocol import NoteLeftOut
 from garden.formats.registry import GardenFormats, place_of
 from garden.models import ArticleRevision
+from garden.passages import passage_spans
 from garden.sync.access import NO_RULES, AccessRules, audiences_placed
 from garden.sync.lifecycle import PRIVATE, UNREADABLE
 from garden.sync.naming import unique_slugs

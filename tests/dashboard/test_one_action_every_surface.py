@@ -230,9 +230,7 @@ def test_reading_an_article_gives_one_outcome_on_every_surface(settings):
 
 
 def test_an_answer_withheld_as_it_is_read_is_shown_on_no_surface(monkeypatch, settings):
-    from dashboard.actions import asking
-
-    real_ask = asking.ask
+    from dashboard.asking import ask as real_ask
 
     def ask_then_withhold(*args: Any, **kwargs: Any) -> Answer:
         Article.objects.update(withheld_at=None)  # (each surface's question finds the notes again)
@@ -240,7 +238,7 @@ def test_an_answer_withheld_as_it_is_read_is_shown_on_no_surface(monkeypatch, se
         _withhold_sources(answer)
         return answer
 
-    monkeypatch.setattr(asking, "ask", ask_then_withhold)
+    monkeypatch.setattr("dashboard.actions.asking.ask", ask_then_withhold)
     caller = _situation("reader", settings)
     outcomes = ask_everywhere(caller) | {"command": _command(STATION_QUESTION, caller.user.get_username())}
     assert set(outcomes.values()) == {NOT_SHOWN}, outcomes
