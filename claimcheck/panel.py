@@ -24,12 +24,13 @@ from decimal import Decimal
 
 from claimcheck.answerability import answering
 from claimcheck.claims import Sentence
-from claimcheck.claude_client import Budget, ClaudeCallError, ClaudeClient, Usage
+from claimcheck.claude_client import ClaudeCallError, ClaudeClient
 from claimcheck.judges.claude import ClaimToJudge, ClaudeJudgement, judge_claims_with_claude, most_cost
 from claimcheck.judges.local import judge_claims
 from claimcheck.judges.types import Ruling, Source
 from claimcheck.quote_gate import gate_vote
 from claimcheck.terms import DELTA, LOCAL_JUDGE, ClaimStatus, JudgeMode, JurorRole
+from modelcalls import Booking, Budget, Usage, book
 
 NO_KEY = "Only the weaker local judge ran: no Claude judge is configured (no API key)."
 BUDGET_SPENT = (
@@ -124,28 +125,25 @@ def _claude(
     to_judge = [
         ClaimToJudge(number=n + 1, text=claims[n].text, citations=claims[n].citations) for n in numbers
     ]
-    booking = None
-    if config.budget is not None:
-        most = most_cost(client, model=model, claims=to_judge, sources=sources, question=question)
-        booking = config.budget.book(model, most)
-        if booking is None:
-            raise _BudgetSpent
+    most = most_cost(client, model=model, claims=to_judge, sources=sources, question=question)
+    booking = book(config.budget, model, most)
+    if booking is None:
+        raise _BudgetSpent
     # Anything but a ClaudeCallError leaves the booking standing: the call may have been billed.
     try:
         judgement = judge_claims_with_claude(
             client, model=model, claims=to_judge, sources=sources, question=question
         )
     except ClaudeCallError as error:
-        _spent(config, outcome, booking, error.usage)
+        _spent(outcome, booking, error.usage)
         raise
-    _spent(config, outcome, booking, judgement.usage)
+    _spent(outcome, booking, judgement.usage)
     return judgement
 
 
-def _spent(config: PanelConfig, outcome: PanelOutcome, booking: object | None, usage: Usage) -> None:
+def _spent(outcome: PanelOutcome, booking: Booking, usage: Usage) -> None:
     outcome.spend(usage)
-    if config.budget is not None:
-        config.budget.settle(booking, usage)
+    booking.settle(usage)
 
 
 def run_panel(

@@ -2,21 +2,22 @@
 
 Whoever writes with a model (the answers, the condensed follow-ups, the judges through `verifier`) holds a
 `ChatConfig` and calls `chat_call` or `chat_stream`; which SDK speaks is the config's kind. Both give a
-`ClaudeReply` and fail with a `ClaudeError`, and both price by `config.prices`.
+`ModelReply` and fail with a `ModelError`, and both price by `config.prices`.
 """
 
 from __future__ import annotations
 
 from typing import Any, Unpack
 
-from providers.claude import ClaudeConfig, ClaudeReply, ClaudeStream, call_claude
+from modelcalls import ModelReply
+from providers.claude import ClaudeConfig, ClaudeStream, call_claude
 from providers.claude.client import Call
 from providers.openai import OpenAIConfig, OpenAIStream, call_openai
 
 ChatConfig = ClaudeConfig | OpenAIConfig
 
 
-def chat_call(config: ChatConfig, **call: Unpack[Call]) -> ClaudeReply:
+def chat_call(config: ChatConfig, **call: Unpack[Call]) -> ModelReply:
     """One call to the model `config` reaches (`call_claude` or `call_openai`)."""
     if isinstance(config, OpenAIConfig):
         return call_openai(config, **call)

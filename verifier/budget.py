@@ -24,13 +24,13 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Protocol
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from modelcalls import Usage
 from verifier.models import ApiToken, JudgeSpend, SpendPurpose
 
 # Advisory-lock key of the ledger (verifications lock in namespace 7401 by their id).
@@ -92,19 +92,6 @@ def spent_today_by_purpose() -> dict[str, Decimal]:
     return {SpendPurpose(row["purpose"]).label: row["total"] for row in rows}
 
 
-class Billed(Protocol):
-    """What a call was billed: the garden's and the engine's `Usage` alike, as both book against this ledger."""
-
-    @property
-    def input_tokens(self) -> int: ...
-
-    @property
-    def output_tokens(self) -> int: ...
-
-    @property
-    def cost_usd(self) -> Decimal: ...
-
-
 def daily_limit() -> Decimal:
     return Decimal(str(settings.VERIFIER_DAILY_BUDGET_USD))
 
@@ -142,8 +129,8 @@ def spending_for(spender: Spender) -> Iterator[None]:
 
 @dataclass(frozen=True)
 class DailyBudget:
-    """Today's ledger as a `providers.claude.Budget` and a `claimcheck.claude_client.Budget`, each call booked
-    for `purpose`; for an `anonymous` visitor, also within their allowance."""
+    """Today's ledger as a `modelcalls.Budget` (the garden's and the engine's calls alike), each call booked for
+    `purpose`; for an `anonymous` visitor, also within their allowance."""
 
     purpose: SpendPurpose
     anonymous: bool = False
@@ -167,7 +154,7 @@ class DailyBudget:
                 settled=False,
             )
 
-    def settle(self, booking: object, usage: Billed) -> None:
+    def settle(self, booking: object, usage: Usage) -> None:
         assert isinstance(booking, JudgeSpend)
         if not usage.cost_usd and not usage.input_tokens and not usage.output_tokens:
             booking.delete()  # no reply came: nothing was billed

@@ -10,9 +10,11 @@ from typing import Any
 
 from django.conf import settings
 
-from claimcheck.claude_client import ClaudeCallError, ClaudeReply, Usage
+from claimcheck.claude_client import ClaudeCallError
+from modelcalls import ModelReply
 from providers.chat import ChatConfig, chat_call
-from providers.claude import ClaudeError, claude_config, cost_usd
+from providers.claude import claude_config, cost_usd
+from providers.errors import ModelError
 from providers.openai import openai_config
 
 
@@ -31,9 +33,9 @@ class GardenClaude:
         max_tokens: int,
         tools: list[dict[str, Any]] | None = None,
         tool_choice: dict[str, Any] | None = None,
-    ) -> ClaudeReply:
+    ) -> ModelReply:
         try:
-            reply = chat_call(
+            return chat_call(
                 self.config,
                 model=model,
                 system=system,
@@ -42,20 +44,9 @@ class GardenClaude:
                 tools=tools,
                 tool_choice=tool_choice,
             )
-        except ClaudeError as error:
-            billed = Usage(error.usage.input_tokens, error.usage.output_tokens, error.usage.cost_usd)
+        except ModelError as error:
             # Raised outside the SDK's context, as the client's own error is: nothing of the request travels.
-            raise ClaudeCallError(error.kind, error.message, error.detail, billed) from None
-        return ClaudeReply(
-            text=reply.text,
-            tool_input=reply.tool_input,
-            model=reply.model,
-            input_tokens=reply.input_tokens,
-            output_tokens=reply.output_tokens,
-            cost_usd=reply.cost_usd,
-            latency_ms=reply.latency_ms,
-            stop_reason=reply.stop_reason,
-        )
+            raise ClaudeCallError(error.kind, error.message, error.detail, error.usage) from None
 
     def cost_usd(self, model: str, input_tokens: int, output_tokens: int) -> Decimal:
         return cost_usd(model, input_tokens, output_tokens, self.config.prices)

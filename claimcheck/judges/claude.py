@@ -24,16 +24,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Final, NoReturn
 
-from claimcheck.claude_client import (
-    MALFORMED,
-    MALFORMED_MESSAGE,
-    NO_USAGE,
-    ClaudeCallError,
-    ClaudeClient,
-    Usage,
-)
+from claimcheck.claude_client import MALFORMED, MALFORMED_MESSAGE, ClaudeCallError, ClaudeClient
 from claimcheck.judges.types import Ruling, Source
 from claimcheck.terms import ClaimStatus
+from modelcalls import NO_USAGE, Usage
 from text.prompts import escape_for_prompt, unescape_from_prompt
 
 __all__ = [

@@ -17,8 +17,10 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 
 from garden.answering.synthesis import SERVED, writer_for
+from modelcalls import Budget, book
 from providers.chat import ChatConfig, chat_call
-from providers.claude import Budget, ClaudeError, cost_usd
+from providers.claude import cost_usd
+from providers.errors import ModelError
 from text.prompts import escape_for_prompt, unescape_from_prompt
 
 logger = logging.getLogger(__name__)
@@ -53,22 +55,17 @@ def condense(
     """`model`'s standalone question for `question` after the `earlier` questions (oldest first), or None when
     the budget cannot cover the call or the call fails (what it was billed is settled either way)."""
     messages = [{"role": "user", "content": prompt_text(earlier[-EARLIER_QUESTIONS:], question)}]
-    booking = None
-    if budget is not None:
-        request_bytes = len((SYSTEM_PROMPT + json.dumps(messages)).encode())
-        most = cost_usd(model, request_bytes + _FRAMING_TOKENS, MAX_TOKENS, config.prices)
-        booking = budget.book(model, most)
-        if booking is None:
-            return None
+    request_bytes = len((SYSTEM_PROMPT + json.dumps(messages)).encode())
+    booking = book(budget, model, cost_usd(model, request_bytes + _FRAMING_TOKENS, MAX_TOKENS, config.prices))
+    if booking is None:
+        return None
     try:
         reply = chat_call(config, model=model, system=SYSTEM_PROMPT, messages=messages, max_tokens=MAX_TOKENS)
-    except ClaudeError as error:
+    except ModelError as error:
         logger.warning("Condensing a follow-up failed (%s); it carries its subject offline.", error.message)
-        if budget is not None:
-            budget.settle(booking, error.usage)
+        booking.settle(error.usage)
         return None
-    if budget is not None:
-        budget.settle(booking, reply.usage)
+    booking.settle(reply.usage)
     text = " ".join(unescape_from_prompt(reply.text, question).split())
     return text[: settings.QUESTION_MAX_CHARS] or None
 

@@ -1,8 +1,8 @@
-"""`call_claude`: one request through the official `anthropic` SDK, as a `ClaudeReply` or a `ClaudeError`.
+"""`call_claude`: one request through the official `anthropic` SDK, as a `ModelReply` or a `ModelError`.
 
 Written against anthropic 2.x, which speaks API version 2026-10-21 and sends the key as
 `Authorization: Bearer`. Retries are the SDK's own, bounded by `retries.RetryWaitLimit`; the reply is read by
-`replies.read_reply`. Every SDK failure becomes a `ClaudeError` of one kind, and the API key never appears in
+`replies.read_reply`. Every SDK failure becomes a `ModelError` of one kind, and the API key never appears in
 one or in this module's logs.
 """
 
@@ -18,10 +18,11 @@ from typing import Any, NotRequired, TypedDict
 
 import anthropic
 
+from modelcalls import ModelReply
 from providers.claude.config import ClaudeConfig
-from providers.claude.errors import ClaudeError, ClaudeErrorKind
-from providers.claude.replies import ClaudeReply, read_reply
+from providers.claude.replies import read_reply
 from providers.claude.retries import RetryWaitLimit, ServerWaitTooLong
+from providers.errors import ModelError, ModelErrorKind
 
 logger = logging.getLogger(__name__)
 
@@ -53,13 +54,13 @@ def call_claude(
     max_tokens: int,
     tools: list[dict[str, Any]] | None = None,
     tool_choice: dict[str, Any] | None = None,
-) -> ClaudeReply:
-    """Send one Messages API request and return the reply, or raise `ClaudeError`.
+) -> ModelReply:
+    """Send one Messages API request and return the reply, or raise `ModelError`.
 
     No sampling parameter (temperature, top_p, top_k) is sent: API version 2026-10-21, the one anthropic 2.x
     speaks, answers 400 to any of them, even at its default value.
 
-    Raises `ClaudeError` with kind "refused" for a refusal, and "malformed" for a reply that is not a
+    Raises `ModelError` with kind "refused" for a refusal, and "malformed" for a reply that is not a
     readable message, or that lacks the tool call a forcing `tool_choice` asked for.
     """
     kwargs: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": messages}
@@ -91,15 +92,15 @@ def call_claude(
 
 def reply_of(
     send: Callable[[], object],
-    read: Callable[[object, int], ClaudeReply],
-    failure: Callable[[Exception], ClaudeError],
+    read: Callable[[object, int], ModelReply],
+    failure: Callable[[Exception], ModelError],
     failures: tuple[type[Exception], ...],
     *,
     api_key: str,
     who: str,
-) -> ClaudeReply:
+) -> ModelReply:
     """One SDK call, whichever SDK: `send()` makes it, `read(outcome, latency_ms)` reads what came back, and an
-    exception of `failures` becomes `failure(exc)`. A `ClaudeError` comes out with the key redacted from its
+    exception of `failures` becomes `failure(exc)`. A `ModelError` comes out with the key redacted from its
     detail; failure and reply are both logged, naming `who`."""
     started = time.monotonic()
     outcome: object
@@ -109,12 +110,12 @@ def reply_of(
         outcome = failure(exc)
     latency_ms = round((time.monotonic() - started) * 1000)
     try:
-        if isinstance(outcome, ClaudeError):
+        if isinstance(outcome, ModelError):
             # Raised outside the `except` so it has no __context__: the SDK's exception holds the
             # request, and with it the Authorization header.
             raise outcome
         reply = read(outcome, latency_ms)
-    except ClaudeError as err:
+    except ModelError as err:
         err.detail = _redact(err.detail, api_key)
         logger.warning("%s failed after %d ms (%s): %s", who, latency_ms, err.kind, err.detail)
         raise
@@ -148,7 +149,7 @@ def _client(
     )
 
 
-def _kind_for_status(status_code: int) -> ClaudeErrorKind:
+def _kind_for_status(status_code: int) -> ModelErrorKind:
     if status_code == 429:
         return "rate_limited"
     if status_code in (401, 403):
@@ -163,10 +164,10 @@ def _kind_for_status(status_code: int) -> ClaudeErrorKind:
 _SDK_FAILURES = (anthropic.AnthropicError, ServerWaitTooLong, json.JSONDecodeError, UnicodeDecodeError)
 
 
-def _to_claude_error(exc: Exception, config: ClaudeConfig) -> ClaudeError:
+def _to_claude_error(exc: Exception, config: ClaudeConfig) -> ModelError:
     attempts = config.max_retries + 1
     if isinstance(exc, ServerWaitTooLong):
-        return ClaudeError(
+        return ModelError(
             _kind_for_status(exc.status_code),
             f"HTTP {exc.status_code}; the server asked to wait {exc.wait_seconds:.1f} s before retrying, "
             f"more than the {config.max_retry_wait_seconds:g} s allowed, so no retry was made: {exc.body}",
@@ -174,31 +175,31 @@ def _to_claude_error(exc: Exception, config: ClaudeConfig) -> ClaudeError:
             exc.request_id,
         )
     if isinstance(exc, anthropic.APITimeoutError):
-        return ClaudeError(
+        return ModelError(
             "timeout", f"No reply within {config.timeout_seconds:g} s, on each of {attempts} attempt(s)."
         )
     if isinstance(exc, anthropic.APIConnectionError):
         cause = exc.__cause__
         reason = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
-        return ClaudeError("connection", f"Could not connect after {attempts} attempt(s): {reason}")
+        return ModelError("connection", f"Could not connect after {attempts} attempt(s): {reason}")
     if isinstance(exc, anthropic.APIResponseValidationError):
-        return ClaudeError(
+        return ModelError(
             "malformed", f"HTTP {exc.status_code}: {exc.message} Body: {exc.body!r}", exc.status_code
         )
     if isinstance(exc, anthropic.APIStatusError):
         explanation = exc.api_message or (exc.body if isinstance(exc.body, str) else None) or str(exc)
         error_type = f" {exc.type}" if exc.type else ""
-        return ClaudeError(
+        return ModelError(
             _kind_for_status(exc.status_code),
             f"HTTP {exc.status_code}{error_type} after {attempts} attempt(s): {explanation}",
             exc.status_code,
             exc.request_id,
         )
     if isinstance(exc, json.JSONDecodeError | UnicodeDecodeError):
-        return ClaudeError("malformed", f"The 200 reply body is not valid JSON: {exc}", 200)
+        return ModelError("malformed", f"The 200 reply body is not valid JSON: {exc}", 200)
     if isinstance(exc, anthropic.CredentialsError):
-        return ClaudeError("auth", f"{type(exc).__name__}: {exc}")
-    return ClaudeError("server_error", f"{type(exc).__name__}: {exc}")
+        return ModelError("auth", f"{type(exc).__name__}: {exc}")
+    return ModelError("server_error", f"{type(exc).__name__}: {exc}")
 
 
 def _redact(text: str, api_key: str) -> str:

@@ -1,9 +1,9 @@
-"""What a Claude call costs: prices by model, `cost_usd`, and `Usage` (tokens and cost, as billed)."""
+"""What a Claude call costs: prices by model and `cost_usd` (a served model is priced the same way, by its
+config's prices)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from types import MappingProxyType
 from typing import Final
@@ -29,25 +29,6 @@ FALLBACK_PRICE: Final = (Decimal("15"), Decimal("75"))
 CACHE_WRITE_MULTIPLIER: Final = Decimal("1.25")
 CACHE_READ_MULTIPLIER: Final = Decimal("0.1")
 COST_QUANTUM: Final = Decimal("0.000001")
-
-
-@dataclass(frozen=True)
-class Usage:
-    """What a call consumed and what it cost, as Anthropic bills it."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: Decimal = Decimal(0)
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.input_tokens + other.input_tokens,
-            self.output_tokens + other.output_tokens,
-            self.cost_usd + other.cost_usd,
-        )
-
-
-NO_USAGE: Final = Usage()
 
 
 def price_for(model: str, prices: Mapping[str, tuple[Decimal, Decimal]]) -> tuple[Decimal, Decimal]:

@@ -1,59 +1,17 @@
-"""Reading a reply: `ClaudeReply` from a Messages API message, checked strictly, or a `ClaudeError`."""
+"""Reading a reply: `ModelReply` from a Messages API message, checked strictly, or a `ModelError`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any, NoReturn, TypeGuard
 
 from anthropic.types import Message
 
+from modelcalls import NO_USAGE, ModelReply, Usage
 from providers.claude.config import ClaudeConfig
-from providers.claude.errors import ClaudeError
-from providers.claude.pricing import NO_USAGE, Usage, cost_usd
+from providers.claude.pricing import cost_usd
+from providers.errors import ModelError
 
 _FORCING_TOOL_CHOICES = frozenset({"tool", "any"})
-
-
-@dataclass(frozen=True)
-class ClaudeReply:
-    """What one successful call produced, with its token usage and cost."""
-
-    text: str
-    tool_input: dict[str, Any] | None
-    model: str
-    input_tokens: int
-    output_tokens: int
-    cost_usd: Decimal
-    latency_ms: int
-    stop_reason: str | None
-
-    @property
-    def usage(self) -> Usage:
-        return Usage(self.input_tokens, self.output_tokens, self.cost_usd)
-
-    @classmethod
-    def of(
-        cls,
-        usage: Usage,
-        *,
-        text: str,
-        model: str,
-        latency_ms: int,
-        stop_reason: str | None,
-        tool_input: dict[str, Any] | None = None,
-    ) -> ClaudeReply:
-        """A reply billed `usage`."""
-        return cls(
-            text=text,
-            tool_input=tool_input,
-            model=model,
-            input_tokens=usage.input_tokens,
-            output_tokens=usage.output_tokens,
-            cost_usd=usage.cost_usd,
-            latency_ms=latency_ms,
-            stop_reason=stop_reason,
-        )
 
 
 def read_reply(
@@ -63,8 +21,8 @@ def read_reply(
     tool_choice: dict[str, Any] | None,
     config: ClaudeConfig,
     latency_ms: int,
-) -> ClaudeReply:
-    """The reply `message` holds; `ClaudeError` "refused" for a refusal, "malformed" for anything unreadable.
+) -> ModelReply:
+    """The reply `message` holds; `ModelError` "refused" for a refusal, "malformed" for anything unreadable.
 
     A reply that came back but cannot be used still carries what it was billed, as the error's `usage`.
     """
@@ -84,7 +42,7 @@ def read_reply(
         billed = _billed(model, input_tokens, output_tokens, usage, config)
     if stop_reason == "refusal":
         details = message.stop_details
-        raise ClaudeError(
+        raise ModelError(
             "refused",
             f"stop_reason=refusal, category={getattr(details, 'category', None)!r}, "
             f"explanation={getattr(details, 'explanation', None)!r}, "
@@ -96,10 +54,10 @@ def read_reply(
         _malformed(f"usage lacks token counts: {usage!r}")
     try:
         text, tool_input = _read_content(message, stop_reason, tool_choice)
-    except ClaudeError as err:
+    except ModelError as err:
         err.usage = billed  # the reply was billed even though it cannot be used
         raise
-    return ClaudeReply.of(
+    return ModelReply.of(
         billed, text=text, tool_input=tool_input, model=model, latency_ms=latency_ms, stop_reason=stop_reason
     )
 
@@ -161,4 +119,4 @@ def _is_count(value: object) -> TypeGuard[int]:
 
 
 def _malformed(detail: str) -> NoReturn:
-    raise ClaudeError("malformed", detail, 200)
+    raise ModelError("malformed", detail, 200)

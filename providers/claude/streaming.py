@@ -3,7 +3,7 @@
 The API streams Server-Sent Events: `message_start` (the model and the input tokens), `content_block_delta`s
 (the text), `message_delta` (the stop reason and the output tokens, cumulative) and `message_stop`. A stream
 can break after some text: an `error` event (the API overloaded mid-answer), a connection lost, a body that
-ends without `message_stop`. Each break is a `ClaudeError` whose `usage` is what the call was billed as far as
+ends without `message_stop`. Each break is a `ModelError` whose `usage` is what the call was billed as far as
 the stream told: the input tokens from `message_start`, and the output tokens from `message_delta`, or, when
 none came, at most one token per byte of the text received (a token covers at least one byte, as
 `garden.answering.synthesis.claude.most_cost` reasons): never less than was billed.
@@ -20,16 +20,16 @@ from typing import Any, Protocol
 import anthropic
 import httpx2
 
+from modelcalls import NO_USAGE, ModelReply, Usage
 from providers.claude.client import _SDK_FAILURES, _client, _redact, _to_claude_error
 from providers.claude.config import ClaudeConfig
-from providers.claude.errors import ClaudeError, ClaudeErrorKind
-from providers.claude.pricing import NO_USAGE, Usage, cost_usd
-from providers.claude.replies import ClaudeReply
+from providers.claude.pricing import cost_usd
+from providers.errors import ModelError, ModelErrorKind
 
 logger = logging.getLogger(__name__)
 
 # The `type` of an `error` event's error, as the API names them, to the kind of failure it is.
-_STREAM_ERROR_KINDS: dict[str, ClaudeErrorKind] = {
+_STREAM_ERROR_KINDS: dict[str, ModelErrorKind] = {
     "overloaded_error": "server_error",
     "api_error": "server_error",
     "rate_limit_error": "rate_limited",
@@ -75,7 +75,7 @@ class ModelStream:
         raise NotImplementedError
 
     def text(self) -> Iterator[str]:
-        """The text as the model writes it, a piece at a time; raises `ClaudeError` on a failure or a break."""
+        """The text as the model writes it, a piece at a time; raises `ModelError` on a failure or a break."""
         try:
             self._stream = self._begin()
             for event in self._stream:
@@ -88,7 +88,7 @@ class ModelStream:
         else:
             if self._ended():
                 return
-            failure = ClaudeError("connection", self._unended, 200)
+            failure = ModelError("connection", self._unended, 200)
         # Raised outside the `except` so it has no __context__: the SDK's exception holds the request.
         raise self._failed(failure)
 
@@ -104,7 +104,7 @@ class ModelStream:
         """Whether the stream told its end (a body may stop without it: a connection lost)."""
         raise NotImplementedError
 
-    def _stream_error(self, exc: BaseException) -> ClaudeError:
+    def _stream_error(self, exc: BaseException) -> ModelError:
         raise NotImplementedError
 
     def close(self) -> None:
@@ -112,9 +112,9 @@ class ModelStream:
         if self._stream is not None:
             self._stream.close()
 
-    def reply(self) -> ClaudeReply:
+    def reply(self) -> ModelReply:
         """The whole reply's figures, once `text()` has run to its end (the text is the caller's)."""
-        return ClaudeReply.of(
+        return ModelReply.of(
             self.usage,
             text="",
             model=self.model,
@@ -122,7 +122,7 @@ class ModelStream:
             stop_reason=self.stop_reason,
         )
 
-    def _failed(self, error: ClaudeError) -> ClaudeError:
+    def _failed(self, error: ModelError) -> ModelError:
         error.usage = self.usage
         error.detail = _redact(error.detail, self._config.api_key)
         logger.warning(
@@ -139,7 +139,7 @@ class ModelStream:
 class ClaudeStream(ModelStream):
     """A streamed call: iterate `text()` for the text as it is written; `reply()` once it is whole.
 
-    `text()` raises `ClaudeError` when the call fails or the stream breaks, with `usage` as billed so far;
+    `text()` raises `ModelError` when the call fails or the stream breaks, with `usage` as billed so far;
     `close()` stops reading (the reader left), after which `usage` is what was billed up to then.
     """
 
@@ -212,13 +212,13 @@ class ClaudeStream(ModelStream):
             self._stopped = True
         return ""
 
-    def _stream_error(self, exc: BaseException) -> ClaudeError:
+    def _stream_error(self, exc: BaseException) -> ModelError:
         if isinstance(exc, anthropic.APIStatusError) and exc.status_code == 200:
             # An `error` event after the stream began: its body names the error's type.
             body: dict[str, Any] = exc.body if isinstance(exc.body, dict) else {}
             error: dict[str, Any] = body["error"] if isinstance(body.get("error"), dict) else {}
             error_type = str(error.get("type", ""))
-            return ClaudeError(
+            return ModelError(
                 _STREAM_ERROR_KINDS.get(error_type, "server_error"),
                 f"An error event mid-stream: {error_type} {error.get('message', '')}".strip(),
                 200,
@@ -226,6 +226,6 @@ class ClaudeStream(ModelStream):
         began = self._input_tokens is not None
         if isinstance(exc, httpx2.HTTPError) or (began and isinstance(exc, anthropic.APIConnectionError)):
             cause = exc.__cause__ if isinstance(exc, anthropic.APIConnectionError) and exc.__cause__ else exc
-            return ClaudeError("connection", f"The stream broke: {type(cause).__name__}: {cause}", 200)
+            return ModelError("connection", f"The stream broke: {type(cause).__name__}: {cause}", 200)
         assert isinstance(exc, Exception)
         return _to_claude_error(exc, self._config)

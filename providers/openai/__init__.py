@@ -2,8 +2,9 @@
 called through the official `openai` SDK as Claude is called through `providers.claude`.
 
 `config` holds `OpenAIConfig` and `openai_config()` (the settings' `OPENAI_BASE_URL`, `OPENAI_API_KEY`, prices);
-`client` makes one call (`call_openai`), `streaming` a streamed one (`OpenAIStream`). Replies and failures take
-the Claude client's shapes (`ClaudeReply`, `ClaudeError`), so `providers.chat` calls either model alike. Plain
+`client` makes one call (`call_openai`), `streaming` a streamed one (`OpenAIStream`). Replies and failures are
+the ones the Claude client gives (`modelcalls.ModelReply`, `providers.errors.ModelError`), so `providers.chat`
+calls either model alike. Plain
 Python: only `openai_config()` reads Django settings, when called.
 """
 

@@ -1,8 +1,8 @@
-"""`call_openai`: one chat completion through the official `openai` SDK, as a `ClaudeReply` or a `ClaudeError`.
+"""`call_openai`: one chat completion through the official `openai` SDK, as a `ModelReply` or a `ModelError`.
 
 The request is the one a Claude call makes, written as a chat completion: the system prompt as the first message,
 and a forced tool call (the judge's) as a strict JSON schema (`response_format`), whose reply is read back as the
-tool's input. The reply and its failures take the Claude client's shapes (`ClaudeReply`, `ClaudeError` and the
+tool's input. The reply and its failures are the ones a Claude call gives (`ModelReply`, `ModelError` and the
 messages readers see), so whoever calls a model reads one kind of reply and one kind of failure whichever model
 answered. Retries are the SDK's own: connection errors, timeouts, 408, 409, 429 and 5xx, with exponential backoff,
 and a server's `retry-after` honoured up to the SDK's two minutes. The API key never appears in an error or a log.
@@ -18,10 +18,10 @@ from typing import Any, NoReturn, TypeGuard, Unpack
 import openai
 from openai.types.chat import ChatCompletion
 
+from modelcalls import ModelReply, Usage
 from providers.claude.client import Call, _kind_for_status, reply_of
-from providers.claude.errors import ClaudeError
-from providers.claude.pricing import Usage, cost_usd
-from providers.claude.replies import ClaudeReply
+from providers.claude.pricing import cost_usd
+from providers.errors import ModelError
 from providers.openai.config import OpenAIConfig
 
 logger = logging.getLogger(__name__)
@@ -70,8 +70,8 @@ def forced_tool(
     return next(tool for tool in tools if tool["name"] == (tool_choice or {}).get("name"))
 
 
-def call_openai(config: OpenAIConfig, **call: Unpack[Call]) -> ClaudeReply:
-    """Send one chat completion and return the reply, or raise `ClaudeError` (as `call_claude` does).
+def call_openai(config: OpenAIConfig, **call: Unpack[Call]) -> ModelReply:
+    """Send one chat completion and return the reply, or raise `ModelError` (as `call_claude` does).
 
     A forced tool call's reply is its JSON read as `tool_input`; one that is not a JSON object is "malformed".
     """
@@ -97,36 +97,36 @@ def _client(api_key: str, base_url: str | None, timeout_seconds: float, max_retr
     return openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_seconds, max_retries=max_retries)
 
 
-def to_error(exc: BaseException, config: OpenAIConfig) -> ClaudeError:
-    """An SDK failure as the `ClaudeError` of its kind."""
+def to_error(exc: BaseException, config: OpenAIConfig) -> ModelError:
+    """An SDK failure as the `ModelError` of its kind."""
     attempts = config.max_retries + 1
     if isinstance(exc, openai.APITimeoutError):
-        return ClaudeError(
+        return ModelError(
             "timeout", f"No reply within {config.timeout_seconds:g} s, on each of {attempts} attempt(s)."
         )
     if isinstance(exc, openai.APIConnectionError):
         cause = exc.__cause__
         reason = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
-        return ClaudeError(
+        return ModelError(
             "connection", f"Could not connect to {config.base_url} after {attempts} attempt(s): {reason}"
         )
     if isinstance(exc, openai.APIResponseValidationError):
-        return ClaudeError("malformed", f"HTTP {exc.status_code}: {exc.message} Body: {exc.body!r}", 200)
+        return ModelError("malformed", f"HTTP {exc.status_code}: {exc.message} Body: {exc.body!r}", 200)
     if isinstance(exc, openai.APIStatusError):
-        return ClaudeError(
+        return ModelError(
             _kind_for_status(exc.status_code),
             f"HTTP {exc.status_code} after {attempts} attempt(s): {exc.message}",
             exc.status_code,
             exc.request_id,
         )
     if isinstance(exc, json.JSONDecodeError | UnicodeDecodeError):
-        return ClaudeError("malformed", f"The 200 reply body is not valid JSON: {exc}", 200)
-    return ClaudeError("server_error", f"{type(exc).__name__}: {exc}")
+        return ModelError("malformed", f"The 200 reply body is not valid JSON: {exc}", 200)
+    return ModelError("server_error", f"{type(exc).__name__}: {exc}")
 
 
 def _read(
     completion: object, requested_model: str, forced: bool, config: OpenAIConfig, latency_ms: int
-) -> ClaudeReply:
+) -> ModelReply:
     """The reply a chat completion holds; "refused" for a refusal, "malformed" for anything unreadable (with
     what it was billed, when its usage says)."""
     # Without strict validation the SDK hands back whatever the body held: check everything.
@@ -140,10 +140,10 @@ def _read(
     billed = Usage(input_tokens, output_tokens, cost_usd(model, input_tokens, output_tokens, config.prices))
     try:
         text, stop_reason, tool_input = _content(completion, forced)
-    except ClaudeError as err:
+    except ModelError as err:
         err.usage = billed  # the reply was billed even though it cannot be used
         raise
-    return ClaudeReply.of(
+    return ModelReply.of(
         billed, text=text, tool_input=tool_input, model=model, latency_ms=latency_ms, stop_reason=stop_reason
     )
 
@@ -157,7 +157,7 @@ def _content(completion: ChatCompletion, forced: bool) -> tuple[str, str | None,
     finish = choice.finish_reason if isinstance(choice.finish_reason, str) else None
     refusal = getattr(message, "refusal", None)
     if finish == "content_filter" or refusal:
-        raise ClaudeError("refused", f"finish_reason={finish!r}, refusal={refusal!r}", 200)
+        raise ModelError("refused", f"finish_reason={finish!r}, refusal={refusal!r}", 200)
     text = message.content if isinstance(message.content, str) else ""
     stop_reason = STOP_REASONS.get(finish or "", finish)
     if not forced:
@@ -178,4 +178,4 @@ def _is_count(value: object) -> TypeGuard[int]:
 
 
 def _malformed(detail: str) -> NoReturn:
-    raise ClaudeError("malformed", detail, 200)
+    raise ModelError("malformed", detail, 200)

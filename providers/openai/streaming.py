@@ -3,7 +3,7 @@
 The chat API streams Server-Sent Events, each a `chat.completion.chunk`: the text in `choices[0].delta.content`,
 the stop in `choices[0].finish_reason`, and, asked for with `stream_options.include_usage`, a last chunk with
 the usage, then `data: [DONE]`. A stream can break after some text: an `error` object in place of a chunk, the
-connection lost, a body that ends without a finish reason. Each break is a `ClaudeError` (as `ClaudeStream`'s)
+connection lost, a body that ends without a finish reason. Each break is a `ModelError` (as `ClaudeStream`'s)
 whose `usage` is what the call was billed as far as the stream told; the usage comes only at the end, so until
 then it is bounded from above: a token a byte of the request and of the text received (a token covers at least
 one byte), never less than was billed.
@@ -18,9 +18,10 @@ from typing import Any
 import httpx2
 import openai
 
-from providers.claude.errors import ClaudeError
-from providers.claude.pricing import Usage, cost_usd
+from modelcalls import Usage
+from providers.claude.pricing import cost_usd
 from providers.claude.streaming import ModelStream
+from providers.errors import ModelError
 from providers.openai.client import FAILURES, STOP_REASONS, chat_request, client_for, to_error
 from providers.openai.config import OpenAIConfig
 
@@ -91,11 +92,11 @@ class OpenAIStream(ModelStream):
         content = getattr(choices[0].delta, "content", None)
         return content if isinstance(content, str) else ""
 
-    def _stream_error(self, exc: BaseException) -> ClaudeError:
+    def _stream_error(self, exc: BaseException) -> ModelError:
         began = self._received_bytes > 0
         if isinstance(exc, httpx2.HTTPError) or (began and isinstance(exc, openai.APIConnectionError)):
             cause = exc.__cause__ or exc
-            return ClaudeError("connection", f"The stream broke: {type(cause).__name__}: {cause}", 200)
+            return ModelError("connection", f"The stream broke: {type(cause).__name__}: {cause}", 200)
         error = to_error(exc, self._config)
         if error.kind == "server_error" and began:
             error.detail = f"An error mid-stream: {error.detail}"

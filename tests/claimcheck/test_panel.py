@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 
 from claimcheck.claims import split_claims
-from claimcheck.claude_client import Usage
 from claimcheck.judges.claude import TOOL_NAME, ClaimToJudge, most_cost
 from claimcheck.judges.types import Source
 from claimcheck.panel import (
@@ -21,6 +20,7 @@ from claimcheck.panel import (
 from claimcheck.quote_gate import quote_passed
 from claimcheck.terms import Flag, JudgeMode, RiskLabel
 from claimcheck.verdict import Scored, compact_line, score
+from modelcalls import Usage
 from providers.claude import ClaudeConfig
 from tests.fakes.messages_api import status
 from verifier.claude_adapter import GardenClaude

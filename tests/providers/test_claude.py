@@ -13,22 +13,17 @@ import anthropic
 import anthropic._base_client
 import pytest
 
-from providers.claude import (
+from modelcalls import ModelReply, Usage
+from providers.claude import FALLBACK_PRICE, ClaudeConfig, call_claude, cost_usd, price_for
+from providers.errors import (
     AUTH_MESSAGE,
     BAD_REQUEST_MESSAGE,
-    FALLBACK_PRICE,
     MALFORMED_MESSAGE,
     RATE_LIMITED_MESSAGE,
     REFUSED_MESSAGE,
     SERVER_ERROR_MESSAGE,
     TIMEOUT_MESSAGE,
-    ClaudeConfig,
-    ClaudeError,
-    ClaudeReply,
-    Usage,
-    call_claude,
-    cost_usd,
-    price_for,
+    ModelError,
 )
 from tests.fakes import messages_api
 from tests.fakes.messages_api import FakeMessagesAPI, delay, malformed, reply_text, status
@@ -57,7 +52,7 @@ def make_config(api: FakeMessagesAPI, **overrides: Any) -> ClaudeConfig:
     return ClaudeConfig(**settings)
 
 
-def ask(config: ClaudeConfig, **overrides: Any) -> ClaudeReply:
+def ask(config: ClaudeConfig, **overrides: Any) -> ModelReply:
     arguments: dict[str, Any] = {
         "model": MODEL,
         "system": "Answer only from the garden's articles.",
@@ -93,8 +88,8 @@ def unused_local_url() -> str:
     return f"http://127.0.0.1:{port}"
 
 
-def fail(config: ClaudeConfig, **overrides: Any) -> ClaudeError:
-    with pytest.raises(ClaudeError) as caught:
+def fail(config: ClaudeConfig, **overrides: Any) -> ModelError:
+    with pytest.raises(ModelError) as caught:
         ask(config, **overrides)
     return caught.value
 
@@ -441,7 +436,7 @@ def test_custom_prices_are_used_for_the_reply_cost(fake_messages_api: FakeMessag
 
 
 def test_claude_error_survives_pickling() -> None:
-    error = ClaudeError("refused", "declined", 200, "req_1", usage=Usage(12, 1, Decimal("0.000017")))
+    error = ModelError("refused", "declined", 200, "req_1", usage=Usage(12, 1, Decimal("0.000017")))
 
     copy = pickle.loads(pickle.dumps(error))
 

@@ -1,11 +1,12 @@
 """`ClaudeStream` against the fake Messages API speaking Claude's streaming events: the text as written, the
-usage as billed, and each way a stream breaks as a `ClaudeError` carrying what was billed so far."""
+usage as billed, and each way a stream breaks as a `ModelError` carrying what was billed so far."""
 
 import time
 
 import pytest
 
-from providers.claude import ClaudeConfig, ClaudeError, ClaudeStream
+from providers.claude import ClaudeConfig, ClaudeStream
+from providers.errors import ModelError
 from tests.fakes.messages_api import FakeMessagesAPI, streamed
 
 pytest_plugins = ["tests.fakes.messages_api"]
@@ -53,7 +54,7 @@ def test_a_broken_stream_raises_with_what_was_billed_so_far(
 ) -> None:
     fake_messages_api.enqueue(streamed(TEXT, input_tokens=900, break_after=3, break_with=break_with))
     received = []
-    with pytest.raises(ClaudeError) as raised:
+    with pytest.raises(ModelError) as raised:
         for piece in stream_of(fake_messages_api).text():
             received.append(piece)
     assert "".join(received) == "The viaduct is "
@@ -70,6 +71,6 @@ def test_a_request_refused_before_the_stream_raises_as_a_call_does(
     fake_messages_api: FakeMessagesAPI,
 ) -> None:
     fake_messages_api.status(400)
-    with pytest.raises(ClaudeError) as raised:
+    with pytest.raises(ModelError) as raised:
         list(stream_of(fake_messages_api).text())
     assert raised.value.kind == "bad_request" and raised.value.usage.input_tokens == 0

@@ -1,6 +1,6 @@
 """The served model's client (`providers.openai`) against the fake chat completions API, through the real `openai`
 SDK: a forced tool call sent as a strict JSON schema and read back, the key never in an error or a log, and a
-stream's breaks as `ClaudeError`s carrying no less than was billed."""
+stream's breaks as `ModelError`s carrying no less than was billed."""
 
 import json
 import logging
@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 
 from providers.chat import chat_call
-from providers.claude import AUTH_MESSAGE, ClaudeError
+from providers.errors import AUTH_MESSAGE, ModelError
 from providers.openai import OpenAIConfig, OpenAIStream
 from tests.fakes import chat_completions as chat
 
@@ -65,7 +65,7 @@ def test_the_key_is_never_in_an_error_or_the_log(
     fake_chat_api.enqueue(chat.status(401, f"Incorrect API key provided: {KEY}. Bearer {KEY}"))
     caplog.set_level(logging.DEBUG, logger="providers")
 
-    with pytest.raises(ClaudeError) as failed:
+    with pytest.raises(ModelError) as failed:
         chat_call(config_of(fake_chat_api), model="m", system="", messages=[], max_tokens=5)
 
     assert failed.value.kind == "auth" and failed.value.message == AUTH_MESSAGE
@@ -87,7 +87,7 @@ def test_a_stream_that_breaks_is_an_error_billed_no_less_than_what_came(
     )
     pieces: list[str] = []
 
-    with pytest.raises(ClaudeError) as broke:
+    with pytest.raises(ModelError) as broke:
         for piece in stream.text():
             pieces.append(piece)
 

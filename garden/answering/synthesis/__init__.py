@@ -24,8 +24,9 @@ import numpy.typing as npt
 from django.conf import settings
 from django.utils.module_loading import import_string
 
+from modelcalls import Budget
 from providers.chat import ChatConfig
-from providers.claude import Budget, claude_config
+from providers.claude import claude_config
 from providers.openai import openai_config
 from providers.timing import phase
 

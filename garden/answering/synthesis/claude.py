@@ -23,8 +23,10 @@ from garden.answering.synthesis import (
     abstaining,
     abstains,
 )
+from modelcalls import Booking, Budget, ModelReply, Usage, book
 from providers.chat import ChatConfig, chat_call, chat_stream
-from providers.claude import Budget, ClaudeError, ClaudeReply, Usage, cost_usd
+from providers.claude import cost_usd
+from providers.errors import ModelError
 from text.markup import TRAILING
 from text.prompts import escape_for_prompt, unescape_from_prompt
 
@@ -77,11 +79,9 @@ def most_cost(config: ChatConfig, *, model: str, messages: list[dict[str, Any]],
 
 def _booked(
     config: ChatConfig, budget: Budget | None, model: str, messages: list[dict[str, Any]], max_tokens: int
-) -> object | None:
+) -> Booking:
     """The booking of the most an answer can cost; raises `BudgetSpent` when what is left cannot cover it."""
-    if budget is None:
-        return None
-    booking = budget.book(model, most_cost(config, model=model, messages=messages, max_tokens=max_tokens))
+    booking = book(budget, model, most_cost(config, model=model, messages=messages, max_tokens=max_tokens))
     if booking is None:
         raise BudgetSpent
     return booking
@@ -116,15 +116,13 @@ def synthesize(
     model, config = writer.model, writer.config
     messages, max_tokens = _request(question, sources)
     booking = _booked(config, budget, model, messages, max_tokens)
-    # Anything but a ClaudeError leaves the booking standing at its most: the call may have been billed.
+    # Anything but a ModelError leaves the booking standing at its most: the call may have been billed.
     try:
         reply = chat_call(config, model=model, system=SYSTEM_PROMPT, messages=messages, max_tokens=max_tokens)
-    except ClaudeError as error:
-        if budget is not None:
-            budget.settle(booking, error.usage)
+    except ModelError as error:
+        booking.settle(error.usage)
         return _failed(writer, model, error.message, error.usage)
-    if budget is not None:
-        budget.settle(booking, reply.usage)
+    booking.settle(reply.usage)
     return _finished(writer, reply, reply.text, sources)
 
 
@@ -158,9 +156,8 @@ def synthesize_streaming(
         for piece in stream.text():
             written.append(piece)
             yield piece
-    except ClaudeError as error:
-        if budget is not None:
-            budget.settle(booking, error.usage)
+    except ModelError as error:
+        booking.settle(error.usage)
         message = error.message
         if written:
             message = STREAM_LOST if error.kind in ("connection", "timeout") else STREAM_BROKEN
@@ -169,8 +166,7 @@ def synthesize_streaming(
         return _failed(writer, stream.model, message, error.usage)
     except (ReaderLeft, StreamTimedOut) as stopped:
         stream.close()
-        if budget is not None:
-            budget.settle(booking, stream.usage)
+        booking.settle(stream.usage)
         return _failed(
             writer,
             stream.model,
@@ -178,15 +174,14 @@ def synthesize_streaming(
             stream.usage,
         )
     reply = stream.reply()
-    if budget is not None:
-        budget.settle(booking, reply.usage)
+    booking.settle(reply.usage)
     finished = _finished(writer, reply, "".join(written), sources)
     if finished.error and not written and writer.falls_back:
         raise ModelFailed(finished)
     return finished
 
 
-def _finished(writer: Writer, reply: ClaudeReply, text: str, sources: Sequence[SourceText]) -> Synthesis:
+def _finished(writer: Writer, reply: ModelReply, text: str, sources: Sequence[SourceText]) -> Synthesis:
     """The answer to store from a whole reply: read back from the prompt's escaping, and cut to its whole
     sentences when it reached its length limit."""
     # Claude read "<" as "&lt;" and may write it so; a source that really holds "&lt;" keeps it.

@@ -14,7 +14,7 @@ from garden.answering.synthesis.claude import CUT_OFF_REPLY, SYSTEM_PROMPT
 from garden.answering.synthesis.extractive import plain
 from garden.models import Answer, Generator, Retrieval
 from garden.sync import garden_import
-from providers.claude import MALFORMED_MESSAGE, RATE_LIMITED_MESSAGE, SERVER_ERROR_MESSAGE, TIMEOUT_MESSAGE
+from providers.errors import MALFORMED_MESSAGE, RATE_LIMITED_MESSAGE, SERVER_ERROR_MESSAGE, TIMEOUT_MESSAGE
 from tests.factories import garden_write, verified_by_claude
 from tests.fakes import messages_api as fake
 from verifier.queueing import verification_create

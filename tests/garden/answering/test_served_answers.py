@@ -14,7 +14,7 @@ from garden.answering.streaming import AskEvent, AskEventKind
 from garden.answering.synthesis import SERVED
 from garden.answering.synthesis.claude import STREAM_BROKEN, SYSTEM_PROMPT
 from garden.models import Answer, Generator, SearchRule
-from providers.claude import (
+from providers.errors import (
     CONNECTION_MESSAGE,
     MALFORMED_MESSAGE,
     RATE_LIMITED_MESSAGE,

@@ -1,4 +1,5 @@
-"""`ClaudeError`: a failed Claude call, its kind, and the message users see for each kind."""
+"""`ModelError`: a failed call to a model (Claude, or one served over the OpenAI API), its kind, and the message
+users see for each kind: both clients fail alike, so whoever calls a model catches one error."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Final, Literal
 
-from providers.claude.pricing import NO_USAGE, Usage
+from modelcalls import NO_USAGE, Usage
 
-ClaudeErrorKind = Literal[
+ModelErrorKind = Literal[
     "rate_limited", "server_error", "timeout", "connection", "malformed", "refused", "auth", "bad_request"
 ]
 
@@ -27,7 +28,7 @@ AUTH_MESSAGE: Final = (
 )
 BAD_REQUEST_MESSAGE: Final = "The answer service could not accept this request. Please report this problem."
 
-MESSAGES: Final[Mapping[ClaudeErrorKind, str]] = MappingProxyType(
+MESSAGES: Final[Mapping[ModelErrorKind, str]] = MappingProxyType(
     {
         "rate_limited": RATE_LIMITED_MESSAGE,
         "server_error": SERVER_ERROR_MESSAGE,
@@ -43,7 +44,7 @@ MESSAGES: Final[Mapping[ClaudeErrorKind, str]] = MappingProxyType(
 RETRYABLE_KINDS: Final = frozenset({"rate_limited", "server_error", "timeout", "connection"})
 
 
-class ClaudeError(Exception):
+class ModelError(Exception):
     """A failed call: `kind` for code, `message` for users, `detail` for logs (never holds the key).
 
     `usage` is what a reply that came back but could not be used (a refusal, a malformed answer) was billed;
@@ -52,13 +53,13 @@ class ClaudeError(Exception):
 
     def __init__(
         self,
-        kind: ClaudeErrorKind,
+        kind: ModelErrorKind,
         detail: str,
         status_code: int | None = None,
         request_id: str | None = None,
         usage: Usage = NO_USAGE,
     ) -> None:
-        self.kind: ClaudeErrorKind = kind
+        self.kind: ModelErrorKind = kind
         self.message: str = MESSAGES[kind]
         self.detail = detail
         self.status_code = status_code
@@ -75,4 +76,4 @@ class ClaudeError(Exception):
         return (type(self), (self.kind, self.detail, self.status_code, self.request_id, self.usage))
 
     def __repr__(self) -> str:
-        return f"ClaudeError(kind={self.kind!r}, status_code={self.status_code!r}, detail={self.detail!r})"
+        return f"ModelError(kind={self.kind!r}, status_code={self.status_code!r}, detail={self.detail!r})"
