@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from garden.answering.synthesis import SERVED, writer_for
+from garden.answering.synthesis import writer_for
+from garden.models import Generator
 from modelcalls import Budget, book
 from providers.chat import ChatConfig, chat_call
 from providers.claude import cost_usd
@@ -77,7 +78,11 @@ def condenser(*, anonymous: bool = False) -> Condenser | None:
     writer = writer_for(anonymous=anonymous)
     if writer is None:
         return None
-    model = settings.OPENAI_CONDENSE_MODEL if writer.generator == SERVED else settings.CLAUDE_CONDENSE_MODEL
+    model = (
+        settings.OPENAI_CONDENSE_MODEL
+        if writer.generator == Generator.SERVED
+        else settings.CLAUDE_CONDENSE_MODEL
+    )
     return Condenser(writer.config, model, condense_budget(anonymous=anonymous))
 
 

@@ -6,8 +6,7 @@ import html
 import pytest
 from django.test import Client
 
-from garden.answering.synthesis import SERVED
-from garden.models import Answer
+from garden.models import Answer, Generator
 from tests.conftest import SERVED_MODEL
 from tests.dashboard.test_streaming import events_of, stream_ask, words_then_answer
 from tests.factories import login
@@ -30,7 +29,7 @@ def test_the_answer_page_names_the_served_model_that_answered(
 
     assert "The viaduct is 196 m long" in page
     assert f"({SERVED_MODEL})" in page and "Answered by" in page
-    assert Answer.objects.get().generator == SERVED
+    assert Answer.objects.get().generator == Generator.SERVED
 
 
 def test_a_reader_is_told_when_the_served_model_failed_and_the_local_synthesiser_answered(
@@ -57,4 +56,8 @@ def test_the_api_streams_the_served_model_s_answer_and_names_it(
     words, answer = words_then_answer(events_of(stream_ask(client).streaming_content))
 
     assert len(words) > 5 and "".join(words) == WRITTEN
-    assert answer["answer"] == WRITTEN and answer["model"] == SERVED_MODEL and answer["generator"] == SERVED
+    assert (
+        answer["answer"] == WRITTEN
+        and answer["model"] == SERVED_MODEL
+        and answer["generator"] == Generator.SERVED
+    )

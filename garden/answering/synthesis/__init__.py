@@ -107,8 +107,6 @@ def answer_budget(*, anonymous: bool = False) -> Budget | None:
     return import_string(path)(anonymous=anonymous) if path else None
 
 
-# The generator an answer of a model served over the OpenAI API records (`garden.models.Generator.SERVED`).
-SERVED = "openai"
 SERVED_FAILED = "The served model %s could not write the answer (%s); the local synthesiser wrote it instead."
 
 
@@ -124,7 +122,9 @@ class Writer:
     def falls_back(self) -> bool:
         """Whether the local synthesiser answers when this model fails: a served model's failure gives the
         reader the extractive answer; Claude's is stored with its message, as it always was."""
-        return self.generator == SERVED
+        from garden.models import Generator as AnswerGenerator  # as in `writer_for`
+
+        return self.generator == AnswerGenerator.SERVED
 
 
 def writer_for(*, anonymous: bool) -> Writer | None:
@@ -135,7 +135,7 @@ def writer_for(*, anonymous: bool) -> Writer | None:
     from garden.models import Generator as AnswerGenerator
 
     if settings.ANSWER_PROVIDER == "openai":
-        return Writer(openai_config(), settings.OPENAI_ANSWER_MODEL, SERVED)
+        return Writer(openai_config(), settings.OPENAI_ANSWER_MODEL, AnswerGenerator.SERVED)
     config = claude_config() if settings.ANSWER_PROVIDER == "claude" else None
     return (
         Writer(config, settings.CLAUDE_ANSWER_MODEL, AnswerGenerator.CLAUDE) if config is not None else None

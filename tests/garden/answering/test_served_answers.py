@@ -11,7 +11,6 @@ import pytest
 from garden.answering.asking import question_ask, question_stream
 from garden.answering.condensing import SYSTEM_PROMPT as CONDENSE_PROMPT
 from garden.answering.streaming import AskEvent, AskEventKind
-from garden.answering.synthesis import SERVED
 from garden.answering.synthesis.claude import STREAM_BROKEN, SYSTEM_PROMPT
 from garden.models import Answer, Generator, SearchRule
 from providers.errors import (
@@ -38,7 +37,7 @@ def test_the_served_model_answers_from_numbered_sources_and_costs_nothing_by_def
 
     answer = question_ask(text=IN_SCOPE)
 
-    assert answer.generator == SERVED and answer.model == SERVED_MODEL
+    assert answer.generator == Generator.SERVED and answer.model == SERVED_MODEL
     assert answer.text == "The viaduct is 196 m long [1]." and not answer.error
     assert (answer.input_tokens, answer.output_tokens, answer.cost_usd) == (900, 40, Decimal(0))
     [request] = served.requests
@@ -68,7 +67,7 @@ def test_a_price_for_the_model_books_what_its_tokens_cost(served, settings):
 def test_an_answer_cut_at_its_length_keeps_its_whole_sentences(served):
     served.enqueue(chat.completion("It is 196 m long [1]. It has 11 ar", finish_reason="length"))
     answer = question_ask(text=IN_SCOPE)
-    assert answer.text == "It is 196 m long [1]." and answer.generator == SERVED
+    assert answer.text == "It is 196 m long [1]." and answer.generator == Generator.SERVED
 
 
 def stored(events: list[AskEvent]) -> Answer:
@@ -127,7 +126,7 @@ def test_a_streamed_answer_arrives_a_word_at_a_time_and_is_stored_whole(served):
     deltas = [e.text for e in events if e.kind == AskEventKind.DELTA]
     assert len(deltas) > 3 and "".join(deltas) == text
     answer = stored(events)
-    assert answer.generator == SERVED and answer.model == SERVED_MODEL and answer.text == text
+    assert answer.generator == Generator.SERVED and answer.model == SERVED_MODEL and answer.text == text
     assert (answer.input_tokens, answer.output_tokens) == (850, len(fake.stream_words(text)))
     sent = served.last_request["body"]
     assert sent["stream"] is True and sent["stream_options"] == {"include_usage": True}
@@ -156,7 +155,7 @@ def test_a_stream_that_breaks_mid_answer_keeps_no_half_text(served, break_with):
     events = list(question_stream(text=IN_SCOPE))
 
     answer = stored(events)
-    assert answer.generator == SERVED and answer.text == ""
+    assert answer.generator == Generator.SERVED and answer.text == ""
     assert answer.error == STREAM_BROKEN if break_with == "error" else "lost" in answer.error
 
 
@@ -175,7 +174,7 @@ def test_a_follow_up_is_condensed_by_the_served_model(served):
     condensing, answering = (r["body"] for r in served.requests[-2:])
     assert condensing["messages"][0] == {"role": "system", "content": CONDENSE_PROMPT}
     assert "When was Cold Knap Tunnel built?" in answering["messages"][1]["content"]
-    assert follow_up.generator == SERVED
+    assert follow_up.generator == Generator.SERVED
 
 
 def test_without_answer_provider_nothing_is_sent_to_a_configured_server(fake_chat_api, settings):
