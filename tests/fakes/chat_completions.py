@@ -1,12 +1,12 @@
 """A local HTTP server that speaks enough of the OpenAI chat completions API for the real `openai` SDK to talk to
 it, as Ollama, vLLM, llama.cpp's server and LM Studio speak it.
 
-It is the fake Messages API (`tests.fakes.messages_api`: a FIFO of scripted behaviours, every request recorded)
-with the chat API's paths, bodies and stream: `POST /v1/chat/completions`, a `chat.completion` reply, and with
-`"stream": true` one `chat.completion.chunk` a word, a chunk with the finish reason, one with the usage when
-`stream_options.include_usage` asks, then `data: [DONE]`. A stream breaks as `streamed(...)` scripts: an `error`
-object in place of a chunk (as vLLM and OpenRouter send one mid-stream) or the connection cut. Load the
-`fake_chat_api` fixture with `pytest_plugins = ["tests.fakes.chat_completions"]`.
+It is a `tests.fakes.http_server.FakeHTTPServer` (a FIFO of scripted behaviours, every request recorded), as the
+fake Messages API is, with the chat API's paths, bodies and stream: `POST /v1/chat/completions`, a
+`chat.completion` reply, and with `"stream": true` one `chat.completion.chunk` a word, a chunk with the finish
+reason, one with the usage when `stream_options.include_usage` asks, then `data: [DONE]`. A stream breaks as
+`streamed(...)` scripts: an `error` object in place of a chunk (as vLLM and OpenRouter send one mid-stream) or the
+connection cut. Load the `fake_chat_api` fixture with `pytest_plugins = ["tests.fakes.chat_completions"]`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.messages_api import Behaviour, FakeMessagesAPI, StreamPlan, _Handler, stream_words
+from tests.fakes.http_server import Behaviour, FakeHTTPServer, StreamPlan, _Handler, serving
+from tests.fakes.messages_api import stream_words
 
 CHAT_PATH = "/v1/chat/completions"
 
@@ -90,12 +91,15 @@ def _chunk(number: int, model: str, choices: list[dict[str, Any]], **extra: Any)
     return f"data: {json.dumps(data)}\n\n".encode()
 
 
-class FakeChatAPI(FakeMessagesAPI):
-    """A scripted stand-in for `POST /v1/chat/completions` on 127.0.0.1 (see `FakeMessagesAPI` for the script).
+class FakeChatAPI(FakeHTTPServer):
+    """A scripted stand-in for `POST /v1/chat/completions` on 127.0.0.1 (see `FakeHTTPServer` for the script).
 
     A request is checked as a server would check it (the path, a JSON body with `model` and `messages`); one that
     fails gets a 400 or 404 and does not use up the script.
     """
+
+    PATHS = (CHAT_PATH,)
+    REQUIRED = ("model", "messages")
 
     def __init__(self) -> None:
         super().__init__(default=completion("Hello from the fake chat API."))
@@ -104,17 +108,6 @@ class FakeChatAPI(FakeMessagesAPI):
     def base_url(self) -> str:
         """The URL to give the SDK as `base_url` (it appends `/chat/completions`)."""
         return f"{super().base_url}/v1"
-
-    @staticmethod
-    def _check(method: str, path: str, headers: Mapping[str, str], body: Any) -> tuple[int, str] | None:
-        if method != "POST" or path.split("?", 1)[0] != CHAT_PATH:
-            return 404, f"Not found: {method} {path}"
-        if not isinstance(body, dict):
-            return 400, "The request body is not valid JSON."
-        for name in ("model", "messages"):
-            if name not in body:
-                return 400, f"{name}: Field required"
-        return None
 
     def _stream(self, handler: _Handler, behaviour: Behaviour, body: dict[str, Any], number: int) -> None:
         """The payload's reply as the chat API streams it, broken as `behaviour.stream` says."""
@@ -164,8 +157,4 @@ class FakeChatAPI(FakeMessagesAPI):
 @pytest.fixture
 def fake_chat_api() -> Iterator[FakeChatAPI]:
     """A started fake chat completions API, closed after the test."""
-    api = FakeChatAPI()
-    try:
-        yield api
-    finally:
-        api.close()
+    yield from serving(FakeChatAPI())

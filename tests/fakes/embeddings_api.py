@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.chat_completions import status
-from tests.fakes.messages_api import Behaviour, FakeMessagesAPI
+from tests.fakes.http_server import Behaviour, FakeHTTPServer, serving
 
 EMBEDDINGS_PATH = "/v1/embeddings"
 DIMENSIONS = 256  # not MiniLM's 384, so a test sees the column follow the model's; few words share a bucket
@@ -56,9 +56,12 @@ def embeddings_reply(texts: list[str], dimensions: int) -> Behaviour:
     )
 
 
-class FakeEmbeddingsAPI(FakeMessagesAPI):
+class FakeEmbeddingsAPI(FakeHTTPServer):
     """A scripted stand-in for `POST /v1/embeddings` on 127.0.0.1: vectors of `dimensions` numbers unless the
     script says otherwise. A request without `model` or `input`, or to another path, gets a 400 or 404."""
+
+    PATHS = (EMBEDDINGS_PATH,)
+    REQUIRED = ("model", "input")
 
     def __init__(self, dimensions: int = DIMENSIONS) -> None:
         self.dimensions = dimensions
@@ -84,23 +87,8 @@ class FakeEmbeddingsAPI(FakeMessagesAPI):
         self.enqueue(status(code))
         return self
 
-    @staticmethod
-    def _check(method: str, path: str, headers: Mapping[str, str], body: Any) -> tuple[int, str] | None:
-        if method != "POST" or path.split("?", 1)[0] != EMBEDDINGS_PATH:
-            return 404, f"Not found: {method} {path}"
-        if not isinstance(body, dict):
-            return 400, "The request body is not valid JSON."
-        for name in ("model", "input"):
-            if name not in body:
-                return 400, f"{name}: Field required"
-        return None
-
 
 @pytest.fixture
 def fake_embeddings_api() -> Iterator[FakeEmbeddingsAPI]:
     """A started fake embeddings API, closed after the test."""
-    api = FakeEmbeddingsAPI()
-    try:
-        yield api
-    finally:
-        api.close()
+    yield from serving(FakeEmbeddingsAPI())

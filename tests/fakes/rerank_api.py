@@ -2,20 +2,20 @@
 vLLM serve it: `{"model", "query", "documents", "top_n"}` in, `{"results": [{"index", "relevance_score"}]}` out,
 most relevant first.
 
-It is the fake Messages API (`tests.fakes.messages_api`: a FIFO of scripted behaviours, every request recorded)
-with the re-ranker's paths and bodies; by default it keeps the documents' order. Load the `fake_rerank_api`
-fixture with `pytest_plugins = ["tests.fakes.rerank_api"]`.
+It is a `tests.fakes.http_server.FakeHTTPServer` (a FIFO of scripted behaviours, every request recorded), as the
+fake Messages API is, with the re-ranker's paths and bodies; by default it keeps the documents' order. Load the
+`fake_rerank_api` fixture with `pytest_plugins = ["tests.fakes.rerank_api"]`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
 
-from tests.fakes.messages_api import Behaviour, FakeMessagesAPI, Responder
+from tests.fakes.http_server import Behaviour, FakeHTTPServer, Responder, serving
 
 RERANK_PATHS = ("/rerank", "/v1/rerank")
 
@@ -45,27 +45,20 @@ def status(code: int, message: str | None = None) -> Behaviour:
     return Behaviour(status=code, raw=json.dumps({"error": message or f"Fake {code}."}).encode())
 
 
-class FakeRerankAPI(FakeMessagesAPI):
-    """A scripted stand-in for `POST /rerank` on 127.0.0.1 (see `FakeMessagesAPI` for the script).
+class FakeRerankAPI(FakeHTTPServer):
+    """A scripted stand-in for `POST /rerank` on 127.0.0.1 (see `FakeHTTPServer` for the script).
 
     A request is checked as a server would check it (the path, a JSON body with `query` and a list of string
     `documents`); one that fails gets a 400 or 404 and does not use up the script.
     """
 
+    PATHS = RERANK_PATHS
+
     def __init__(self, *, default: Responder = in_order) -> None:
         super().__init__(default=default)
 
-    @property
-    def url(self) -> str:
-        """The endpoint to give as `RERANK_URL`."""
-        return f"{self.base_url}/rerank"
-
     @staticmethod
-    def _check(method: str, path: str, headers: Mapping[str, str], body: Any) -> tuple[int, str] | None:
-        if method != "POST" or path.split("?", 1)[0] not in RERANK_PATHS:
-            return 404, f"Not found: {method} {path}"
-        if not isinstance(body, dict):
-            return 400, "The request body is not valid JSON."
+    def _refused_body(body: dict[str, Any]) -> tuple[int, str] | None:
         documents = body.get("documents")
         if not isinstance(body.get("query"), str) or not isinstance(documents, list):
             return 400, "query and documents: Field required"
@@ -73,12 +66,13 @@ class FakeRerankAPI(FakeMessagesAPI):
             return 400, "documents: a list of strings"
         return None
 
+    @property
+    def url(self) -> str:
+        """The endpoint to give as `RERANK_URL`."""
+        return f"{self.base_url}/rerank"
+
 
 @pytest.fixture
 def fake_rerank_api() -> Iterator[FakeRerankAPI]:
     """A started fake re-ranker, closed after the test."""
-    api = FakeRerankAPI()
-    try:
-        yield api
-    finally:
-        api.close()
+    yield from serving(FakeRerankAPI())
