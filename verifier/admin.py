@@ -1,6 +1,6 @@
-"""The verifier's records, to look into: verifications with their claims and votes, reviews, the judge's spending
-and its parameter versions. All are read-only here: each records what a judge or an editor did (or what it
-cost), and an edit would falsify it."""
+"""The verifier's records, to look into: verifications with their claims and votes, reviews, what model calls
+spent (`Spend`) and the judge's parameter versions. All are read-only here: each records what a judge, a model or
+an editor did (or what it cost), and an edit would falsify it."""
 
 from django.contrib import admin
 from django.db.models import QuerySet
@@ -13,8 +13,8 @@ from verifier.models import (
     Claim,
     CriticFinding,
     JudgeParameters,
-    JudgeSpend,
     Review,
+    Spend,
     Verification,
     Vote,
 )
@@ -102,8 +102,8 @@ class ReviewAdmin(RecordOnly, admin.ModelAdmin[Review]):
     date_hierarchy = "created_at"
 
 
-@admin.register(JudgeSpend)
-class JudgeSpendAdmin(RecordOnly, admin.ModelAdmin[JudgeSpend]):
+@admin.register(Spend)
+class SpendAdmin(RecordOnly, admin.ModelAdmin[Spend]):
     list_display = [
         "created_at",
         "purpose",

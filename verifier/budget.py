@@ -31,7 +31,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from modelcalls import Usage
-from verifier.models import ApiToken, JudgeSpend, SpendPurpose
+from verifier.models import ApiToken, Spend, SpendPurpose
 
 # Advisory-lock key of the ledger (verifications lock in namespace 7401 by their id).
 LEDGER_LOCK = (7402, 0)
@@ -42,7 +42,7 @@ def today_start() -> datetime.datetime:
     return timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
 
 
-# How the logs page names who the ledger's rows were spent for (`JudgeSpend.anonymous`).
+# How the logs page names who the ledger's rows were spent for (`Spend.anonymous`).
 READER_SIGNED_IN = "Signed-in readers and operators"
 READER_ANONYMOUS = "Visitors not signed in"
 
@@ -50,7 +50,7 @@ READER_ANONYMOUS = "Visitors not signed in"
 def spent_today(*, anonymous: bool | None = None) -> Decimal:
     """What Claude has cost today (USD), for every purpose, calls in flight at their most: for everyone, or only
     for visitors who were (`anonymous=True`) or were not signed in."""
-    rows = JudgeSpend.objects.filter(created_at__gte=today_start())
+    rows = Spend.objects.filter(created_at__gte=today_start())
     if anonymous is not None:
         rows = rows.filter(anonymous=anonymous)
     return rows.aggregate(total=Sum("cost_usd"))["total"] or Decimal(0)
@@ -65,7 +65,7 @@ def spent_today_by_token() -> dict[str, Decimal]:
     """Today's spending through each personal API token that spent, e.g. {"alice's token “laptop” (gw_x1Y2z…)":
     Decimal("0.01")}, the largest first."""
     rows = (
-        JudgeSpend.objects.filter(created_at__gte=today_start(), token__isnull=False)
+        Spend.objects.filter(created_at__gte=today_start(), token__isnull=False)
         .values("token")
         .annotate(total=Sum("cost_usd"))
         .order_by("-total", "token")
@@ -84,7 +84,7 @@ TOKEN_SPENT = "{user}'s token “{name}” ({prefix}…)"
 def spent_today_by_purpose() -> dict[str, Decimal]:
     """Today's spending per purpose (its label, e.g. "Fact-checking text"), for the purposes that spent."""
     rows = (
-        JudgeSpend.objects.filter(created_at__gte=today_start())
+        Spend.objects.filter(created_at__gte=today_start())
         .values("purpose")
         .annotate(total=Sum("cost_usd"))
         .order_by("purpose")
@@ -135,7 +135,7 @@ class DailyBudget:
     purpose: SpendPurpose
     anonymous: bool = False
 
-    def book(self, model: str, most: Decimal) -> JudgeSpend | None:
+    def book(self, model: str, most: Decimal) -> Spend | None:
         with transaction.atomic():
             with connection.cursor() as cursor:
                 cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", LEDGER_LOCK)
@@ -144,7 +144,7 @@ class DailyBudget:
             if self.anonymous and spent_today(anonymous=True) + most > anonymous_limit():
                 return None
             spender = _spender.get() or Spender()
-            return JudgeSpend.objects.create(
+            return Spend.objects.create(
                 purpose=self.purpose,
                 anonymous=self.anonymous,
                 user_id=spender.user_id,
@@ -155,7 +155,7 @@ class DailyBudget:
             )
 
     def settle(self, booking: object, usage: Usage) -> None:
-        assert isinstance(booking, JudgeSpend)
+        assert isinstance(booking, Spend)
         if not usage.cost_usd and not usage.input_tokens and not usage.output_tokens:
             booking.delete()  # no reply came: nothing was billed
             return

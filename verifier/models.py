@@ -227,14 +227,14 @@ class SignInIdentity(models.Model):
         return f"{self.subject} at {self.issuer}"
 
 
-class JudgeSpend(models.Model):
-    """What one Claude judgement, or one answer Claude wrote, cost: the ledger behind the daily budget
-    (`verifier.budget`).
+class Spend(models.Model):
+    """What one model call cost, under its purpose (a judgement, an answer, a condensed follow-up; Claude's or a
+    served model's): the ledger behind the daily budget (`verifier.budget`).
 
     A judgement is a juror's or the tie-breaker's pass over a text's claims: one call, or a few side by side
     for a long text. Every judgement writes a row, whatever it was for (an answer, a fact-check, a batch), and
     even if its verification is later redone: the money was spent either way. A row is booked at the most
-    the judgement can cost before it is made, and settled at what it was billed.
+    the call can cost before it is made, and settled at what it was billed.
     """
 
     created_at = models.DateTimeField(default=timezone.now, db_index=True)

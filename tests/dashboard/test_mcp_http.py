@@ -37,7 +37,7 @@ from garden.answering.asking import REFUSAL_REASON
 from garden.models import Article
 from tests.dashboard.test_mcp import TOOLS, TUNNEL, WRONG_LENGTH
 from tests.fakes.messages_api import FakeMessagesAPI
-from verifier.models import ApiToken, JudgeSpend, SpendPurpose
+from verifier.models import ApiToken, Spend, SpendPurpose
 from verifier.roles import READER
 from verifier.scopes import TokenScope
 from verifier.tokens import TOKEN_EXPIRED, TOKEN_REFUSED, token_create, token_revoke
@@ -250,7 +250,7 @@ def test_the_spend_of_an_agent_s_calls_is_in_the_one_ledger_for_its_user_and_tok
 
     assert seen["ask"]["generator"] == "claude" and "402" in seen["ask"]["answer"]
     assert seen["refused"]["refused"]
-    answers = JudgeSpend.objects.filter(purpose=SpendPurpose.ANSWER)
+    answers = Spend.objects.filter(purpose=SpendPurpose.ANSWER)
     [spend] = answers  # the refusal spent nothing
     assert (spend.user, spend.token, spend.cost_usd) == (
         user,

@@ -8,7 +8,7 @@ from dashboard.actions.checking import CHECK_FORBIDDEN
 from evaluation.models import VerifyRun
 from garden.models import Answer, Generator, Question, Retrieval
 from tests.factories import STATION_QUOTE, verified_by_claude
-from verifier.models import Claim, JudgeSpend, Verification, VerificationStatus
+from verifier.models import Claim, Spend, Verification, VerificationStatus
 from verifier.roles import EDITOR, OPERATOR, READER
 
 pytestmark = pytest.mark.django_db
@@ -142,8 +142,8 @@ def test_anonymous_fact_checks_when_allowed_use_the_local_judge_only(client, cla
     anonymous = client.post("/api/check", {"text": STATION_QUOTE}, "application/json")
     assert anonymous.status_code == 200 and anonymous.json()["claims"]
     assert " · local judge · " in anonymous.json()["compact"]  # and its compact line says so
-    assert claude.request_count == 0 and not JudgeSpend.objects.exists()
+    assert claude.request_count == 0 and not Spend.objects.exists()
 
     client_for(client, READER)
     assert client.post("/api/check", {"text": STATION_QUOTE}, "application/json").status_code == 200
-    assert claude.request_count >= 1 and JudgeSpend.objects.exists()  # a reader's check runs the panel
+    assert claude.request_count >= 1 and Spend.objects.exists()  # a reader's check runs the panel

@@ -42,7 +42,7 @@ from providers.claude import DEFAULT_PRICES, cost_usd
 from tests.factories import login
 from tests.fakes.messages_api import FakeMessagesAPI
 from verifier.budget import spent_today
-from verifier.models import JudgeSpend, SpendPurpose, Verification
+from verifier.models import Spend, SpendPurpose, Verification
 
 pytestmark = pytest.mark.django_db
 
@@ -108,7 +108,7 @@ def test_a_streamed_answer_arrives_in_pieces_and_is_stored_as_it_was_streamed(
     assert (
         answer["verification"]["status"] == "pending" and Verification.objects.filter(answer=stored).exists()
     )
-    [spend] = JudgeSpend.objects.all()
+    [spend] = Spend.objects.all()
     billed = cost_usd(settings.CLAUDE_ANSWER_MODEL, 2_000, 100, DEFAULT_PRICES)
     assert spend.settled and (spend.input_tokens, spend.output_tokens, spend.cost_usd) == (2_000, 100, billed)
     assert stored.cost_usd == billed == spent_today()
@@ -121,7 +121,7 @@ def test_a_refusal_streams_its_text_at_once_without_calling_claude(
     login(client, "reader")
     words, answer = words_then_answer(events_of(stream_ask(client, OUT_OF_SCOPE).streaming_content))
     assert words == [REFUSAL_TEXT] and answer["refused"] is True and answer["answer"] == REFUSAL_TEXT
-    assert claude.request_count == 0 and not JudgeSpend.objects.exists() and spent_today() == 0
+    assert claude.request_count == 0 and not Spend.objects.exists() and spent_today() == 0
     assert not Verification.objects.exists()
 
 
@@ -154,7 +154,7 @@ def test_a_stream_that_breaks_mid_answer_is_stored_saying_so_and_settled_at_what
     assert stored.error == answer["error"] == message and stored.text == "" and answer["answer"] == ""
     assert not Verification.objects.filter(answer=stored).exists()  # nothing to check: no answer stands
     # The input as message_start gave it; no message_delta came, so the output at most a token a byte.
-    [spend] = JudgeSpend.objects.all()
+    [spend] = Spend.objects.all()
     received = len("The viaduct is 196 ")
     assert spend.settled and (spend.input_tokens, spend.output_tokens) == (2_000, received)
     assert spend.cost_usd == cost_usd(settings.CLAUDE_ANSWER_MODEL, 2_000, received, DEFAULT_PRICES)
@@ -176,7 +176,7 @@ def test_a_reader_who_leaves_mid_answer_stops_claude_and_the_answer_says_so(
     stored = Answer.objects.get()
     assert stored.error == READER_LEFT and stored.text == ""
     assert not Verification.objects.filter(answer=stored).exists()
-    [spend] = JudgeSpend.objects.all()
+    [spend] = Spend.objects.all()
     assert spend.settled and spend.input_tokens == 2_000 and 0 < spend.output_tokens < len(WRITTEN)
     # The Claude slot was given back: the next streamed question is answered.
     claude.streamed("It opened in 1874 [1].")
@@ -392,7 +392,7 @@ def test_a_stream_that_runs_past_its_time_limit_is_stopped_and_stored_saying_so(
     stored = Answer.objects.get()
     assert stored.error == answer["error"] == STREAM_TOO_LONG and stored.text == "" and answer["answer"] == ""
     assert not Verification.objects.filter(answer=stored).exists()
-    [spend] = JudgeSpend.objects.all()  # Claude was stopped, and settled at what it had written
+    [spend] = Spend.objects.all()  # Claude was stopped, and settled at what it had written
     assert spend.settled and spend.input_tokens == 2_000 and 0 < spend.output_tokens < len(WRITTEN)
     # The one Claude slot was given back: the next streamed question is answered.
     settings.STREAM_MAX_SECONDS = 30
@@ -474,7 +474,7 @@ def test_a_client_that_leaves_without_reading_stops_claude_and_frees_its_thread_
         pass
     stored = Answer.objects.get()
     assert stored.error == READER_LEFT and stored.text == ""
-    [spend] = JudgeSpend.objects.all()
+    [spend] = Spend.objects.all()
     assert spend.settled and 0 < spend.output_tokens < len(WRITTEN)  # stopped before it was done
 
 
@@ -532,7 +532,7 @@ def test_a_streamed_follow_up_s_condensing_is_booked_to_its_asker(
     _, first = words_then_answer(events_of(stream_ask(client).streaming_content))
     claude.reply_text("When did the Harrowden Viaduct open?").streamed("It opened in 1874 [1].")
     assert "It opened in 1874" in _follow_up_streamed(client, way, first["conversation"])
-    condensing = JudgeSpend.objects.get(purpose=SpendPurpose.CONDENSE)
+    condensing = Spend.objects.get(purpose=SpendPurpose.CONDENSE)
     # On the logs page the call counts as the reader's, not as spent for nobody.
     assert condensing.settled and condensing.user_id == asker.pk and not condensing.anonymous
 
@@ -550,7 +550,7 @@ def test_with_every_claude_slot_taken_a_streamed_follow_up_is_not_condensed(
         said = _follow_up_streamed(client, way, first["conversation"])
     assert html.escape(CLAUDE_BUSY) in said or CLAUDE_BUSY in said
     assert claude.request_count == asked and Answer.objects.count() == 1  # Claude was not asked to condense
-    assert not JudgeSpend.objects.filter(purpose=SpendPurpose.CONDENSE).exists()
+    assert not Spend.objects.filter(purpose=SpendPurpose.CONDENSE).exists()
 
 
 def test_with_every_claude_slot_taken_a_follow_up_asked_whole_is_not_condensed(

@@ -23,7 +23,7 @@ from dashboard.views.accounts import TOKEN_REVOKED
 from garden.models import Question, Sync
 from tests.factories import login, page_text
 from tests.fakes.messages_api import FakeMessagesAPI
-from verifier.models import ApiToken, JudgeSpend, SignInIdentity, SpendPurpose
+from verifier.models import ApiToken, SignInIdentity, Spend, SpendPurpose
 from verifier.roles import OPERATOR, READER
 from verifier.scopes import TokenScope
 from verifier.tokens import (
@@ -378,7 +378,7 @@ def test_a_claude_answer_through_a_token_is_spent_for_its_user_and_token(client,
     reader = user_of(READER, "alice")
     raw = token_of(reader, "laptop")
     assert ask(client, headers=bearer(raw)).json()["generator"] == "claude"
-    [spend] = JudgeSpend.objects.all()
+    [spend] = Spend.objects.all()
     token = ApiToken.objects.get()
     assert (spend.purpose, spend.user, spend.token, spend.cost_usd) == (
         SpendPurpose.ANSWER,
@@ -395,7 +395,7 @@ def test_a_claude_answer_asked_on_the_page_is_spent_for_the_reader_with_no_token
     claude.reply_text("The station reopened in 1990 [1].", input_tokens=2_000, output_tokens=100)
     reader = login(client, READER)
     assert client.post("/", {"question": QUESTION}).status_code == 302
-    [spend] = JudgeSpend.objects.all()
+    [spend] = Spend.objects.all()
     assert (spend.user, spend.token) == (reader, None)
 
 

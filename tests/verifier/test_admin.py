@@ -14,8 +14,8 @@ from verifier.models import (
     ApiToken,
     Decision,
     JudgeParameters,
-    JudgeSpend,
     Review,
+    Spend,
     SpendPurpose,
     Verification,
 )
@@ -31,7 +31,7 @@ class Records:
     verification: Verification
     review: Review
     run: VerifyRun
-    spend: JudgeSpend
+    spend: Spend
     token: ApiToken
 
 
@@ -58,7 +58,7 @@ def records_create(claims: int) -> Records:
         run=run, golden=golden, answer=verification.answer, status=RunItemStatus.DONE, seconds=1.5
     )
     token, _ = token_create(user_id=editor.pk, name=f"laptop {verification.pk}")
-    spend = JudgeSpend.objects.create(
+    spend = Spend.objects.create(
         purpose=SpendPurpose.VERIFICATION,
         model=f"claude-test-{verification.pk}",
         input_tokens=1234,
@@ -105,7 +105,7 @@ def shown(records: Records) -> dict[str, tuple[Model, list[str], list[str]]]:
             [run.label],
             [run.label, f"admin-{verification.pk}: When did Ashcombe station reopen?"],
         ),
-        "verifier/judgespend": (
+        "verifier/spend": (
             spend,
             [spend.model, "0.012345", f"editor-{verification.pk}", f"laptop {verification.pk}"],
             [spend.model, "1234", "0.012345"],
@@ -129,7 +129,7 @@ ADMINS = [
     "verifier/claim",
     "verifier/review",
     "evaluation/verifyrun",
-    "verifier/judgespend",
+    "verifier/spend",
     "verifier/judgeparameters",
     "verifier/apitoken",
 ]

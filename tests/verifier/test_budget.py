@@ -24,7 +24,7 @@ from tests.factories import STATION_QUOTE, login, page_text, verified_by_claude,
 from tests.fakes.messages_api import FakeMessagesAPI, reply_text, status
 from verifier.budget import DailyBudget, spent_today
 from verifier.logs import spending_summary
-from verifier.models import JudgeSpend, SpendPurpose, Verification
+from verifier.models import Spend, SpendPurpose, Verification
 from verifier.verifying import verification_run
 
 pytestmark = pytest.mark.django_db
@@ -41,7 +41,7 @@ def test_fact_checks_spend_from_the_daily_budget_and_then_answers_are_judged_loc
     checked = client.post("/api/check", {"text": STATION_QUOTE}, content_type="application/json")
     assert checked.status_code == 200
     assert claude.request_count == 1
-    [spend] = JudgeSpend.objects.all()
+    [spend] = Spend.objects.all()
     assert (spend.purpose, spend.model, spend.settled) == (
         SpendPurpose.CHECK,
         settings.CLAUDE_JUROR_MODEL,
@@ -54,7 +54,7 @@ def test_fact_checks_spend_from_the_daily_budget_and_then_answers_are_judged_loc
     verification = verify_station_answer()
     assert claude.request_count == 1
     assert verification.local_only and verification.disclosure == BUDGET_SPENT
-    assert JudgeSpend.objects.count() == 1
+    assert Spend.objects.count() == 1
 
     client.logout()
     login(client, "operator")
@@ -79,7 +79,7 @@ def test_batch_scoring_with_claude_spends_from_the_same_budget(
         "check_text", "--jsonl", str(items), "--out", str(tmp_path / "out.jsonl"), "--judge", "claude"
     )
 
-    spends = list(JudgeSpend.objects.all())
+    spends = list(Spend.objects.all())
     assert len(spends) == claude.request_count >= 1
     assert {s.purpose for s in spends} == {SpendPurpose.BATCH}
     assert sum(s.input_tokens for s in spends) == 900 * claude.request_count
@@ -90,7 +90,7 @@ def test_verifications_record_each_call_they_make(claude: FakeMessagesAPI) -> No
     claude.set_default(verified_by_claude(STATION_QUOTE))
     first, second = verify_station_answer(), verify_station_answer()
 
-    spends = list(JudgeSpend.objects.all())
+    spends = list(Spend.objects.all())
     assert len(spends) == claude.request_count >= 2
     assert {s.purpose for s in spends} == {SpendPurpose.VERIFICATION}
     assert all(s.settled for s in spends)
@@ -120,7 +120,7 @@ def test_workers_booking_at_the_same_moment_never_pass_the_daily_limit(settings)
 
     assert booked.count(True) == 3  # 3 x $0.03 fit in $0.10; a fourth would pass it
     assert spent_today() == Decimal("0.09")
-    assert JudgeSpend.objects.filter(settled=False).count() == 3  # in flight, at their most
+    assert Spend.objects.filter(settled=False).count() == 3  # in flight, at their most
 
 
 @pytest.mark.django_db(transaction=True)
@@ -146,7 +146,7 @@ def test_upgrading_keeps_what_verifications_already_spent_and_held_back_today() 
     executor.loader.build_graph()
     executor.migrate(executor.loader.graph.leaf_nodes())  # up to the latest migration of every app
 
-    [spend] = JudgeSpend.objects.all()
+    [spend] = Spend.objects.all()
     assert (spend.purpose, spend.input_tokens, spend.cost_usd) == ("verification", 900, Decimal("0.0012"))
     assert spent_today() == Decimal("0.0012")
     assert spending_summary().held_local == 1  # the answer the budget kept from Claude still counts
@@ -165,7 +165,7 @@ def test_answers_claude_writes_are_booked_and_settled_in_the_judges_ledger(
     login(client, "reader")  # a signed-in reader's: anonymous visitors' answers are local by default
     body = client.post("/api/ask", {"question": ANSWER_QUESTION}, content_type="application/json").json()
     assert body["answer"] == ANSWER_TEXT and body["generator"] == "claude" and body["budget_held"] is False
-    [spend] = JudgeSpend.objects.all()
+    [spend] = Spend.objects.all()
     assert (spend.purpose, spend.model, spend.settled) == (
         SpendPurpose.ANSWER,
         settings.CLAUDE_ANSWER_MODEL,
@@ -186,7 +186,7 @@ def recording_budget(*, anonymous: bool = False) -> DailyBudget:
     """The answers' budget, noting what each answer books (wired in as ANSWER_BUDGET)."""
 
     class Recording(DailyBudget):
-        def book(self, model: str, most: Decimal) -> JudgeSpend | None:
+        def book(self, model: str, most: Decimal) -> Spend | None:
             bookings.append(most)
             return super().book(model, most)
 
@@ -203,7 +203,7 @@ def test_an_answer_books_the_most_it_can_cost_before_the_call(claude: FakeMessag
     sent_bytes = len(json.dumps(request).encode())
     most = cost_usd(settings.CLAUDE_ANSWER_MODEL, sent_bytes, request["max_tokens"], DEFAULT_PRICES)
     assert bookings == [bookings[0]] and bookings[0] >= most > 0
-    [spend] = JudgeSpend.objects.all()
+    [spend] = Spend.objects.all()
     assert spend.settled and spend.cost_usd == Decimal("0.000156")  # 12 in and 8 out, as billed
 
 
@@ -211,7 +211,7 @@ def test_a_failed_answer_call_settles_at_what_it_was_billed(claude: FakeMessages
     claude.set_default(status(400))
     answer = question_ask(text=ANSWER_QUESTION)
     assert answer.error and claude.request_count == 1
-    assert not JudgeSpend.objects.exists() and spent_today() == 0  # no reply came: nothing was billed
+    assert not Spend.objects.exists() and spent_today() == 0  # no reply came: nothing was billed
 
 
 def test_when_the_budget_cannot_cover_an_answer_the_local_synthesiser_writes_it_and_says_so(
@@ -219,7 +219,7 @@ def test_when_the_budget_cannot_cover_an_answer_the_local_synthesiser_writes_it_
 ) -> None:
     # The judge's fact-checks have left $0.001 of $0.05: less than the most an answer can cost.
     settings.VERIFIER_DAILY_BUDGET_USD = 0.05
-    JudgeSpend.objects.create(purpose=SpendPurpose.CHECK, model="claude-haiku-5-5", cost_usd=Decimal("0.049"))
+    Spend.objects.create(purpose=SpendPurpose.CHECK, model="claude-haiku-5-5", cost_usd=Decimal("0.049"))
 
     login(client, "reader")
     page = client.post("/", {"question": ANSWER_QUESTION}, follow=True).content.decode()
@@ -231,7 +231,7 @@ def test_when_the_budget_cannot_cover_an_answer_the_local_synthesiser_writes_it_
     assert escape(BUDGET_SPENT_ANSWER) in page
     api = client.get(f"/api/answers/{answer.public_id}").json()
     assert api["budget_held"] is True and api["generator"] == "extractive"
-    assert JudgeSpend.objects.count() == 1 and spent_today() == Decimal("0.049")
+    assert Spend.objects.count() == 1 and spent_today() == Decimal("0.049")
 
     login(client, "operator")
     logs = page_text(client.get("/operators/logs/").content.decode())
@@ -267,7 +267,7 @@ def test_with_no_allowance_an_anonymous_ask_makes_no_claude_call_at_all(
     assert answer.question.anonymous and answer.generator == Generator.EXTRACTIVE and answer.text
     assert not answer.budget_held  # no allowance is not a spent budget: nothing to apologise for
     assert verification.mode == JudgeMode.LOCAL and verification.judges == 1 and not verification.budget_held
-    assert not JudgeSpend.objects.exists()
+    assert not Spend.objects.exists()
 
     login(client, "reader")  # the same question from a signed-in reader is written by Claude
     body = client.post("/api/ask", {"question": ANSWER_QUESTION}, content_type="application/json").json()
@@ -280,7 +280,7 @@ def test_an_account_with_no_role_spends_as_a_visitor_does(client, claude: FakeMe
     body = client.post("/api/ask", {"question": ANSWER_QUESTION}, content_type="application/json").json()
     answer = Answer.objects.select_related("question").get(public_id=body["answer_id"])
     assert answer.question.anonymous and answer.generator == Generator.EXTRACTIVE  # on the visitors' $0
-    assert claude.requests == [] and not JudgeSpend.objects.exists()
+    assert claude.requests == [] and not Spend.objects.exists()
 
 
 def test_anonymous_asks_cannot_spend_the_signed_in_readers_share(
@@ -303,7 +303,7 @@ def test_anonymous_asks_cannot_spend_the_signed_in_readers_share(
 
     # Their answers' checks spend the same allowance: with it used up (by earlier checks, say), no juror call.
     rest = Decimal("0.05") - spent_today(anonymous=True)
-    JudgeSpend.objects.create(purpose=SpendPurpose.VERIFICATION, anonymous=True, cost_usd=rest)
+    Spend.objects.create(purpose=SpendPurpose.VERIFICATION, anonymous=True, cost_usd=rest)
     verification = verification_run(verification_id=Verification.objects.get(answer=held[-1]).pk)
     assert verification is not None and verification.budget_held and verification.local_only
     assert claude.request_count == len(by_claude)
@@ -312,7 +312,7 @@ def test_anonymous_asks_cannot_spend_the_signed_in_readers_share(
     body = client.post("/api/ask", {"question": ANSWER_QUESTION}, content_type="application/json").json()
     assert body["generator"] == "claude" and body["budget_held"] is False
     assert claude.request_count == len(by_claude) + 1
-    [spend] = JudgeSpend.objects.filter(anonymous=False)
+    [spend] = Spend.objects.filter(anonymous=False)
     assert spend.purpose == SpendPurpose.ANSWER and spend.cost_usd == Decimal("0.0075")
 
     login(client, "operator")

@@ -18,7 +18,7 @@ from garden.audiences import members_add
 from garden.management.commands.retrieval_report import NO_SUCH_ACCOUNT
 from garden.models import Article, Generator, SearchRule
 from tests.fakes import messages_api as fake
-from verifier.models import JudgeSpend, SpendPurpose
+from verifier.models import Spend, SpendPurpose
 
 pytestmark = pytest.mark.django_db
 
@@ -110,7 +110,7 @@ def test_with_claude_a_follow_up_is_condensed_by_a_call_booked_under_its_own_pur
     assert TUNNEL in condensing["body"]["messages"][0]["content"]
     assert answering["body"]["system"] == ANSWER_PROMPT
     assert "When was Cold Knap Tunnel built?" in answering["body"]["messages"][0]["content"]
-    booked = JudgeSpend.objects.get(purpose=SpendPurpose.CONDENSE)
+    booked = Spend.objects.get(purpose=SpendPurpose.CONDENSE)
     assert booked.settled and (booked.input_tokens, booked.output_tokens) == (80, 9)
     assert "cold-knap-tunnel" in cited_slugs(follow_up)
 
@@ -125,7 +125,7 @@ def test_when_condensing_fails_the_follow_up_carries_its_subject_offline(claude)
 
     assert follow_up.question.search_rule == SearchRule.CARRIED
     assert follow_up.text == "Built 1873-1875 [1]." and not follow_up.error
-    assert not JudgeSpend.objects.filter(purpose=SpendPurpose.CONDENSE, settled=True, cost_usd__gt=0).exists()
+    assert not Spend.objects.filter(purpose=SpendPurpose.CONDENSE, settled=True, cost_usd__gt=0).exists()
 
 
 def test_a_first_question_searches_its_own_words():

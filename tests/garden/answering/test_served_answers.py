@@ -23,7 +23,7 @@ from providers.errors import (
 from tests.conftest import SERVED_MODEL
 from tests.fakes import chat_completions as chat
 from tests.fakes import messages_api as fake
-from verifier.models import JudgeSpend, SpendPurpose
+from verifier.models import Spend, SpendPurpose
 
 pytestmark = pytest.mark.django_db
 
@@ -50,7 +50,7 @@ def test_the_served_model_answers_from_numbered_sources_and_costs_nothing_by_def
     assert (
         user["role"] == "user" and '<source number="1"' in user["content"] and first.text in user["content"]
     )
-    booked = JudgeSpend.objects.get(purpose=SpendPurpose.ANSWER)
+    booked = Spend.objects.get(purpose=SpendPurpose.ANSWER)
     assert booked.settled and booked.model == SERVED_MODEL and booked.cost_usd == 0
 
 
@@ -61,7 +61,7 @@ def test_a_price_for_the_model_books_what_its_tokens_cost(served, settings):
     answer = question_ask(text=IN_SCOPE)
 
     assert answer.cost_usd == Decimal("0.000980")  # 900 x $1 + 40 x $2 a million
-    assert JudgeSpend.objects.get(purpose=SpendPurpose.ANSWER).cost_usd == Decimal("0.000980")
+    assert Spend.objects.get(purpose=SpendPurpose.ANSWER).cost_usd == Decimal("0.000980")
 
 
 def test_an_answer_cut_at_its_length_keeps_its_whole_sentences(served):
