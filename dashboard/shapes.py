@@ -592,7 +592,7 @@ def _vote(vote: Vote, quote: str, *, rejected_quotes: bool) -> VoteOut:
 
 def _critic(finding: CriticFinding) -> CriticOut:
     return CriticOut(
-        check=finding.check_name,
+        check=finding.critic_name,
         severity=finding.severity,
         passed=finding.passed,
         message=finding.message,

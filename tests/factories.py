@@ -114,7 +114,7 @@ def verification_with_claims(count: int) -> Verification:
         judges=2,
     )
     CriticFinding.objects.create(
-        verification=verification, check_name="safety", severity=Severity.BLOCK, passed=True
+        verification=verification, critic_name="safety", severity=Severity.BLOCK, passed=True
     )
     start = 0
     for n, (passage, sentence) in enumerate(zip(passages, sentences, strict=True), start=1):

@@ -44,7 +44,7 @@ class ClaimInline(RecordOnly, admin.TabularInline[Claim, Verification]):
 
 class FindingInline(RecordOnly, admin.TabularInline[CriticFinding, Verification]):
     model = CriticFinding
-    fields = ["check_name", "severity", "passed", "message", "error", "latency_ms"]
+    fields = ["critic_name", "severity", "passed", "message", "error", "latency_ms"]
 
 
 @admin.register(Verification)

@@ -392,21 +392,21 @@ class ClaimReport(models.Model):
 
 
 class CriticFinding(models.Model):
-    """The result of one critic check on an answer; severities are fixed by the check, not by any model."""
+    """The result of one critic on an answer; severities are fixed by the critic, not by any model."""
 
     verification = models.ForeignKey(Verification, on_delete=models.CASCADE, related_name="findings")
-    check_name = models.CharField(max_length=40)
+    critic_name = models.CharField(max_length=40)
     severity = models.CharField(max_length=10, choices=choices(Severity))
     passed = models.BooleanField()
     message = models.TextField(blank=True)
     details = models.JSONField(default=dict, blank=True)
     error = models.TextField(
-        blank=True, help_text="Set when the check itself failed (it then passes: fail open)."
+        blank=True, help_text="Set when the critic itself failed (it then passes: fail open)."
     )
     latency_ms = models.FloatField(default=0)
 
     class Meta:
-        ordering = ["verification", "check_name"]
+        ordering = ["verification", "critic_name"]
 
     def __str__(self) -> str:
-        return f"{self.check_name}: {'passed' if self.passed else self.severity}"
+        return f"{self.critic_name}: {'passed' if self.passed else self.severity}"

@@ -150,7 +150,7 @@ def _store(
     CriticFinding.objects.bulk_create(
         CriticFinding(
             verification=verification,
-            check_name=f.check,
+            critic_name=f.critic,
             severity=f.severity,
             passed=f.passed,
             message=f.message,

@@ -1,9 +1,9 @@
-"""The critic checks: fixed-severity checks run on every answer after it is given (see docs/architecture.md,
-"Checking an answer").
+"""The critics: fixed-severity rules run on every answer after it is given (see docs/architecture.md,
+"Checking an answer"). A critic is not a check: "check" is fact-checking a given text (docs/glossary.md).
 
-`run_critics` runs each check in `CHECKS` and returns one `CriticResult` per check, in order. A check that
+`run_critics` runs each critic in `CRITICS` and returns one `CriticResult` per critic, in order. A critic that
 raises fails open: its result has `passed=True`, the error in `error`, and its fixed severity. Every result
-carries the check's latency. Pure Python: no Django.
+carries the critic's latency. Pure Python: no Django.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from claimcheck.critics.base import (
 )
 
 __all__ = [
-    "CHECKS",
+    "CRITICS",
     "ConstraintRules",
     "Critic",
     "CriticInput",
@@ -37,33 +37,33 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-CHECKS: tuple[Critic, ...] = (
-    fabricated_reference.CHECK,
-    citation_gate.CHECK,
-    safety.CHECK,
-    constraints.CHECK,
+CRITICS: tuple[Critic, ...] = (
+    fabricated_reference.CRITIC,
+    citation_gate.CRITIC,
+    safety.CRITIC,
+    constraints.CRITIC,
 )
-CHECK_FAILED_MESSAGE: Final = "The {check} check could not run, so it was skipped."
+CRITIC_FAILED_MESSAGE: Final = "The {critic} critic could not run, so it was skipped."
 
 
-def run_critics(critic_input: CriticInput, checks: Sequence[Critic] | None = None) -> list[CriticResult]:
-    """Run every check (by default `CHECKS`) on the answer; a check that raises is recorded and passes."""
+def run_critics(critic_input: CriticInput, critics: Sequence[Critic] | None = None) -> list[CriticResult]:
+    """Run every critic (by default `CRITICS`) on the answer; a critic that raises is recorded and passes."""
     results = []
-    for check in CHECKS if checks is None else checks:
+    for critic in CRITICS if critics is None else critics:
         started = time.perf_counter()
         try:
-            result = check(critic_input)
+            result = critic(critic_input)
         except Exception as error:
-            # Fail open: a broken check must not block or hold up an answer; the error is kept for operators.
-            logger.exception("critic check %s failed", check.name)
+            # Fail open: a broken critic must not block or hold up an answer; the error is kept for operators.
+            logger.exception("critic %s failed", critic.name)
             result = CriticResult(
-                check=check.name,
-                severity=check.severity,
+                critic=critic.name,
+                severity=critic.severity,
                 passed=True,
-                message=CHECK_FAILED_MESSAGE.format(check=check.name),
+                message=CRITIC_FAILED_MESSAGE.format(critic=critic.name),
                 details={},
                 error=f"{type(error).__name__}: {error}",
             )
         latency_ms = (time.perf_counter() - started) * 1000
-        results.append(replace(result, check=check.name, severity=check.severity, latency_ms=latency_ms))
+        results.append(replace(result, critic=critic.name, severity=critic.severity, latency_ms=latency_ms))
     return results

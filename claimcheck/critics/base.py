@@ -1,8 +1,8 @@
-"""Shared types of the critic checks, and the small text helpers several checks use.
+"""Shared types of the critics, and the small text helpers several critics use.
 
-A check is a `Critic`: a name and a severity fixed in code, wrapped around a function that only says whether
+A critic is a `Critic`: a name and a severity fixed in code, wrapped around a function that only says whether
 the answer passed, why, and the specifics. The function never builds the `CriticResult` itself, so nothing in
-the answer (or in a model's output) can change a check's name or severity. Pure Python: no Django.
+the answer (or in a model's output) can change a critic's name or severity. Pure Python: no Django.
 """
 
 from __future__ import annotations
@@ -69,9 +69,9 @@ class CriticInput:
 
 @dataclass(frozen=True)
 class CriticResult:
-    """One check's verdict; `error` is set (and `passed` True) when the check itself crashed."""
+    """One critic's verdict; `error` is set (and `passed` True) when the critic itself crashed."""
 
-    check: str
+    critic: str
     severity: Severity
     passed: bool
     message: str
@@ -82,7 +82,7 @@ class CriticResult:
 
 @dataclass(frozen=True)
 class Finding:
-    """What a check's function reports: everything in a result except what the `Critic` fixes."""
+    """What a critic's function reports: everything in a result except what the `Critic` fixes."""
 
     passed: bool
     message: str
@@ -90,7 +90,7 @@ class Finding:
 
 
 class Critic:
-    """A named check with a fixed severity; calling it runs the check and stamps its name and severity."""
+    """A named rule with a fixed severity; calling it runs the rule and stamps its name and severity."""
 
     __slots__ = ("_evaluate", "name", "severity")
 
@@ -102,7 +102,7 @@ class Critic:
     def __call__(self, critic_input: CriticInput) -> CriticResult:
         finding = self._evaluate(critic_input)
         return CriticResult(
-            check=self.name,
+            critic=self.name,
             severity=self.severity,
             passed=finding.passed,
             message=finding.message,

@@ -1,4 +1,4 @@
-"""The `constraints` check (warn): the operator's rules for answers.
+"""The `constraints` critic (warn): the operator's rules for answers.
 
 Rules (`ConstraintRules`): cite at least `min_citations` distinct sources (numbers that exist among the
 answer's sources; 0 disables), stay within `min_chars`/`max_chars` (the answer's length, surrounding
@@ -14,7 +14,7 @@ from typing import Any, Final
 from claimcheck.critics.base import Critic, CriticInput, Finding, citation_markers, plural
 from claimcheck.terms import Severity
 
-__all__ = ["CHECK", "NAME", "SEVERITY", "check_constraints"]
+__all__ = ["CRITIC", "NAME", "SEVERITY", "check_constraints"]
 
 NAME: Final = "constraints"
 SEVERITY: Final = Severity.WARN
@@ -70,4 +70,4 @@ def _fold(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().casefold()
 
 
-CHECK: Final = Critic(NAME, SEVERITY, check_constraints)
+CRITIC: Final = Critic(NAME, SEVERITY, check_constraints)

@@ -1,4 +1,4 @@
-"""The `fabricated_reference` check (warn): the answer names an article, link or citation that does not exist.
+"""The `fabricated_reference` critic (warn): the answer names an article, link or citation that does not exist.
 
 It looks for `[n]` citations with no source n, `[[wikilinks]]` and `/articles/<slug>/` links to articles that
 are not in the garden, and articles named in quotation marks ("the article 'X'") that match neither an
@@ -14,7 +14,7 @@ from claimcheck.critics.base import Critic, CriticInput, Finding, blank_code, ci
 from claimcheck.terms import Severity
 from text.markup import WIKILINK, slugify
 
-__all__ = ["CHECK", "NAME", "NAMED_ARTICLE", "SEVERITY", "fabricated_references"]
+__all__ = ["CRITIC", "NAME", "NAMED_ARTICLE", "SEVERITY", "fabricated_references"]
 
 NAME: Final = "fabricated_reference"
 SEVERITY: Final = Severity.WARN
@@ -103,4 +103,4 @@ def _names_an_article(name: str, slugs: frozenset[str], titles: set[str]) -> boo
     return any(candidate.startswith(slug + "-") for candidate in slugs)
 
 
-CHECK: Final = Critic(NAME, SEVERITY, fabricated_references)
+CRITIC: Final = Critic(NAME, SEVERITY, fabricated_references)

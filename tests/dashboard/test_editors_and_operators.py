@@ -110,7 +110,7 @@ def test_an_unsafe_answer_is_blocked_collapsed_for_readers_and_raised_to_operato
     verification = answer.verification
     verification.refresh_from_db()
     assert verification.blocked
-    assert verification.findings.get(check_name="safety").passed is False
+    assert verification.findings.get(critic_name="safety").passed is False
     assert "OPERATOR ALERT" in caplog.text and "safety" in caplog.text
     page = client.get(answer.get_absolute_url()).content.decode()
     assert "Held back by the safety check." in page and '<details class="blocked">' in page
@@ -137,7 +137,7 @@ def test_logs_show_each_answer_with_its_figures_and_todays_spend(client, flagged
 def test_operators_set_the_length_limits_of_the_constraints_check(client, viaduct, settings):
     settings.CRITIC_MIN_CHARS, settings.CRITIC_MAX_CHARS = 500, 3000
     answer = answer_from("Harrowden Viaduct carries the railway across the River Kest [1].", viaduct)
-    finding = answer.verification.findings.get(check_name="constraints")
+    finding = answer.verification.findings.get(critic_name="constraints")
     assert not finding.passed and finding.details["failed"][0]["rule"] == "min_chars"
     page = client.get(answer.get_absolute_url()).content.decode()
     assert "constraints failed (warning)" in page and escape(finding.message) in page

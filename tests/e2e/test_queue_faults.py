@@ -250,7 +250,7 @@ def test_with_redis_stopped_readers_still_get_answers_and_every_one_is_verified_
         worker.stop()
         site.stop()
 
-    assert "Waiting for the judge" not in page and "Claim check" in page
+    assert "Waiting for the judge" not in page and "Verification" in page
     for answer_id in answer_ids:
         assert_verified_once(answer_id)
         assert Verification.objects.get(answer__public_id=answer_id).attempts == 1

@@ -111,10 +111,10 @@ def tables_filled(operator: User, editor: User) -> dict[str, str]:
         local_only=True,
     )
     CriticFinding.objects.create(
-        verification=verification, check_name="citation_coverage", severity=Severity.WARN, passed=False
+        verification=verification, critic_name="citation_coverage", severity=Severity.WARN, passed=False
     )
     CriticFinding.objects.create(
-        verification=verification, check_name="numbers_match", severity=Severity.BLOCK, passed=False
+        verification=verification, critic_name="numbers_match", severity=Severity.BLOCK, passed=False
     )
     flagged = Claim.objects.get(verification=verification, ordinal=1)
     flagged.status = ClaimStatus.CONTRADICTED

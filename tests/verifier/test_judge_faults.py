@@ -87,7 +87,7 @@ def test_a_judge_that_crashes_leaves_a_failed_check_scored_50_judge_unavailable(
     assert (verification.risk_score, verification.risk_label) == (50, RiskLabel.UNAVAILABLE)
     assert verification.compact == "[Hall: ? · 50/100 · 0 judges · 0 flags]"
     page = client.get(verification.answer.get_absolute_url()).content.decode()
-    assert "The claim check failed." in page and verification.compact in page and "judge unavailable" in page
+    assert "The verification failed." in page and verification.compact in page and "judge unavailable" in page
     verdict = client.get(f"/api/answers/{verification.answer.public_id}/verdict").json()
     assert (verdict["status"], verdict["risk_score"], verdict["risk_label"]) == ("error", 50, "?")
     assert verdict["error"] == JUDGE_CRASHED

@@ -80,7 +80,7 @@ def test_a_tree_that_is_or_holds_the_imported_garden_is_refused_and_tells_nothin
         assert critic_source_tree() is None
         right = path_citations_audit(f"- {right_guess}")
         wrong = path_citations_audit(f"- {no_such_file}")
-        [gate] = [f for f in critics_run(answer_for(f"See {right_guess}.")) if f.check == "citation_gate"]
+        [gate] = [f for f in critics_run(answer_for(f"See {right_guess}.")) if f.critic == "citation_gate"]
 
     # The check (the API's and MCP's) and an answer's critic: the right guess reads as a wrong one.
     assert fates(right) == fates(wrong) == fates(gate.details["items"]) == [DROPPED_UNREAD]

@@ -27,7 +27,7 @@ def test_path_citations_read_no_file_of_the_server_unless_a_source_tree_is_named
         "- `.env:1 - ANTHROPIC_API_KEY staging`\n"
         "- `.run/services.env:1 - DATABASE_URL postgres`\n"
     )
-    [gate] = [finding for finding in critics_run(answer) if finding.check == "citation_gate"]
+    [gate] = [finding for finding in critics_run(answer) if finding.critic == "citation_gate"]
     items = gate.details["items"]
     assert [(item["status"], item["reason"]) for item in items] == [("dropped", "no-source-tree")] * 4
 
@@ -53,7 +53,7 @@ def test_a_slug_the_asker_may_not_read_reads_as_one_no_note_has(tmp_path: Path) 
         answer = answer_for(text)
         Question.objects.filter(answer=answer).update(asked_by=asker)
         answer.refresh_from_db()
-        [finding] = [found for found in critics_run(answer) if found.check == FABRICATED]
+        [finding] = [found for found in critics_run(answer) if found.critic == FABRICATED]
         return finding
 
     # Bob is not in hr: its note, the note made private and a slug no note has read alike.

@@ -1,4 +1,4 @@
-"""The `citation_gate` check (warn): every citation and quote in the answer is audited against its source.
+"""The `citation_gate` critic (warn): every citation and quote in the answer is audited against its source.
 
 Three kinds of item are audited, each by its own module, and each item ends verified (at its original
 location), corrected or dropped (`items`):
@@ -11,7 +11,7 @@ location), corrected or dropped (`items`):
   the citation says (its description, or the code its sentence names) on that line or within a few lines of it.
   The message names each one corrected (to its line) and dropped (why).
 
-The check passes when nothing is dropped. Pure Python: no Django.
+The critic passes when nothing is dropped. Pure Python: no Django.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from claimcheck.critics.citation_gate.quotes import FUZZY_QUOTE_SCORE, MIN_QUOTE
 from claimcheck.terms import Severity
 
 __all__ = [
-    "CHECK",
+    "CRITIC",
     "FUZZY_QUOTE_SCORE",
     "LINE_RADIUS",
     "MIN_QUOTE_CHARS",
@@ -121,4 +121,4 @@ def _path_findings(items: list[Item]) -> str:
     return PATH_FINDINGS.format(findings="; ".join(findings))
 
 
-CHECK: Final = Critic(NAME, SEVERITY, audit_citations)
+CRITIC: Final = Critic(NAME, SEVERITY, audit_citations)

@@ -1,7 +1,7 @@
 """What the citation gate reports for each audited item: its outcome, the reason for it, and the item itself.
 
 Every auditor ends each item verified (at its original location), corrected or dropped, and says why in the
-words below (the `reason` of each item in the check's `details["items"]`). Pure Python: no Django.
+words below (the `reason` of each item in the critic's `details["items"]`). Pure Python: no Django.
 """
 
 from __future__ import annotations

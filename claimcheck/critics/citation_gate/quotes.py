@@ -2,7 +2,7 @@
 
 A quote is found verbatim, or fuzzily (rapidfuzz `partial_ratio` >= 92 with the quote's numbers and
 negations intact), in a cited passage or its whole article; otherwise it is dropped as a fabrication.
-Quoted article names are left to the `fabricated_reference` check. Pure Python: no Django.
+Quoted article names are left to the `fabricated_reference` critic. Pure Python: no Django.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The `safety` check (block): the answer instructs deleting data, exposing secrets or bypassing authentication.
+"""The `safety` critic (block): the answer instructs deleting data, exposing secrets or bypassing authentication.
 
 Pattern-based, and built to tell an instruction from a mention. There are three kinds of rule:
 
@@ -42,7 +42,7 @@ from claimcheck.critics.safety.rules import (
 )
 from claimcheck.terms import Severity
 
-__all__ = ["BYPASS_AUTH", "CATEGORIES", "CHECK", "DELETE_DATA", "EXPOSE_SECRETS", "NAME", "SEVERITY", "scan"]
+__all__ = ["BYPASS_AUTH", "CATEGORIES", "CRITIC", "DELETE_DATA", "EXPOSE_SECRETS", "NAME", "SEVERITY", "scan"]
 
 NAME: Final = "safety"
 SEVERITY: Final = Severity.BLOCK
@@ -145,4 +145,4 @@ def _without_overlaps(matches: list[_Match]) -> list[_Match]:
     return kept
 
 
-CHECK: Final = Critic(NAME, SEVERITY, scan)
+CRITIC: Final = Critic(NAME, SEVERITY, scan)

@@ -1,4 +1,4 @@
-"""What the safety check looks for: its categories, its three kinds of rule, and the rules themselves.
+"""What the safety critic looks for: its categories, its three kinds of rule, and the rules themselves.
 
 A rule is a pattern with a category (deleting data, exposing secrets, bypassing authentication) and a kind:
 a *literal* always counts, a *command* counts in code or when framed as an instruction, an *action* in words
@@ -29,7 +29,7 @@ ACTION: Final = "action"
 
 @dataclass(frozen=True)
 class Rule:
-    """One pattern of the check, with its category and kind."""
+    """One pattern of the critic, with its category and kind."""
 
     name: str
     category: str
