@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
-        ("verifier", "0020_apitoken_scopes"),
+        ("verifier", "0021_claim_passage_column"),
     ]
 
     operations = [

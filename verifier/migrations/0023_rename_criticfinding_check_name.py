@@ -5,7 +5,7 @@ class Migration(migrations.Migration):
     """A critic is not a check ("check" is fact-checking a given text): a finding names its critic."""
 
     dependencies = [
-        ("verifier", "0021_rename_judgespend_spend"),
+        ("verifier", "0022_rename_judgespend_spend"),
     ]
 
     operations = [
