@@ -29,10 +29,10 @@ from pydantic import Field
 
 from dashboard.actions.answers import verdict_read
 from dashboard.actions.asking import answer_ask
+from dashboard.actions.callers import admit
 from dashboard.actions.checking import text_check
 from dashboard.actions.reading import article_read, passages_search
 from dashboard.actions.refusals import Outcome, Refused
-from dashboard.bearer import scope_missing
 from dashboard.permissions import may_see_rejected_quotes, request_reader
 from dashboard.presenters import check_sources, checked_payload
 from dashboard.ratelimit import RATE_LIMITED
@@ -206,8 +206,10 @@ class GardenTools:
 
     def within_scope(self, scope: TokenScope) -> None:
         """Refuse a call over HTTP whose token was not made for `scope` (over stdio there is no token)."""
-        if (why := scope_missing(self.request, scope)) is not None:
-            raise ToolError(why)
+        try:
+            admit(self.request, scope, allowed=True, forbidden="")
+        except Refused as refused:
+            raise ToolError(refused.message) from None
 
     def _not_allowed(self, visitor_message: str, what: str) -> str:
         """Why the user may not: a visitor is told to run the server as a reader; a user, that the role is missing."""
@@ -283,8 +285,10 @@ def mcp_server(caller: Caller) -> MCPServer:
     def reading() -> GardenTools:
         """The tools for a resource that lists the garden: refused to a token made without `read`."""
         garden = tools()
-        if (why := scope_missing(garden.request, TokenScope.READ)) is not None:
-            raise ResourceError(why)
+        try:
+            admit(garden.request, TokenScope.READ, allowed=True, forbidden="")
+        except Refused as refused:
+            raise ResourceError(refused.message) from None
         return garden
 
     server: MCPServer = MCPServer(name="groundwork", title="Groundwork", instructions=INSTRUCTIONS)
