@@ -27,7 +27,10 @@ from dashboard.asking import conversation_is_owned
 from dashboard.bearer import BearerRefused, bearer_authenticate
 from dashboard.permissions import may_see_rejected_quotes, request_reader
 from dashboard.presenters import check_sources, checked_payload, health_payload
-from dashboard.shapes import CITED_AS, AnswerOut, VerdictOut, answer_shape, shape_json, verdict_shape
+from dashboard.shapes import shape_json
+from dashboard.shapes.answers import AnswerOut, answer_shape
+from dashboard.shapes.fields import CITED_AS
+from dashboard.shapes.verdicts import VerdictOut, verdict_shape
 from dashboard.streams import EVENT_STREAM, ServerSentEvents, event_stream_response
 from garden.models import Answer
 from verifier.health import health_check

@@ -36,7 +36,9 @@ from dashboard.actions.refusals import Outcome, Refused
 from dashboard.permissions import may_see_rejected_quotes, request_reader
 from dashboard.presenters import check_sources, checked_payload
 from dashboard.ratelimit import RATE_LIMITED
-from dashboard.shapes import answer_shape, shape_json, verdict_shape
+from dashboard.shapes import shape_json
+from dashboard.shapes.answers import answer_shape
+from dashboard.shapes.verdicts import verdict_shape
 from garden import selectors
 from garden.models import Answer, Passage
 from garden.readers import Reader

@@ -30,7 +30,7 @@ def checked_payload(
     checked: Checked, sources: list[dict[str, Any]], *, rejected_quotes: bool = False
 ) -> dict[str, Any]:
     """A text checked against the garden (`POST /api/check`), with a quote the quote gate turned down only for
-    editors and operators (`rejected_quotes`, as `dashboard.shapes.verdict_shape`)."""
+    editors and operators (`rejected_quotes`, as `dashboard.shapes.verdicts.verdict_shape`)."""
     scored = checked.scored
     claims = [c for c in checked.claims if c.is_claim]
     return {

@@ -11,7 +11,7 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from dashboard.markdown import render_markdown
-from dashboard.shapes import AnswerOut, CitationOut
+from dashboard.shapes.answers import AnswerOut, CitationOut
 from garden.answering.synthesis import BUDGET_SPENT
 from text.markup import MARKER, marker_numbers
 

@@ -8,7 +8,7 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from claimcheck.terms import RiskLabel
-from dashboard.shapes import AnswerOut
+from dashboard.shapes.answers import AnswerOut
 from dashboard.templatetags.groundwork import link_citations
 from verifier.marks import MARKED_HELPFUL, MARKED_UNHELPFUL, MARKED_WRONG, ReaderMarks
 

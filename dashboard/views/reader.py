@@ -40,15 +40,15 @@ from dashboard.permissions import (
     request_marker,
     request_reader,
 )
-from dashboard.shapes import (
+from dashboard.shapes.answers import (
     AnswerOut,
     ConversationOut,
     TurnOut,
     answer_shape,
     citations_shape,
     conversation_shape,
-    verdict_shape,
 )
+from dashboard.shapes.verdicts import verdict_shape
 from dashboard.streams import ServerSentEvents, event_stream_response, sse_event
 from dashboard.templatetags.groundwork import link_citations
 from dashboard.views.htmx import HtmxHttpRequest

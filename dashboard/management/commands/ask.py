@@ -14,7 +14,9 @@ from claimcheck.terms import ClaimStatus, Verdict
 from dashboard.actions.asking import answer_ask, answer_seen
 from dashboard.actions.callers import Operator, caller_reader
 from dashboard.actions.refusals import Refused
-from dashboard.shapes import answer_shape, shape_json, verdict_shape
+from dashboard.shapes import shape_json
+from dashboard.shapes.answers import answer_shape
+from dashboard.shapes.verdicts import verdict_shape
 from garden.answering.synthesis import BUDGET_SPENT
 from garden.readers import NO_SUCH_ACCOUNT as NO_ACCOUNT
 from garden.readers import NoSuchAccount, account_named
