@@ -61,7 +61,7 @@ NOT_SHARED = Embedded(title="", url="", body=None, shared=False)
 
 def _answers_loaded(reader: Reader) -> QuerySet[Answer]:
     """Answers with their question, conversation, retrieval, retrieved articles and numbered sources loaded; of
-    what retrieval found, only what `reader` may see (`answer_hidden_why` says whether the answer itself may be)."""
+    what retrieval found, only what `reader` may see (`answer_hidden_reason` says whether the answer itself may be)."""
     # Each source's note's links to notes not the reader's (`answer_links_hidden`), in the sources' own query.
     hidden = (
         Link.objects.filter(source_id=OuterRef("passage__article_id"), target__isnull=False)
@@ -104,14 +104,14 @@ def answer_hidden_message(reader: Reader) -> str:
     return ANSWER_WITHHELD if reader.reads_all else ANSWER_NOT_SHARED
 
 
-def answer_hidden_why(answer: Answer, reader: Reader) -> str | None:
+def answer_hidden_reason(answer: Answer, reader: Reader) -> str | None:
     """Why `reader` may not see `answer` (loaded by `answer_get`), as they are told (`answer_hidden_message`),
     or None when they may."""
     return answer_hidden_message(reader) if answer.withheld_from(reader) else None
 
 
-def verdict_hidden_why(answer: Answer, reader: Reader) -> str | None:
-    """`answer_hidden_why` for an answer loaded without its sources (the verdict endpoints): one query."""
+def verdict_hidden_reason(answer: Answer, reader: Reader) -> str | None:
+    """`answer_hidden_reason` for an answer loaded without its sources (the verdict endpoints): one query."""
     if Answer.objects.readable(reader).filter(pk=answer.pk).exists():
         return None
     return answer_hidden_message(reader)

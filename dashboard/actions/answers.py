@@ -45,7 +45,7 @@ def answer_read(caller: Caller, answer_id: AnswerId) -> Answer:
     answer = selectors.answer_get(public_id, reader) if public_id else None
     if answer is None:
         raise Refused(Outcome.NOT_FOUND, ANSWER_NOT_FOUND)
-    if (why := selectors.answer_hidden_why(answer, reader)) is not None:
+    if (why := selectors.answer_hidden_reason(answer, reader)) is not None:
         raise Refused(Outcome.WITHHELD, why, address=answer.get_absolute_url())
     return answer
 
@@ -58,7 +58,7 @@ def verdict_read(caller: Caller, answer_id: AnswerId) -> Answer:
     answer = Answer.objects.filter(public_id=public_id).first() if public_id else None
     if answer is None:
         raise Refused(Outcome.NOT_FOUND, ANSWER_NOT_FOUND)
-    if (why := selectors.verdict_hidden_why(answer, caller_reader(caller))) is not None:
+    if (why := selectors.verdict_hidden_reason(answer, caller_reader(caller))) is not None:
         raise Refused(Outcome.WITHHELD, why, address=answer.get_absolute_url())
     return answer
 

@@ -99,7 +99,7 @@ def answer_seen(caller: Caller, answer: Answer) -> Answer:
     why = (
         selectors.answer_hidden_message(reader)
         if loaded is None
-        else selectors.answer_hidden_why(loaded, reader)
+        else selectors.answer_hidden_reason(loaded, reader)
     )
     if loaded is None or why is not None:
         raise Refused(Outcome.WITHHELD, why or "", address=answer.get_absolute_url())

@@ -233,14 +233,14 @@ def _conversation_out(
     named: bool = True,
 ) -> ConversationOut:
     """The conversation as its page shows it: `answers` (its turns, loaded) each with its verdict; one this
-    reader may not see in its place without its text, saying why (`selectors.answer_hidden_why`); its worst
+    reader may not see in its place without its text, saying why (`selectors.answer_hidden_reason`); its worst
     label from the checks of the turns they may see (with `through`, up to that turn). `labels_only`: the label
     alone (for the header swapped beside a new turn). `named`: with its id and address, which lead to all its
     turns (not on an answer's page shown to a reader who is not its owner)."""
     reader = request_reader(request)
     turns = []
     for answer in [] if labels_only else answers:
-        hidden = selectors.answer_hidden_why(answer, reader)
+        hidden = selectors.answer_hidden_reason(answer, reader)
         shown = None if hidden is not None else _shape(request, answer)
         turns.append(TurnOut(turn=answer.question.turn, answer=shown, hidden=hidden or ""))
     out = conversation_shape(conversation, turns, conversation_labels(conversation, reader, through=through))
