@@ -14,6 +14,7 @@ import math
 import os
 import platform
 import statistics
+import sys
 import time
 from collections.abc import Callable, Iterator
 from enum import StrEnum
@@ -211,8 +212,10 @@ class SectionYardsticks:
 
     @contextlib.contextmanager
     def section(self, name: str) -> Iterator[None]:
-        before = self.last
+        before, began = self.last, time.monotonic()
         yield
+        # On stderr, so that the report (stdout) stays JSON: where a run's time went.
+        print(f"[bench] {name} took {time.monotonic() - began:.0f} s", file=sys.stderr, flush=True)
         self.last = after = self.measure()
         self.beside[name] = {
             length: round(math.sqrt(before[length] * after[length]), 5)

@@ -91,7 +91,7 @@ def ask_page(request: HtmxHttpRequest) -> HttpResponse:
             if not request.user.is_authenticated:
                 session_remember(request.session, answer)
             if request.htmx:
-                response = _asked(request, answer, follow_up=answer.question.conversation_id is not None)
+                response = _asked(request, answer, follow_up=bool(conversation_id))
                 response["HX-Push-Url"] = answer.get_absolute_url()
                 return response
             return redirect(answer)
