@@ -77,7 +77,7 @@ NOT_ALLOWED = {
 INSTRUCTIONS = (
     "Groundwork answers only from its garden of notes and checks each claim of an answer against them. "
     "`search` finds passages, `read_article` reads an article, `ask` answers a question with numbered sources "
-    "(or refuses at no cost when the garden has nothing on it) and `verdict` gives its claim-by-claim check; "
+    "(or refuses at no cost when the garden has nothing on it) and `verdict` gives its claim-by-claim verification; "
     "`check` fact-checks a text you wrote, claim by claim. Addresses are the site's pages."
 )
 
@@ -318,7 +318,7 @@ def mcp_server(caller: Caller) -> MCPServer:
     def ask(question: Question, conversation: ConversationId = None) -> dict[str, Any]:
         """Ask the garden a question, as the site's ask page does. Returns the `answer` citing `[n]`, its
         `citations` (number, title, cited_as, page, passage, url), `answer_id`, `usage` (tokens, cost) and
-        `verdict`: the claim-by-claim check when done, else `wait` says to call `verdict`. When the garden has
+        `verdict`: the claim-by-claim verification when done, else `wait` says to call `verdict`. When the garden has
         nothing on the question, `refused` is true, `refusal_reason` says why and no model was called (zero
         tokens). When its notes are near the question but none says what it asks, `abstained` is true and the
         answer says so, naming the notes it looked in. `answers_question` (with `answers_question_label`) says

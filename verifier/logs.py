@@ -35,7 +35,7 @@ class LogFilters:
 
 
 def answers_logged(filters: LogFilters = LogFilters()) -> QuerySet[Answer]:
-    """Every answer, newest first, with its verification and failed critic checks loaded."""
+    """Every answer, newest first, with its verification and failed critics loaded."""
     answers = Answer.objects.select_related(
         "question__retrieval", "question__conversation", "verification"
     ).prefetch_related(

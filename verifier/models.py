@@ -99,7 +99,7 @@ class Verification(models.Model):
         default=False, help_text="The daily budget kept Claude, or its tie-breaker, from judging."
     )
     judge_errors = models.TextField(blank=True)
-    blocked = models.BooleanField(default=False, help_text="A critic check blocked the answer (e.g. safety).")
+    blocked = models.BooleanField(default=False, help_text="A critic blocked the answer (e.g. safety).")
     answers_question = models.BooleanField(
         null=True,
         blank=True,

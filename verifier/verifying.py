@@ -76,7 +76,7 @@ def verification_run(*, verification_id: int) -> Verification | None:
 
 
 def critics_run(answer: Answer) -> list[CriticResult]:
-    """The critic checks on an answer, against the sources it was given and the garden as its asker may read
+    """The critics run on an answer, against the sources it was given and the garden as its asker may read
     it: a note withheld, or of an audience not the asker's, "does not exist" word for word as a slug no note
     has, so a question cannot learn from the check which slugs are there."""
     readable = Article.objects.readable(reader_of(answer.question.asked_by))

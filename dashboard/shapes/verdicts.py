@@ -36,9 +36,9 @@ class VerificationOut:
     status: str | None
     verdict: Verdict | None = None
     risk_label: RiskLabel | None = None
-    blocked: Annotated[
-        bool, Field(description="A critic check held the answer back: show it only on request.")
-    ] = False
+    blocked: Annotated[bool, Field(description="A critic held the answer back: show it only on request.")] = (
+        False
+    )
 
 
 @dataclass(frozen=True)

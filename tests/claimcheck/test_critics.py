@@ -1,4 +1,4 @@
-"""The critic checks: fabricated references, the citation gate, safety and the operator's constraints."""
+"""The critics: fabricated references, the citation gate, safety and the operator's constraints."""
 
 from __future__ import annotations
 

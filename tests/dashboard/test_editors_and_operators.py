@@ -118,7 +118,7 @@ def test_an_unsafe_answer_is_blocked_collapsed_for_readers_and_raised_to_operato
 
     login(client, "operator")
     logs = client.get("/operators/logs/").content.decode()
-    assert "Blocked by a critic check" in logs and "safety (block)" in logs
+    assert "Blocked by a critic" in logs and "safety (block)" in logs
     blocked_only = client.get("/operators/logs/?severity=block").content.decode()
     assert blocked_only.count('data-label="Question"') == 1
 

@@ -1,4 +1,4 @@
-"""The critic checks as the app runs them on an answer: with the settings' defaults, no file of the server is read."""
+"""The critics as the app runs them on an answer: with the settings' defaults, no file of the server is read."""
 
 from pathlib import Path
 

@@ -27,7 +27,7 @@ NOT_ANSWERED = "the judge found that none of its claims says what was asked."
 
 
 class Command(BaseCommand):
-    help = "Ask the garden a question and print the answer, its sources and the pre-flight check."
+    help = "Ask the garden a question and print the answer, its sources and the pre-flight."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("question")
