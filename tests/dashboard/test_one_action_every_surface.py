@@ -250,3 +250,24 @@ def test_a_spent_budget_reads_alike_on_every_surface(claude, settings):
     outcomes = ask_everywhere(caller) | {"command": _command(STATION_QUESTION, caller.user.get_username())}
     assert set(outcomes.values()) == {OVER_BUDGET}, outcomes
     assert claude.request_count == 0
+
+
+def test_a_follow_up_gives_one_outcome_on_every_surface(settings):
+    caller, other = _situation("reader", settings), Caller(*member("bob", "reader"))
+    theirs = other.agent.ask(STATION_QUESTION)["conversation"]
+    mine = caller.agent.ask(STATION_QUESTION)["conversation"]
+
+    def follow_up(conversation: str) -> dict[str, str]:
+        question = "And when did the second one leave?"
+        api = caller.script.post(
+            "/api/ask", {"question": question, "conversation": conversation}, "application/json"
+        )
+        page = caller.browser.post("/", {"question": question, "conversation": conversation}, follow=True)
+        return {
+            "page": _page(page),
+            "api": _status(api.status_code),
+            "mcp": _tool(lambda: caller.agent.ask(question, conversation)),
+        }
+
+    assert set(follow_up(mine).values()) == {ALLOWED}
+    assert set(follow_up(theirs).values()) == {NOT_SHOWN}  # another reader's conversation is as none
