@@ -23,8 +23,8 @@ from dashboard.actions.answers import answer_mark, answer_read, claim_report, ve
 from dashboard.actions.asking import CallerStream, answer_ask, answer_seen, answer_stream
 from dashboard.actions.checking import text_check
 from dashboard.actions.refusals import Outcome, Refused
-from dashboard.asking import conversation_is_owned
 from dashboard.bearer import BearerRefused, bearer_authenticate
+from dashboard.conversations import conversation_is_owned
 from dashboard.permissions import may_see_rejected_quotes, request_reader
 from dashboard.presenters import check_sources, checked_payload, health_payload
 from dashboard.shapes import shape_json

@@ -7,7 +7,7 @@ booking whose process died before settling stays at its most: the call may have 
 on the safe side. The garden books its answers here through `settings.ANSWER_BUDGET` (`answer_budget`).
 
 Questions from visitors, who have no role (not signed in, or signed in to an account given none:
-`dashboard.asking.spends_as_visitor`), spend from the same ledger, marked `anonymous`, within an allowance of their
+`dashboard.actions.asking.spends_as_visitor`), spend from the same ledger, marked `anonymous`, within an allowance of their
 own (`ANONYMOUS_CLAUDE_DAILY_USD`): however many they ask, the rest of the day's limit is left for readers. With no allowance no Claude call is made for them at all (`anonymous_local`).
 
 Each row also names the signed-in reader it was spent for, and the personal API token the call came through:

@@ -11,15 +11,27 @@ import uuid
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, PermissionsMixin
+
 from dashboard.actions.callers import Caller, Operator, admit, caller_reader, caller_user, spent_by
 from dashboard.actions.refusals import Outcome, Refused
-from dashboard.asking import ConversationNotFound, ask, ask_streaming, conversation_owned
 from dashboard.claude_slots import claude_slot
+from dashboard.conversations import ConversationNotFound, conversation_owned
 from dashboard.permissions import may_ask
 from garden import selectors
-from garden.answering.asking import AnswerStream, QuestionError, question_clean
+from garden.answering.asking import (
+    AnswerStream,
+    Asking,
+    QuestionError,
+    question_ask,
+    question_clean,
+    question_stream,
+)
 from garden.answering.streaming import AskEvent
+from garden.answering.synthesis import writer_for
 from garden.models import Answer, Conversation
+from verifier.queueing import verification_request
+from verifier.roles import ASK
 from verifier.scopes import TokenScope
 
 ASK_FORBIDDEN = "Log in as a reader (or above) to use this endpoint."
@@ -111,6 +123,60 @@ def admit_asking(caller: Caller, *, counted: bool) -> None:
     caller's rate limit."""
     allowed = isinstance(caller, Operator) or may_ask(caller)
     admit(caller, TokenScope.ASK, allowed=allowed, forbidden=ASK_FORBIDDEN, limit="ask" if counted else None)
+
+
+def ask(
+    text: str | None,
+    user: AbstractBaseUser | AnonymousUser | None = None,
+    claude_slot: AbstractContextManager[object] | None = None,
+    conversation: Conversation | None = None,
+) -> Answer:
+    """Answer the question and queue its verification once the answer is committed (the answer and its
+    pending verification are stored together). A visitor who is not signed in (`user` anonymous, as a page or
+    the API gives it) asks on the anonymous visitors' Claude allowance; no `user` is the command line.
+    `claude_slot` is held while Claude writes the answer (a web request's: `dashboard.claude_slots.claude_slot()`).
+    `conversation` (from `conversation_owned`) is the one this question continues; None starts a new one.
+
+    Raises `garden.answering.asking.QuestionError` for an empty or over-long question, and what `claude_slot` raises.
+    """
+    return question_ask(text=text, **_asking(user, claude_slot, conversation))
+
+
+def ask_streaming(
+    text: str | None,
+    user: AbstractBaseUser | AnonymousUser | None = None,
+    claude_slot: AbstractContextManager[object] | None = None,
+    conversation: Conversation | None = None,
+) -> AnswerStream:
+    """`ask`, with the answer's words as they are written (`garden.answering.asking.question_stream`): its
+    verification is queued once the stored answer is committed, which a broken stream's never is."""
+    return question_stream(text=text, **_asking(user, claude_slot, conversation))
+
+
+def _asking(
+    user: AbstractBaseUser | AnonymousUser | None,
+    claude_slot: AbstractContextManager[object] | None,
+    conversation: Conversation | None,
+) -> Asking:
+    return Asking(
+        user=user,
+        anonymous=user is not None and spends_as_visitor(user),
+        on_stored=lambda answer: verification_request(answer=answer),
+        claude_slot=claude_slot,
+        conversation=conversation,
+    )
+
+
+def claude_writes_for(user: AbstractBaseUser | AnonymousUser) -> bool:
+    """Whether a model (Claude or a served one: `ANSWER_PROVIDER`) writes this asker's answers, so a page streams
+    them; the local synthesiser's and a refusal come whole at once, and stay one request."""
+    return writer_for(anonymous=spends_as_visitor(user)) is not None
+
+
+def spends_as_visitor(user: AbstractBaseUser | AnonymousUser) -> bool:
+    """Whether this asker's Claude spend comes from the visitors' allowance (ANONYMOUS_CLAUDE_DAILY_USD): having
+    no role, not being signed out, is what makes a visitor, so an account given no role spends as one does."""
+    return not (isinstance(user, (PermissionsMixin, AnonymousUser)) and user.has_perm(ASK))
 
 
 def _conversation(caller: Caller, conversation_id: ConversationId) -> Conversation | None:

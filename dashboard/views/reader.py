@@ -19,12 +19,11 @@ from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard.actions.answers import answer_read
-from dashboard.actions.asking import answer_ask, answer_seen, answer_stream, question_admit
+from dashboard.actions.asking import answer_ask, answer_seen, answer_stream, claude_writes_for, question_admit
 from dashboard.actions.refusals import Outcome, Refused
-from dashboard.asking import (
+from dashboard.conversations import (
     CONVERSATION_NOT_FOUND,
     STREAM_GONE,
-    claude_writes_for,
     conversation_is_owned,
     conversations_recent,
     session_remember,

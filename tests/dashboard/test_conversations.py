@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from claimcheck.terms import ClaimStatus, RiskLabel
-from dashboard.asking import CONVERSATION_NOT_FOUND
+from dashboard.conversations import CONVERSATION_NOT_FOUND
 from garden.answering.asking import CONVERSATION_FULL
 from garden.audiences import members_add
 from garden.models import Answer, Article, Conversation, Question, SearchRule

@@ -8,8 +8,8 @@ from django.test import RequestFactory
 from mcp.server.mcpserver.exceptions import ToolError
 
 from dashboard.actions.callers import account_request
-from dashboard.asking import CONVERSATION_NOT_FOUND
 from dashboard.bearer import TOKEN_SCOPE_MISSING, bearer_authenticate
+from dashboard.conversations import CONVERSATION_NOT_FOUND
 from dashboard.mcp_server import TOO_MANY_CALLS, GardenTools
 from dashboard.ratelimit import RATE_LIMITED
 from garden.models import Question

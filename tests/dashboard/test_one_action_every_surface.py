@@ -230,7 +230,7 @@ def test_reading_an_article_gives_one_outcome_on_every_surface(settings):
 
 
 def test_an_answer_withheld_as_it_is_read_is_shown_on_no_surface(monkeypatch, settings):
-    from dashboard.asking import ask as real_ask
+    from dashboard.actions.asking import ask as real_ask
 
     def ask_then_withhold(*args: Any, **kwargs: Any) -> Answer:
         Article.objects.update(withheld_at=None)  # (each surface's question finds the notes again)

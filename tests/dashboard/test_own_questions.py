@@ -108,7 +108,7 @@ def source_withheld_meanwhile(monkeypatch):
     from django.utils import timezone
 
     from dashboard.actions import asking
-    from dashboard.asking import ask as real_ask
+    from dashboard.actions.asking import ask as real_ask
 
     def ask_then_withhold(question, user, claude_slot=None, conversation=None):
         answer = real_ask(question, user, claude_slot, conversation)

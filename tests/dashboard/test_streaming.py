@@ -24,8 +24,8 @@ from django.http import StreamingHttpResponse
 from django.test import Client
 from django.utils import timezone
 
-from dashboard.asking import STREAM_GONE
 from dashboard.claude_slots import CLAUDE_BUSY, claude_slot
+from dashboard.conversations import STREAM_GONE
 from dashboard.streams import sse_event
 from garden.answering.asking import REFUSAL_TEXT
 from garden.answering.synthesis.claude import (

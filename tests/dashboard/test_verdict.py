@@ -8,8 +8,8 @@ from django.utils import timezone
 from django.utils.html import escape
 from mcp.server.mcpserver.exceptions import ToolError
 
+from dashboard.actions.asking import ask
 from dashboard.actions.callers import account_request
-from dashboard.asking import ask
 from dashboard.mcp_server import GardenTools
 from garden.audiences import members_add
 from garden.models import AnswerSource, Article

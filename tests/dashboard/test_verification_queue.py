@@ -9,7 +9,7 @@ import redis
 from django.conf import settings
 from django.utils import timezone
 
-from dashboard.asking import ask
+from dashboard.actions.asking import ask
 from verifier.models import Verification, VerificationStatus
 from verifier.queueing import verifications_requeue
 

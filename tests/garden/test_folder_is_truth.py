@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from dashboard.asking import ask
+from dashboard.actions.asking import ask
 from garden.answering.retrieval import retrieve
 from garden.models import Article, Passage
 from garden.sync import garden_import

@@ -131,7 +131,7 @@ def shared_topic(tmp_path: Path) -> Path:
 
 
 def test_a_private_note_s_alias_leaves_the_topic_it_shared_and_the_refusal_gate_refuses(shared_topic):
-    from dashboard.asking import ask
+    from dashboard.actions.asking import ask
 
     topic = Topic.objects.get(slug="pay")
     reader = client_as("reader")

@@ -14,7 +14,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from claimcheck.terms import ClaimStatus, JudgeMode
-from dashboard.asking import ask
+from dashboard.actions.asking import ask
 from evaluation.models import GoldenQuestion, RunStatus, VerifyRun, VerifyRunItem
 from garden.answering.retrieval import retrieve
 from garden.models import Answer, Article, Conversation, Sync

@@ -1,4 +1,5 @@
-"""The face's one entry point for a question: ask the garden, then ask the verifier to check the answer.
+"""A reader's conversations and what their browser session keeps: whose a conversation is, the questions a page
+will stream, the recent questions and conversations the home page lists.
 
 A reader's questions are theirs: the home page lists only the conversations this reader started (a logged-in
 reader's own, an anonymous visitor's in this session, whose conversations' ids the session keeps), and only their
@@ -9,19 +10,14 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from contextlib import AbstractContextManager
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, PermissionsMixin
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.contrib.sessions.backends.base import SessionBase
 from django.db.models import Count, QuerySet
 
-from garden.answering.asking import AnswerStream, Asking, question_ask, question_stream
-from garden.answering.synthesis import writer_for
 from garden.errors import UserFacingError
 from garden.models import Answer, Conversation, Question
 from garden.readers import reader_of
-from verifier.queueing import verification_request
-from verifier.roles import ASK
 
 RECENT_LIMIT = 8
 SESSION_ASKED = (
@@ -80,60 +76,6 @@ def conversation_is_owned(
         SESSION_CONVERSATIONS, []
     )
     return conversation.started_by_id is None and started_here
-
-
-def ask(
-    text: str | None,
-    user: AbstractBaseUser | AnonymousUser | None = None,
-    claude_slot: AbstractContextManager[object] | None = None,
-    conversation: Conversation | None = None,
-) -> Answer:
-    """Answer the question and queue its verification once the answer is committed (the answer and its
-    pending verification are stored together). A visitor who is not signed in (`user` anonymous, as a page or
-    the API gives it) asks on the anonymous visitors' Claude allowance; no `user` is the command line.
-    `claude_slot` is held while Claude writes the answer (a web request's: `dashboard.claude_slots.claude_slot()`).
-    `conversation` (from `conversation_owned`) is the one this question continues; None starts a new one.
-
-    Raises `garden.answering.asking.QuestionError` for an empty or over-long question, and what `claude_slot` raises.
-    """
-    return question_ask(text=text, **_asking(user, claude_slot, conversation))
-
-
-def ask_streaming(
-    text: str | None,
-    user: AbstractBaseUser | AnonymousUser | None = None,
-    claude_slot: AbstractContextManager[object] | None = None,
-    conversation: Conversation | None = None,
-) -> AnswerStream:
-    """`ask`, with the answer's words as they are written (`garden.answering.asking.question_stream`): its
-    verification is queued once the stored answer is committed, which a broken stream's never is."""
-    return question_stream(text=text, **_asking(user, claude_slot, conversation))
-
-
-def _asking(
-    user: AbstractBaseUser | AnonymousUser | None,
-    claude_slot: AbstractContextManager[object] | None,
-    conversation: Conversation | None,
-) -> Asking:
-    return Asking(
-        user=user,
-        anonymous=user is not None and spends_as_visitor(user),
-        on_stored=lambda answer: verification_request(answer=answer),
-        claude_slot=claude_slot,
-        conversation=conversation,
-    )
-
-
-def claude_writes_for(user: AbstractBaseUser | AnonymousUser) -> bool:
-    """Whether a model (Claude or a served one: `ANSWER_PROVIDER`) writes this asker's answers, so a page streams
-    them; the local synthesiser's and a refusal come whole at once, and stay one request."""
-    return writer_for(anonymous=spends_as_visitor(user)) is not None
-
-
-def spends_as_visitor(user: AbstractBaseUser | AnonymousUser) -> bool:
-    """Whether this asker's Claude spend comes from the visitors' allowance (ANONYMOUS_CLAUDE_DAILY_USD): having
-    no role, not being signed out, is what makes a visitor, so an account given no role spends as one does."""
-    return not (isinstance(user, (PermissionsMixin, AnonymousUser)) and user.has_perm(ASK))
 
 
 def stream_begin(session: SessionBase, text: str, conversation: Conversation | None) -> str:
