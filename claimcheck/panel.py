@@ -24,10 +24,10 @@ from decimal import Decimal
 
 from claimcheck.answerability import answering
 from claimcheck.claims import Sentence
-from claimcheck.claude_client import ClaudeCallError, ClaudeClient
 from claimcheck.judges.claude import ClaimToJudge, ClaudeJudgement, judge_claims_with_claude, most_cost
 from claimcheck.judges.local import judge_claims
 from claimcheck.judges.types import Ruling, Source
+from claimcheck.model_client import ModelCallError, ModelClient
 from claimcheck.quote_gate import gate_vote
 from claimcheck.terms import DELTA, LOCAL_JUDGE, ClaimStatus, JudgeMode, JurorRole
 from modelcalls import Booking, Budget, Usage, book
@@ -86,15 +86,15 @@ class PanelOutcome:
 @dataclass(frozen=True)
 class PanelConfig:
     mode: JudgeMode
-    claude: ClaudeClient | None  # None: no API key
+    claude: ModelClient | None  # None: no API key
     juror_model: str  # the served juror's model when `served` is given
     tiebreaker_model: str
     escalate_below: float = 0.6
     budget: Budget | None = None  # None: no limit
-    served: ClaudeClient | None = None  # a model served over the OpenAI API, the juror in Claude's place
+    served: ModelClient | None = None  # a model served over the OpenAI API, the juror in Claude's place
 
     @property
-    def juror(self) -> ClaudeClient | None:
+    def juror(self) -> ModelClient | None:
         """The client the juror is asked through: the served model's, else Claude's (None: no model juror)."""
         return self.served if self.served is not None else self.claude
 
@@ -109,7 +109,7 @@ def _gated(votes: Sequence[Ruling], claims: Sequence[Sentence], sources: dict[in
 
 def _claude(
     config: PanelConfig,
-    client: ClaudeClient,
+    client: ModelClient,
     outcome: PanelOutcome,
     model: str,
     claims: Sequence[Sentence],
@@ -120,7 +120,7 @@ def _claude(
     """One judgement by `model` through `client` of the claims at `numbers` (and whether they answer `question`,
     given it), booked with the budget and added to what `outcome` spent.
 
-    Raises `_BudgetSpent` (no call made) or `ClaudeCallError` (a call failed; billed replies still count).
+    Raises `_BudgetSpent` (no call made) or `ModelCallError` (a call failed; billed replies still count).
     """
     to_judge = [
         ClaimToJudge(number=n + 1, text=claims[n].text, citations=claims[n].citations) for n in numbers
@@ -129,12 +129,12 @@ def _claude(
     booking = book(config.budget, model, most)
     if booking is None:
         raise _BudgetSpent
-    # Anything but a ClaudeCallError leaves the booking standing: the call may have been billed.
+    # Anything but a ModelCallError leaves the booking standing: the call may have been billed.
     try:
         judgement = judge_claims_with_claude(
             client, model=model, claims=to_judge, sources=sources, question=question
         )
-    except ClaudeCallError as error:
+    except ModelCallError as error:
         _spent(outcome, booking, error.usage)
         raise
     _spent(outcome, booking, judgement.usage)
@@ -198,7 +198,7 @@ def _judged(
         judgement = _claude(config, juror, outcome, config.juror_model, checkable, numbers, sources, question)
     except _BudgetSpent:
         outcome.disclosure, outcome.budget_held = BUDGET_SPENT, True
-    except ClaudeCallError as error:
+    except ModelCallError as error:
         outcome.errors.append(f"{config.juror_model}: {error.kind}: {error.detail}")
         failed = SERVED_JUROR_FAILED if served else JUDGE_FAILED
         outcome.disclosure = failed.format(model=config.juror_model, reason=error.message)
@@ -237,7 +237,7 @@ def _judged(
     except _BudgetSpent:
         outcome.disclosure, outcome.budget_held = TIEBREAKER_BUDGET_SPENT, True
         return outcome
-    except ClaudeCallError as error:
+    except ModelCallError as error:
         outcome.errors.append(f"{config.tiebreaker_model}: {error.kind}: {error.detail}")
         outcome.disclosure = TIEBREAKER_FAILED.format(reason=error.message)
         return outcome

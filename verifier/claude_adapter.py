@@ -1,5 +1,5 @@
 """The project's model clients (`providers.chat`: Claude, or a model served over the OpenAI API) as the engine's
-`ClaudeClient`: the judges call a model through it, its failures arrive as the engine's `ClaudeCallError` with
+`ModelClient`: the judges call a model through it, its failures arrive as the engine's `ModelCallError` with
 the message readers see."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 from django.conf import settings
 
-from claimcheck.claude_client import ClaudeCallError
+from claimcheck.model_client import ModelCallError
 from modelcalls import ModelReply
 from providers.chat import ChatConfig, chat_call
 from providers.claude import claude_config, cost_usd
@@ -46,7 +46,7 @@ class GardenClaude:
             )
         except ModelError as error:
             # Raised outside the SDK's context, as the client's own error is: nothing of the request travels.
-            raise ClaudeCallError(error.kind, error.message, error.detail, error.usage) from None
+            raise ModelCallError(error.kind, error.message, error.detail, error.usage) from None
 
     def cost_usd(self, model: str, input_tokens: int, output_tokens: int) -> Decimal:
         return cost_usd(model, input_tokens, output_tokens, self.config.prices)

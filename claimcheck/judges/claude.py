@@ -3,7 +3,7 @@
 The system prompt carries all instructions; the user message carries only data: the numbered sources and
 the claims, each in its own delimited block, escaped by `text.prompts.escape_for_prompt` (as the answer
 writer escapes its sources) so that no article or claim can close its block and pose as instructions. Claude answers through a forced tool call whose input is checked strictly;
-anything unexpected is a `ClaudeCallError` of kind "malformed", never a silent pass. The quotes are returned as
+anything unexpected is a `ModelCallError` of kind "malformed", never a silent pass. The quotes are returned as
 Claude gave them: run them through `claimcheck.quote_gate.gate_vote` before trusting them. Given the question the
 claims answer, the judge also says whether they answer it (`answers_question`, a required field of the tool then).
 Pure Python: no Django.
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Final, NoReturn
 
-from claimcheck.claude_client import MALFORMED, MALFORMED_MESSAGE, ClaudeCallError, ClaudeClient
 from claimcheck.judges.types import Ruling, Source
+from claimcheck.model_client import MALFORMED, MALFORMED_MESSAGE, ModelCallError, ModelClient
 from claimcheck.terms import ClaimStatus
 from modelcalls import NO_USAGE, Usage
 from text.prompts import escape_for_prompt, unescape_from_prompt
@@ -173,7 +173,7 @@ def _output_allowance(batch: Sequence[ClaimToJudge]) -> int:
 
 
 def most_cost(
-    client: ClaudeClient,
+    client: ModelClient,
     *,
     model: str,
     claims: Sequence[ClaimToJudge],
@@ -195,7 +195,7 @@ def most_cost(
 
 
 def judge_claims_with_claude(
-    client: ClaudeClient,
+    client: ModelClient,
     *,
     model: str,
     claims: Sequence[ClaimToJudge],
@@ -207,8 +207,8 @@ def judge_claims_with_claude(
     in parts, answers when one of its parts does).
 
     With no claims, nothing is sent and the judgement is empty. Raises `ValueError` for duplicate claim or
-    source numbers, `ClaudeCallError` of kind "malformed" for a reply that is not a complete, valid set of
-    verdicts, and lets any other `ClaudeCallError` of `client.call` through unchanged. When any call of a long
+    source numbers, `ModelCallError` of kind "malformed" for a reply that is not a complete, valid set of
+    verdicts, and lets any other `ModelCallError` of `client.call` through unchanged. When any call of a long
     text fails, the judgement fails, and the error carries what every call was billed.
     """
     _check_unique("claim", [claim.number for claim in claims])
@@ -222,11 +222,11 @@ def judge_claims_with_claude(
     with ThreadPoolExecutor(max_workers=min(PARALLEL_CALLS, len(batches))) as pool:
         futures = [pool.submit(_judge_batch, client, model, batch, sources, question) for batch in batches]
     judgements: list[ClaudeJudgement] = []
-    errors: list[ClaudeCallError] = []
+    errors: list[ModelCallError] = []
     for future in futures:
         try:
             judgements.append(future.result())
-        except ClaudeCallError as error:
+        except ModelCallError as error:
             errors.append(error)
     billed = sum([j.usage for j in judgements] + [e.usage for e in errors], NO_USAGE)
     if errors:
@@ -244,7 +244,7 @@ def judge_claims_with_claude(
 
 
 def _judge_batch(
-    client: ClaudeClient,
+    client: ModelClient,
     model: str,
     claims: Sequence[ClaimToJudge],
     sources: Sequence[Source],
@@ -268,7 +268,7 @@ def _judge_batch(
             )
         votes = _read_verdicts(reply.tool_input, claims, {source.index: source for source in sources})
         answers = None if question is None else _read_answers_question(reply.tool_input)
-    except ClaudeCallError as err:
+    except ModelCallError as err:
         err.usage = reply.usage  # the reply was billed even though its verdicts cannot be used
         raise
     return ClaudeJudgement(
@@ -285,7 +285,7 @@ def _judge_batch(
 def _build_request(
     claims: Sequence[ClaimToJudge], sources: Sequence[Source], question: str | None = None
 ) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
-    """The `system`, `messages`, `tools` and `tool_choice` arguments of `ClaudeClient.call` for these claims
+    """The `system`, `messages`, `tools` and `tool_choice` arguments of `ModelClient.call` for these claims
     (and, given it, the question they answer)."""
     source_blocks = "\n".join(
         f'<source number="{source.index}" superseded="{str(source.superseded).lower()}">\n'
@@ -461,4 +461,4 @@ def _clip(value: object) -> str:
 
 def _malformed(detail: str) -> NoReturn:
     logger.warning("The Claude judge's reply was malformed: %s", detail)
-    raise ClaudeCallError(MALFORMED, MALFORMED_MESSAGE, detail)
+    raise ModelCallError(MALFORMED, MALFORMED_MESSAGE, detail)

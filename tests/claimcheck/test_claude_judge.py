@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from claimcheck.claude_client import ClaudeCallError
 from claimcheck.judges.claude import (
     CLAIMS_PER_CALL,
     QUESTION_PROMPT,
@@ -22,6 +21,7 @@ from claimcheck.judges.claude import (
     most_cost,
 )
 from claimcheck.judges.types import Ruling, Source
+from claimcheck.model_client import ModelCallError
 from claimcheck.terms import ClaimStatus
 from providers.claude import ClaudeConfig, cost_usd
 from tests.fakes.messages_api import Behaviour, FakeMessagesAPI, reply_tool
@@ -190,7 +190,7 @@ def test_malformed_tool_input_raises_malformed(
     fake_messages_api: FakeMessagesAPI, config: ClaudeConfig, tool_input: dict[str, Any], expected: str
 ) -> None:
     fake_messages_api.reply_tool(TOOL_NAME, tool_input)
-    with pytest.raises(ClaudeCallError) as caught:
+    with pytest.raises(ModelCallError) as caught:
         judge(config)
     assert caught.value.kind == "malformed"
     assert expected in caught.value.detail
@@ -249,7 +249,7 @@ def test_a_failed_call_of_a_long_text_fails_the_judgement_and_carries_what_every
         return answer_every_claim(body)
 
     fake_messages_api.set_default(second_call_malformed)
-    with pytest.raises(ClaudeCallError) as caught:
+    with pytest.raises(ModelCallError) as caught:
         judge(config, claims=MANY_CLAIMS)
     assert caught.value.kind == "malformed"
     assert fake_messages_api.request_count == 5
@@ -277,7 +277,7 @@ def test_the_most_a_judgement_can_cost_covers_every_byte_sent_and_every_output_t
 
 def test_a_text_only_reply_raises_malformed(fake_messages_api: FakeMessagesAPI, config: ClaudeConfig) -> None:
     fake_messages_api.reply_text("Claim 1 is verified; claim 2 is misattributed.")
-    with pytest.raises(ClaudeCallError) as caught:
+    with pytest.raises(ModelCallError) as caught:
         judge(config)
     assert caught.value.kind == "malformed" and "tool_use" in caught.value.detail
 
@@ -295,7 +295,7 @@ def test_other_claude_errors_propagate_unchanged(fake_messages_api: FakeMessages
     config = ClaudeConfig(
         api_key="sk-ant-test-bad-key-0000", base_url=fake_messages_api.base_url, max_retries=0
     )
-    with pytest.raises(ClaudeCallError) as caught:
+    with pytest.raises(ModelCallError) as caught:
         judge(config)
     assert caught.value.kind == "auth"
 
@@ -359,7 +359,7 @@ def test_a_reply_that_does_not_say_true_or_false_of_the_question_is_malformed(
 ) -> None:
     tool_input = dict(GOOD_VERDICTS) | ({} if answers is None else {"answers_question": answers})
     fake_messages_api.reply_tool(TOOL_NAME, tool_input)
-    with pytest.raises(ClaudeCallError) as caught:
+    with pytest.raises(ModelCallError) as caught:
         judge(config, question=QUESTION)
     assert caught.value.kind == "malformed" and "answers_question" in caught.value.detail
     assert caught.value.usage.input_tokens == 12  # billed all the same

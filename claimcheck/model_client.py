@@ -1,9 +1,10 @@
-"""What the engine needs of Claude: a client that makes one call (`ClaudeClient`) and how a call fails
-(`ClaudeCallError`). The reply, what it cost and the budget it is booked against are `modelcalls`' (`ModelReply`,
-`Usage`, `Budget`), the one definition the project's model clients give too.
+"""What the engine needs of a model (Claude, or a served one as the served juror): a client that makes one call
+(`ModelClient`) and how a call fails (`ModelCallError`). The reply, what it cost and the budget it is booked
+against are `modelcalls`' (`ModelReply`, `Usage`, `Budget`), the one definition the project's model clients give
+too.
 
 The engine does not reach Claude itself: the verifier adapts the project's model clients (`providers.chat`) to
-`ClaudeClient` and hands it in (`verifier/claude_adapter.py`), so the judges and the panel stay plain Python that a
+`ModelClient` and hands it in (`verifier/claude_adapter.py`), so the judges and the panel stay plain Python that a
 test can drive with a client of its own.
 """
 
@@ -20,7 +21,7 @@ MALFORMED: Final = "malformed"
 MALFORMED_MESSAGE: Final = "The answer service sent back a reply that could not be read. Please try again."
 
 
-class ClaudeCallError(Exception):
+class ModelCallError(Exception):
     """A failed call: `kind` for code, `message` for readers, `detail` for logs (never holds the API key).
 
     `usage` is what a reply that came back but could not be used was billed; nothing when no reply came.
@@ -37,8 +38,8 @@ class ClaudeCallError(Exception):
         return self.message
 
 
-class ClaudeClient(Protocol):
-    """A way to reach Claude."""
+class ModelClient(Protocol):
+    """A way to reach a model: Claude, or a served one through the same Messages-shaped call."""
 
     def call(
         self,
@@ -50,7 +51,7 @@ class ClaudeClient(Protocol):
         tools: list[dict[str, Any]] | None = None,
         tool_choice: dict[str, Any] | None = None,
     ) -> ModelReply:
-        """One Messages API request; raises `ClaudeCallError` when it fails."""
+        """One Messages API request; raises `ModelCallError` when it fails."""
         ...
 
     def cost_usd(self, model: str, input_tokens: int, output_tokens: int) -> Decimal:
