@@ -1,5 +1,5 @@
 """A reader's conversations and what their browser session keeps: whose a conversation is, the questions a page
-will stream, the recent questions and conversations the home page lists.
+will stream, the recent conversations the home page lists.
 
 A reader's questions are theirs: the home page lists only the conversations this reader started (a logged-in
 reader's own, an anonymous visitor's in this session, whose conversations' ids the session keeps), and only their
@@ -13,11 +13,10 @@ import uuid
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.contrib.sessions.backends.base import SessionBase
-from django.db.models import Count, QuerySet
+from django.db.models import Count
 
 from garden.errors import UserFacingError
 from garden.models import Answer, Conversation, Question
-from garden.readers import reader_of
 
 RECENT_LIMIT = 8
 SESSION_ASKED = (
@@ -131,19 +130,3 @@ def conversations_recent(
     ):
         firsts.setdefault(question.conversation_id or 0, question)
     return [(c, firsts[c.pk]) for c in latest if c.pk in firsts]
-
-
-def questions_recent(user: AbstractBaseUser | AnonymousUser, session: SessionBase) -> QuerySet[Question]:
-    """The reader's own recent questions with an answer a reader may see, newest first: a logged-in reader's,
-    or the ones asked in this session by a visitor who is not logged in."""
-    # An answer withheld with a note it drew on, or drawn from notes no longer the reader's (they left an
-    # audience), is not listed either: its page would be a 404.
-    reader = reader_of(user)
-    questions = Question.objects.select_related("answer").filter(answer__in=Answer.objects.readable(reader))
-    if user.is_authenticated:
-        questions = questions.filter(asked_by_id=user.pk)
-    else:
-        questions = questions.filter(
-            answer__public_id__in=session.get(SESSION_ASKED, []), asked_by__isnull=True
-        )
-    return questions.order_by("-created_at")[:RECENT_LIMIT]

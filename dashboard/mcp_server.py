@@ -209,7 +209,7 @@ class GardenTools:
     def within_scope(self, scope: TokenScope) -> None:
         """Refuse a call over HTTP whose token was not made for `scope` (over stdio there is no token)."""
         try:
-            admit(self.request, scope, allowed=True, forbidden="")
+            admit(self.request, scope)
         except Refused as refused:
             raise ToolError(refused.message) from None
 
@@ -288,7 +288,7 @@ def mcp_server(caller: Caller) -> MCPServer:
         """The tools for a resource that lists the garden: refused to a token made without `read`."""
         garden = tools()
         try:
-            admit(garden.request, TokenScope.READ, allowed=True, forbidden="")
+            admit(garden.request, TokenScope.READ)
         except Refused as refused:
             raise ResourceError(refused.message) from None
         return garden

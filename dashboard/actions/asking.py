@@ -13,9 +13,16 @@ from contextlib import AbstractContextManager
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, PermissionsMixin
 
-from dashboard.actions.callers import Caller, Operator, admit, caller_reader, caller_user, spent_by
+from dashboard.actions.callers import (
+    Caller,
+    Operator,
+    admit,
+    caller_reader,
+    caller_slot,
+    caller_user,
+    spent_by,
+)
 from dashboard.actions.refusals import Outcome, Refused
-from dashboard.claude_slots import claude_slot
 from dashboard.conversations import ConversationNotFound, conversation_owned
 from dashboard.permissions import may_ask
 from garden import selectors
@@ -47,7 +54,7 @@ def answer_ask(caller: Caller, text: str | None, conversation_id: ConversationId
     conversation = _conversation(caller, conversation_id)
     with spent_by(caller):
         try:
-            answer = ask(text, caller_user(caller), _slot(caller), conversation)
+            answer = ask(text, caller_user(caller), caller_slot(caller), conversation)
         except QuestionError as error:
             raise Refused(Outcome.INVALID, error.message) from None
     return answer_seen(caller, answer)
@@ -97,7 +104,7 @@ def answer_stream(
     conversation = _conversation(caller, conversation_id)
     with spent_by(caller):  # a follow-up's condensing is booked now
         try:
-            stream = ask_streaming(text, caller_user(caller), _slot(caller), conversation)
+            stream = ask_streaming(text, caller_user(caller), caller_slot(caller), conversation)
         except QuestionError as error:
             raise Refused(Outcome.INVALID, error.message) from None
     return CallerStream(stream, caller)
@@ -121,8 +128,7 @@ def answer_seen(caller: Caller, answer: Answer) -> Answer:
 def admit_asking(caller: Caller, *, counted: bool) -> None:
     """Whether the caller may ask (and read answers and verdicts): `counted`, a question counts against the
     caller's rate limit."""
-    allowed = isinstance(caller, Operator) or may_ask(caller)
-    admit(caller, TokenScope.ASK, allowed=allowed, forbidden=ASK_FORBIDDEN, limit="ask" if counted else None)
+    admit(caller, TokenScope.ASK, may=may_ask, forbidden=ASK_FORBIDDEN, limit="ask" if counted else None)
 
 
 def ask(
@@ -190,8 +196,3 @@ def _conversation(caller: Caller, conversation_id: ConversationId) -> Conversati
         return conversation_owned(conversation_id, owner, session)
     except ConversationNotFound as error:
         raise Refused(Outcome.NOT_FOUND, error.message) from None
-
-
-def _slot(caller: Caller) -> AbstractContextManager[object] | None:
-    """The Claude slot a request holds while a model writes (none for the operator, who has no web thread)."""
-    return None if isinstance(caller, Operator) else claude_slot()

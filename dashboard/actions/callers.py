@@ -10,8 +10,8 @@ visitor without one).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Final
 
@@ -20,7 +20,7 @@ from django.http import HttpRequest
 
 from dashboard.actions.refusals import Outcome, Refused
 from dashboard.bearer import request_spender, scope_missing
-from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy
+from dashboard.claude_slots import CLAUDE_BUSY, CLAUDE_BUSY_RETRY_AFTER, ClaudeBusy, claude_slot
 from dashboard.permissions import request_reader
 from dashboard.ratelimit import RATE_LIMITED, rate_limited
 from garden.readers import Reader, reader_of
@@ -62,18 +62,29 @@ def caller_user(caller: Caller) -> AbstractBaseUser | AnonymousUser | None:
 
 
 def admit(
-    caller: Caller, scope: TokenScope, *, allowed: bool, forbidden: str, limit: str | None = None
+    caller: Caller,
+    scope: TokenScope,
+    *,
+    may: Callable[[HttpRequest], bool] | None = None,
+    forbidden: str = "",
+    limit: str | None = None,
 ) -> None:
-    """Refuse a caller whose token lacks `scope`, or who is not `allowed` (by role or setting: `forbidden` says
-    why), then count the call against the caller's `limit` scope ("ask", "check", "mark"), if any."""
+    """Refuse a caller whose token lacks `scope`, or who `may` not (by role or setting: `forbidden` says why),
+    then count the call against the caller's `limit` scope ("ask", "check", "mark"), if any. The operator is
+    refused nothing."""
     if isinstance(caller, Operator):
         return
     if (why := scope_missing(caller, scope)) is not None:
         raise Refused(Outcome.FORBIDDEN, why)
-    if not allowed:
+    if may is not None and not may(caller):
         raise Refused(Outcome.FORBIDDEN, forbidden, role_missing=True)
     if limit is not None and (wait := rate_limited(caller, limit)) is not None:
         raise Refused(Outcome.LIMITED, RATE_LIMITED, retry_after=wait)
+
+
+def caller_slot(caller: Caller) -> AbstractContextManager[object] | None:
+    """The Claude slot a request holds while a model writes or judges (none for the operator: no web thread)."""
+    return None if isinstance(caller, Operator) else claude_slot()
 
 
 @contextmanager

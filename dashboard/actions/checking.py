@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dashboard.actions.callers import Caller, Operator, admit, caller_reader, spent_by
+from dashboard.actions.callers import Caller, Operator, admit, caller_reader, caller_slot, spent_by
 from dashboard.actions.refusals import Outcome, Refused
-from dashboard.claude_slots import claude_slot
 from dashboard.permissions import check_mode, may_check
 from garden.models import Passage
 from verifier.checking import Checked, CheckError, garden_check, sources_check
@@ -31,10 +30,9 @@ class TextChecked:
 def text_check(caller: Caller, text: str | None, sources: Sequence[str] | None = None) -> TextChecked:
     """Check `text`'s claims, with the judge panel the caller may spend (visitors: the local judge alone).
     Refused: forbidden, limited, invalid (an empty or over-long text, bad sources), busy."""
-    allowed = isinstance(caller, Operator) or may_check(caller)
-    admit(caller, TokenScope.CHECK, allowed=allowed, forbidden=CHECK_FORBIDDEN, limit="check")
+    admit(caller, TokenScope.CHECK, may=may_check, forbidden=CHECK_FORBIDDEN, limit="check")
     mode = None if isinstance(caller, Operator) else check_mode(caller)
-    slot = None if isinstance(caller, Operator) else claude_slot()
+    slot = caller_slot(caller)
     with spent_by(caller):
         try:
             if sources is None:

@@ -29,7 +29,7 @@ class PassageFound:
 def passages_search(caller: Caller, query: str | None) -> tuple[str, list[PassageFound]]:
     """The query, cleaned as a question is, and the passages it finds that the caller may read, best first.
     Refused: forbidden (a token without the read scope), invalid (an empty or over-long query)."""
-    admit(caller, TokenScope.READ, allowed=True, forbidden="")
+    admit(caller, TokenScope.READ)
     try:
         query = question_clean(query)
     except QuestionError as error:
@@ -52,7 +52,7 @@ def article_read(
     one) when the caller may read them; a withheld article, one of an audience not the caller's, or a revision
     holding such words is as if it did not exist. Refused: forbidden (a token without the read scope), not
     found."""
-    admit(caller, TokenScope.READ, allowed=True, forbidden="")
+    admit(caller, TokenScope.READ)
     reader = caller_reader(caller)
     if not slug and title:
         named = Article.objects.live(reader).filter(title__iexact=title).first()
