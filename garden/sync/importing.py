@@ -35,7 +35,7 @@ from garden.sync.lifecycle import (
     gardens_synced,
 )
 from garden.sync.linking import link_resolver, red_links_resolve
-from garden.sync.naming import withheld_addresses_kept
+from garden.sync.naming import notes_clear_of_withheld
 from garden.sync.reading import imported_title, note_place, notes_read, unread_slug
 from garden.sync.reembedding import passages_reembed
 from garden.sync.report import ImportReport, sync_record
@@ -201,7 +201,7 @@ def _notes_sorted(
     if walk is not None:
         roots = gardens_synced(root, notes)
         withheld |= articles_made_private(root, roots, set(notes) | set(withheld), walk.private)
-    notes, moved = withheld_addresses_kept(notes, withheld)
+    notes, moved = notes_clear_of_withheld(notes, withheld)
     report.notices += [
         (note.path, ADDRESS_WITHHELD.format(asked=asked, slug=note.slug)) for note, asked in moved
     ]

@@ -45,7 +45,7 @@ def unique_slugs(notes: Sequence[ParsedArticle]) -> list[ParsedArticle]:
     return [renamed.get(id(note), note) for note in notes]
 
 
-def withheld_addresses_kept(
+def notes_clear_of_withheld(
     notes: Mapping[str, ParsedArticle], withheld: Collection[str]
 ) -> tuple[dict[str, ParsedArticle], list[tuple[ParsedArticle, str]]]:
     """The notes by slug, none at the address of a withheld article (withheld in this sync, or before and
