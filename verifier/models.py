@@ -122,7 +122,7 @@ class Verification(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        permissions = [("view_logs", "Can read the answer logs and the judge's spending")]
+        permissions = [("view_logs", "Can read the answer logs and the spending on models")]
 
     def __str__(self) -> str:
         return f"verification of answer {self.answer_id}: {self.status}"
