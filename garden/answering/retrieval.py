@@ -415,13 +415,13 @@ def select(
 ) -> RetrievalResult:
     """Apply the thresholds: the counted articles (best first) and the passages to give synthesis as sources."""
     result = RetrievalResult(topic_ids=candidates.topic_ids, theme_ids=candidates.theme_ids)
-    best: dict[int, PassageHit] = {}
+    best: dict[int, PassageHit] = {}  # each counted article's best hit, the first `max_articles` of them
     for hit in candidates.hits:
-        if hit.counts(thresholds) and hit.article_id not in best:
+        if len(best) >= max_articles:
+            break
+        if hit.article_id not in best and hit.counts(thresholds):
             best[hit.article_id] = hit
-    result.articles = [
-        ArticleHit(a, h.score, h.vector_score, h.text_score) for a, h in list(best.items())[:max_articles]
-    ]
+    result.articles = [ArticleHit(a, h.score, h.vector_score, h.text_score) for a, h in best.items()]
     # Sources come from counted articles; when only topics matched, from the articles of those topics.
     allowed = {a.article_id for a in result.articles} or candidates.topic_article_ids
     per_article: dict[int, int] = {}

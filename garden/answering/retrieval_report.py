@@ -46,12 +46,25 @@ def observe(questions: Sequence[GoldenEntry], reader: Reader = ANONYMOUS) -> lis
     ]
 
 
-def measure(observed: Sequence[Observed], thresholds: Thresholds) -> dict[str, Any]:
+def slugs_of_candidates(observed: Sequence[Observed]) -> dict[int, str]:
+    """The address of every article the observed questions' candidates are in: what `measure` compares with
+    the golden set's expected articles, read once for the many thresholds `calibrate` tries."""
+    found = {hit.article_id for item in observed for hit in item.candidates.hits}
+    return dict(Article.objects.filter(pk__in=found).values_list("id", "slug"))
+
+
+def measure(
+    observed: Sequence[Observed], thresholds: Thresholds, slugs: dict[int, str] | None = None
+) -> dict[str, Any]:
+    """The gate's and retrieval's figures at `thresholds`; `slugs`: the candidates' addresses, when already
+    read (`slugs_of_candidates`)."""
+    # The counted articles alone are judged: no sources are chosen.
     results = [
-        select(item.candidates, thresholds, max_articles=RECALL_AT, max_sources=8) for item in observed
+        select(item.candidates, thresholds, max_articles=RECALL_AT, max_sources=0) for item in observed
     ]
-    counted = {a.article_id for result in results for a in result.articles[:RECALL_AT]}
-    slugs = dict(Article.objects.filter(pk__in=counted).values_list("id", "slug"))
+    if slugs is None:
+        counted = {a.article_id for result in results for a in result.articles}
+        slugs = dict(Article.objects.filter(pk__in=counted).values_list("id", "slug"))
     recalls: list[float] = []
     refused_out = refused_in = total_out = total_in = 0
     per_category: dict[str, dict[str, list[float]]] = defaultdict(lambda: {"recall": [], "refused": []})
@@ -127,10 +140,11 @@ def calibrate(observed: Sequence[Observed], *, missed: float = 0.0, enough: floa
     """
     best_key: tuple[float, ...] | None = None
     best: list[Thresholds] = []
+    slugs = slugs_of_candidates(observed)
     for vector in np.arange(0.20, 0.70, 0.01):
         for text in np.arange(0.30, 1.05, 0.05):
             thresholds = Thresholds(vector=round(float(vector), 2), text=round(float(text), 2))
-            figures = measure(observed, thresholds)
+            figures = measure(observed, thresholds, slugs)
             refused = min(figures["out_of_scope_refused"] or 0.0, enough)
             answered = figures["in_scope_answered"] or 0.0
             key = (
