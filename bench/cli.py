@@ -88,7 +88,7 @@ SECTIONS = [
 SMALLEST_ARGS = shlex.split(
     "--runs 1 --sizes 1000 --notes 50 500 --garden-notes 20 --memory-notes 20 50 --distributed-notes 20 "
     "--graph-pages 20 --backends onnx-int8 --mcp-calls 4 --verify-all-questions 12 "
-    "--stream-readers 4 --stream-seconds 2 "
+    "--stream-readers 4 --stream-seconds 2 --stream-servers 1 1 "
     f"--answerability-questions {SMALLEST_QUESTIONS}"
 )
 # Options of the run itself, not of what it measures.
@@ -222,6 +222,13 @@ def parser_build() -> argparse.ArgumentParser:
         help="Seconds each of the streaming section's configurations runs (streamed, whole, refused).",
     )
     parser.add_argument(
+        "--stream-servers",
+        type=int,
+        nargs=2,
+        metavar=("WEB", "CELERY"),
+        help="The streaming section's web processes and Celery workers (default: `make load`'s).",
+    )
+    parser.add_argument(
         "--answerability-questions",
         type=int,
         metavar="N",
@@ -268,6 +275,7 @@ def report_measure(
     mcp_calls: int = MCP_CALLS,
     stream_readers: int = STREAM_READERS,
     stream_seconds: float = STREAM_SECONDS,
+    stream_servers: Sequence[int] | None = None,
     answerability_questions: int | None = None,
 ) -> dict[str, Any]:
     """Each section asked for, measured in a scratch database of its own that is dropped after."""
@@ -344,7 +352,9 @@ def report_measure(
                 report["mcp"] = bench_mcp(mcp_calls)
         if "streaming" in only:
             with beside.section("streaming"):
-                report["streaming"] = bench_streaming(current_database_url(), stream_readers, stream_seconds)
+                report["streaming"] = bench_streaming(
+                    current_database_url(), stream_readers, stream_seconds, servers=stream_servers
+                )
         if "answerability" in only:
             n = answerability_questions
             asked = questions if n is None else golden_load(golden_subset(n * len(CATEGORIES)))

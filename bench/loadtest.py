@@ -409,7 +409,7 @@ FAILED = "{failed} request(s) failed and {unverified} answer(s) were left unveri
 SMALLEST = {
     "readers": 10,
     "claude_readers": 6,
-    "seconds": 4.0,
+    "seconds": 2.0,
     "claude_delay": 1.0,
     "web_workers": 1,
     "celery_workers": 1,

@@ -24,6 +24,7 @@ import random
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -272,24 +273,28 @@ class StreamLoadError(Exception):
     """The bench's streaming section failed: a request failed or an answer was left unverified."""
 
 
-def bench_streaming(database_url: str, readers: int, seconds: float) -> dict[str, Any]:
+def bench_streaming(
+    database_url: str, readers: int, seconds: float, *, servers: Sequence[int] | None = None
+) -> dict[str, Any]:
     """`python -m bench`'s streaming section: the streamed load of `make load` (`stream_load_test`, the load
-    test's default server, fake and worker) with 1 and `readers` readers for `seconds` each, in the bench's
-    scratch database; and each size's time to first word, p50 and p95, streamed, whole and refused, over the
-    fake's first token (the floor a streamed answer cannot beat; a refusal asks no Claude). StreamLoadError
-    when a request failed or an answer was left unverified."""
+    test's fake, and its server: `servers`, web processes and Celery workers, else the load test's defaults)
+    with 1 and `readers` readers for `seconds` each, in the bench's scratch database; and each size's time to
+    first word, p50 and p95, streamed, whole and refused, over the fake's first token (the floor a streamed
+    answer cannot beat; a refusal asks no Claude). StreamLoadError when a request failed or an answer was left
+    unverified."""
     from bench.loadtest import parser_build
 
     defaults = parser_build().parse_args([])
+    web_workers, celery_workers = servers or (defaults.web_workers, defaults.celery_workers)
     cache.clear()  # as `make load` starts: no answer or vector of an earlier run served from the cache
     report, problem = stream_load_test(
         readers=readers,
         seconds=seconds,
         first_token=defaults.first_token,
         word_seconds=defaults.word_seconds,
-        web_workers=defaults.web_workers,
+        web_workers=web_workers,
         web_threads=defaults.threads,
-        celery_workers=defaults.celery_workers,
+        celery_workers=celery_workers,
         drain_seconds=defaults.drain_seconds,
         database_url=database_url,
     )
