@@ -35,9 +35,6 @@ def figures(value: object) -> list[float]:
 
 
 @pytest.mark.slow
-# With the load test, the one other test on the development settings' broker (Redis's database 0): one process
-# runs both, one after the other, or the load test's worker takes the fanned-out import's batches.
-@pytest.mark.xdist_group("development_broker")
 def test_every_section_of_the_bench_runs_and_prints_its_figures():
     # As `make bench` runs it: the development settings (Celery on Redis's database 0, apart from the test
     # session's worker), its own scratch database on the test server, dropped afterwards.
@@ -45,8 +42,10 @@ def test_every_section_of_the_bench_runs_and_prints_its_figures():
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.local",
         "DATABASE_URL": current_database_url(),
-        # A Redis database of its own (2: no test process's), so no other test's worker answers on its broker.
+        # Redis databases of its own (2 and 3: no test process's, nor the load test's 0 and 1), so no other test's
+        # worker answers on its broker, and no other test clears its cache or counts its readers' requests.
         "REDIS_URL": settings.REDIS_URL.rsplit("/", 1)[0] + "/2",
+        "CACHE_URL": settings.REDIS_URL.rsplit("/", 1)[0] + "/3",
     }
     done = subprocess.run(
         [sys.executable, "-m", "bench", "--smallest", "--check-baseline", SMOKE_MARGIN],

@@ -103,7 +103,8 @@ def load_run(database_url: str, *options: str) -> dict[str, Any]:
 
 
 @pytest.mark.slow
-# As the bench's smoke run (tests/test_bench.py): never beside it.
+# Both load runs use the development settings' Redis databases (0 and 1: the broker, and the cache its rate limits
+# count in): one process runs them, one after the other. The bench's smoke run has databases of its own.
 @pytest.mark.xdist_group("development_broker")
 def test_the_smallest_run_with_a_slow_claude_measures_every_configuration(scratch_database_url):
     report = load_run(scratch_database_url)
@@ -145,7 +146,7 @@ def test_the_streaming_fake_claude_writes_word_by_word_and_whole_answers_after_e
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("development_broker")  # as the run above: on Redis's database 0, never beside it
+@pytest.mark.xdist_group("development_broker")  # as the run above: on Redis's databases 0 and 1, never beside it
 def test_the_smallest_streamed_run_measures_first_words_beside_whole_answers_and_refusals(
     scratch_database_url,
 ):
