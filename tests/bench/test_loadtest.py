@@ -146,7 +146,7 @@ def test_the_streaming_fake_claude_writes_word_by_word_and_whole_answers_after_e
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("development_broker")  # as the run above: on Redis's databases 0 and 1, never beside it
+@pytest.mark.xdist_group("development_broker")  # as the run above: on Redis's databases 0 and 1
 def test_the_smallest_streamed_run_measures_first_words_beside_whole_answers_and_refusals(
     scratch_database_url,
 ):

@@ -14,7 +14,8 @@ def test_the_logs_permission_names_the_spending_on_every_model_and_an_older_data
     permission = Permission.objects.get(codename="view_logs")
     assert permission.name == "Can read the answer logs and the spending on models"
 
-    permission.name = "Can read the answer logs and the judge's spending"  # as a database made before 0025 has it
+    # As a database made before 0025 has it:
+    permission.name = "Can read the answer logs and the judge's spending"
     permission.save()
     spending_on_models._renamed(spending_on_models.OLD, spending_on_models.NEW)(apps, None)
     permission.refresh_from_db()
