@@ -49,7 +49,7 @@ UNCHECKED_FIGURES = (
     "logseq_import.*_reading_seconds",
     "logseq_import.logseq_seconds",
     "logseq_import.markdown_seconds",
-    "judge.six_claims_eight_chunks_median_ms",
+    "judge.six_claims_eight_passages_median_ms",
     "judge.local_judge_claims_per_second",
     "embedding_backends.*.judge_claims_per_second",
     "verify_all.two_workers.*",

@@ -51,7 +51,7 @@ from providers.embeddings import LOCAL_BACKENDS, EmbeddingBackend
 DESCRIPTION = (
     "Print benchmark medians as JSON (the embedding backends side by side, import, the peak memory of importing "
     "5,000 and 50,000 notes, an import fanned out to one and two Celery workers, query embedding, retrieval at "
-    "1k/10k/100k chunks, the HNSW recall/latency curve over ef_search, refusal, retrieval and refusal at "
+    "1k/10k/100k passages, the HNSW recall/latency curve over ef_search, refusal, retrieval and refusal at "
     "50/5,000/50,000 notes, the judge, the citation gate on drafts citing this repository, Verify-all, "
     "concurrent fact-checks over MCP's HTTP transport, time to first word of streamed answers, and answerability: "
     "answers that give the fact, and abstentions, on SQuAD 2.0's article and the golden set)."
@@ -174,7 +174,7 @@ def parser_build() -> argparse.ArgumentParser:
         nargs="+",
         choices=list(LOCAL_BACKENDS),
         default=list(LOCAL_BACKENDS),
-        help="Embedding backends compared side by side (chunks/s, query p50/p95, the judge's claims/s).",
+        help="Embedding backends compared side by side (passages/s, query p50/p95, the judge's claims/s).",
     )
     parser.add_argument(
         "--no-verify-all",

@@ -1,6 +1,6 @@
 """Real passages for the bench: the docstrings, comments and prose documentation of the installed Python (its
 standard library and site-packages) and the Debian packages' documentation (`/usr/share/doc`: change logs,
-news, READMEs, licences), cut as the chunker cuts notes, deduplicated, embedded once and cached under `.run/`.
+news, READMEs, licences), cut as the importer cuts notes, deduplicated, embedded once and cached under `.run/`.
 
 The same install gives the same corpus: source files are read in an order fixed by their paths' hashes (so any
 first n passages come from many packages), and a corpus of n passages is the first n of any larger one. The
@@ -189,7 +189,7 @@ def word_share(text: str) -> float:
 
 
 def _passages_of(texts: Iterable[str]) -> Iterator[str]:
-    """Passages cut by the chunker from the texts' prose paragraphs, one after another as in a note."""
+    """Passages cut from the texts' prose paragraphs as the importer cuts notes, one after another as in a note."""
     paragraphs = [p for text in texts for p in _paragraphs(text) if word_share(p) >= MIN_WORD_SHARE]
     prose = "\n\n".join(paragraphs)
     for span in passage_spans(prose):
@@ -348,7 +348,7 @@ def corpus_load(count: int, folder: Path, roots: dict[str, Path] | None = None) 
 
 
 def first_sentence(text: str) -> str:
-    """A passage's first sentence (at most a target chunk's length): a question-sized query about it."""
+    """A passage's first sentence (at most a target passage's length): a question-sized query about it."""
     match = re.search(r"(?<=[.!?])\s", text)
     sentence = text[: match.start()] if match else text
     return sentence[:TARGET_PASSAGE_CHARS]

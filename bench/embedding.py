@@ -38,7 +38,7 @@ def bench_backends(
     questions: Sequence[str], runs: int, backends: Sequence[embeddings.EmbeddingBackend]
 ) -> dict[str, dict[str, Any]]:
     """Each embedding backend side by side, in turns within each run (so a busy neighbour slows them alike):
-    chunks/s encoding the garden's chunks as an import does, query embedding p50/p95, and how close its
+    passages/s encoding the garden's passages as an import does, query embedding p50/p95, and how close its
     vectors are to torch's (lowest and mean cosine)."""
     rows = Passage.objects.filter(is_current=True).select_related("revision").order_by("id")[:BACKEND_CHUNKS]
     inputs = sorted((embedding_input(c.revision.title, c.text) for c in rows), key=len)
@@ -57,8 +57,8 @@ def bench_backends(
     for backend in backends:
         cosines = (embeddings.embed(inputs, backend=backend) * reference).sum(1)
         results[backend] = {
-            "chunks": len(inputs),
-            "chunks_per_second": round(statistics.median(throughput[backend]), 1),
+            "passages": len(inputs),
+            "passages_per_second": round(statistics.median(throughput[backend]), 1),
             "query_embedding": median_of_runs(queries[backend]),
             "cosine_to_torch_min": round(float(cosines.min()), 4),
             "cosine_to_torch_mean": round(float(cosines.mean()), 4),
@@ -66,8 +66,8 @@ def bench_backends(
     torch_figures = results.get(embeddings.EmbeddingBackend.TORCH)
     if torch_figures:
         for figures in results.values():
-            figures["chunks_per_second_over_torch"] = round(
-                figures["chunks_per_second"] / torch_figures["chunks_per_second"], 2
+            figures["passages_per_second_over_torch"] = round(
+                figures["passages_per_second"] / torch_figures["passages_per_second"], 2
             )
             figures["query_p50_torch_over_this"] = round(
                 torch_figures["query_embedding"]["p50_ms"] / figures["query_embedding"]["p50_ms"], 2

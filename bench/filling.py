@@ -24,7 +24,7 @@ from garden.sync.indexing import VECTOR_INDEX
 # The corpus is cached under .run/CACHE_FOLDER; its passages are stored in articles whose slugs start so.
 CORPUS_SLUG = "bench-corpus-"
 CORPUS_ROWS = {"article__slug__startswith": CORPUS_SLUG}
-# The corpus's first passages are held out: their first sentences are queries, the passages never chunks.
+# The corpus's first passages are held out: their first sentences are queries, and they are never stored.
 CORPUS_QUERIES = 100
 
 
@@ -36,8 +36,8 @@ def exact_top(matrix: npt.NDArray[np.float32], vector: npt.NDArray[np.float32]) 
 
 
 def _corpus_needed(size: int) -> int:
-    """Passages of the corpus a garden of `size` current chunks needs: the held-out queries, and the rows the
-    garden's own chunks do not fill."""
+    """Passages of the corpus a garden of `size` current passages needs: the held-out queries, and the rows the
+    garden's own passages do not fill."""
     return CORPUS_QUERIES + max(
         0, size - Passage.objects.filter(is_current=True).exclude(**CORPUS_ROWS).count()
     )
@@ -45,7 +45,7 @@ def _corpus_needed(size: int) -> int:
 
 def corpus_for(size: int) -> Corpus:
     """This install's corpus (cached under .run/; extracted and embedded now where it is not), enough for
-    gardens of up to `size` chunks."""
+    gardens of up to `size` passages."""
     return corpus_load(_corpus_needed(size), Path(settings.BASE_DIR) / ".run" / CACHE_FOLDER)
 
 
@@ -83,7 +83,7 @@ def _corpus_articles(titles: Sequence[str]) -> dict[str, tuple[Article, ArticleR
 
 
 def fill_to(size: int, corpus: Corpus) -> float:
-    """Add the corpus's next passages, as current chunks of one article per source (module or document) with
+    """Add the corpus's next passages, as current passages of one article per source (module or document) with
     their cached vectors, until the garden holds `size`; the seconds the HNSW index took to build (0: nothing
     was added)."""
     have = Passage.objects.filter(is_current=True).count()

@@ -24,14 +24,14 @@ from garden.sync.indexing import VECTOR_INDEX, vector_index
 from providers import embeddings
 
 EF_SEARCHES = (40, 60, 80, 100, 150, 200, 300, 450, 600, 1000)
-# (m, ef_construction) pairs `bench --hnsw-sweep` builds and measures on the corpus at 100k chunks: the
+# (m, ef_construction) pairs `bench --hnsw-sweep` builds and measures on the corpus at 100k passages: the
 # configured index first (measured as the retrieval section built it, not built again), then cheaper builds,
 # which needed a wider ef_search for the same recall (docs/performance.md).
 HNSW_PAIRS = ((12, 800), (16, 200), (12, 400))
 
 
 def _rebuild_hnsw(index: HnswIndex) -> float:
-    """Seconds to drop the chunk HNSW index and build `index` in its place over the current rows."""
+    """Seconds to drop the passages' HNSW index and build `index` in its place over the current rows."""
     with connection.schema_editor() as editor:
         editor.execute(f"DROP INDEX IF EXISTS {VECTOR_INDEX}")
         editor.execute("SET maintenance_work_mem = '1GB'")
@@ -88,7 +88,7 @@ def bench_hnsw(
     ef_searches: Sequence[int] = EF_SEARCHES,
     restore: bool = True,
 ) -> dict[str, Any]:
-    """At `size` current chunks: for each (m, ef_construction) pair (default: the configured index), the index
+    """At `size` current passages: for each (m, ef_construction) pair (default: the configured index), the index
     build time, its size and the recall@10/latency curve over `ef_search`, beside the exact NumPy scan of the
     same run. An index already built with a pair's parameters is measured as it is (its build time is the
     fill's, reported by the retrieval section when that built it). With `restore`, the configured index is
@@ -128,7 +128,7 @@ def bench_hnsw(
     if restore and _index_pair() != configured_pair:
         _rebuild_hnsw(configured)
     return {
-        "chunks": len(ids),
+        "passages": len(ids),
         "corpus_passages": len(corpus.passages),
         # How tied the true neighbours are: small gaps make recall@10 measure the order of near-equal rows.
         "median_gap_10th_to_11th_similarity": round(
@@ -145,7 +145,7 @@ def bench_hnsw(
 
 
 def _index_pair() -> tuple[int, int] | None:
-    """The (m, ef_construction) the chunk HNSW index in place was built with."""
+    """The (m, ef_construction) the passages' HNSW index in place was built with."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_get_indexdef(%s::regclass)", [VECTOR_INDEX])
         definition = str(cursor.fetchone()[0])
@@ -154,7 +154,7 @@ def _index_pair() -> tuple[int, int] | None:
 
 
 def index_bytes() -> int:
-    """On-disk size of the chunk HNSW index; what it needs in memory to be searched without disk reads."""
+    """On-disk size of the passages' HNSW index; what it needs in memory to be searched without disk reads."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_relation_size(%s::regclass)", [VECTOR_INDEX])
         return int(cursor.fetchone()[0])

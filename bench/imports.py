@@ -1,4 +1,4 @@
-"""Import throughput: the sample garden, a large generated garden beside the model's own encode of its chunks,
+"""Import throughput: the sample garden, a large generated garden beside the model's own encode of its passages,
 and an import fanned out to one and then two Celery workers."""
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ def bench_import(folders: Sequence[Path], history: Sequence[Path] = ()) -> dict[
     report = garden_import(folders, history=history)
     return {
         "articles": report.created + report.revised,
-        "chunks": report.passages,
+        "passages": report.passages,
         "seconds": round(report.seconds, 2),
-        "chunks_per_second": round(report.passages_per_second, 1),
+        "passages_per_second": round(report.passages_per_second, 1),
     }
 
 
@@ -124,9 +124,9 @@ def bench_large_garden(count: int, runs: int = 1) -> dict[str, Any]:
     return {
         "notes": count,
         "runs": runs,
-        "chunks": first.passages,
+        "passages": first.passages,
         "first_import_seconds": round(imported_seconds, 1),
-        "chunks_per_second": round(first.passages / imported_seconds, 1),
+        "passages_per_second": round(first.passages / imported_seconds, 1),
         "import_embedding_seconds": round(first.embed_seconds, 1),
         **pairs.figures("", first.passages),
         "reimport_unchanged_seconds": round(again.seconds, 1),
@@ -187,9 +187,9 @@ def _import_figures(folder: Path, scratch: str, workers: Workers | None) -> dict
     report = garden_import([folder], workers=workers)
     Article.objects.filter(revisions__source_path__startswith=scratch).delete()
     return {
-        "chunks": report.passages,
+        "passages": report.passages,
         "seconds": round(report.seconds, 1),
-        "chunks_per_second": round(report.passages_per_second, 1),
+        "passages_per_second": round(report.passages_per_second, 1),
         "embed_seconds": round(report.embed_seconds, 1),
         "write_seconds": round(report.write_seconds, 1),
     }
@@ -197,7 +197,7 @@ def _import_figures(folder: Path, scratch: str, workers: Workers | None) -> dict
 
 def bench_distributed_import(database_url: str, count: int = DISTRIBUTED_NOTES) -> dict[str, Any]:
     """The first import of `count` generated notes, as `import_garden --workers` runs it, against one Celery
-    worker process, then two (started here, stopped after), beside the same import in this process. chunks/s
+    worker process, then two (started here, stopped after), beside the same import in this process. passages/s
     is the whole import's: reading, planning and writing here, embedding there; embed_seconds is summed over
     the batches (over the workers' processes), write_seconds is this process's writing."""
     results: dict[str, Any] = {"notes": count, "cores": os.cpu_count()}
@@ -208,6 +208,6 @@ def bench_distributed_import(database_url: str, count: int = DISTRIBUTED_NOTES) 
         for count_workers, key in ((1, "one_worker"), (2, "two_workers")):
             with _fanout_workers(count_workers, database_url) as workers:
                 results[key] = {"workers": count_workers, **_import_figures(folder, scratch, workers)}
-    one, two = results["one_worker"]["chunks_per_second"], results["two_workers"]["chunks_per_second"]
+    one, two = results["one_worker"]["passages_per_second"], results["two_workers"]["passages_per_second"]
     results["two_over_one"] = round(two / one, 2) if one else None
     return results

@@ -1,4 +1,4 @@
-"""The local judge: claims per second, and verifying a six-claim answer against eight chunks."""
+"""The local judge: claims per second, and verifying a six-claim answer against eight passages."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ EIGHT_CHUNKS = 8
 
 
 def _answer(passages: list[Passage], rng: random.Random) -> str:
-    """Six cited sentences taken from the chunks, every other one with a number changed."""
+    """Six cited sentences taken from the passages, every other one with a number changed."""
     sentences = [
         (number, claim.text)
         for number, passage in enumerate(passages, start=1)
@@ -60,9 +60,9 @@ def bench_judge(runs: int, seed: int = 11) -> dict[str, Any]:
     seconds = time.perf_counter() - began
     return {
         "answers": len(cases),
-        "six_claims_eight_chunks_median_ms": round(statistics.median(timings), 1),
-        "six_claims_eight_chunks_p95_ms": round(sorted(timings)[int(0.95 * (len(timings) - 1))], 1),
+        "six_claims_eight_passages_median_ms": round(statistics.median(timings), 1),
+        "six_claims_eight_passages_p95_ms": round(sorted(timings)[int(0.95 * (len(timings) - 1))], 1),
         # The CPU time of this process (all its threads): what a neighbour's load leaves unchanged.
-        "six_claims_eight_chunks_median_cpu_ms": round(statistics.median(cpu_timings), 1),
+        "six_claims_eight_passages_median_cpu_ms": round(statistics.median(cpu_timings), 1),
         "local_judge_claims_per_second": round(len(claims) / seconds, 1),
     }

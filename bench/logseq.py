@@ -103,8 +103,8 @@ def bench_logseq_import(count: int = GRAPH_PAGES, runs: int = 3) -> dict[str, An
     return {
         "pages": count,
         "runs": runs,
-        "logseq_chunks": passages["logseq"],
-        "markdown_chunks": passages["markdown"],
+        "logseq_passages": passages["logseq"],
+        "markdown_passages": passages["markdown"],
         "logseq_seconds": round(logseq_s, 2),
         "markdown_seconds": round(markdown_s, 2),
         "logseq_over_markdown": round(logseq_s / markdown_s, 3) if markdown_s else None,

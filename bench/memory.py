@@ -50,7 +50,7 @@ def bench_import_memory(
     database_url: str, counts: Sequence[int], questions: Sequence[GoldenEntry], runs: int
 ) -> dict[str, Any]:
     """The first import of generated gardens of each size, each by `import_garden` in a process of its own:
-    seconds and chunks/s (the process's wall time: its start and the model's loading included)
+    seconds and passages/s (the process's wall time: its start and the model's loading included)
     and the process's peak memory (the model's own included); then, on the largest garden,
     asking the golden questions (retrieval and the local synthesiser, as a reader's ask, the check aside):
     p50/p95. The gardens are removed after."""
@@ -65,9 +65,9 @@ def bench_import_memory(
             figures = _import_process(folder, database_url)
             passages = Passage.objects.filter(article__garden=str(folder), is_current=True).count()
             sizes[str(count)] = {
-                "chunks": passages,
+                "passages": passages,
                 "seconds": round(figures["seconds"], 1),
-                "chunks_per_second": round(passages / figures["seconds"], 1),
+                "passages_per_second": round(passages / figures["seconds"], 1),
                 "peak_mib": round(figures["peak_mib"]),
             }
             if count == max(counts):

@@ -90,7 +90,7 @@ class Overhead:
             if e.encoder_runs
         ]
 
-    def figures(self, prefix: str, chunks: int) -> dict[str, float | list[float]]:
+    def figures(self, prefix: str, passages: int) -> dict[str, float | list[float]]:
         """Medians over the runs, and the spread of the overhead; `prefix` names the garden ("" or "logseq_")."""
         imported, encoded = (
             statistics.median(r.seconds for r in runs) for runs in (self.imports, self.encodes)
@@ -102,21 +102,21 @@ class Overhead:
             statistics.median(r.cpu_seconds for r in runs) for runs in (self.imports, self.encodes)
         )
         percents = self.percents()
-        per_thousand = 1000 / chunks if chunks else 0.0
+        per_thousand = 1000 / passages if passages else 0.0
         return {
             f"{prefix}encode_seconds": round(encoded, 2),
             f"{prefix}import_encoder_runs": round(runs_i, 1),
             f"{prefix}encode_encoder_runs": round(runs_e, 1),
             f"{prefix}overhead_beyond_encode_pct": round(statistics.median(percents), 1),
             f"{prefix}overhead_range_pct": [round(min(percents), 1), round(max(percents), 1)],
-            f"{prefix}overhead_per_chunk_ms": round(per_thousand * (imported - encoded), 2),
+            f"{prefix}overhead_per_passage_ms": round(per_thousand * (imported - encoded), 2),
             # The same in encoder runs, which a busier machine does not move: what compares across sizes.
-            f"{prefix}overhead_encoder_runs_per_1000_chunks": round(per_thousand * (runs_i - runs_e), 2),
+            f"{prefix}overhead_encoder_runs_per_1000_passages": round(per_thousand * (runs_i - runs_e), 2),
             f"{prefix}import_cpu_seconds": round(cpu_i, 1),
             f"{prefix}encode_cpu_seconds": round(cpu_e, 1),
             # The import's own work: CPU seconds beyond the encoder's, per 1,000 passages; and the overhead it
             # would make were all of it done beside the encoder on every core (the least the import can have).
-            f"{prefix}overhead_cpu_seconds_per_1000_chunks": round(per_thousand * (cpu_i - cpu_e), 2),
+            f"{prefix}overhead_cpu_seconds_per_1000_passages": round(per_thousand * (cpu_i - cpu_e), 2),
             f"{prefix}overhead_floor_pct": round(100 * (cpu_i - cpu_e) / (os.cpu_count() or 1) / encoded, 1)
             if encoded
             else 0.0,

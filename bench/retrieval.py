@@ -1,4 +1,4 @@
-"""Retrieval on the corpus at 1k/10k/100k chunks (HNSW, the exact scans, hybrid retrieval), and the refusal
+"""Retrieval on the corpus at 1k/10k/100k passages (HNSW, the exact scans, hybrid retrieval), and the refusal
 decision.
 
 Timings on shared machines are noisy, so each figure is a median over repeated runs, and HNSW retrieval is
@@ -42,7 +42,7 @@ def hybrid_retrieve(
 
 def _sql_exact_scan(vector: npt.NDArray[np.float32]) -> float:
     """Milliseconds for the vector search's own query with the index switched off: what PostgreSQL takes
-    to find the exact nearest chunks, the scan HNSW replaces (the NumPy scan skips the round trip)."""
+    to find the exact nearest passages, the scan HNSW replaces (the NumPy scan skips the round trip)."""
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_indexscan = off")
         return timed(vector_candidates, vector)[0]
@@ -84,7 +84,7 @@ def bench_retrieval(
         sql_scan = median_of_runs(sql_runs)
         results.append(
             {
-                "chunks": len(matrix),
+                "passages": len(matrix),
                 "fill_seconds": round(fill_ms / 1000, 1),
                 "index_build_seconds": round(index_seconds, 1),
                 "index_mib": round(index_bytes() / 2**20, 1),

@@ -268,8 +268,8 @@ def speed(items: Sequence[Item], sample: int = 60) -> dict[str, Any]:
     return {
         "claims_per_second": round(claims / elapsed, 1),
         "items_timed": len(begin),
-        "answer_6_claims_8_chunks_ms_median_cold": round(1000 * statistics.median(cold), 1),
-        "answer_6_claims_8_chunks_ms_median_sources_cached": round(1000 * statistics.median(warm), 1),
+        "answer_6_claims_8_passages_ms_median_cold": round(1000 * statistics.median(cold), 1),
+        "answer_6_claims_8_passages_ms_median_sources_cached": round(1000 * statistics.median(warm), 1),
         "claims_in_answer": sum(c.is_claim for c in split),
     }
 

@@ -31,9 +31,9 @@ def _report(slower: float = 1.0, yardstick: dict[str, Any] = YARDSTICK) -> dict[
     """A report whose code takes `slower` times as long as the baseline's, on the same machine."""
     report = {
         "yardstick": yardstick,
-        "import": {"seconds": 6.0 * slower, "chunks_per_second": round(59.0 / slower, 2)},
+        "import": {"seconds": 6.0 * slower, "passages_per_second": round(59.0 / slower, 2)},
         "retrieval": {"sizes": [{"hybrid_retrieval": {"p50_ms": 8.0 * slower, "p95_ms": 12.0}}]},
-        "judge": {"six_claims_eight_chunks_median_ms": 250.0},
+        "judge": {"six_claims_eight_passages_median_ms": 250.0},
     }
     report["ratios"] = ratios(report)
     return report
@@ -48,14 +48,14 @@ def test_a_2x_slowdown_is_caught_and_a_1_2x_wobble_is_not() -> None:
     assert compared["import.seconds"] == {"baseline": 12.0, "now": 24.0, "change": 2.0, "slower": 2.0}
     assert set(regressions(compared, DEFAULT_MARGIN)) == {
         "import.seconds",
-        "import.chunks_per_second",
+        "import.passages_per_second",
         "retrieval.sizes.0.hybrid_retrieval.p50_ms",
     }
     assert regressions(against_baseline(_report(slower=1.2), _baseline(), OPTIONS), DEFAULT_MARGIN) == {}
 
 
 def test_a_throughput_halved_is_slower_and_doubled_is_not() -> None:
-    halved = against_baseline(_report(slower=2.0), _baseline(), OPTIONS)["import.chunks_per_second"]
+    halved = against_baseline(_report(slower=2.0), _baseline(), OPTIONS)["import.passages_per_second"]
     assert halved["change"] == pytest.approx(0.5, abs=0.01)  # ratios keep three significant digits
     assert halved["slower"] == pytest.approx(2.0, abs=0.01)
     assert regressions(against_baseline(_report(slower=0.5), _baseline(), OPTIONS), DEFAULT_MARGIN) == {}
@@ -120,7 +120,7 @@ def _measured(times: int) -> dict[str, Any]:
         milliseconds = statistics.median(_cpu_time(_workload, times) for _ in range(7))
     report = {
         "yardstick": {**yardstick, "beside": beside.beside},
-        "judge": {"six_claims_eight_chunks_median_cpu_ms": milliseconds},
+        "judge": {"six_claims_eight_passages_median_cpu_ms": milliseconds},
     }
     report["ratios"] = ratios(report)
     return report
@@ -130,7 +130,7 @@ def test_a_function_really_made_twice_as_slow_is_caught() -> None:
     # On this machine, however busy: CPU time is what the code costs, whatever share of a core it was given.
     baseline = _baseline(_measured(1))
     doubled = against_baseline(_measured(2), baseline, OPTIONS)
-    assert list(regressions(doubled, DEFAULT_MARGIN)) == ["judge.six_claims_eight_chunks_median_cpu_ms"]
+    assert list(regressions(doubled, DEFAULT_MARGIN)) == ["judge.six_claims_eight_passages_median_cpu_ms"]
     again = against_baseline(_measured(1), baseline, OPTIONS)
     assert regressions(again, DEFAULT_MARGIN) == {}
 

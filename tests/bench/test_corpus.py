@@ -94,7 +94,7 @@ def test_the_same_install_gives_the_same_passages_in_the_same_order(install: dic
     assert passages_extract(source_files(install), 10) == first[:10]
 
 
-def test_passages_are_prose_of_the_chunkers_size_each_once(install: dict[str, Path]) -> None:
+def test_passages_are_prose_of_the_importers_size_each_once(install: dict[str, Path]) -> None:
     passages = passages_extract(source_files(install), 1_000)
     texts = [p.text for p in passages]
     assert len(set(texts)) == len(texts)
@@ -166,7 +166,7 @@ def test_after_a_package_is_installed_only_its_passages_are_embedded(
             np.testing.assert_array_equal(row, rows[passage])
 
 
-def test_a_paragraph_the_chunker_cannot_cut_is_left_out(install: dict[str, Path]) -> None:
+def test_a_paragraph_the_importer_cannot_cut_is_left_out(install: dict[str, Path]) -> None:
     names = " ".join(["Alice Baker", "Carol Dunn", "Eve Frost"] * 80)  # no sentence end in 2,000+ characters
     (install["site-packages"] / "orchard" / "ACKS.txt").write_text(
         f"{names}\n\n{PROSE} Thanks to all.\n", encoding="utf-8"

@@ -42,7 +42,7 @@ def test_the_floor_is_the_work_beyond_the_encoders_spread_over_every_core():
     pairs.imports.append(Run(seconds=30.0, encoder_runs=300.0, cpu_seconds=45.0, result=None))
     pairs.encodes.append(Run(seconds=17.0, encoder_runs=170.0, cpu_seconds=33.0, result=None))
     figures = pairs.figures("", 5000)
-    assert figures["overhead_cpu_seconds_per_1000_chunks"] == 2.4  # 12 CPU seconds over 5,000 passages
+    assert figures["overhead_cpu_seconds_per_1000_passages"] == 2.4  # 12 CPU seconds over 5,000 passages
     cores = os.cpu_count() or 1
     assert figures["overhead_floor_pct"] == round(100 * 12 / cores / 17, 1)
     assert figures["overhead_beyond_encode_pct"] == round(100 * (300 / 170 - 1), 1)

@@ -19,11 +19,11 @@ def _report() -> dict[str, Any]:
     return {
         "runs": 1,
         "yardstick": {"cpu_loop_seconds": 0.1, "encoder_seconds": 0.5, "round_trip_ms": 0.4},
-        "import": {"articles": 50, "chunks": 354, "seconds": 6.0, "chunks_per_second": 59.0},
+        "import": {"articles": 50, "passages": 354, "seconds": 6.0, "passages_per_second": 59.0},
         "retrieval": {
             "sizes": [
                 {
-                    "chunks": 1000,
+                    "passages": 1000,
                     "fill_seconds": 3.0,
                     "hnsw_recall_at_10": 1.0,
                     "hybrid_retrieval": {"p50_ms": 8.0, "p95_ms": 12.0},
@@ -33,7 +33,7 @@ def _report() -> dict[str, Any]:
         },
         "judge": {
             "answers": 12,
-            "six_claims_eight_chunks_median_ms": 250.0,
+            "six_claims_eight_passages_median_ms": 250.0,
             "local_judge_claims_per_second": 50.0,
         },
     }
@@ -49,15 +49,15 @@ def test_each_timed_figure_is_divided_by_the_yardstick_it_depends_on() -> None:
         "ratio": 20.0,
     }
     assert found["retrieval.sizes.0.numpy_exact_scan.p50_ms"]["ratio"] == 0.001
-    assert found["judge.six_claims_eight_chunks_median_ms"] == {"value": 250.0, "per": "cpu", "ratio": 2.5}
-    # A throughput is what one yardstick's time does: 59 chunks/s is 29.5 chunks an encoder run.
-    assert found["import.chunks_per_second"]["ratio"] == 29.5
+    assert found["judge.six_claims_eight_passages_median_ms"] == {"value": 250.0, "per": "cpu", "ratio": 2.5}
+    # A throughput is what one yardstick's time does: 59 passages/s is 29.5 passages an encoder run.
+    assert found["import.passages_per_second"]["ratio"] == 29.5
     assert found["judge.local_judge_claims_per_second"]["ratio"] == 5.0
 
 
 def test_counts_shares_and_untabled_timings_get_no_ratio() -> None:
     found = ratios(_report())
-    assert "import.chunks" not in found
+    assert "import.passages" not in found
     assert "retrieval.sizes.0.hnsw_recall_at_10" not in found
     assert "retrieval.sizes.0.fill_seconds" not in found  # how warm the cache was, not how fast the code is
     assert not any(path.startswith(("yardstick", "runs")) for path in found)
@@ -102,12 +102,12 @@ def test_a_section_is_divided_by_the_yardsticks_measured_beside_it() -> None:
     with beside.section("judge"):
         pass
     report = _report()
-    report["judge"]["six_claims_eight_chunks_median_ms"] = 500.0  # twice as long, on the busy machine
+    report["judge"]["six_claims_eight_passages_median_ms"] = 500.0  # twice as long, on the busy machine
     report["yardstick"]["beside"] = beside.beside
     assert beside.beside["judge"]["cpu_loop_seconds"] == 0.2
     found = ratios(report)
-    assert found["judge.six_claims_eight_chunks_median_ms"]["ratio"] == 2.5
+    assert found["judge.six_claims_eight_passages_median_ms"]["ratio"] == 2.5
     assert found["import.seconds"]["ratio"] == 12.0
     # The CPU-time figures are divided by the loop's CPU time.
     assert yardstick_for("verify_all.one_worker.cpu_seconds") is Yardstick.CPU_TIME
-    assert yardstick_for("judge.six_claims_eight_chunks_median_cpu_ms") is Yardstick.CPU_TIME
+    assert yardstick_for("judge.six_claims_eight_passages_median_cpu_ms") is Yardstick.CPU_TIME
