@@ -10,6 +10,7 @@ gives recall@5 with a served re-ranker and without it.
 from __future__ import annotations
 
 import zlib
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from garden.answering.reranking import reranked
-from garden.answering.retrieval import Candidates, Thresholds, gather, select
+from garden.answering.retrieval import Candidates, RetrievalResult, Thresholds, gather, select
 from garden.golden import UNANSWERABLE, GoldenEntry
 from garden.models import Article, CalibrationSource, Passage, RetrievalCalibration
 from garden.readers import ANONYMOUS, Reader
@@ -53,15 +54,49 @@ def slugs_of_candidates(observed: Sequence[Observed]) -> dict[int, str]:
     return dict(Article.objects.filter(pk__in=found).values_list("id", "slug"))
 
 
+class Selections:
+    """What `select` counts of each observed question at any thresholds, each selection made once: which hits
+    count depends only on how many of the question's vector scores, and how many of its text scores, reach the
+    thresholds, so the many settings `calibrate` tries share a few selections per question."""
+
+    def __init__(self, observed: Sequence[Observed]) -> None:
+        self.observed = observed
+        self.scores = [
+            (
+                sorted(hit.vector_score for hit in item.candidates.hits),
+                sorted(hit.text_score for hit in item.candidates.hits),
+            )
+            for item in observed
+        ]
+        self.made: list[dict[tuple[int, int], RetrievalResult]] = [{} for _ in observed]
+
+    def at(self, thresholds: Thresholds) -> list[RetrievalResult]:
+        results = []
+        for item, (vectors, texts), made in zip(self.observed, self.scores, self.made, strict=True):
+            reached = (bisect_left(vectors, thresholds.vector), bisect_left(texts, thresholds.text))
+            if reached not in made:
+                made[reached] = _selected(item, thresholds)
+            results.append(made[reached])
+        return results
+
+
+def _selected(item: Observed, thresholds: Thresholds) -> RetrievalResult:
+    # The counted articles alone are judged: no sources are chosen.
+    return select(item.candidates, thresholds, max_articles=RECALL_AT, max_sources=0)
+
+
 def measure(
-    observed: Sequence[Observed], thresholds: Thresholds, slugs: dict[int, str] | None = None
+    observed: Sequence[Observed],
+    thresholds: Thresholds,
+    slugs: dict[int, str] | None = None,
+    selections: Selections | None = None,
 ) -> dict[str, Any]:
     """The gate's and retrieval's figures at `thresholds`; `slugs`: the candidates' addresses, when already
-    read (`slugs_of_candidates`)."""
-    # The counted articles alone are judged: no sources are chosen.
-    results = [
-        select(item.candidates, thresholds, max_articles=RECALL_AT, max_sources=0) for item in observed
-    ]
+    read (`slugs_of_candidates`); `selections`: the questions' selections, when made for other thresholds."""
+    if selections is None:
+        results = [_selected(item, thresholds) for item in observed]
+    else:
+        results = selections.at(thresholds)
     if slugs is None:
         counted = {a.article_id for result in results for a in result.articles}
         slugs = dict(Article.objects.filter(pk__in=counted).values_list("id", "slug"))
@@ -140,11 +175,11 @@ def calibrate(observed: Sequence[Observed], *, missed: float = 0.0, enough: floa
     """
     best_key: tuple[float, ...] | None = None
     best: list[Thresholds] = []
-    slugs = slugs_of_candidates(observed)
+    slugs, selections = slugs_of_candidates(observed), Selections(observed)
     for vector in np.arange(0.20, 0.70, 0.01):
         for text in np.arange(0.30, 1.05, 0.05):
             thresholds = Thresholds(vector=round(float(vector), 2), text=round(float(text), 2))
-            figures = measure(observed, thresholds, slugs)
+            figures = measure(observed, thresholds, slugs, selections)
             refused = min(figures["out_of_scope_refused"] or 0.0, enough)
             answered = figures["in_scope_answered"] or 0.0
             key = (
