@@ -10,8 +10,15 @@ import pytest
 from django.core.management import call_command
 
 from garden import tasks
-from garden.answering.retrieval import Candidates, PassageHit, Thresholds, calibration_in_force
-from garden.answering.retrieval_report import Observed, calibrate, calibration_store, measure, observe
+from garden.answering.retrieval import Candidates, PassageHit, Thresholds, calibration_in_force, select
+from garden.answering.retrieval_report import (
+    Observed,
+    Selections,
+    calibrate,
+    calibration_store,
+    measure,
+    observe,
+)
 from garden.answering.self_calibration import (
     PROBES_FILE,
     Probe,
@@ -97,6 +104,39 @@ def test_a_probe_refused_counts_as_much_as_a_probe_answered():
     # Never beyond `missed`; and refusals beyond `enough` are worth nothing.
     assert _fitted(observed, missed=0.0) == (0.90, 1.0)
     assert _fitted(observed, missed=0.05, enough=0.90) == (0.90, 1.0)
+
+
+def test_calibration_s_shared_selections_are_what_select_makes_at_every_setting():
+    # Hits of six articles (five are counted), some scored exactly on the thresholds calibrate tries, in a ranked order that is
+    # not the order of either score; one question with a topic (never refused) and one with no hit at all.
+    random = np.random.default_rng(7)
+    observed = []
+    for number in range(12):
+        scores = [
+            (
+                round(random.uniform(0.15, 0.75), 2),
+                round(random.choice([0, 0.35, 0.5, random.uniform(0, 1)]), 3),
+            )
+            for _ in range(9)
+        ]
+        hits = [PassageHit(n, n % 6, vector, text) for n, (vector, text) in enumerate(scores)]
+        random.shuffle(hits)
+        topics = [1] if number == 0 else []
+        observed.append(
+            Observed(
+                GoldenEntry(f"q{number}", "single_fact", "?", ()),
+                Candidates(topics, [], hits if number != 1 else [], set(), np.zeros(384, np.float32)),
+            )
+        )
+    selections = Selections(observed)
+    for vector in np.arange(0.20, 0.70, 0.01):
+        for text in np.arange(0.30, 1.05, 0.05):
+            thresholds = Thresholds(vector=round(float(vector), 2), text=round(float(text), 2))
+            fresh = [select(item.candidates, thresholds, max_articles=5, max_sources=0) for item in observed]
+            shared = selections.at(thresholds)
+            assert [(r.articles, r.empty) for r in shared] == [(r.articles, r.empty) for r in fresh], (
+                thresholds
+            )
 
 
 @pytest.mark.slow
