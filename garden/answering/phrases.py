@@ -43,7 +43,9 @@ def phrase_keys(names: Iterable[str]) -> list[str]:
 def question_phrases(question: str, longest: int = NAME_TITLE_LIMIT) -> list[str]:
     """Every stretch of `question` (lower case) that starts and ends at a word's edge, or at the edge of a run
     of marks, or up to MARKS_AT_EDGE marks from a word (`c++`, `.net`), and has no word character just outside
-    it: all a stored name could match. None longer than `longest` characters (no name is)."""
+    it: all a stored name could match. None longer than `longest` characters (no name is). A name of marks
+    alone is found only near the edges of a run of marks, as the marks a name starts or ends with are (`/` in
+    `a / b`, not in `---/,`): no name is one."""
     text = question.lower()
     words = list(_WORD.finditer(text))
     starts: set[int] = set()

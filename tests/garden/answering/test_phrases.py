@@ -38,6 +38,8 @@ text = st.lists(st.sampled_from(WORDS + SEPARATORS), min_size=1, max_size=12).ma
 def test_a_name_is_found_exactly_where_the_regular_expression_found_it(question, name):
     if not name.strip() or _marks_at_edge(name.strip()) > MARKS_AT_EDGE:
         return  # a name starting or ending with a long run of marks is not looked for (MARKS_AT_EDGE)
+    if not re.search(r"\w", name):
+        return  # nor one of marks alone, which a run of marks could hold anywhere (`/` in `---/,`)
     assert found_by_lookup(question, name) == found_by_regex(question, name)
 
 
