@@ -2,7 +2,7 @@
 
 Threads let quick requests (verdict polls, pages) through while other requests are busy answering; each
 process keeps torch to one thread, since the processes already share the machine's cores, and loads the
-embedding model and the URLconf as it starts, so its first readers do not wait for them.
+embedding model, its models' SDKs and the URLconf as it starts, so its first readers do not wait for them.
 """
 
 from typing import Any
@@ -17,13 +17,17 @@ timeout = 120
 
 
 def post_fork(server: Any, worker: Any) -> None:
-    from providers import embeddings
+    from providers import chat, embeddings
+    from verifier.claude_adapter import configured_chat_models
     from verifier.encoder import judge_backend
 
     embeddings.use_one_thread()
-    # Loaded before the first request, not during it: the embedding backend, and the judge's if another.
+    # Loaded before the first request, not during it: the embedding backend, and the judge's if another; the SDKs
+    # of the models it calls (Django's start-up imports none: most processes never call a model).
     embeddings.load()
     embeddings.load(judge_backend())
+    for config in configured_chat_models():
+        chat.load(config)
 
 
 def post_worker_init(worker: Any) -> None:

@@ -62,3 +62,15 @@ def served_juror() -> GardenClaude | None:
     """The model served over the OpenAI API that sits as the juror (`OPENAI_JUROR_MODEL`), or None when none is
     configured."""
     return GardenClaude(openai_config()) if settings.OPENAI_JUROR_MODEL else None
+
+
+def configured_chat_models() -> list[ChatConfig]:
+    """The models this deployment calls, to answer or to judge: Claude when its key is set, the served model when
+    one writes answers or sits as the juror. The servers load their SDKs as they start (`providers.chat.load`)."""
+    configs: list[ChatConfig] = []
+    claude = claude_config()
+    if claude is not None:
+        configs.append(claude)
+    if settings.ANSWER_PROVIDER == "openai" or settings.OPENAI_JUROR_MODEL:
+        configs.append(openai_config())
+    return configs

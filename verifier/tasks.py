@@ -8,8 +8,9 @@ from celery import Task, shared_task
 from celery.signals import worker_init, worker_process_init, worker_ready, worker_shutdown
 from django.db import InterfaceError, OperationalError
 
-from providers import embeddings
+from providers import chat, embeddings
 from verifier import queueing, verifying
+from verifier.claude_adapter import configured_chat_models
 from verifier.encoder import judge_backend
 from verifier.health import Heartbeat
 
@@ -67,10 +68,13 @@ def load_model_before_forking(**kwargs: Any) -> None:
     already in memory (shared copy-on-write) and reports "up" at once. Loaded in the pool process instead, a
     cold disk made each replacement miss the pool's 4 s start-up deadline and be killed, for ever.
     One torch thread first: no thread pool exists before the fork for the children to inherit half-made.
+    The SDKs of the models it calls are imported then too, not at a pool process's first verification.
     """
     embeddings.use_one_thread()
     embeddings.load()
     embeddings.load(judge_backend())
+    for config in configured_chat_models():
+        chat.load(config)
 
 
 @worker_process_init.connect

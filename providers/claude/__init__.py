@@ -7,13 +7,19 @@ through this package and nothing else, so the SDK, its retries, prices and reply
 `client` makes the call (`call_claude`), `streaming` a streamed one (`ClaudeStream`), mapping every SDK failure to a
 `providers.errors.ModelError` with the key redacted; `retries` bounds the SDK's retries; `replies` reads a reply
 strictly into a `modelcalls.ModelReply`; `pricing` knows what a model costs (`cost_usd`). Plain Python: only
-`claude_config()` reads Django settings, when called.
+`claude_config()` reads Django settings, when called. The SDK is imported with `call_claude` or `ClaudeStream`,
+not with the package: every Django process imports the prices and the config, few call Claude, and the SDK takes
+a second of each start-up.
 """
 
-from providers.claude.client import call_claude
+from typing import TYPE_CHECKING, Any
+
 from providers.claude.config import ClaudeConfig, claude_config
 from providers.claude.pricing import DEFAULT_PRICES, FALLBACK_PRICE, cost_usd, price_for
-from providers.claude.streaming import ClaudeStream
+
+if TYPE_CHECKING:
+    from providers.claude.client import call_claude
+    from providers.claude.streaming import ClaudeStream
 
 __all__ = [
     "DEFAULT_PRICES",
@@ -25,3 +31,16 @@ __all__ = [
     "cost_usd",
     "price_for",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """`call_claude` and `ClaudeStream`, imported (with the SDK) when first asked for."""
+    if name == "call_claude":
+        from providers.claude.client import call_claude
+
+        return call_claude
+    if name == "ClaudeStream":
+        from providers.claude.streaming import ClaudeStream
+
+        return ClaudeStream
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,9 +17,7 @@ from typing import Final
 
 import numpy as np
 import numpy.typing as npt
-import openai
 
-from providers.openai.client import client_for, to_error
 from providers.openai.config import NO_KEY, OpenAIConfig
 
 # Texts per request: servers cap a batch (text-embeddings-inference at 32 by default, Ollama and vLLM higher).
@@ -102,6 +100,12 @@ def embed(texts: Sequence[str]) -> npt.NDArray[np.float32]:
 
 
 def _batch(endpoint: OpenAIConfig, model: str, size: int, texts: list[str]) -> npt.NDArray[np.float32]:
+    # The SDK at the first request: every Django process imports this module (through the passages' model) and
+    # most never call a served model, while the SDKs it would bring in take 1.5 s of every start-up.
+    import openai
+
+    from providers.openai.client import client_for, to_error
+
     try:
         reply = client_for(endpoint).embeddings.create(model=model, input=texts, encoding_format="float")
     except (openai.OpenAIError, json.JSONDecodeError, UnicodeDecodeError) as exc:

@@ -5,11 +5,29 @@ called through the official `openai` SDK as Claude is called through `providers.
 `client` makes one call (`call_openai`), `streaming` a streamed one (`OpenAIStream`). Replies and failures are
 the ones the Claude client gives (`modelcalls.ModelReply`, `providers.errors.ModelError`), so `providers.chat`
 calls either model alike. Plain
-Python: only `openai_config()` reads Django settings, when called.
+Python: only `openai_config()` reads Django settings, when called. The SDK is imported with `call_openai` or
+`OpenAIStream`, not with the package, as `providers.claude` does with its own.
 """
 
-from providers.openai.client import call_openai
+from typing import TYPE_CHECKING, Any
+
 from providers.openai.config import OpenAIConfig, openai_config
-from providers.openai.streaming import OpenAIStream
+
+if TYPE_CHECKING:
+    from providers.openai.client import call_openai
+    from providers.openai.streaming import OpenAIStream
 
 __all__ = ["OpenAIConfig", "OpenAIStream", "call_openai", "openai_config"]
+
+
+def __getattr__(name: str) -> Any:
+    """`call_openai` and `OpenAIStream`, imported (with the SDK) when first asked for."""
+    if name == "call_openai":
+        from providers.openai.client import call_openai
+
+        return call_openai
+    if name == "OpenAIStream":
+        from providers.openai.streaming import OpenAIStream
+
+        return OpenAIStream
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
