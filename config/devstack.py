@@ -132,12 +132,15 @@ def run_steps(steps: Sequence[Sequence[str]], env: dict[str, str], *, timed: boo
     return 0
 
 
-def run_steps_alongside(steps: Sequence[Sequence[str]], main: Sequence[str], env: dict[str, str]) -> int:
-    """`steps` (lint, types) in a thread while `main` (tests) runs; the first failure's exit code, or 0."""
+def run_steps_alongside(
+    steps: Sequence[Sequence[str]], main: Sequence[Sequence[str]], env: dict[str, str]
+) -> int:
+    """`steps` (lint, types) in a thread while the `main` ones (tests) run in order; the first failure's exit
+    code, or 0."""
     outcome: list[int] = []
     beside = threading.Thread(target=lambda: outcome.append(run_steps(steps, env)), daemon=True)
     beside.start()
-    code = run_steps([main], env)
+    code = run_steps(main, env)
     beside.join()
     return code or outcome[0]
 
@@ -265,19 +268,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "-W",
                     "ignore::pytest.PytestConfigWarning",
                 ]
-                # Then the tests that disturb services every test process shares (a PostgreSQL restart), on
-                # their own after the parallel ones, so that no other test is cut off half-way.
-                rest = [*tests, "--ignore=tests/claimcheck"]
+                # The tests that disturb services every test process shares (a PostgreSQL restart) run on their
+                # own, so that no other test is cut off half-way: after the engine's, beside the linters (no
+                # test: a minute of mypy on a fresh clone, which would leave a core idle beside the engine's tests
+                # alone); then the rest, in parallel. Timed in the bench's CPU loops too, so that a slower machine
+                # and a slower suite read apart.
+                rest = [*tests, "--ignore=tests/claimcheck", "-m", f"not {ALONE}"]
                 alone = [python(), "-m", "pytest", "--ignore=tests/claimcheck", "-m", ALONE]
-                # The linters beside the engine's tests (one core each), then the rest; timed in the bench's CPU
-                # loops too, so that a slower machine and a slower suite read apart.
                 before, began = cpu_loop_seconds(env), time.monotonic()
-                code = run_steps_alongside(lint, engine, env) or run_steps(
-                    [[*rest, "-m", f"not {ALONE}"], alone], env
-                )
+                code = run_steps_alongside(lint, [engine, alone], env) or run_steps([rest], env)
                 log(suite_timed(time.monotonic() - began, before, cpu_loop_seconds(env)))
                 return code
-            return run_steps_alongside(lint, tests, env)
+            return run_steps_alongside(lint, [tests], env)
         if not args:
             parser.error("exec needs a command")
         command = [python() if args[0] == "python" else (shutil.which(args[0]) or args[0]), *args[1:]]

@@ -15,7 +15,7 @@ from verifier.queueing import verifications_requeue
 
 # They read the broker's queue itself, so no Celery worker may be consuming it: a test process that has started
 # the session's worker (`celery_worker`) for an earlier test would take the message before it is looked for.
-# `make test` runs the `alone` tests after the others, in a process of their own.
+# `make test` runs the `alone` tests before the others, in a process of their own.
 pytestmark = [pytest.mark.django_db, pytest.mark.alone]
 
 
