@@ -12,10 +12,11 @@ not with the package: every Django process imports the prices and the config, fe
 a second of each start-up.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from providers.claude.config import ClaudeConfig, claude_config
 from providers.claude.pricing import DEFAULT_PRICES, FALLBACK_PRICE, cost_usd, price_for
+from providers.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from providers.claude.client import call_claude
@@ -33,14 +34,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """`call_claude` and `ClaudeStream`, imported (with the SDK) when first asked for."""
-    if name == "call_claude":
-        from providers.claude.client import call_claude
-
-        return call_claude
-    if name == "ClaudeStream":
-        from providers.claude.streaming import ClaudeStream
-
-        return ClaudeStream
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# `call_claude` and `ClaudeStream`, imported with the SDK when first asked for.
+__getattr__ = lazy_getattr(
+    __name__, {"call_claude": "providers.claude.client", "ClaudeStream": "providers.claude.streaming"}
+)

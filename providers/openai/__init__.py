@@ -9,8 +9,9 @@ Python: only `openai_config()` reads Django settings, when called. The SDK is im
 `OpenAIStream`, not with the package, as `providers.claude` does with its own.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from providers.lazy import lazy_getattr
 from providers.openai.config import OpenAIConfig, openai_config
 
 if TYPE_CHECKING:
@@ -20,14 +21,7 @@ if TYPE_CHECKING:
 __all__ = ["OpenAIConfig", "OpenAIStream", "call_openai", "openai_config"]
 
 
-def __getattr__(name: str) -> Any:
-    """`call_openai` and `OpenAIStream`, imported (with the SDK) when first asked for."""
-    if name == "call_openai":
-        from providers.openai.client import call_openai
-
-        return call_openai
-    if name == "OpenAIStream":
-        from providers.openai.streaming import OpenAIStream
-
-        return OpenAIStream
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# `call_openai` and `OpenAIStream`, imported with the SDK when first asked for.
+__getattr__ = lazy_getattr(
+    __name__, {"call_openai": "providers.openai.client", "OpenAIStream": "providers.openai.streaming"}
+)
