@@ -206,7 +206,8 @@ def load(backend: EmbeddingBackend | None = None) -> None:
     """Load the configured backend now (before serving, before forking), not during the first request."""
     backend = backend or active_backend()
     if backend is EmbeddingBackend.OPENAI:
-        return  # nothing to load: the server holds the model
+        served.load()  # the server holds the model: only the SDK that reaches it
+        return
     if backend is EmbeddingBackend.TORCH:
         model()
     else:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from importlib import import_module
 from typing import Final
 
 import numpy as np
@@ -99,9 +100,14 @@ def embed(texts: Sequence[str]) -> npt.NDArray[np.float32]:
     return vectors / np.maximum(norms, 1e-12)
 
 
+def load() -> None:
+    """Import the SDK now (`providers.embeddings.load`, as a server starts), not at the first request."""
+    import_module("providers.openai.client")
+
+
 def _batch(endpoint: OpenAIConfig, model: str, size: int, texts: list[str]) -> npt.NDArray[np.float32]:
-    # The SDK at the first request: every Django process imports this module (through the passages' model) and
-    # most never call a served model, while the SDKs it would bring in take 1.5 s of every start-up.
+    # The SDK at the first request, or at `load()`: every Django process imports this module (through the
+    # passages' model) and most never call a served model, while the SDKs it would bring in take 1.5 s to import.
     import openai
 
     from providers.openai.client import client_for, to_error

@@ -25,7 +25,10 @@ from providers import chat
 from verifier.claude_adapter import configured_chat_models
 for config in configured_chat_models():
     chat.load(config)
-print(json.dumps({"started": started, "loaded": sdks()}))
+loaded = sdks()
+from providers import embeddings
+embeddings.load(embeddings.EmbeddingBackend.OPENAI)  # as a server starts with EMBEDDING_BACKEND=openai
+print(json.dumps({"started": started, "loaded": loaded, "served_embedder": sdks()}))
 """
 
 
@@ -45,7 +48,9 @@ def imported(**env: str) -> dict[str, list[str]]:
 
 
 def test_no_start_up_imports_a_model_sdk_and_a_server_loads_the_one_it_calls():
-    assert imported() == {"started": [], "loaded": []}
+    bare = imported()
+    assert bare["started"] == bare["loaded"] == []
+    assert "openai" in bare["served_embedder"]  # a served embedding model's SDK, loaded with the backend
     # With Claude configured (a key, and the fake's address): a server's start-up loads its SDK, before any request.
     with_claude = imported(GROUNDWORK_TEST_FAKE_CLAUDE_URL="http://127.0.0.1:9")
     assert with_claude["started"] == []
