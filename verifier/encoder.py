@@ -39,7 +39,7 @@ def _transformer(backend: EmbeddingBackend) -> HiddenStates:
 
     import torch
 
-    transformer: Any = embeddings.model()[0].auto_model
+    transformer: Any = embeddings.transformer()
     try:
         native_bf16 = bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
     except (AttributeError, RuntimeError):
@@ -53,6 +53,17 @@ def _transformer(backend: EmbeddingBackend) -> HiddenStates:
             return transformer(**inputs).last_hidden_state.float().numpy()
 
     return hidden_states
+
+
+def judge_load(*, onnx_sessions: bool = True) -> None:
+    """Load the judge's tokenizer and transformer now (before serving, before forking), not at its first claim;
+    under ONNX, without `onnx_sessions` all but the session (see `providers.embeddings.load`)."""
+    backend = judge_backend()
+    if backend is EmbeddingBackend.TORCH or onnx_sessions:
+        embeddings.tokenizer()
+        _transformer(backend)
+    else:
+        embeddings.load(backend, onnx_sessions=False)
 
 
 class JudgeEncoder:

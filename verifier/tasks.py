@@ -8,11 +8,10 @@ from celery import Task, shared_task
 from celery.signals import worker_init, worker_process_init, worker_ready, worker_shutdown
 from django.db import InterfaceError, OperationalError
 
-from providers import chat, embeddings
+from providers import embeddings
 from verifier import queueing, verifying
-from verifier.claude_adapter import configured_chat_models
-from verifier.encoder import judge_backend
 from verifier.health import Heartbeat
+from verifier.start_up import models_load
 
 _heartbeat: Heartbeat | None = None
 
@@ -62,19 +61,13 @@ def stop_heartbeat(**kwargs: Any) -> None:
 
 @worker_init.connect
 def load_model_before_forking(**kwargs: Any) -> None:
-    """The worker's main process loads torch and the embedding model once, before its pool forks.
+    """The worker's main process loads the models once (`models_load`), before its pool forks.
 
-    Every pool process, the first ones and each replacement for one that died, then starts with the model
+    Every pool process, the first ones and each replacement for one that died, then starts with the models
     already in memory (shared copy-on-write) and reports "up" at once. Loaded in the pool process instead, a
     cold disk made each replacement miss the pool's 4 s start-up deadline and be killed, for ever.
-    One torch thread first: no thread pool exists before the fork for the children to inherit half-made.
-    The SDKs of the models it calls are imported then too, not at a pool process's first verification.
     """
-    embeddings.use_one_thread()
-    embeddings.load()
-    embeddings.load(judge_backend())
-    for config in configured_chat_models():
-        chat.load(config)
+    models_load()
 
 
 @worker_process_init.connect

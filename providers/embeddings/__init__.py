@@ -134,6 +134,32 @@ def model() -> SentenceTransformer:
         return _model()
 
 
+def transformer_load() -> Any:
+    """MiniLM's transformer loaded on its own, without sentence-transformers: the same weights and hidden states."""
+    path = model_path()
+    from transformers import AutoModel
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    return AutoModel.from_pretrained(str(path)).eval()
+
+
+@lru_cache(maxsize=1)
+def _transformer() -> Any:
+    if _model.cache_info().currsize:  # the torch backend's model is loaded: its transformer is this one
+        return _model()[0].auto_model
+    return transformer_load()
+
+
+def transformer() -> Any:
+    """MiniLM's transformer under torch, without the pooling (word-piece ids in, hidden states out), loaded once
+    per process: the torch model's own if that is loaded, else the same weights loaded without sentence-transformers,
+    whose import (scikit-learn and SciPy with it) took over a second of each server's start for a judge that uses
+    only this."""
+    with _load_lock:
+        return _transformer()
+
+
 @lru_cache(maxsize=1)
 def tokenizer() -> Any:
     """MiniLM's word-piece tokenizer alone (the ONNX backends need no torch model once exported)."""
@@ -176,11 +202,16 @@ def _exported(cache_root: str) -> onnx.Exported:
     return onnx.export(onnx.cache_folder(Path(cache_root), model_path()), model)
 
 
-def onnx_session(backend: EmbeddingBackend, lane: int | None = None) -> onnx.Session:
-    """The ONNX Runtime session of `backend`, exporting the model on first use (see `providers.embeddings.onnx`):
-    on this process's threads, or with `lane` the single-threaded session of that lane."""
+def onnx_model(backend: EmbeddingBackend) -> Path:
+    """The ONNX file of `backend`, exporting the model on first use (see `providers.embeddings.onnx`)."""
     exported = _exported(setting("EMBEDDING_ONNX_CACHE", str(DEFAULT_ONNX_CACHE)))
-    path = exported.int8 if backend is EmbeddingBackend.ONNX_INT8 else exported.fp32
+    return exported.int8 if backend is EmbeddingBackend.ONNX_INT8 else exported.fp32
+
+
+def onnx_session(backend: EmbeddingBackend, lane: int | None = None) -> onnx.Session:
+    """The ONNX Runtime session of `backend` (`onnx_model`): on this process's threads, or with `lane` the
+    single-threaded session of that lane."""
+    path = onnx_model(backend)
     return onnx.session(path, _threads) if lane is None else onnx.session(path, 1, lane)
 
 
@@ -202,8 +233,13 @@ def _lanes() -> tuple[int, ThreadPoolExecutor | None]:
     return lanes, pool
 
 
-def load(backend: EmbeddingBackend | None = None) -> None:
-    """Load the configured backend now (before serving, before forking), not during the first request."""
+def load(backend: EmbeddingBackend | None = None, *, onnx_sessions: bool = True) -> None:
+    """Load the configured backend now (before serving, before forking), not during the first request.
+
+    Without `onnx_sessions`, all but ONNX Runtime's session, for a process that forks children which exit as
+    Python does (gunicorn's master): a child cannot use its parent's session, and once a session has started
+    ONNX Runtime's own thread in a process, a child forked from it hung as it exited.
+    """
     backend = backend or active_backend()
     if backend is EmbeddingBackend.OPENAI:
         served.load()  # the server holds the model: only the SDK that reaches it
@@ -212,7 +248,10 @@ def load(backend: EmbeddingBackend | None = None) -> None:
         model()
     else:
         tokenizer()
-        onnx_session(backend)
+        if onnx_sessions:
+            onnx_session(backend)
+        else:
+            onnx_model(backend)
 
 
 def mean_pool(hidden: npt.NDArray[np.float32], mask: npt.NDArray[Any]) -> npt.NDArray[np.float32]:

@@ -70,7 +70,7 @@ class Site:
             stdout=self.log.open("wb"),
             stderr=subprocess.STDOUT,
         )
-        # Ready once it answers a request: gunicorn listens before its workers have loaded the models, which on
+        # Ready once it answers a request: gunicorn listens before its master has loaded the models, which on
         # a slow, busy machine took longer than a test's request waits.
         deadline = time.monotonic() + START_SECONDS
         while not self._answers():

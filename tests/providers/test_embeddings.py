@@ -157,3 +157,20 @@ def test_batches_padded_by_the_onnx_path_are_what_the_tokenizer_makes():
     expected = embeddings.tokenize(texts, padding=True)
     for name in onnx.INPUT_NAMES:
         assert np.array_equal(padded[name], expected[name])
+
+
+def test_the_transformer_loaded_alone_reads_as_the_torch_models_own():
+    # The judge's torch transformer is loaded without sentence-transformers when the torch backend is not in use:
+    # its hidden states, which the judge's features were fitted on, are the very same.
+    import torch
+
+    texts = [
+        "The viaduct has twelve arches.",
+        "Ashcombe signal box is maintained by the volunteers of the team.",
+    ]
+    encoded = {name: torch.from_numpy(ids) for name, ids in embeddings.tokenize(texts, padding=True).items()}
+    own_transformer: Any = embeddings.model()[0].auto_model
+    with torch.inference_mode():
+        alone = embeddings.transformer_load()(**encoded).last_hidden_state
+        own = own_transformer(**encoded).last_hidden_state
+    assert torch.equal(alone, own)
