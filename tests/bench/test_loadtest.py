@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -63,10 +65,18 @@ def test_the_slow_claude_answers_after_its_delay_citing_a_source() -> None:
     assert message.content[0].type == "text" and message.content[0].text == FAKE_ANSWER
 
 
-@pytest.fixture
-def scratch_database_url():
-    """A database of its own on the test server (the load test imports the sample garden into it), dropped
-    after."""
+@dataclass
+class ScratchDatabase:
+    """The load runs' database: its URL, and whether a run has migrated it and imported the sample garden."""
+
+    url: str
+    prepared: bool = False
+
+
+@pytest.fixture(scope="module")
+def scratch_database() -> Iterator[ScratchDatabase]:
+    """A database of its own on the test server, shared by the module's load runs as `make load` shares one (the
+    first run prepares it: migrates, imports the sample garden), dropped after."""
     url = urlsplit(current_database_url())
     name = f"{url.path.lstrip('/')}_load"
     admin = urlunsplit(url._replace(path="/postgres"))
@@ -74,24 +84,25 @@ def scratch_database_url():
         connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         connection.execute(f'CREATE DATABASE "{name}"')
     try:
-        yield urlunsplit(url._replace(path=f"/{name}"))
+        yield ScratchDatabase(urlunsplit(url._replace(path=f"/{name}")))
     finally:
         with psycopg.connect(admin, autocommit=True) as connection:
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def load_run(database_url: str, *options: str) -> dict[str, Any]:
-    """`python -m bench.loadtest --prepare --smallest` with these options, as `make load` runs it: the development
-    settings (Celery on Redis's database 0, apart from the test session's worker), in a scratch database. Its
-    report, once it has passed: no request failed, every answer was verified."""
+def load_run(database: ScratchDatabase, *options: str) -> dict[str, Any]:
+    """`python -m bench.loadtest --smallest` with these options, as `make load` runs it: the development settings
+    (Celery on Redis's database 0, apart from the test session's worker), in the scratch database, with `--prepare`
+    the first time. Its report, once it has passed: no request failed, every answer was verified."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.local",
-        "DATABASE_URL": database_url,
+        "DATABASE_URL": database.url,
         "REDIS_URL": settings.REDIS_URL,
     }
+    prepare = [] if database.prepared else ["--prepare"]
     done = subprocess.run(
-        [sys.executable, "-m", "bench.loadtest", "--prepare", "--smallest", *options],
+        [sys.executable, "-m", "bench.loadtest", *prepare, "--smallest", *options],
         cwd=BASE_DIR,
         env=env,
         capture_output=True,
@@ -99,6 +110,7 @@ def load_run(database_url: str, *options: str) -> dict[str, Any]:
         timeout=600,
     )
     assert done.returncode == 0, f"{done.stderr[-3000:]}\n{done.stdout[-3000:]}"
+    database.prepared = True
     return json.loads(done.stdout)
 
 
@@ -106,8 +118,8 @@ def load_run(database_url: str, *options: str) -> dict[str, Any]:
 # Both load runs use the development settings' Redis databases (0 and 1: the broker, and the cache its rate limits
 # count in): one process runs them, one after the other. The bench's smoke run has databases of its own.
 @pytest.mark.xdist_group("development_broker")
-def test_the_smallest_run_with_a_slow_claude_measures_every_configuration(scratch_database_url):
-    report = load_run(scratch_database_url)
+def test_the_smallest_run_with_a_slow_claude_measures_every_configuration(scratch_database):
+    report = load_run(scratch_database)
     runs = {name: runs[0] for name, runs in report["configurations"].items()}
     assert list(runs) == [BASELINE, BOUNDED, UNBOUNDED]
     assert all(run["without Claude"]["requests"] > 0 for run in runs.values())
@@ -148,9 +160,9 @@ def test_the_streaming_fake_claude_writes_word_by_word_and_whole_answers_after_e
 @pytest.mark.slow
 @pytest.mark.xdist_group("development_broker")  # as the run above: on Redis's databases 0 and 1
 def test_the_smallest_streamed_run_measures_first_words_beside_whole_answers_and_refusals(
-    scratch_database_url,
+    scratch_database,
 ):
-    report = load_run(scratch_database_url, "--stream")
+    report = load_run(scratch_database, "--stream")
     sizes = report["configurations"]
     assert list(sizes) == ["1 reader", "10 readers"]
     for kinds in sizes.values():
