@@ -202,16 +202,11 @@ def _exported(cache_root: str) -> onnx.Exported:
     return onnx.export(onnx.cache_folder(Path(cache_root), model_path()), model)
 
 
-def onnx_model(backend: EmbeddingBackend) -> Path:
-    """The ONNX file of `backend`, exporting the model on first use (see `providers.embeddings.onnx`)."""
-    exported = _exported(setting("EMBEDDING_ONNX_CACHE", str(DEFAULT_ONNX_CACHE)))
-    return exported.int8 if backend is EmbeddingBackend.ONNX_INT8 else exported.fp32
-
-
 def onnx_session(backend: EmbeddingBackend, lane: int | None = None) -> onnx.Session:
-    """The ONNX Runtime session of `backend` (`onnx_model`): on this process's threads, or with `lane` the
-    single-threaded session of that lane."""
-    path = onnx_model(backend)
+    """The ONNX Runtime session of `backend`, exporting the model on first use (see `providers.embeddings.onnx`):
+    on this process's threads, or with `lane` the single-threaded session of that lane."""
+    exported = _exported(setting("EMBEDDING_ONNX_CACHE", str(DEFAULT_ONNX_CACHE)))
+    path = exported.int8 if backend is EmbeddingBackend.ONNX_INT8 else exported.fp32
     return onnx.session(path, _threads) if lane is None else onnx.session(path, 1, lane)
 
 
@@ -236,9 +231,10 @@ def _lanes() -> tuple[int, ThreadPoolExecutor | None]:
 def load(backend: EmbeddingBackend | None = None, *, onnx_sessions: bool = True) -> None:
     """Load the configured backend now (before serving, before forking), not during the first request.
 
-    Without `onnx_sessions`, all but ONNX Runtime's session, for a process that forks children which exit as
-    Python does (gunicorn's master): a child cannot use its parent's session, and once a session has started
-    ONNX Runtime's own thread in a process, a child forked from it hung as it exited.
+    Without `onnx_sessions`, nothing of ONNX Runtime, for a process that forks children which exit as Python does
+    (gunicorn's master): a child cannot use its parent's session, and once a session, or the export, has started
+    ONNX Runtime's threads in a process, a child forked from it hung as it exited. Each child then opens its own
+    session (the first exports the model if it is not yet, the others wait for it).
     """
     backend = backend or active_backend()
     if backend is EmbeddingBackend.OPENAI:
@@ -250,8 +246,6 @@ def load(backend: EmbeddingBackend | None = None, *, onnx_sessions: bool = True)
         tokenizer()
         if onnx_sessions:
             onnx_session(backend)
-        else:
-            onnx_model(backend)
 
 
 def mean_pool(hidden: npt.NDArray[np.float32], mask: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
