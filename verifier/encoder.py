@@ -57,13 +57,11 @@ def _transformer(backend: EmbeddingBackend) -> HiddenStates:
 
 def judge_load(*, onnx_sessions: bool = True) -> None:
     """Load the judge's tokenizer and transformer now (before serving, before forking), not at its first claim;
-    under ONNX, without `onnx_sessions` all but the session (see `providers.embeddings.load`)."""
+    under ONNX, without `onnx_sessions` the tokenizer alone (see `providers.embeddings.load`)."""
     backend = judge_backend()
+    embeddings.tokenizer()
     if backend is EmbeddingBackend.TORCH or onnx_sessions:
-        embeddings.tokenizer()
         _transformer(backend)
-    else:
-        embeddings.load(backend, onnx_sessions=False)
 
 
 class JudgeEncoder:
