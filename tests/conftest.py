@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,6 +14,7 @@ from django.conf import settings
 from django.core.management import call_command
 
 from garden.golden import DEFAULT_FILE
+from providers import embeddings
 
 if TYPE_CHECKING:
     from tests.fakes.chat_completions import FakeChatAPI
@@ -41,6 +43,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     from tests.celery_worker import transactional  # (after pytest_plugins has loaded it, so it is rewritten)
 
     items.sort(key=lambda item: (transactional(item), item.get_closest_marker("slow") is None))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_thread_a_test_process() -> None:
+    """Test processes dealt tests in parallel (`make test`: one a core) keep torch and ONNX Runtime to one
+    thread, as the web processes and Celery workers do: with two threads in each of two processes on two cores,
+    each waits spinning for its own other thread, and the judge's features of 300 benchmark items took 2.9x the
+    CPU time and 2.1x as long (docs/performance.md#the-test-suite)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        embeddings.use_one_thread()
 
 
 @pytest.fixture(scope="session")
