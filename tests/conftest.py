@@ -48,9 +48,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(scope="session", autouse=True)
 def one_thread_a_test_process() -> None:
     """Test processes dealt tests in parallel (`make test`: one a core) keep torch and ONNX Runtime to one
-    thread, as the web processes and Celery workers do: with two threads in each of two processes on two cores,
-    each waits spinning for its own other thread, and the judge's features of 300 benchmark items took 2.9x the
-    CPU time and 2.1x as long (docs/performance.md#the-test-suite)."""
+    thread, as the web processes and Celery workers do. With two threads in each of two processes on two cores, a
+    thread waiting for its sibling spins while the other process holds the other core: the judge's features of
+    300 benchmark items took 2.9x the CPU time and 2.1x as long (docs/performance.md#the-test-suite)."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         embeddings.use_one_thread()
 
